@@ -1,0 +1,1 @@
+"""Default catalogue data (sizes.toml, prices.csv), shipped in the wheel; no code."""

@@ -1,0 +1,567 @@
+"""Workspace analysis: root + member runways read, validated, checked and planned together.
+
+One :func:`analyze` call is what every face uses: the CLI's ``check`` and ``plan``, the
+language server's diagnostics and hovers, and (through the plan) the Pulumi program. It reads
+files through a caller-supplied ``read`` function so that an editor's open buffers take
+precedence over the disk (STYLE.md §6: pass things in).
+
+Never raises for bad input: every problem is a :class:`Diagnostic` of the file it concerns.
+Must not import pygls, lsprotocol or pulumi.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from pydantic import BaseModel, ValidationError
+
+from .catalog import Catalog
+from .diagnostics import Diagnostic, Severity
+from .model import (
+    DEFAULT_CAPS,
+    ENGINE_MODELS,
+    RESOURCE_KINDS,
+    Environment,
+    MemberRunway,
+    Resource,
+    RootRunway,
+    Workload,
+    model_for,
+)
+from .planner import (
+    ConsumerSpec,
+    EntrySpec,
+    EnvironmentPlan,
+    EnvSpec,
+    RunwaySpec,
+    default_environments,
+    engine_defaults,
+    plan_environment,
+)
+from .positions import Position, Range
+from .yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, parse_yaml, to_python
+
+ROOT_NAMES = ("runway.yaml", "runway.yml")
+#: Largest runway file read from disk (a 10 MB file is hostile input, not a runway).
+MAX_FILE_BYTES = 5 * 1024 * 1024
+
+Reader = Callable[[str], str]
+
+
+def read_disk(path: str) -> str:
+    """Read a runway file from disk as UTF-8 (a BOM is kept and reported by the loader).
+
+    Raises OSError when unreadable or larger than :data:`MAX_FILE_BYTES`, UnicodeDecodeError
+    when not UTF-8.
+    """
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        raise OSError(f"file is {size:,} bytes, larger than the {MAX_FILE_BYTES:,}-byte limit for a runway")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return data.decode("utf-8")
+
+
+def suggest(word: str, options: Iterable[str]) -> str | None:
+    """The closest option to ``word`` (difflib ratio >= 0.6), or None."""
+    m = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return m[0] if m else None
+
+
+# --------------------------------------------------------------------------------------
+# Result types
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class SourceFile:
+    """One runway file as analysed. ``role`` is ``root`` or ``member``."""
+
+    path: str
+    role: str
+    parsed: ParsedYaml
+    member_name: str | None = None
+    folder: str | None = None  # the member's folder as written in the root's `members`
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A declared (or implicit) resource/workload. ``type`` is resource | workload | implicit."""
+
+    name: str
+    type: str
+    kind: str | None
+    file: str | None
+    range: Range | None  # the declaring key (None for implicit)
+    origins: tuple[tuple[str, Range], ...] = ()  # where an implicit one comes from
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of ``name`` at ``range`` of ``file`` by ``consumer`` (``via`` uses|requires|shared)."""
+
+    name: str
+    file: str
+    range: Range
+    consumer: str
+    via: str
+
+
+@dataclass
+class Analysis:
+    """Everything known about one root runway and its members.
+
+    ``diagnostics`` has an entry (maybe empty) for every file read or named; ``spec`` is the
+    planner's input (None only when the root is unreadable or not a mapping); ``plans`` maps
+    environment name to its :class:`EnvironmentPlan`.
+    """
+
+    root_file: str
+    catalog: Catalog
+    files: dict[str, SourceFile] = field(default_factory=dict)
+    diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    spec: RunwaySpec | None = None
+    plans: dict[str, EnvironmentPlan] = field(default_factory=dict)
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)
+    env_keys: dict[str, Range] = field(default_factory=dict)  # env name -> key range in root
+    root_model: RootRunway | None = None
+    member_models: dict[str, MemberRunway] = field(default_factory=dict)  # file -> model
+    workload_models: dict[str, Workload] = field(default_factory=dict)
+    resource_models: dict[str, Resource] = field(default_factory=dict)
+    environment_names: tuple[str, ...] = ()
+    environments_declared: bool = False
+
+    @property
+    def root(self) -> SourceFile:
+        return self.files[self.root_file]
+
+    def add(self, diag: Diagnostic) -> None:
+        self.diagnostics.setdefault(diag.file, []).append(diag)
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = [d for ds in self.diagnostics.values() for d in ds]
+        out.sort(key=Diagnostic.sort_key)
+        return out
+
+    def has_errors(self) -> bool:
+        return any(d.severity == Severity.ERROR for ds in self.diagnostics.values() for d in ds)
+
+    def member_files(self) -> list[str]:
+        return [p for p, f in self.files.items() if f.role == "member"]
+
+
+# --------------------------------------------------------------------------------------
+# Validation (pydantic errors -> positioned diagnostics)
+# --------------------------------------------------------------------------------------
+
+
+def _clean_msg(msg: str) -> str:
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            return msg[len(prefix) :]
+    return msg
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) if loc else "(top level)"
+
+
+def _top_range(parsed: ParsedYaml) -> Range:
+    root = parsed.root
+    if isinstance(root, YMap) and root.entries:
+        return root.entries[0][0].range
+    return Range(Position(0, 0), Position(0, 0))
+
+
+def validation_diagnostics(
+    exc: ValidationError,
+    prefix: tuple[Any, ...],
+    parsed: ParsedYaml,
+    member: bool,
+    kind: str | None = None,
+) -> list[Diagnostic]:
+    """Map each pydantic error of a model validated at ``prefix`` to a YAML range.
+
+    Codes: RW101 missing key (range: the parent key), RW102 unknown key (the key itself, with
+    the closest known key suggested in the message and ``data.suggestion``), RW100 otherwise.
+    """
+    out: list[Diagnostic] = []
+    root = parsed.root
+    for err in exc.errors(include_url=False):
+        loc = prefix + tuple(err["loc"])
+        etype = err["type"]
+        if etype == "missing":
+            parent = loc[:-1]
+            node, key_node, depth = find_path(root, parent)
+            rng = key_node.range if (key_node is not None and depth == len(parent)) else _top_range(parsed)
+            where = f" in {_dotted(parent)}" if parent else ""
+            out.append(
+                Diagnostic(parsed.path, rng, Severity.ERROR, "RW101", f"missing required key `{loc[-1]}`{where}", {"key": str(loc[-1]), "path": list(map(str, parent))})
+            )
+        elif etype == "extra_forbidden":
+            node, key_node, depth = find_path(root, loc)
+            rng = key_node.range if (key_node is not None and depth == len(loc)) else _top_range(parsed)
+            model = model_for(tuple(loc[:-1]), member, kind)
+            known = list(model.model_fields) if model is not None else []
+            sug = suggest(str(loc[-1]), known)
+            hint = f"; did you mean `{sug}`?" if sug else (f"; known keys: {', '.join(known)}" if known else "")
+            out.append(
+                Diagnostic(parsed.path, rng, Severity.ERROR, "RW102", f"unknown key `{loc[-1]}`{hint}", {"key": str(loc[-1]), "suggestion": sug, "known": known})
+            )
+        else:
+            node, key_node, depth = find_path(root, loc)
+            rng = node.range if node is not None else _top_range(parsed)
+            if node is not None and depth < len(loc) and key_node is not None and isinstance(node, YMap):
+                rng = key_node.range
+            out.append(Diagnostic(parsed.path, rng, Severity.ERROR, "RW100", f"{_dotted(loc)}: {_clean_msg(err['msg'])}"))
+    return out
+
+
+def _validate(model: type[BaseModel], data: Any, prefix: tuple[Any, ...], parsed: ParsedYaml, analysis: Analysis, member: bool = False, kind: str | None = None) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        for d in validation_diagnostics(exc, prefix, parsed, member, kind):
+            analysis.add(d)
+        return None
+
+
+# --------------------------------------------------------------------------------------
+# Analysis
+# --------------------------------------------------------------------------------------
+
+
+def find_root(start: str) -> str | None:
+    """Walk up from ``start`` (a file or folder) to the nearest folder holding a root runway
+    (one with a ``product`` key or without a ``member`` key). Returns its runway file path."""
+    p = Path(start).resolve()
+    folder = p if p.is_dir() else p.parent
+    for d in [folder, *folder.parents]:
+        for name in ROOT_NAMES:
+            f = d / name
+            if f.is_file():
+                try:
+                    head = read_disk(str(f))[:4096]
+                except (OSError, UnicodeDecodeError):
+                    head = ""
+                if "\nmember:" in "\n" + head and "\nproduct:" not in "\n" + head:
+                    break  # a member runway: keep walking up
+                return str(f)
+    return None
+
+
+def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
+    """Resolve a member path; (folder, None) or (None, reason) when it escapes or is absolute."""
+    if os.path.isabs(rel) or rel.startswith("~"):
+        return None, "member paths are relative to the root runway's folder; absolute paths are refused"
+    base = os.path.realpath(root_dir)
+    target = os.path.realpath(os.path.join(base, rel))
+    if os.path.commonpath([base, target]) != base:
+        return None, "the member path leaves the product's repository (via `..` or a symlink); refused, never read"
+    return target, None
+
+
+def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Analysis:
+    """Analyse the root runway at ``root_file`` and every member it lists.
+
+    ``read(path) -> str`` supplies file text (default :func:`read_disk`); it may raise
+    OSError or UnicodeDecodeError, which become diagnostics. Returns an :class:`Analysis`.
+    """
+    from . import rules  # local: rules import this module's types
+
+    read = read or read_disk
+    root_file = os.path.abspath(root_file)
+    an = Analysis(root_file=root_file, catalog=catalog)
+    an.diagnostics[root_file] = []
+    try:
+        text = read(root_file)
+    except UnicodeDecodeError as exc:
+        an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW001", f"the file is not UTF-8 text (byte {exc.start})"))
+        text = None
+    except OSError as exc:
+        an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW151", f"cannot read the runway: {exc.strerror or exc}"))
+        text = None
+    parsed = parse_yaml(text if text is not None else "", root_file)
+    if text is None:
+        parsed.diagnostics = []
+    an.files[root_file] = SourceFile(root_file, "root", parsed)
+    for d in parsed.diagnostics:
+        an.add(d)
+    if text is None or parsed.root is None:
+        return an
+    root = parsed.root
+    if not isinstance(root, YMap):
+        an.add(Diagnostic(root_file, root.range, Severity.ERROR, "RW100", "a runway is a mapping of keys (`runway: 1`, `product: ...`)"))
+        return an
+    if parsed.partial:
+        # A syntax error cut the tree short: schema and rules would report the cut as
+        # missing keys. Features (hover, completion) still use the partial tree.
+        return an
+
+    _analyze_root(an, parsed)
+    _analyze_members(an, parsed, read)
+    _build_spec(an)
+    if an.spec is not None:
+        for env in an.spec.environments:
+            an.plans[env.name] = plan_environment(an.spec, catalog, env.name)
+    for rule in rules.RULES:
+        for d in rule(an):
+            an.add(d)
+    for ds in an.diagnostics.values():
+        ds.sort(key=Diagnostic.sort_key)
+    return an
+
+
+def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
+    root = parsed.root
+    assert isinstance(root, YMap)
+    data = to_python(root)
+    top = {k: v for k, v in data.items() if k not in ("environments", "resources", "workloads")}
+    for sect in ("environments", "resources", "workloads"):
+        if sect in data:
+            v = data[sect]
+            top[sect] = {} if isinstance(v, dict) or v is None else v
+    an.root_model = _validate(RootRunway, top, (), parsed, an)
+    # Environments
+    envs = data.get("environments")
+    an.environments_declared = "environments" in data and isinstance(envs, dict)
+    env_node = root.get("environments")
+    if isinstance(envs, dict) and isinstance(env_node, YMap):
+        names = []
+        for k, v in env_node.entries:
+            names.append(k.text)
+            an.env_keys[k.text] = k.range
+        an.environment_names = tuple(names)
+    else:
+        an.environment_names = tuple(e.name for e in default_environments())
+    # Resources / workloads, validated one by one so one bad entry spoils nothing else.
+    for sect, model, store in (("resources", Resource, an.resource_models), ("workloads", Workload, an.workload_models)):
+        sect_node = root.get(sect)
+        if not isinstance(sect_node, YMap):
+            continue
+        for k, v in sect_node.entries:
+            if v is None or (isinstance(v, YScalar) and v.value is None):
+                an.add(Diagnostic(parsed.path, k.range, Severity.ERROR, "RW101",
+                                  f"{'resource' if sect == 'resources' else 'workload'} `{k.text}` is empty; it needs "
+                                  + ("`kind`" if sect == "resources" else "`image`, `port`, `health` and `reason`"),
+                                  {"key": "kind" if sect == "resources" else "image", "path": [sect, k.text]}))
+                continue
+            m = _validate(model, to_python(v), (sect, k.text), parsed, an)
+            if m is not None:
+                store[k.text] = m
+                if sect == "resources" and m.engine is not None and m.kind in ENGINE_MODELS:
+                    _validate(ENGINE_MODELS[m.kind], m.engine, (sect, k.text, "engine"), parsed, an, kind=m.kind)
+    env_models: dict[str, Environment] = {}
+    if isinstance(env_node, YMap):
+        for k, v in env_node.entries:
+            m = _validate(Environment, to_python(v) or {}, ("environments", k.text), parsed, an)
+            if m is not None:
+                env_models[k.text] = m
+    an._env_models = env_models  # type: ignore[attr-defined]
+
+    # Declared symbols: resources and workloads share one namespace (RW112 reports clashes;
+    # the resource keeps the name).
+    for sect, typ in (("resources", "resource"), ("workloads", "workload")):
+        sect_node = root.get(sect)
+        if not isinstance(sect_node, YMap):
+            continue
+        for k, v in sect_node.entries:
+            if typ == "workload":
+                if k.text not in an.symbols:
+                    an.symbols[k.text] = Symbol(k.text, "workload", "workload", parsed.path, k.range)
+                continue
+            rm = an.resource_models.get(k.text)
+            kind_node = v.get("kind") if isinstance(v, YMap) else None
+            raw_kind = kind_node.value if isinstance(kind_node, YScalar) and isinstance(kind_node.value, str) else None
+            an.symbols[k.text] = Symbol(k.text, "resource", rm.kind if rm is not None else raw_kind, parsed.path, k.range)
+    # Workload uses -> references
+    wl_node = root.get("workloads")
+    if isinstance(wl_node, YMap):
+        for k, v in wl_node.entries:
+            uses = v.get("uses") if isinstance(v, YMap) else None
+            if isinstance(uses, YSeq):
+                for item in uses.items:
+                    if isinstance(item, YScalar) and isinstance(item.value, str):
+                        an.references.append(Reference(item.value, parsed.path, item.range, k.text, "uses"))
+
+
+def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
+    root = parsed.root
+    assert isinstance(root, YMap)
+    members = root.get("members")
+    if not isinstance(members, YSeq):
+        return
+    root_dir = os.path.dirname(an.root_file)
+    seen: set[str] = set()
+    for item in members.items:
+        if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
+            continue  # the model reports non-string items
+        rel = item.value
+        folder, why = _member_folder(root_dir, rel)
+        if folder is None:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
+            continue
+        if folder in seen:
+            an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
+            continue
+        seen.add(folder)
+        if not os.path.isdir(folder):
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` does not exist", {"member": rel, "missing": "folder"}))
+            continue
+        path = None
+        for name in ROOT_NAMES:
+            cand = os.path.join(folder, name)
+            if os.path.isfile(cand):
+                path = cand
+                break
+        if path is None:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"}))
+            continue
+        try:
+            text = read(path)
+        except UnicodeDecodeError as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is not UTF-8 text (byte {exc.start}); not read", {"member": rel}))
+            an.diagnostics.setdefault(path, []).append(
+                Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW001", f"the file is not UTF-8 text (byte {exc.start})")
+            )
+            continue
+        except OSError as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: cannot read runway.yaml ({exc.strerror or exc})", {"member": rel}))
+            continue
+        mp = parse_yaml(text, path)
+        name = os.path.basename(folder)
+        src = SourceFile(path, "member", mp, name, rel)
+        an.files[path] = src
+        an.diagnostics.setdefault(path, [])
+        for d in mp.diagnostics:
+            an.add(d)
+        if mp.root is None or mp.partial:
+            continue
+        if not isinstance(mp.root, YMap):
+            an.add(Diagnostic(path, mp.root.range, Severity.ERROR, "RW100", "a member runway is a mapping (`runway: 1`, `requires`, `uses`)"))
+            continue
+        m = _validate(MemberRunway, to_python(mp.root), (), mp, an, member=True)
+        if m is None:
+            continue
+        an.member_models[path] = m
+        if m.member:
+            src.member_name = m.member
+        for key, via in (("uses", "uses"), ("requires", "requires")):
+            seq = mp.root.get(key)
+            if isinstance(seq, YSeq):
+                for it in seq.items:
+                    if isinstance(it, YScalar) and isinstance(it.value, str):
+                        target = it.value if via == "uses" else f"shared-{it.value}"
+                        an.references.append(Reference(target, path, it.range, src.member_name or name, via))
+
+
+def _size_map(spec: Any) -> tuple[dict[str, str], str]:
+    if isinstance(spec, str):
+        return {}, spec
+    if isinstance(spec, dict):
+        return {k: v for k, v in spec.items() if isinstance(v, str)}, "small"
+    return {}, "small"
+
+
+def _scale_map(spec: Any) -> tuple[dict[str, int], int]:
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return {}, spec
+    if isinstance(spec, dict):
+        return {k: v for k, v in spec.items() if isinstance(v, int)}, 1
+    return {}, 1
+
+
+def _build_spec(an: Analysis) -> None:
+    parsed = an.root.parsed
+    root = parsed.root
+    assert isinstance(root, YMap)
+    data_product = root.get("product")
+    product = an.root_model.product if an.root_model else (data_product.text if isinstance(data_product, YScalar) else "product")
+    region = an.root_model.region if an.root_model else "us-east-1"
+    env_models: dict[str, Environment] = getattr(an, "_env_models", {})
+    if an.environments_declared:
+        envs = []
+        for name in an.environment_names:
+            m = env_models.get(name) or Environment()
+            if m.limits is not None and "monthly" in m.limits.model_fields_set:
+                cap, src = m.limits.monthly, ("set" if m.limits.monthly is not None else "none")
+            else:
+                cap = DEFAULT_CAPS.get(name)
+                src = "default" if cap is not None else "none"
+            shared = {k: v for k, v in m.shared.items() if k in RESOURCE_KINDS}
+            envs.append(EnvSpec(name, cap, src, shared))
+        environments = tuple(envs)
+    else:
+        environments = default_environments()
+    env_names = {e.name for e in environments}
+
+    entries: dict[str, EntrySpec] = {}
+    for name, r in an.resource_models.items():
+        if r.kind not in RESOURCE_KINDS:
+            continue
+        sizes, default = _size_map(r.size)
+        entries[name] = EntrySpec(name, r.kind, {k: v for k, v in sizes.items() if k in env_names}, default, engine=engine_defaults(r.kind, r.engine))
+    # Implicit shared-<kind> resources (RUNWAY_FORMAT.md, "Implicit resources").
+    shared_kinds: dict[str, list[tuple[str, Range]]] = {}
+    for m_path, m in an.member_models.items():
+        seq = an.files[m_path].parsed.root.get("requires")  # type: ignore[union-attr]
+        for i, kind in enumerate(m.requires):
+            if kind in RESOURCE_KINDS:
+                rng = seq.items[i].range if isinstance(seq, YSeq) and i < len(seq.items) else Range(Position(0, 0), Position(0, 0))
+                shared_kinds.setdefault(kind, []).append((m_path, rng))
+    env_node = root.get("environments")
+    for e in environments:
+        for kind in e.shared:
+            rng = None
+            if isinstance(env_node, YMap):
+                en = env_node.get(e.name)
+                sh = en.get("shared") if isinstance(en, YMap) else None
+                kn = sh.key_node(kind) if isinstance(sh, YMap) else None
+                rng = kn.range if kn else None
+            shared_kinds.setdefault(kind, []).append((parsed.path, rng or Range(Position(0, 0), Position(0, 0))))
+    for kind in RESOURCE_KINDS:
+        if kind not in shared_kinds:
+            continue
+        name = f"shared-{kind}"
+        if name in entries:
+            continue  # a declared resource took the name: RW111 reports it
+        sizes = {e.name: e.shared[kind] for e in environments if kind in e.shared}
+        entries[name] = EntrySpec(name, kind, sizes, "small", engine=engine_defaults(kind, {}), implicit=True, origin="shared")
+        an.symbols[name] = Symbol(name, "implicit", kind, None, None, tuple(shared_kinds[kind]))
+    consumers: list[ConsumerSpec] = []
+    for name, w in an.workload_models.items():
+        if name in entries:
+            continue
+        sizes, default = _size_map(w.size)
+        scales, default_scale = _scale_map(w.scale)
+        entries[name] = EntrySpec(
+            name,
+            "workload",
+            {k: v for k, v in sizes.items() if k in env_names},
+            default,
+            {k: v for k, v in scales.items() if k in env_names},
+            default_scale,
+            image=w.image,
+            port=w.port,
+            health=w.health.model_dump(exclude_none=True),
+            env={k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in w.env.items()},
+            secrets=tuple(w.secrets),
+            uses=tuple(w.uses),
+            expose=w.expose,
+        )
+        consumers.append(ConsumerSpec(name, "workload", tuple(w.uses)))
+    for m_path, m in an.member_models.items():
+        src = an.files[m_path]
+        uses = tuple(m.uses) + tuple(f"shared-{k}" for k in m.requires if k in RESOURCE_KINDS)
+        consumers.append(ConsumerSpec(src.member_name or os.path.basename(os.path.dirname(m_path)), "member", uses))
+    an.spec = RunwaySpec(product, region, environments, entries, tuple(consumers))
+
+
+def node_at_path(parsed: ParsedYaml, path: tuple[str | int, ...]) -> YNode | None:
+    node, _k, depth = find_path(parsed.root, path)
+    return node if depth == len(path) else None

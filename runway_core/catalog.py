@@ -1,0 +1,468 @@
+"""The size and unit-price catalogue behind every cost estimate.
+
+This module loads and validates the two data files of a catalogue folder:
+
+- ``sizes.toml``: what each named size of each kind means in AWS capacity (instance class,
+  storage, assumed monthly usage...). Capacity only, never a price or a total.
+- ``prices.csv``: AWS unit prices, one row per price, each with its unit, source, confidence
+  level and the date the source states. Rows with a non-empty ``key`` column are the ones the
+  planner uses; the others are kept for reference only (still validated).
+
+The packaged default lives in the ``catalog`` package (shipped in the wheel); a settings
+"catalogue override path" may point to another folder holding the same two files.
+
+Every number comes back as ``decimal.Decimal`` (never ``float``) so estimates are exact.
+A price is looked up per region and never falls back to another region: a missing price is a
+gap the caller must report.
+
+This module is pure: it imports only the standard library. It must NEVER import pygls,
+lsprotocol or pulumi (nor anything from the editor or deploy layers), so the CLI, the language
+server and the tests can all use it cheaply. It memoises nothing globally; callers cache the
+returned ``Catalog`` if they want to.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+__all__ = [
+    "CONFIDENCE_LEVELS",
+    "SIZES",
+    "KINDS",
+    "POSTGRES_FLAVORS",
+    "CatalogError",
+    "UnitPrice",
+    "Catalog",
+    "load_catalog",
+]
+
+#: Confidence levels of a unit price, strongest first (see the pricing README).
+CONFIDENCE_LEVELS: tuple[str, ...] = ("price-list", "aws-static", "secondary", "derived", "unverified")
+
+#: The size names every kind must define.
+SIZES: tuple[str, ...] = ("small", "medium", "large")
+
+#: Kinds that have a size table in ``sizes.toml``.
+KINDS: tuple[str, ...] = ("postgres", "cache", "queue", "topic", "bucket", "workload")
+
+#: Flavors of ``postgres``; the first is the default.
+POSTGRES_FLAVORS: tuple[str, ...] = ("rds", "aurora")
+
+SIZES_FILE = "sizes.toml"
+PRICES_FILE = "prices.csv"
+PACKAGED_ORIGIN = "packaged default"
+
+_PRICE_COLUMNS = ("key", "service", "item", "region", "unit", "usd", "confidence", "source", "seen")
+_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9.:_-]*$")
+_SIZE_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+# Field types of the capacity tables.
+_STR = "a non-empty string"
+_BOOL = "a boolean"
+_NUM = "a non-negative number"
+_POS = "a positive number"
+_INT = "a non-negative whole number"
+_POSINT = "a positive whole number"
+
+_CAPACITY_SCHEMAS: dict[tuple[str, str | None], dict[str, str]] = {
+    ("postgres", "rds"): {
+        "instance_class": _STR,
+        "multi_az": _BOOL,
+        "storage_gb": _NUM,
+        "vcpus": _POSINT,
+    },
+    ("postgres", "aurora"): {
+        "instance_class": _STR,
+        "instances": _POSINT,
+        "storage_gb": _NUM,
+        "io_requests_millions": _NUM,
+        "vcpus": _POSINT,
+    },
+    ("cache", None): {"node_type": _STR, "nodes": _POSINT},
+    ("queue", None): {"requests_millions": _NUM},
+    ("topic", None): {"publishes_millions": _NUM},
+    ("bucket", None): {
+        "storage_gb": _NUM,
+        "put_requests_thousands": _NUM,
+        "get_requests_thousands": _NUM,
+    },
+    ("workload", None): {"vcpu": _POS, "memory_gb": _POS},
+}
+
+_ENVIRONMENT_SCHEMA: dict[str, str] = {
+    "alb_lcu": _NUM,
+    "alb_public_ipv4": _INT,
+    "proxy_min_vcpus": _INT,
+}
+
+_TOP_LEVEL = ("hours_per_month", *KINDS, "environment")
+
+
+class CatalogError(Exception):
+    """Invalid catalogue data; the message names the file and the line (CSV) or key (TOML)."""
+
+
+@dataclass(frozen=True)
+class UnitPrice:
+    """One AWS unit price for one region.
+
+    - ``key``: our stable price id, e.g. ``"rds:db.t4g.micro:single-az"``.
+    - ``region``: a single AWS region, e.g. ``"us-east-1"`` (a CSV row covering
+      ``"eu-west-1;eu-central-1"`` yields one ``UnitPrice`` per region).
+    - ``service``, ``item``: human-readable names from the CSV.
+    - ``unit``: what ``usd`` is per, e.g. ``"instance-hour"``, ``"GB-month"``, ``"1M requests"``.
+    - ``usd``: non-negative US dollars per ``unit``.
+    - ``confidence``: one of ``CONFIDENCE_LEVELS``.
+    - ``source``: where the figure comes from (never empty).
+    - ``seen``: the date the source states (free text such as ``"2026-09-24"`` or ``"2026-07"``).
+    """
+
+    key: str
+    region: str
+    service: str
+    item: str
+    unit: str
+    usd: Decimal
+    confidence: str
+    source: str
+    seen: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A loaded, validated catalogue. Immutable; build it with ``load_catalog``.
+
+    - ``hours_per_month``: hours in a billing month (``Decimal("730")`` by default).
+    - ``regions``: every region that has at least one keyed price.
+    - ``origin``: where it was loaded from: the folder path, or ``"packaged default"``.
+    - ``environment``: the ``[environment]`` table, read-only ``{name: Decimal}``:
+      ``alb_lcu`` (average LCUs per public ALB), ``alb_public_ipv4`` (public IPv4 addresses per
+      ALB) and ``proxy_min_vcpus`` (minimum vCPUs billed per RDS Proxy target).
+    """
+
+    hours_per_month: Decimal
+    regions: frozenset[str]
+    origin: str
+    environment: Mapping[str, Decimal]
+    _prices: Mapping[tuple[str, str], UnitPrice] = field(repr=False)
+    # (kind, flavor or None) -> {size: read-only capacity mapping}
+    _capacity: Mapping[tuple[str, str | None], Mapping[str, Mapping[str, Any]]] = field(repr=False)
+
+    def price(self, key: str, region: str) -> UnitPrice | None:
+        """The unit price ``key`` in ``region``, or ``None`` when the catalogue has none there.
+
+        Never falls back to another region: ``None`` is a gap the caller must report.
+        """
+        return self._prices.get((key, region))
+
+    def prices_for(self, region: str) -> tuple[UnitPrice, ...]:
+        """Every keyed unit price of ``region``, sorted by key (empty for an unknown region)."""
+        return tuple(sorted((p for (_, r), p in self._prices.items() if r == region), key=lambda p: p.key))
+
+    def capacity(self, kind: str, size: str, flavor: str | None = None) -> Mapping[str, Any] | None:
+        """What ``size`` of ``kind`` means in AWS capacity, as a read-only mapping.
+
+        ``kind`` is one of ``KINDS``. ``flavor`` is only for ``postgres`` (``"rds"`` or
+        ``"aurora"``; ``None`` means ``"rds"``). Values are ``Decimal`` for numbers, ``str`` for
+        names and ``bool`` for flags. Fields per kind:
+
+        - postgres/rds: instance_class (str), multi_az (bool), storage_gb (GB of gp3),
+          vcpus (per instance, for RDS Proxy billing)
+        - postgres/aurora: instance_class (str), instances, storage_gb (GB),
+          io_requests_millions (assumed I/O requests per month), vcpus (per instance)
+        - cache: node_type (str), nodes
+        - queue: requests_millions (assumed per month)
+        - topic: publishes_millions (assumed per month)
+        - bucket: storage_gb, put_requests_thousands, get_requests_thousands (per month)
+        - workload: vcpu, memory_gb (per task)
+
+        Returns ``None`` for an unknown size or postgres flavor. Raises ``ValueError`` for an
+        unknown kind, or a flavor given for a kind other than postgres.
+        """
+        table = self._capacity.get(_table_id(kind, flavor))
+        if table is None:
+            return None
+        return table.get(size)
+
+    def sizes(self, kind: str) -> tuple[str, ...]:
+        """The size names of ``kind``: ``SIZES`` first, then any extra sizes in file order.
+
+        For ``postgres`` every flavor has the same sizes. Raises ``ValueError`` for an unknown kind.
+        """
+        table = self._capacity[_table_id(kind, None)]
+        return tuple(table)
+
+
+def _table_id(kind: str, flavor: str | None) -> tuple[str, str | None]:
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if kind == "postgres":
+        return (kind, POSTGRES_FLAVORS[0] if flavor is None else flavor)
+    if flavor is not None:
+        raise ValueError(f"kind {kind!r} has no flavors (got flavor {flavor!r})")
+    return (kind, None)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
+    """Load and validate a catalogue.
+
+    ``path=None`` loads the packaged default (the ``catalog`` package, read with
+    ``importlib.resources``). Otherwise ``path`` is a folder holding ``sizes.toml`` and
+    ``prices.csv`` (the settings "catalogue override path"); both files are required.
+
+    Raises ``CatalogError`` (message names the file and the CSV line or TOML key) when the
+    folder or a file is missing or unreadable, or the data is invalid: missing CSV columns,
+    ``usd`` not a non-negative decimal, an unknown confidence, an empty source or unit, a
+    malformed region, a duplicate (key, region), a kind missing one of ``SIZES``, a missing or
+    negative capacity number, an unknown table or field, a non-positive ``hours_per_month``.
+    Nothing is cached: every call reads the files again.
+    """
+    if path is None:
+        root = resources.files("catalog")
+        origin = PACKAGED_ORIGIN
+        sizes_name = f"catalog/{SIZES_FILE} ({PACKAGED_ORIGIN})"
+        prices_name = f"catalog/{PRICES_FILE} ({PACKAGED_ORIGIN})"
+        sizes_bytes = _read(root.joinpath(SIZES_FILE), sizes_name)
+        prices_bytes = _read(root.joinpath(PRICES_FILE), prices_name)
+    else:
+        folder = Path(path)
+        origin = str(folder)
+        if not folder.is_dir():
+            raise CatalogError(f"{folder}: catalogue override path is not a folder (it must hold {SIZES_FILE} and {PRICES_FILE})")
+        sizes_name = str(folder / SIZES_FILE)
+        prices_name = str(folder / PRICES_FILE)
+        sizes_bytes = _read(folder / SIZES_FILE, sizes_name)
+        prices_bytes = _read(folder / PRICES_FILE, prices_name)
+
+    hours, capacity, environment = _parse_sizes(sizes_bytes, sizes_name)
+    prices = _parse_prices(prices_bytes, prices_name)
+    return Catalog(
+        hours_per_month=hours,
+        regions=frozenset(region for (_, region) in prices),
+        origin=origin,
+        environment=environment,
+        _prices=MappingProxyType(prices),
+        _capacity=capacity,
+    )
+
+
+def _read(resource: Any, name: str) -> bytes:
+    try:
+        return resource.read_bytes()
+    except FileNotFoundError:
+        raise CatalogError(f"{name}: file not found") from None
+    except OSError as exc:
+        raise CatalogError(f"{name}: cannot read: {exc}") from None
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{name}: not UTF-8 text ({exc})") from None
+
+
+# ---- prices.csv
+
+
+def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
+    reader = csv.reader(io.StringIO(_decode(data, name), newline=""))
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise CatalogError(f"{name}: line 1: empty file; expected a header row with columns {', '.join(_PRICE_COLUMNS)}")
+        header = [h.strip() for h in header]
+        missing = [c for c in _PRICE_COLUMNS if c not in header]
+        if missing:
+            raise CatalogError(f"{name}: line 1: missing column(s) {', '.join(missing)} in the header")
+        dupes = sorted({h for h in header if header.count(h) > 1})
+        if dupes:
+            raise CatalogError(f"{name}: line 1: duplicate column(s) {', '.join(dupes)} in the header")
+        index = {c: header.index(c) for c in _PRICE_COLUMNS}
+
+        prices: dict[tuple[str, str], UnitPrice] = {}
+        first_line: dict[tuple[str, str], int] = {}
+        for row in reader:
+            line = reader.line_num
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise CatalogError(f"{name}: line {line}: expected {len(header)} fields, got {len(row)}")
+            cell = {c: row[i].strip() for c, i in index.items()}
+            where = f"{name}: line {line}"
+
+            key = cell["key"]
+            if key and not _KEY_RE.match(key):
+                raise CatalogError(f"{where}: invalid key {key!r} (lower-case letters, digits and . : _ - only)")
+            regions = [r.strip() for r in cell["region"].split(";")]
+            for region in regions:
+                if not _REGION_RE.match(region):
+                    raise CatalogError(f"{where}: invalid region {region!r} in {cell['region']!r} (expected e.g. us-east-1; several separated by ';')")
+            if len(set(regions)) != len(regions):
+                raise CatalogError(f"{where}: region listed twice in {cell['region']!r}")
+            if not cell["unit"]:
+                raise CatalogError(f"{where}: empty unit")
+            usd = _parse_usd(cell["usd"], where)
+            if cell["confidence"] not in CONFIDENCE_LEVELS:
+                raise CatalogError(f"{where}: unknown confidence {cell['confidence']!r}; expected one of {', '.join(CONFIDENCE_LEVELS)}")
+            if not cell["source"]:
+                raise CatalogError(f"{where}: empty source (every price needs one)")
+            if not key:
+                continue  # reference row: validated, not indexed
+            for region in regions:
+                if (key, region) in prices:
+                    raise CatalogError(f"{where}: duplicate price {key!r} for region {region} (first on line {first_line[(key, region)]})")
+                first_line[(key, region)] = line
+                prices[(key, region)] = UnitPrice(
+                    key=key,
+                    region=region,
+                    service=cell["service"],
+                    item=cell["item"],
+                    unit=cell["unit"],
+                    usd=usd,
+                    confidence=cell["confidence"],
+                    source=cell["source"],
+                    seen=cell["seen"],
+                )
+        return prices
+    except csv.Error as exc:
+        raise CatalogError(f"{name}: line {reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _parse_usd(text: str, where: str) -> Decimal:
+    try:
+        usd = Decimal(text)
+    except InvalidOperation:
+        raise CatalogError(f"{where}: usd {text!r} is not a decimal number") from None
+    if not usd.is_finite() or usd < 0:
+        raise CatalogError(f"{where}: usd {text!r} is not a non-negative decimal number")
+    return usd
+
+
+# ---- sizes.toml
+
+
+def _parse_sizes(
+    data: bytes, name: str
+) -> tuple[Decimal, Mapping[tuple[str, str | None], Mapping[str, Mapping[str, Any]]], Mapping[str, Decimal]]:
+    try:
+        doc = tomllib.loads(_decode(data, name))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{name}: invalid TOML: {exc}") from None
+
+    unknown = [k for k in doc if k not in _TOP_LEVEL]
+    if unknown:
+        raise CatalogError(f"{name}: unknown top-level key(s) {', '.join(map(repr, unknown))}; expected {', '.join(_TOP_LEVEL)}")
+    for required in _TOP_LEVEL:
+        if required not in doc:
+            raise CatalogError(f"{name}: missing {'key' if required == 'hours_per_month' else 'table'} [{required}]")
+
+    hours = _number(doc["hours_per_month"], _POS, f"{name}: hours_per_month")
+
+    capacity: dict[tuple[str, str | None], Mapping[str, Mapping[str, Any]]] = {}
+    for kind in KINDS:
+        kind_table = _table(doc[kind], f"{name}: {kind}")
+        if kind == "postgres":
+            extra = [f for f in kind_table if f not in POSTGRES_FLAVORS]
+            if extra:
+                raise CatalogError(f"{name}: postgres: unknown flavor(s) {', '.join(map(repr, extra))}; expected {', '.join(POSTGRES_FLAVORS)}")
+            reference: tuple[str, ...] | None = None
+            for flavor in POSTGRES_FLAVORS:
+                if flavor not in kind_table:
+                    raise CatalogError(f"{name}: missing table [postgres.{flavor}]")
+                sizes = _size_tables(kind_table[flavor], (kind, flavor), name, f"postgres.{flavor}")
+                if reference is not None and tuple(sizes) != reference:
+                    raise CatalogError(
+                        f"{name}: postgres.{flavor}: sizes {', '.join(sizes)} differ from postgres.{POSTGRES_FLAVORS[0]} ({', '.join(reference)})"
+                    )
+                reference = tuple(sizes)
+                capacity[(kind, flavor)] = sizes
+        else:
+            capacity[(kind, None)] = _size_tables(kind_table, (kind, None), name, kind)
+
+    env_table = _table(doc["environment"], f"{name}: environment")
+    environment = MappingProxyType(_fields(env_table, _ENVIRONMENT_SCHEMA, name, "environment"))
+    return hours, MappingProxyType(capacity), environment
+
+
+def _size_tables(value: Any, schema_id: tuple[str, str | None], name: str, dotted: str) -> Mapping[str, Mapping[str, Any]]:
+    table = _table(value, f"{name}: {dotted}")
+    for size in SIZES:
+        if size not in table:
+            raise CatalogError(f"{name}: missing table [{dotted}.{size}] (every kind needs {', '.join(SIZES)})")
+    for size in table:
+        if not _SIZE_NAME_RE.match(size):
+            raise CatalogError(f"{name}: {dotted}.{size}: invalid size name")
+    ordered = [*SIZES, *(s for s in table if s not in SIZES)]
+    schema = _CAPACITY_SCHEMAS[schema_id]
+    result: dict[str, Mapping[str, Any]] = {}
+    for size in ordered:
+        where = f"{dotted}.{size}"
+        fields = _table(table[size], f"{name}: {where}")
+        result[size] = MappingProxyType(_fields(fields, schema, name, where))
+    return MappingProxyType(result)
+
+
+def _fields(table: Mapping[str, Any], schema: Mapping[str, str], name: str, dotted: str) -> dict[str, Any]:
+    unknown = [k for k in table if k not in schema]
+    if unknown:
+        raise CatalogError(f"{name}: {dotted}: unknown field(s) {', '.join(map(repr, unknown))}; expected {', '.join(schema)}")
+    out: dict[str, Any] = {}
+    for field_name, kind in schema.items():
+        where = f"{name}: {dotted}.{field_name}"
+        if field_name not in table:
+            raise CatalogError(f"{where}: missing (must be {kind})")
+        value = table[field_name]
+        if kind == _STR:
+            if not isinstance(value, str) or not value.strip():
+                raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+            out[field_name] = value.strip()
+        elif kind == _BOOL:
+            if not isinstance(value, bool):
+                raise CatalogError(f"{where}: must be {kind} (true or false), got {value!r}")
+            out[field_name] = value
+        else:
+            out[field_name] = _number(value, kind, where)
+    return out
+
+
+def _number(value: Any, kind: str, where: str) -> Decimal:
+    """Turn a TOML number (or a decimal string such as "0.25") into a checked Decimal."""
+    number: Decimal | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, (int, float)):
+        number = Decimal(str(value))
+    elif isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            number = None
+    if number is None or not number.is_finite():
+        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+    if number < 0 or (kind in (_POS, _POSINT) and number == 0):
+        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+    if kind in (_INT, _POSINT) and number != number.to_integral_value():
+        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+    return number
+
+
+def _table(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise CatalogError(f"{where}: must be a table, got {value!r}")
+    return value

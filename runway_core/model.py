@@ -1,0 +1,244 @@
+"""Pydantic v2 models of root and member runways (RUNWAY_FORMAT.md, "Root runway", "Member runway").
+
+The models check *shape*: types, required keys, unknown keys, ranges. Everything with a
+stable rule code of its own (kinds, sizes, names, digests, reasons, uses, caps) is a rule in
+:mod:`runway_core.rules`, so that the model stays lenient where a rule explains better.
+Field descriptions double as hover documentation for keys.
+
+Must not import pygls, lsprotocol or pulumi.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+RESOURCE_KINDS = ("postgres", "queue", "topic", "cache", "bucket")
+#: Kinds ADR 0493 §5 reserves: the schema refuses them with why and what brings them back.
+RESERVED_KINDS = {
+    "kafka": "deferred by ADR 0227; it returns with the event-bus trigger (0142) and a new ADR",
+    "opensearch": "deferred by ADR 0227; it returns with the search trigger (0221) and a new ADR",
+}
+REASON_GROUNDS = ("no-managed-fit", "residency", "on-prem-parity")
+DEFAULT_ENVIRONMENTS = ("dev", "staging", "production")
+#: Default caps, USD per month (ADR 0493 §3): dev $150, staging $500, others none.
+DEFAULT_CAPS: dict[str, Decimal] = {"dev": Decimal(150), "staging": Decimal(500)}
+EXPOSE_VALUES = ("internal", "public")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+def _version_to_str(v: Any) -> Any:
+    # `version: 16` (an int in YAML 1.2) means the same as `version: "16"`.
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    return v
+
+
+SizeSpec = Union[str, dict[str, str]]
+ScaleSpec = Union[int, dict[str, int]]
+
+
+def _check_size_spec(v: Any) -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, dict):
+        for k, s in v.items():
+            if not isinstance(s, str):
+                raise ValueError(f"the size for {k!r} must be a size name (small, medium, large)")
+        return v
+    raise ValueError("size must be one size name (small, medium, large) or a map {environment: size}")
+
+
+def _check_scale_spec(v: Any) -> Any:
+    if v is None:
+        return v
+    if isinstance(v, bool):
+        raise ValueError("scale must be a task count or a map {environment: count}")
+    if isinstance(v, int):
+        if not 0 <= v <= 1000:
+            raise ValueError("scale must be a task count from 0 to 1000")
+        return v
+    if isinstance(v, dict):
+        for k, n in v.items():
+            if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 1000:
+                raise ValueError(f"the scale for {k!r} must be a task count from 0 to 1000")
+        return v
+    raise ValueError("scale must be a task count or a map {environment: count}")
+
+
+class Limits(_Strict):
+    monthly: Decimal | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Cap on the environment's monthly estimate, in USD per month. A plan over its "
+        "cap is refused before anything is created; `null` means no cap (the environment only "
+        "warns with its estimate). Defaults: dev $150, staging $500, others no cap.",
+    )
+
+
+class Environment(_Strict):
+    limits: Limits | None = Field(None, description="Limits of this environment: `monthly` is the USD cap on the plan's estimate.")
+    shared: dict[str, str] = Field(
+        default_factory=dict,
+        description="Sizes of the shared pools, per kind (`cache: small`). Each kind named here or "
+        "required by a member becomes the implicit resource `shared-<kind>` (default size small).",
+    )
+
+
+class PostgresEngine(_Strict):
+    flavor: Literal["rds", "aurora"] = Field("rds", description="`rds` (RDS for PostgreSQL, default) or `aurora` (Aurora PostgreSQL, Standard).")
+    version: str | None = Field(None, description="PostgreSQL major version, 14 to 17.")
+    proxy: bool = Field(True, description="Put RDS Proxy in front (default true); the proxy logs in through a Secrets Manager secret.")
+    storage_gb: int | None = Field(None, ge=20, le=65536, description="Allocated gp3 storage in GB; default from the size.")
+    backup_retention_days: int | None = Field(None, ge=0, le=35, description="Automated backup retention in days (0 to 35).")
+
+    _v = field_validator("version", mode="before")(lambda v: _version_to_str(v))
+
+    @field_validator("version")
+    @classmethod
+    def _major(cls, v: str | None) -> str | None:
+        if v is not None and v not in ("14", "15", "16", "17"):
+            raise ValueError("version must be a PostgreSQL major version from 14 to 17")
+        return v
+
+
+class DeadLetter(_Strict):
+    max_receives: int = Field(5, ge=1, le=1000, description="Receives before a message moves to the dead-letter queue.")
+
+
+class QueueEngine(_Strict):
+    fifo: bool = Field(False, description="FIFO queue (exactly-once, ordered); priced at the FIFO request rate.")
+    visibility_timeout_s: int | None = Field(None, ge=0, le=43200, description="Visibility timeout in seconds (0 to 43,200).")
+    dead_letter: DeadLetter | None = Field(None, description="Add a dead-letter queue with a redrive policy.")
+
+
+class TopicEngine(_Strict):
+    fifo: bool = Field(False, description="FIFO topic; priced at the FIFO publish rate.")
+
+
+class CacheEngine(_Strict):
+    version: str | None = Field(None, description="Valkey engine version (for example \"8.0\").")
+
+    _v = field_validator("version", mode="before")(lambda v: _version_to_str(v) if not isinstance(v, float) else str(v))
+
+
+class BucketEngine(_Strict):
+    versioning: bool = Field(False, description="Keep object versions.")
+
+
+ENGINE_MODELS: dict[str, type[_Strict]] = {
+    "postgres": PostgresEngine,
+    "queue": QueueEngine,
+    "topic": TopicEngine,
+    "cache": CacheEngine,
+    "bucket": BucketEngine,
+}
+
+
+class Resource(_Strict):
+    kind: str = Field(description="Managed kind: postgres (RDS or Aurora), queue (SQS), topic (SNS), cache (ElastiCache for Valkey) or bucket (S3).")
+    engine: dict[str, Any] | None = Field(None, description="Engine options of the kind (all optional).")
+    size: Any = Field(
+        None,
+        description="`small`, `medium` or `large` for every environment, or a map `{environment: size}`; "
+        "an environment it does not name runs small.",
+    )
+
+    _size = field_validator("size", mode="before")(lambda v: _check_size_spec(v))
+
+
+class Health(_Strict):
+    path: str | None = Field(None, description="HTTP health-check path, starting with `/`.")
+    interval_s: int | None = Field(None, ge=5, le=300, description="Seconds between health checks (5 to 300).")
+    timeout_s: int | None = Field(None, ge=2, le=120, description="Seconds before a check fails (2 to 120).")
+    command: list[str] | None = Field(None, description="A command health check, e.g. `[CMD-SHELL, curl -f localhost/health]`.")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "Health":
+        if (self.path is None) == (self.command is None):
+            raise ValueError("health needs exactly one of `path` (HTTP) or `command`")
+        if self.path is not None and not self.path.startswith("/"):
+            raise ValueError("health.path must start with '/'")
+        if self.command is not None and not self.command:
+            raise ValueError("health.command must not be empty")
+        return self
+
+
+class Workload(_Strict):
+    image: str = Field(description="Container image pinned by digest: `name@sha256:<64 hex digits>`. A tag alone is an error.")
+    port: int = Field(ge=1, le=65535, description="Container port, 1 to 65535.")
+    health: Health = Field(description="Health check: `{ path, interval_s?, timeout_s? }` (HTTP) or `{ command: [...] }`.")
+    env: dict[str, Union[str, int, float, bool]] = Field(
+        default_factory=dict, description="Plain environment variables. A name that collides with an injected variable is an error."
+    )
+    secrets: list[str] = Field(default_factory=list, description="Secret names (UPPER_SNAKE); values come from Infisical, never from this file.")
+    size: Any = Field(None, description="`small`, `medium` or `large` (ECS Fargate ARM64 task), or a map `{environment: size}`; default small.")
+    scale: Any = Field(None, description="Task count, or a map `{environment: count}`; default 1.")
+    uses: list[str] = Field(default_factory=list, description="Resources (or other workloads) this workload uses; each injects fixed variable names.")
+    expose: Literal["internal", "public"] = Field("internal", description="`internal` (Cloud Map service discovery, default) or `public` (behind the environment's ALB).")
+    reason: str | None = Field(
+        None,
+        description="Required. Why this is a workload and not a managed resource: `no-managed-fit`, `residency` or `on-prem-parity` (ADR 0493 §5).",
+    )
+
+    _size = field_validator("size", mode="before")(lambda v: _check_size_spec(v))
+    _scale = field_validator("scale", mode="before")(lambda v: _check_scale_spec(v))
+
+
+class RootRunway(_Strict):
+    runway: int = Field(description="Format version; only `1` exists today.")
+    product: str = Field(description="The product's DNS label (`^[a-z][a-z0-9-]{0,30}[a-z0-9]$`); prefixes every AWS name.")
+    region: str = Field("us-east-1", description="AWS region used for prices and provisioning (default us-east-1).")
+    members: list[str] = Field(default_factory=list, description="Folders (relative paths) holding member runways.")
+    environments: dict[str, Environment | None] | None = Field(
+        None, description="Environments with their limits and shared pool sizes; default dev, staging, production."
+    )
+    resources: dict[str, Resource | None] = Field(default_factory=dict, description="Managed resources by name (DNS labels).")
+    workloads: dict[str, Workload | None] = Field(default_factory=dict, description="Container workloads by name; each needs a reason.")
+
+
+class MemberRunway(_Strict):
+    runway: int = Field(description="Format version; only `1` exists today.")
+    member: str | None = Field(None, description="The member's name; default: its folder's name.")
+    requires: list[str] = Field(default_factory=list, description="Engines this member requires; each becomes a use of the shared pool `shared-<kind>`.")
+    uses: list[str] = Field(default_factory=list, description="Resources of the root runway this member uses.")
+
+
+# --- key tables (shared by unknown-key suggestions, hover docs and completion) ----------
+
+#: Model class for a path pattern; '*' matches any name. The engine table depends on kind.
+ROOT_SHAPES: dict[tuple[str, ...], type[BaseModel]] = {
+    (): RootRunway,
+    ("environments", "*"): Environment,
+    ("environments", "*", "limits"): Limits,
+    ("resources", "*"): Resource,
+    ("resources", "*", "engine", "dead_letter"): DeadLetter,
+    ("workloads", "*"): Workload,
+    ("workloads", "*", "health"): Health,
+}
+MEMBER_SHAPES: dict[tuple[str, ...], type[BaseModel]] = {(): MemberRunway}
+
+
+def model_for(path: tuple[str | int, ...], member: bool, kind: str | None = None) -> type[BaseModel] | None:
+    """The model whose keys are valid at mapping ``path`` (None when free-form or unknown)."""
+    shapes = MEMBER_SHAPES if member else ROOT_SHAPES
+    if not member and len(path) == 3 and path[0] == "resources" and path[2] == "engine":
+        return ENGINE_MODELS.get(kind or "")
+    for pattern, model in shapes.items():
+        if len(pattern) == len(path) and all(p == "*" or p == q for p, q in zip(pattern, path)):
+            return model
+    return None
+
+
+def field_doc(model: type[BaseModel], name: str) -> str | None:
+    """The description of one field, for hovers and completion."""
+    f = model.model_fields.get(name)
+    return f.description if f is not None else None
