@@ -1,0 +1,103 @@
+"""The YAML loader: positions, YAML 1.2 scalars, and every malformed input as a diagnostic."""
+
+import time
+
+import pytest
+
+from runway_core.positions import Position, Range
+from runway_core.yamlsrc import ALIAS_EXPANSION_LIMIT, YMap, YScalar, YSeq, node_path_at, parse_yaml, to_python
+
+
+def codes(text):
+    return [(d.code, d.range.start.line, d.range.start.character) for d in parse_yaml(text).diagnostics]
+
+
+def test_positions_of_keys_and_values():
+    p = parse_yaml("a: 1\nb:\n  - x\n  - 'y'\nc: {d: e}\n")
+    root = p.root
+    assert isinstance(root, YMap)
+    assert root.key_node("b").range == Range(Position(1, 0), Position(1, 1))
+    seq = root.get("b")
+    assert isinstance(seq, YSeq)
+    assert seq.items[1].range == Range(Position(3, 4), Position(3, 7))
+    c = root.get("c")
+    assert c.flow and c.get("d").range == Range(Position(4, 7), Position(4, 8))
+
+
+def test_yaml_12_core_schema():
+    p = parse_yaml("a: on\nb: no\nc: 0755\nd: 1e3\ne: 0o17\nf: yes\ng: ~\nh: '1'\ni: .inf\nj: 0x1F\nk: True\n")
+    assert to_python(p.root) == {
+        "a": "on", "b": "no", "c": 755, "d": 1000.0, "e": 15, "f": "yes", "g": None, "h": "1",
+        "i": float("inf"), "j": 31, "k": True,
+    }
+
+
+def test_duplicate_key_reported_at_second():
+    p = parse_yaml("a: 1\nb: 2\na: 3\n")
+    assert [(d.code, d.range) for d in p.diagnostics] == [("RW002", Range(Position(2, 0), Position(2, 1)))]
+    assert to_python(p.root) == {"a": 1, "b": 2}
+    assert "line 1" in p.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("", [("RW004", 0, 0)]),
+        ("# only a comment\n\n", [("RW004", 0, 0)]),
+        ("a: 1\n---\nb: 2\n", [("RW003", 1, 0)]),
+        ("a:\n\tb: 1\n", [("RW006", 1, 0)]),
+        ("\ufeffa: 1\n", [("RW007", 0, 0)]),
+        ("a: !Ref x\n", [("RW008", 0, 3)]),
+        ("? [k]\n: v\n", [("RW009", 0, 2)]),
+        ("a: b: c\n", [("RW001", 0, 4)]),
+        ("a: [1,\n", [("RW001", 1, 0)]),
+        ("a: 1\x00\n", [("RW001", 0, 4)]),
+    ],
+)
+def test_malformed_inputs_are_positioned_diagnostics(text, expected):
+    assert codes(text) == expected
+
+
+def test_syntax_error_keeps_partial_tree():
+    p = parse_yaml("runway: 1\nproduct: x\nresources:\n  db:\n    kind: [postgres\n")
+    assert p.partial
+    assert to_python(p.root)["product"] == "x"
+
+
+def test_alias_bomb_is_bounded_and_positioned():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i, name in enumerate("bcdefghij"):
+        prev = "abcdefghij"[i]
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    t0 = time.perf_counter()
+    p = parse_yaml("\n".join(lines) + "\n")
+    assert time.perf_counter() - t0 < 1.0
+    [d] = [d for d in p.diagnostics if d.code == "RW005"]
+    assert f"{ALIAS_EXPANSION_LIMIT:,}" in d.message
+    assert d.range.start.line >= 4  # at the alias that crossed the limit
+
+
+def test_merge_keys_and_anchors():
+    p = parse_yaml("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n")
+    assert to_python(p.root)["m"] == {"y": 3, "x": 1}
+    assert p.diagnostics == []
+
+
+def test_deep_nesting_is_bounded():
+    t0 = time.perf_counter()
+    p = parse_yaml("a: " + "[" * 10000 + "]" * 10000 + "\n")
+    assert time.perf_counter() - t0 < 1.0
+    assert any(d.code == "RW010" for d in p.diagnostics)
+
+
+def test_unicode_line_separator_does_not_shift_lines():
+    # libyaml breaks lines at U+2028; LSP does not. Positions follow LSP.
+    p = parse_yaml("a: 'x\u2028y'\nb: z\n")
+    assert p.root.key_node("b").range.start == Position(1, 0)
+
+
+def test_node_path_at():
+    p = parse_yaml("resources:\n  db:\n    size: {dev: small}\n")
+    chain = node_path_at(p.root, Position(2, 17))
+    assert [c[0] for c in chain] == ["resources", "db", "size", "dev"]
+    assert isinstance(chain[-1][1], YScalar) and chain[-1][1].value == "small"
