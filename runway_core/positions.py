@@ -12,8 +12,11 @@ Must not import pygls, lsprotocol or pulumi.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from typing import Literal
+
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 Encoding = Literal["utf-16", "utf-8", "utf-32"]
 
@@ -57,22 +60,16 @@ class LineIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         starts = [0]
-        i = 0
-        n = len(text)
-        find_r = text.find
-        # Scan for \r and \n only: the LSP line terminators.
-        while i < n:
-            j_n = find_r("\n", i)
-            j_r = find_r("\r", i)
-            if j_n < 0 and j_r < 0:
-                break
-            if j_r < 0 or (0 <= j_n < j_r):
-                i = j_n + 1
-            elif j_r + 1 < n and text[j_r + 1] == "\n":
-                i = j_r + 2
-            else:
-                i = j_r + 1
-            starts.append(i)
+        if "\r" not in text:
+            # Common case: LF only. One C-level scan per line.
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+        else:
+            # \r\n, \r and \n only: the LSP line terminators (\r\n counts once).
+            starts.extend(m.end() for m in _BREAK.finditer(text))
         self._starts = starts
 
     @property
