@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -164,7 +165,26 @@ def _clean_msg(msg: str) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             return msg[len(prefix) :]
-    return msg
+    # pydantic's "a valid dictionary or instance of Health" -> the YAML word, no class names.
+    return re.sub(r"a valid dictionary( or instance of \w+)?", "a mapping", msg)
+
+
+def _yaml_hint(etype: str, node: YNode | None, exact: bool) -> str:
+    """Why a scalar has the wrong type under YAML 1.2 (`no` is a string, `1e3` a float)."""
+    if not exact or not isinstance(node, YScalar):
+        return ""
+    if node.value is None and etype.endswith("_type"):
+        return "; the value is empty"
+    if etype not in ("bool_type", "int_type", "int_from_float"):
+        return ""
+    want = "`true` or `false`" if etype == "bool_type" else "the number"
+    if isinstance(node.value, str) and node.style in ("'", '"'):
+        return f"; `{node.style}{node.text}{node.style}` is a quoted string; write {want} without quotes"
+    if isinstance(node.value, str):
+        return f"; `{node.text}` is a string in YAML 1.2" + (f"; write {want}" if etype == "bool_type" else "")
+    if isinstance(node.value, float):
+        return f"; `{node.text}` is a number with a fraction or exponent (a float in YAML 1.2)"
+    return ""
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:
@@ -218,7 +238,9 @@ def validation_diagnostics(
             rng = node.range if node is not None else _top_range(parsed)
             if node is not None and depth < len(loc) and key_node is not None and isinstance(node, YMap):
                 rng = key_node.range
-            out.append(Diagnostic(parsed.path, rng, Severity.ERROR, "RW100", f"{_dotted(loc)}: {_clean_msg(err['msg'])}"))
+            if isinstance(node, YScalar) and node.value is None and node.range.start == node.range.end and key_node is not None:
+                rng = key_node.range  # `port:` with nothing after it: point at the key, not at an empty range
+            out.append(Diagnostic(parsed.path, rng, Severity.ERROR, "RW100", f"{_dotted(loc)}: {_clean_msg(err['msg'])}{_yaml_hint(etype, node, depth == len(loc))}"))
     return out
 
 
@@ -236,18 +258,23 @@ def _validate(model: type[BaseModel], data: Any, prefix: tuple[Any, ...], parsed
 # --------------------------------------------------------------------------------------
 
 
-def find_root(start: str) -> str | None:
+def find_root(start: str, read: Reader | None = None) -> str | None:
     """Walk up from ``start`` (a file or folder) to the nearest folder holding a root runway
-    (one with a ``product`` key or without a ``member`` key). Returns its runway file path."""
+    (one with a ``product`` key or without a ``member`` key). Returns its runway file path.
+
+    ``read`` (default :func:`read_disk`) supplies file text, so that an editor's open buffers
+    decide root-or-member (and count even when not yet saved to disk)."""
     p = Path(start).resolve()
     folder = p if p.is_dir() else p.parent
     for d in [folder, *folder.parents]:
         for name in ROOT_NAMES:
             f = d / name
-            if f.is_file():
+            if f.is_file() or read is not None:
                 try:
-                    head = read_disk(str(f))[:4096]
+                    head = (read or read_disk)(str(f))[:4096]
                 except (OSError, UnicodeDecodeError):
+                    if not f.is_file():
+                        continue
                     head = ""
                 if "\nmember:" in "\n" + head and "\nproduct:" not in "\n" + head:
                     break  # a member runway: keep walking up
@@ -263,6 +290,8 @@ def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
     target = os.path.realpath(os.path.join(base, rel))
     if os.path.commonpath([base, target]) != base:
         return None, "the member path leaves the product's repository (via `..` or a symlink); refused, never read"
+    if target == base:
+        return None, "a member folder cannot be the root runway's own folder"
     return target, None
 
 
@@ -312,8 +341,9 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     for rule in rules.RULES:
         for d in rule(an):
             an.add(d)
-    for ds in an.diagnostics.values():
-        ds.sort(key=Diagnostic.sort_key)
+    for f, ds in an.diagnostics.items():
+        # An aliased or merged node is one node: report its problem once, not once per use.
+        an.diagnostics[f] = sorted(dict.fromkeys(ds), key=Diagnostic.sort_key)
     return an
 
 
@@ -329,9 +359,10 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     an.root_model = _validate(RootRunway, top, (), parsed, an)
     # Environments
     envs = data.get("environments")
-    an.environments_declared = "environments" in data and isinstance(envs, dict)
+    # `environments:` left empty (null or `{}`) means the defaults, never "no environment".
+    an.environments_declared = "environments" in data and isinstance(envs, dict) and bool(envs)
     env_node = root.get("environments")
-    if isinstance(envs, dict) and isinstance(env_node, YMap):
+    if an.environments_declared and isinstance(env_node, YMap):
         names = []
         for k, v in env_node.entries:
             names.append(k.text)
@@ -354,8 +385,11 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
             m = _validate(model, to_python(v), (sect, k.text), parsed, an)
             if m is not None:
                 store[k.text] = m
-                if sect == "resources" and m.engine is not None and m.kind in ENGINE_MODELS:
-                    _validate(ENGINE_MODELS[m.kind], m.engine, (sect, k.text, "engine"), parsed, an, kind=m.kind)
+            # Engine options are checked even when a sibling key is wrong (all errors at once).
+            raw = to_python(v)
+            eng, kind = (raw.get("engine"), raw.get("kind")) if isinstance(raw, dict) else (None, None)
+            if sect == "resources" and isinstance(eng, dict) and isinstance(kind, str) and kind in ENGINE_MODELS:
+                _validate(ENGINE_MODELS[kind], eng, (sect, k.text, "engine"), parsed, an, kind=kind)
     env_models: dict[str, Environment] = {}
     if isinstance(env_node, YMap):
         for k, v in env_node.entries:
@@ -482,7 +516,9 @@ def _build_spec(an: Analysis) -> None:
     assert isinstance(root, YMap)
     data_product = root.get("product")
     product = an.root_model.product if an.root_model else (data_product.text if isinstance(data_product, YScalar) else "product")
-    region = an.root_model.region if an.root_model else "us-east-1"
+    # Without a valid root model, still price in the region written (never another region's price).
+    data_region = root.get("region")
+    region = an.root_model.region if an.root_model else (data_region.value if isinstance(data_region, YScalar) and isinstance(data_region.value, str) else "us-east-1")
     env_models: dict[str, Environment] = getattr(an, "_env_models", {})
     if an.environments_declared:
         envs = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
 
 RESOURCE_KINDS = ("postgres", "queue", "topic", "cache", "bucket")
 #: Kinds ADR 0493 §5 reserves: the schema refuses them with why and what brings them back.
@@ -73,6 +73,15 @@ def _check_scale_spec(v: Any) -> Any:
     raise ValueError("scale must be a task count or a map {environment: count}")
 
 
+def _check_env(v: Any) -> Any:
+    # One clear error instead of one per member of the value union (str, int, float, bool).
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if x is None or isinstance(x, (dict, list)):
+                raise ValueError(f"the value of {k!r} must be a plain string, number or boolean")
+    return v
+
+
 class Limits(_Strict):
     monthly: Decimal | None = Field(
         None,
@@ -96,9 +105,9 @@ class Environment(_Strict):
 class PostgresEngine(_Strict):
     flavor: Literal["rds", "aurora"] = Field("rds", description="`rds` (RDS for PostgreSQL, default) or `aurora` (Aurora PostgreSQL, Standard).")
     version: str | None = Field(None, description="PostgreSQL major version, 14 to 17.")
-    proxy: bool = Field(True, description="Put RDS Proxy in front (default true); the proxy logs in through a Secrets Manager secret.")
-    storage_gb: int | None = Field(None, ge=20, le=65536, description="Allocated gp3 storage in GB; default from the size.")
-    backup_retention_days: int | None = Field(None, ge=0, le=35, description="Automated backup retention in days (0 to 35).")
+    proxy: StrictBool = Field(True, description="Put RDS Proxy in front (default true); the proxy logs in through a Secrets Manager secret.")
+    storage_gb: StrictInt | None = Field(None, ge=20, le=65536, description="Allocated gp3 storage in GB; default from the size.")
+    backup_retention_days: StrictInt | None = Field(None, ge=0, le=35, description="Automated backup retention in days (0 to 35).")
 
     _v = field_validator("version", mode="before")(lambda v: _version_to_str(v))
 
@@ -111,17 +120,17 @@ class PostgresEngine(_Strict):
 
 
 class DeadLetter(_Strict):
-    max_receives: int = Field(5, ge=1, le=1000, description="Receives before a message moves to the dead-letter queue.")
+    max_receives: StrictInt = Field(5, ge=1, le=1000, description="Receives before a message moves to the dead-letter queue.")
 
 
 class QueueEngine(_Strict):
-    fifo: bool = Field(False, description="FIFO queue (exactly-once, ordered); priced at the FIFO request rate.")
-    visibility_timeout_s: int | None = Field(None, ge=0, le=43200, description="Visibility timeout in seconds (0 to 43,200).")
+    fifo: StrictBool = Field(False, description="FIFO queue (exactly-once, ordered); priced at the FIFO request rate.")
+    visibility_timeout_s: StrictInt | None = Field(None, ge=0, le=43200, description="Visibility timeout in seconds (0 to 43,200).")
     dead_letter: DeadLetter | None = Field(None, description="Add a dead-letter queue with a redrive policy.")
 
 
 class TopicEngine(_Strict):
-    fifo: bool = Field(False, description="FIFO topic; priced at the FIFO publish rate.")
+    fifo: StrictBool = Field(False, description="FIFO topic; priced at the FIFO publish rate.")
 
 
 class CacheEngine(_Strict):
@@ -131,7 +140,7 @@ class CacheEngine(_Strict):
 
 
 class BucketEngine(_Strict):
-    versioning: bool = Field(False, description="Keep object versions.")
+    versioning: StrictBool = Field(False, description="Keep object versions.")
 
 
 ENGINE_MODELS: dict[str, type[_Strict]] = {
@@ -157,16 +166,22 @@ class Resource(_Strict):
 
 class Health(_Strict):
     path: str | None = Field(None, description="HTTP health-check path, starting with `/`.")
-    interval_s: int | None = Field(None, ge=5, le=300, description="Seconds between health checks (5 to 300).")
-    timeout_s: int | None = Field(None, ge=2, le=120, description="Seconds before a check fails (2 to 120).")
+    interval_s: StrictInt | None = Field(None, ge=5, le=300, description="Seconds between health checks (5 to 300).")
+    timeout_s: StrictInt | None = Field(None, ge=2, le=120, description="Seconds before a check fails (2 to 120).")
     command: list[str] | None = Field(None, description="A command health check, e.g. `[CMD-SHELL, curl -f localhost/health]`.")
+
+    @field_validator("path")
+    @classmethod
+    def _slash(cls, v: str | None) -> str | None:
+        # A field validator, so that it is reported together with other fields' errors.
+        if v is not None and not v.startswith("/"):
+            raise ValueError("the health-check path must start with `/`")
+        return v
 
     @model_validator(mode="after")
     def _one_of(self) -> "Health":
         if (self.path is None) == (self.command is None):
             raise ValueError("health needs exactly one of `path` (HTTP) or `command`")
-        if self.path is not None and not self.path.startswith("/"):
-            raise ValueError("health.path must start with '/'")
         if self.command is not None and not self.command:
             raise ValueError("health.command must not be empty")
         return self
@@ -174,7 +189,7 @@ class Health(_Strict):
 
 class Workload(_Strict):
     image: str = Field(description="Container image pinned by digest: `name@sha256:<64 hex digits>`. A tag alone is an error.")
-    port: int = Field(ge=1, le=65535, description="Container port, 1 to 65535.")
+    port: StrictInt = Field(ge=1, le=65535, description="Container port, 1 to 65535.")
     health: Health = Field(description="Health check: `{ path, interval_s?, timeout_s? }` (HTTP) or `{ command: [...] }`.")
     env: dict[str, Union[str, int, float, bool]] = Field(
         default_factory=dict, description="Plain environment variables. A name that collides with an injected variable is an error."
@@ -191,10 +206,11 @@ class Workload(_Strict):
 
     _size = field_validator("size", mode="before")(lambda v: _check_size_spec(v))
     _scale = field_validator("scale", mode="before")(lambda v: _check_scale_spec(v))
+    _env = field_validator("env", mode="before")(lambda v: _check_env(v))
 
 
 class RootRunway(_Strict):
-    runway: int = Field(description="Format version; only `1` exists today.")
+    runway: StrictInt = Field(description="Format version; only `1` exists today.")
     product: str = Field(description="The product's DNS label (`^[a-z][a-z0-9-]{0,30}[a-z0-9]$`); prefixes every AWS name.")
     region: str = Field("us-east-1", description="AWS region used for prices and provisioning (default us-east-1).")
     members: list[str] = Field(default_factory=list, description="Folders (relative paths) holding member runways.")
@@ -206,7 +222,7 @@ class RootRunway(_Strict):
 
 
 class MemberRunway(_Strict):
-    runway: int = Field(description="Format version; only `1` exists today.")
+    runway: StrictInt = Field(description="Format version; only `1` exists today.")
     member: str | None = Field(None, description="The member's name; default: its folder's name.")
     requires: list[str] = Field(default_factory=list, description="Engines this member requires; each becomes a use of the shared pool `shared-<kind>`.")
     uses: list[str] = Field(default_factory=list, description="Resources of the root runway this member uses.")

@@ -135,6 +135,11 @@ def names(an: "Analysis") -> Iterator[Diagnostic]:
         m = f.parsed.root.get("member")
         if isinstance(m, YScalar) and isinstance(m.value, str) and not NAME_LABEL.match(m.value):
             yield _d(an, f.path, m.range, "RW110", f"member name `{m.value}` must be a DNS label")
+        elif m is None and f.member_name and not NAME_LABEL.match(f.member_name) and f.parsed.root.entries:
+            # The default name is the folder's name (RUNWAY_FORMAT.md, "Member runway"): same rule.
+            fix = re.sub(r"[^a-z0-9]+", "-", f.member_name.lower()).strip("-")
+            yield _d(an, f.path, f.parsed.root.entries[0][0].range, "RW110",
+                     f"member name `{f.member_name}` (the folder's name; `member:` is not set) must be a DNS label; set e.g. `member: {fix}`")
 
 
 def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
@@ -318,7 +323,8 @@ def reasons(an: "Analysis") -> Iterator[Diagnostic]:
                      f"workload `{k.text}` needs a `reason`: one of {', '.join(REASON_GROUNDS)} (ADR 0493 §5: managed first)",
                      {"workload": k.text, "grounds": list(REASON_GROUNDS)})
         elif isinstance(r, YScalar) and isinstance(r.value, str):
-            text = r.value.lower()
+            # "on-prem parity" (RUNWAY_FORMAT.md's own example) names the ground as well as "on-prem-parity".
+            text = re.sub(r"[\s_]+", "-", r.value.lower())
             if not any(g in text for g in REASON_GROUNDS):
                 yield _d(an, an.root_file, r.range, "RW142",
                          f"the reason names none of the allowed grounds ({', '.join(REASON_GROUNDS)}); start it with one, e.g. `residency: ...`",
@@ -362,7 +368,7 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
             for it in secrets.items:
                 s = _scalar_str(it)
                 if s is not None and not UPPER_SNAKE.match(s):
-                    yield _d(an, an.root_file, it.range, "RW144", f"secret name `{s}` must be UPPER_SNAKE (e.g. `{re.sub(r'[^A-Za-z0-9]', '_', s).upper()}`)")
+                    yield _d(an, an.root_file, it.range, "RW144", f"secret name `{s}` must be UPPER_SNAKE (e.g. `{re.sub(r'[^A-Za-z0-9]', '_', re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', s)).upper()}`)")
         env = v.get("env")
         if isinstance(env, YMap):
             for ek, _ev in env.entries:
@@ -461,24 +467,29 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
+    env_models = getattr(an, "_env_models", {})
     for env, plan in an.plans.items():
+        if env in an.env_keys and env not in env_models:
+            continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
         top = plan.top_contributors(3)
-        top_txt = ", ".join(f"{i.name} {usd(i.monthly_usd)}" for i in top)
+        top_txt = ", ".join(f"{i.name} {usd(i.monthly_usd)}" for i in top) or "nothing priced"
         data = {
             "environment": env,
             "total": str(cents(plan.total)),
             "cap": None if plan.cap is None else str(plan.cap),
             "top": [{"name": i.name, "monthly_usd": str(cents(i.monthly_usd))} for i in top],
         }
+        # A missing unit price (RW161) leaves items unestimated: the total is a lower bound.
+        est = ("at least " if plan.missing_prices else "") + usd(plan.total)
         if plan.verdict == "over-cap":
             assert plan.cap is not None
             src = "default cap" if plan.cap_source == "default" else "cap"
             yield _d(an, an.root_file, _env_anchor(an, env, True), "RW170",
-                     f"{env}: estimate {usd(plan.total)}/month is over its {src} of {usd(plan.cap)} by {usd(plan.total - plan.cap)}; "
+                     f"{env}: estimate {est}/month is over its {src} of {usd(plan.cap)} by {usd(plan.total - plan.cap)}; "
                      f"the plan is refused. Top contributors: {top_txt}", data)
         elif plan.verdict == "no-cap":
             yield _d(an, an.root_file, _env_anchor(an, env, False), "RW171",
-                     f"{env} has no cap: estimate {usd(plan.total)}/month (top: {top_txt}); set `environments.{env}.limits.monthly` to cap it", data)
+                     f"{env} has no cap: estimate {est}/month (top: {top_txt}); set `environments.{env}.limits.monthly` to cap it", data)
 
 
 RULES: tuple[Rule, ...] = (

@@ -224,6 +224,7 @@ class _Composer:
         self.root: YNode | None = None
         self.root_done = False
         self.depth_exceeded = False
+        self.undefined_alias = False  # an error like a syntax error: the tree is partial
         self.fast = not any(c in text for c in "\x85\u2028\u2029")
 
     # -- helpers ------------------------------------------------------------------------
@@ -284,8 +285,9 @@ class _Composer:
     def alias(self, ev: Any) -> None:
         start, end = ev.start_mark.index, ev.end_mark.index
         target = self.anchors.get(ev.anchor)
-        if target is None:  # libyaml reports undefined aliases itself; keep a guard anyway
+        if target is None:  # libyaml's parser does not check; a composer error (RW001), as in ruamel.yaml
             self.diag(self.rng(start, end), "RW001", f"alias *{ev.anchor} refers to no anchor")
+            self.undefined_alias = True
             self.add(YScalar(self.rng(start, end), None, None, None, "", ""), 1, None)
             return
         node, weight = target
@@ -496,11 +498,14 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
         else:
             msg = str(problem)
             if context:
-                msg = f"{msg} ({context})"
+                cmark = getattr(exc, "context_mark", None)
+                cline = lines.position(cmark.index + shift).line + 1 if cmark is not None else None
+                msg = f"{msg} ({context}" + (f" started on line {cline})" if cline is not None and cline != rng.start.line + 1 else ")")
             comp.diag(rng, "RW001", f"YAML syntax error: {msg}")
     except RecursionError:  # pragma: no cover - defensive; the composer does not recurse
         partial = True
         comp.diag(Range(Position(0, 0), Position(0, 0)), "RW010", "the file nests too deeply to read")
+    partial = partial or comp.undefined_alias
     if comp.root is None and not partial:
         comp.diag(
             Range(Position(0, 0), lines.position(len(text))) if text.strip() == "" else Range(Position(0, 0), Position(0, 0)),
