@@ -1,0 +1,60 @@
+"""``runway-lsp``: start the runway language server.
+
+Usage: ``runway-lsp [--stdio]`` (stdio is the only transport and the default) or
+``runway-lsp --version``. Logs go to stderr, never stdout: stdout carries the protocol.
+Exit codes: 0 normal exit, 1 the catalogue could not be loaded, 2 bad arguments.
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from . import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="runway-lsp", description="Language server for runway.yaml (diagnostics and cost hovers).")
+    p.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="stderr log level (default INFO)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, unknown = _parser().parse_known_args(argv)
+    if args.version:
+        print(f"runway-lsp {__version__}")
+        return 0
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # pygls logs every message at INFO (initialize params included): keep stderr readable.
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    log = logging.getLogger("runway_lsp")
+    if unknown:
+        # Editors add flags of their own (e.g. --clientProcessId); ignore them, visibly.
+        log.warning("ignoring unknown arguments: %s", " ".join(unknown))
+
+    from runway_core.catalog import CatalogError, load_catalog
+
+    try:
+        catalog = load_catalog()
+    except (CatalogError, OSError) as exc:
+        print(f"runway-lsp: cannot load the catalogue: {exc}", file=sys.stderr)
+        return 1
+
+    from .server import create_server
+
+    server = create_server(catalog)
+    # The protocol owns the real stdout; a stray print() anywhere must not corrupt it.
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr
+    log.info("runway-lsp %s starting on stdio", __version__)
+    server.start_io(stdin, stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,462 @@
+"""End to end: the real runway-lsp over stdio, driven by pytest-lsp.
+
+Every test works on a temporary copy of the example (tmp_path), so examples/ is never
+modified. Tests await notifications and never sleep. Two capability sets matter:
+
+- VS Code-like: pulls diagnostics (``textDocument.diagnostic``) and accepts
+  ``workspace/diagnostic/refresh``; utf-16 positions only.
+- Neovim-like (0.9): push diagnostics only; optionally offers utf-8 positions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TIMEOUT = 15  # seconds; a guard against a hung server, never a wait for something to happen
+PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+
+
+# --- client -------------------------------------------------------------------------------------
+
+
+def _record_publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    client.published.append(params)  # type: ignore[attr-defined]
+
+
+def _record_refresh(client: LanguageClient, params: None) -> None:
+    client.diagnostic_refresh_count += 1
+    client.refreshed.set()  # type: ignore[attr-defined]
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's test client, also keeping every publish (with its version) in order."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.published = []  # type: ignore[attr-defined]
+    client.refreshed = asyncio.Event()  # type: ignore[attr-defined]
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[PUBLISH] = _record_publish
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _record_refresh
+    register_lsp_features(client, features)
+    return client
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "runway_lsp", "--stdio"], client_factory=make_client))
+async def client(lsp_client: LanguageClient):
+    yield
+    await lsp_client.shutdown_session()
+
+
+def vscode_caps() -> types.ClientCapabilities:
+    caps = pytest_lsp.client_capabilities("visual-studio-code")
+    # Modern VS Code (1.70+) pulls diagnostics; the recorded 1.65 set predates that.
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=True, related_document_support=False)
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+def neovim_caps(utf8: bool = False) -> types.ClientCapabilities:
+    caps = pytest_lsp.client_capabilities("neovim@v0.9.1")  # push diagnostics only
+    if utf8:
+        caps.general = types.GeneralClientCapabilities(position_encodings=["utf-8", "utf-16"])
+    return caps
+
+
+async def init(client: LanguageClient, caps: types.ClientCapabilities, root: Path) -> types.InitializeResult:
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        )
+    )
+
+
+# --- documents and waiting ----------------------------------------------------------------------
+
+
+def did_open(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="yaml", version=version, text=path.read_text(encoding="utf-8") if text is None else text)
+        )
+    )
+
+
+def did_change(client: LanguageClient, path: Path, version: int, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
+    """An incremental change; ``start``/``end`` are (line, character) in the negotiated encoding."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(line=start[0], character=start[1]), end=types.Position(line=end[0], character=end[1])),
+                    text=text,
+                )
+            ],
+        )
+    )
+
+
+def did_close(client: LanguageClient, path: Path) -> None:
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+
+
+async def until(client: LanguageClient, predicate) -> None:
+    """Await publishDiagnostics notifications until ``predicate()`` holds."""
+
+    async def loop() -> None:
+        while not predicate():
+            await client.wait_for_notification(PUBLISH)
+
+    await asyncio.wait_for(loop(), TIMEOUT)
+
+
+def codes(client: LanguageClient, path: Path) -> list[str]:
+    return [d.code for d in client.diagnostics.get(path.as_uri(), [])]
+
+
+def last_version(client: LanguageClient, path: Path) -> int | None:
+    versions = [p.version for p in client.published if p.uri == path.as_uri()]  # type: ignore[attr-defined]
+    return versions[-1] if versions else None
+
+
+async def pull(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
+    report = await asyncio.wait_for(
+        client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()))),
+        TIMEOUT,
+    )
+    assert report.kind == "full"
+    return list(report.items)
+
+
+def span(d: types.Diagnostic) -> tuple[int, int, int, int]:
+    r = d.range
+    return (r.start.line, r.start.character, r.end.line, r.end.character)
+
+
+def line_of(path: Path, needle: str) -> tuple[int, str]:
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if needle in line:
+            return i, line
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def orders(tmp_path: Path) -> Path:
+    """A private copy of examples/orders; returns the copy's folder."""
+    dst = tmp_path.resolve() / "orders"
+    shutil.copytree(EXAMPLES / "orders", dst)
+    return dst
+
+
+def files(orders: Path) -> tuple[Path, Path, Path]:
+    return orders / "runway.yaml", orders / "services" / "checkout" / "runway.yaml", orders / "services" / "billing" / "runway.yaml"
+
+
+# --- push diagnostics ---------------------------------------------------------------------------
+
+
+async def test_open_root_publishes_root_and_members(client: LanguageClient, orders: Path):
+    root, checkout, billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: all(p.as_uri() in client.diagnostics for p in (root, checkout, billing)))
+
+    rw140 = [d for d in client.diagnostics[root.as_uri()] if d.code == "RW140"]
+    assert len(rw140) == 1
+    d = rw140[0]
+    # The metabase image value: line 48 (0-based), utf-16 characters 11 up to the line's end (99).
+    line_no, line = line_of(root, "image: metabase/")
+    assert span(d) == (48, 11, 48, 99) == (line_no, line.index("metabase/"), line_no, len(line))
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.source == "runway"
+    assert "digest" in d.message
+    assert last_version(client, root) == 1  # the open document's version
+    assert codes(client, checkout) == [] and codes(client, billing) == []
+    assert last_version(client, checkout) is None  # not open: no version
+
+
+async def test_member_edit_reports_rw152_and_refreshes_the_root(client: LanguageClient, orders: Path):
+    root, checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, checkout)
+    await until(client, lambda: checkout.as_uri() in client.diagnostics and root.as_uri() in client.diagnostics)
+    assert "RW180" not in codes(client, root)
+
+    line_no, line = line_of(checkout, "uses: [main-db, order-events]")
+    did_change(client, checkout, 2, (line_no, 0), (line_no, len(line)), "uses: [main-db, nope]")
+    await until(client, lambda: "RW152" in codes(client, checkout) and "RW180" in codes(client, root))
+
+    rw152 = next(d for d in client.diagnostics[checkout.as_uri()] if d.code == "RW152")
+    assert span(rw152) == (line_no, 16, line_no, 20)  # `nope`
+    assert rw152.data["name"] == "nope"  # the core's data passes through
+    assert last_version(client, checkout) == 2
+    # order-events lost its only consumer: RW180 in the root, tagged unnecessary.
+    rw180 = next(d for d in client.diagnostics[root.as_uri()] if d.code == "RW180")
+    key_line, key_text = line_of(root, "  order-events:")
+    assert span(rw180) == (key_line, 2, key_line, 2 + len("order-events"))
+    assert list(rw180.tags) == [types.DiagnosticTag.Unnecessary]
+    assert rw180.severity == types.DiagnosticSeverity.Hint
+
+
+async def test_root_edit_refreshes_an_open_member(client: LanguageClient, orders: Path):
+    root, checkout, billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    did_open(client, checkout)
+    await until(client, lambda: checkout.as_uri() in client.diagnostics and billing.as_uri() in client.diagnostics)
+    line_no, line = line_of(root, "  main-db:")
+    did_change(client, root, 2, (line_no, 2), (line_no, 9), "primary-db")
+    await until(client, lambda: "RW152" in codes(client, checkout) and "RW152" in codes(client, billing))
+    assert last_version(client, checkout) == 1  # published for the open member's own version
+
+
+async def test_a_member_the_root_drops_is_analysed_alone(client: LanguageClient, orders: Path):
+    root, checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    did_open(client, checkout)
+    await until(client, lambda: last_version(client, checkout) == 1 and "RW140" in codes(client, root))
+    line_no, line = line_of(root, "- services/checkout")
+    did_change(client, root, 2, (line_no, 0), (line_no + 1, 0), "")
+    # The root no longer lists it: checkout stands alone (it has no `product`), and the
+    # topic only checkout used is now unused in the root.
+    await until(client, lambda: "RW101" in codes(client, checkout) and "RW180" in codes(client, root))
+    assert last_version(client, checkout) == 1
+
+
+async def test_newest_version_wins_after_a_burst(client: LanguageClient, orders: Path):
+    root, checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, checkout)
+    await until(client, lambda: last_version(client, checkout) == 1)
+
+    line_no, line = line_of(checkout, "uses: [main-db, order-events]")
+    texts = {1: line}
+    current = line
+    for version in range(2, 12):
+        # Odd versions name a resource that does not exist; the last (11) does too.
+        new = f"uses: [main-db, nope{version}]" if version % 2 else "uses: [main-db, order-events]"
+        did_change(client, checkout, version, (line_no, 0), (line_no, len(current)), new)
+        texts[version] = current = new
+    await until(client, lambda: last_version(client, checkout) == 11)
+
+    publishes = [p for p in client.published if p.uri == checkout.as_uri()]  # type: ignore[attr-defined]
+    versions = [p.version for p in publishes]
+    assert versions == sorted(versions)
+    for p in publishes:  # every publish matches the text of the version it names
+        expected = ["RW152"] if "nope" in texts[p.version] else []
+        assert [d.code for d in p.diagnostics] == expected, p.version
+    assert "nope11" in client.diagnostics[checkout.as_uri()][0].message
+
+
+async def test_close_clears_and_republishes_related_files_from_disk(client: LanguageClient, orders: Path):
+    root, checkout, billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    did_open(client, checkout)
+    await until(client, lambda: last_version(client, checkout) == 1 and "RW140" in codes(client, root))
+
+    # An unsaved edit, then close: the member falls back to its file on disk.
+    line_no, line = line_of(checkout, "uses: [main-db, order-events]")
+    did_change(client, checkout, 2, (line_no, 0), (line_no, len(line)), "uses: [main-db, nope]")
+    await until(client, lambda: "RW152" in codes(client, checkout))
+    did_close(client, checkout)
+    await until(client, lambda: last_version(client, checkout) is None and codes(client, checkout) == [])
+    assert "RW180" not in codes(client, root) and "RW140" in codes(client, root)
+
+    # Nothing related open any more: everything is cleared.
+    did_close(client, root)
+    await until(client, lambda: codes(client, root) == [] and last_version(client, root) is None)
+    assert codes(client, billing) == []
+
+
+# --- pull diagnostics (VS Code) -----------------------------------------------------------------
+
+
+async def test_pull_client_gets_no_push_for_open_documents_and_a_refresh(client: LanguageClient, orders: Path):
+    root, checkout, billing = files(orders)
+    result = await init(client, vscode_caps(), orders)
+    assert result.capabilities.diagnostic_provider.inter_file_dependencies is True
+    assert result.capabilities.position_encoding == "utf-16"
+    did_open(client, root)
+    items = await pull(client, root)
+    rw140 = next(d for d in items if d.code == "RW140")
+    assert span(rw140) == (48, 11, 48, 99)
+    # Members (not open) are pushed; the open root is not (no duplicates in VS Code).
+    await until(client, lambda: checkout.as_uri() in client.diagnostics and billing.as_uri() in client.diagnostics)
+    assert root.as_uri() not in client.diagnostics
+
+    did_open(client, checkout)
+    assert [d.code for d in await pull(client, checkout)] == []
+    refreshes = client.diagnostic_refresh_count
+    client.refreshed.clear()  # type: ignore[attr-defined]
+    line_no, line = line_of(checkout, "uses: [main-db, order-events]")
+    did_change(client, checkout, 2, (line_no, 0), (line_no, len(line)), "uses: [main-db]")
+    # The root's diagnostics changed through a member: the server asks for a re-pull.
+    await asyncio.wait_for(client.refreshed.wait(), TIMEOUT)  # type: ignore[attr-defined]
+    assert client.diagnostic_refresh_count == refreshes + 1
+    assert "RW180" in [d.code for d in await pull(client, root)]
+    assert codes(client, checkout) == []
+    assert root.as_uri() not in client.diagnostics
+
+
+# --- hover --------------------------------------------------------------------------------------
+
+
+async def test_hover_over_a_resource_shows_costs_per_environment(client: LanguageClient, orders: Path):
+    root, _checkout, _billing = files(orders)
+    await init(client, vscode_caps(), orders)
+    did_open(client, root)
+    line_no, line = line_of(root, "  main-db:")
+    hover = await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=line_no, character=4))
+        ),
+        TIMEOUT,
+    )
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in hover.contents.value
+    assert "metabase, zitadel, checkout, billing" in hover.contents.value
+    assert (hover.range.start.line, hover.range.start.character, hover.range.end.character) == (line_no, 2, 9)
+
+
+# --- position encodings -------------------------------------------------------------------------
+
+EMOJI_RUNWAY = (
+    "runway: 1\n"
+    "product: shop\n"
+    "workloads:\n"
+    '  web: { reason: "🚀 on-prem-parity", image: "nginx:latest", port: 80, health: { path: / } }\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("caps", "encoding"),
+    [(neovim_caps(utf8=True), "utf-8"), (neovim_caps(), "utf-16")],
+    ids=["utf-8", "utf-16"],
+)
+async def test_position_encodings_count_an_emoji_differently(client: LanguageClient, tmp_path: Path, caps, encoding):
+    f = tmp_path.resolve() / "runway.yaml"
+    f.write_text(EMOJI_RUNWAY, encoding="utf-8")
+    result = await init(client, caps, tmp_path)
+    assert result.capabilities.position_encoding == encoding
+
+    line = EMOJI_RUNWAY.splitlines()[3]
+    cp = line.index('"nginx')
+    unit = len(line[:cp].encode("utf-8")) if encoding == "utf-8" else len(line[:cp].encode("utf-16-le")) // 2
+    assert unit == cp + (3 if encoding == "utf-8" else 1)  # the emoji: 4 bytes, 2 utf-16 units, 1 code point
+    end = unit + len('"nginx:latest"')
+
+    did_open(client, f)
+    await until(client, lambda: "RW140" in codes(client, f))
+    d = next(d for d in client.diagnostics[f.as_uri()] if d.code == "RW140")
+    assert span(d) == (3, unit, 3, end)
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=f.as_uri()), position=types.Position(line=3, character=unit + 1))
+    )
+    assert "workloads.web.image" in hover.contents.value
+    assert (hover.range.start.character, hover.range.end.character) == (unit, end)
+
+    # A received range is decoded in the same encoding: pin the image by digest.
+    did_change(client, f, 2, (3, unit), (3, end), '"nginx@sha256:' + "ab" * 32 + '"')
+    await until(client, lambda: last_version(client, f) == 2)
+    assert "RW140" not in codes(client, f)
+
+
+# --- robustness ---------------------------------------------------------------------------------
+
+
+async def test_hostile_input_never_crashes_the_server(client: LanguageClient, tmp_path: Path):
+    await init(client, neovim_caps(), tmp_path)
+    f = tmp_path.resolve() / "runway.yaml"
+    texts = ["runway: [\n", "\t- x\n", "a: &a [*a]\n", "[" * 200, "runway: 1\nproduct: x\nresources:\n  db: {kind: kafka}\n", "\x00\x01garbage\n"]
+    did_open(client, f, texts[0])
+    for version, text in enumerate(texts[1:], start=2):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=f.as_uri(), version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    await until(client, lambda: last_version(client, f) == len(texts))
+    assert all(d.source == "runway" for d in client.diagnostics[f.as_uri()])
+    # Out-of-range positions, an unopened document, a change to an unopened document.
+    did_change(client, tmp_path / "ghost.yaml", 3, (0, 0), (0, 0), "x")
+    for uri, pos in ((f.as_uri(), (9999, 9999)), ((tmp_path / "ghost.yaml").as_uri(), (0, 0))):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=pos[0], character=pos[1]))
+        )
+        assert hover is None or hover.contents.value
+    did_change(client, f, 99, (0, 0), (0, 0), "runway: 1\nproduct: fine\n")
+    await until(client, lambda: last_version(client, f) == 99)
+
+
+async def test_broken_example(client: LanguageClient, tmp_path: Path):
+    broken = EXAMPLES / "broken"
+    if not (broken / "runway.yaml").is_file():
+        pytest.skip("examples/broken/runway.yaml does not exist yet")
+    dst = tmp_path.resolve() / "broken"
+    shutil.copytree(broken, dst)
+    root = dst / "runway.yaml"
+    await init(client, vscode_caps(), dst)
+    did_open(client, root)
+    items = await pull(client, root)
+    assert items, "the broken example should have diagnostics"
+    assert all(d.source == "runway" and str(d.code).startswith("RW") for d in items)
+    # Members with loader faults are not open: they are pushed.
+    members = sorted(p for p in dst.glob("services/*/runway.y*ml"))
+    await until(client, lambda: all(m.as_uri() in client.diagnostics for m in members))
+    assert any(codes(client, m) for m in members)
+    text = root.read_text(encoding="utf-8").splitlines()
+    for line_no, line in enumerate(text):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=line_no, character=min(4, len(line))))
+        )
+        assert hover is None or hover.contents.value
+
+
+async def test_lone_member_is_analysed_alone(client: LanguageClient, tmp_path: Path):
+    f = tmp_path.resolve() / "svc" / "runway.yaml"
+    f.parent.mkdir()
+    f.write_text("runway: 1\nmember: svc\nuses: [db]\n")
+    await init(client, neovim_caps(), tmp_path)
+    did_open(client, f)
+    await until(client, lambda: last_version(client, f) == 1)
+    assert client.diagnostics[f.as_uri()], "a lone member is analysed on its own and says what is wrong"
+
+
+# --- process interface --------------------------------------------------------------------------
+
+
+def test_server_never_imports_pulumi_or_deploy_engine():
+    code = (
+        "import sys, runway_lsp.server, runway_lsp.__main__\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_aws', 'deploy_engine')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_version_flag_and_exit_codes():
+    ok = subprocess.run([sys.executable, "-m", "runway_lsp", "--version"], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.startswith("runway-lsp ") and ok.stderr == ""
+    bad = subprocess.run([sys.executable, "-m", "runway_lsp", "--log-level", "LOUD"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and ok.stdout and "invalid choice" in bad.stderr and bad.stdout == ""
