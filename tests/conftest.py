@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# The LSP harness's fixtures (`client`: a real runway-lsp over stdio; `orders`: a private copy
+# of examples/orders) for every end-to-end test module.
+from lspclient import client, orders  # noqa: E402,F401
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
