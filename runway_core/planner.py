@@ -365,6 +365,12 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
         "expose": entry.expose,
         "image": entry.image,
         "port": entry.port,
+        # The container's own settings, so the Pulumi program declares it from the plan alone
+        # (secret *names* only, never values: RUNWAY_FORMAT.md "Workloads").
+        "health": dict(entry.health or {}),
+        "env": dict(entry.env),
+        "secrets": tuple(entry.secrets),
+        "uses": tuple(entry.uses),
     }
     return size, capacity, [
         ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
