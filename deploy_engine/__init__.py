@@ -1,11 +1,15 @@
-"""The deploy side of runway: the ``runway-deploy`` command line and, later, the Pulumi program.
+"""The deploy side of runway: the ``runway-deploy`` command line and the Pulumi program.
 
-Today this package holds the pure commands (``check``, ``plan``: :mod:`deploy_engine.cli`),
-which are adapters over :func:`runway_core.analysis.analyze` and the one planner. The Pulumi
-program and the ``preview`` / ``up`` commands arrive with a later issue.
+- :mod:`deploy_engine.cli`: ``check`` and ``plan`` (pure adapters over
+  :func:`runway_core.analysis.analyze` and the one planner), and ``preview`` / ``up`` /
+  ``drift`` through the Pulumi Automation API (:mod:`deploy_engine.automation`).
+- :mod:`deploy_engine.program`: the Pulumi program, a function of one environment's plan.
+- :mod:`deploy_engine.secrets`, :mod:`~deploy_engine.infisical`, :mod:`~deploy_engine.leases`,
+  :mod:`~deploy_engine.receipts`: generated credentials, blind writes to Infisical, one lease
+  per environment, and a receipt per ``up``.
 
 Importing this package (or :mod:`deploy_engine.cli`) must not import pulumi: editor and CI
 users of ``check`` and ``plan`` never pay for it, and pulumi lives in the ``[deploy]`` extra.
-Only the ``preview`` / ``up`` command code paths may import pulumi, lazily, inside the
-function that runs them.
+Only the ``preview`` / ``up`` / ``drift`` code paths import pulumi, lazily, after the cap and
+job guards.
 """

@@ -1,24 +1,34 @@
-"""``runway-deploy``: the command line of the deploy side (docs/cli.md).
+"""``runway-deploy``: the command line of the deploy side (docs/cli.md, docs/deploy.md).
 
-Pure commands only, thin adapters over :func:`runway_core.analysis.analyze` and the one
-planner (STYLE.md §1):
+Thin adapters over :func:`runway_core.analysis.analyze` and the one planner (STYLE.md §1):
 
 - ``check [PATH]`` prints the diagnostics of a root runway and its members;
 - ``plan [PATH]`` prints each environment's plan: items, monthly estimate (USD per month,
-  730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``no-cap``.
+  730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``no-cap``;
+  both also speak GitHub workflow commands (``--format github``) and SARIF 2.1.0
+  (``--format sarif``), and ``plan`` appends its Markdown tables to ``$GITHUB_STEP_SUMMARY``;
+- ``preview|up|drift --env ENV [PATH]`` run Pulumi through the Automation API
+  (:mod:`deploy_engine.automation`), after the guards, in this order: invalid runway (1), over
+  the cap (2: nothing is declared and pulumi is not even imported), ``up`` outside the
+  protected deploy job (4), no Pulumi CLI (5), configuration missing (3), lease held (6).
+  A Pulumi or Infisical failure is 7. Every ``up`` writes a receipt
+  (:mod:`deploy_engine.receipts`); every line it prints goes through the run's
+  :class:`~deploy_engine.secrets.Redactor`.
 
 Exit codes are part of the interface (docs/cli.md, "Exit codes"): 0 ok, 1 invalid runway,
-2 plan refused (an environment over its cap), 3 no runway found or input unreadable,
-64 usage error, 70 internal error, 130 interrupted. They never collide with 2: argparse's own
-usage exit status 2 is replaced by 64 (sysexits.h ``EX_USAGE``).
+2 plan refused (an environment over its cap), 3 no runway found, input unreadable or deploy
+configuration missing, 4 ``up`` refused outside the protected deploy job, 5 Pulumi CLI
+missing, 6 lease held by another deploy, 7 deploy failed, 64 usage error, 70 internal error,
+130 interrupted. They never collide with 2: argparse's own usage exit status 2 is replaced by
+64 (sysexits.h ``EX_USAGE``).
 
 JSON output is a stable, versioned interface (``format_version`` 1): ranges are 0-based with
 characters in UTF-16 code units (as LSP), files relative to the root runway's folder with
 ``/`` separators. Text output is for humans: 1-based line and column (code points).
 
 Nothing here prints a secret value: runway files hold secret *names* only, and errors never
-echo file contents beyond the diagnostic messages. Must not import pulumi (the later
-``preview`` / ``up`` commands import it lazily), pygls or lsprotocol.
+echo file contents beyond the diagnostic messages. Must not import pulumi (``preview``, ``up``
+and ``drift`` import it lazily, after their guards), infisical_sdk, pygls or lsprotocol.
 """
 
 from __future__ import annotations
@@ -26,17 +36,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import traceback
+from datetime import datetime
 from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
-from typing import IO, Any, Mapping, NoReturn, Sequence
+from typing import IO, Any, Callable, Mapping, NoReturn, Sequence
 
 from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root, read_disk
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, ItemPlan, Plan, plan_json
-from runway_core.rules import usd
+from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, ItemPlan, Plan, plan_digest, plan_json
+from runway_core.positions import Range
+from runway_core.rules import CODES, usd
 
 PROG = "runway-deploy"
 
@@ -46,8 +59,19 @@ EXIT_OK = 0
 EXIT_INVALID = 1
 #: ``plan`` only: a selected environment is over its cap, its plan is refused (ADR 0493 §3).
 EXIT_REFUSED = 2
-#: No runway at PATH, PATH unreadable, or the ``--catalog`` folder missing or invalid.
+#: No runway at PATH, PATH unreadable, or the ``--catalog`` folder missing or invalid; for
+#: ``preview``/``up``/``drift`` also deploy configuration missing (network settings, Infisical,
+#: Pulumi passphrase or backend): the message names the variables to set.
 EXIT_NO_INPUT = 3
+EXIT_CONFIG = EXIT_NO_INPUT
+#: ``up`` outside the protected deploy job (``RUNWAY_DEPLOY_JOB`` is not ``protected``; ADR 0493 §6).
+EXIT_NOT_PROTECTED = 4
+#: The Pulumi CLI is not on PATH (the Automation API drives it).
+EXIT_PULUMI_MISSING = 5
+#: Another deploy holds the environment's lease.
+EXIT_LEASE_HELD = 6
+#: Pulumi failed (preview, up or refresh), or writing the generated secrets to Infisical failed.
+EXIT_DEPLOY_FAILED = 7
 #: Command-line usage error (sysexits.h EX_USAGE), instead of argparse's 2.
 EXIT_USAGE = 64
 #: A bug in runway-deploy (sysexits.h EX_SOFTWARE); traceback only with RUNWAY_DEBUG=1.
@@ -335,15 +359,166 @@ def plan_markdown(plan: Plan, details: bool) -> str:
 
 
 # --------------------------------------------------------------------------------------
+# CI formats: GitHub workflow commands and SARIF 2.1.0
+# --------------------------------------------------------------------------------------
+
+#: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
+SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+#: Where each diagnostic code is documented; ``helpUri`` is ``<this>#<code in lowercase>``.
+DIAGNOSTICS_DOC = "docs/diagnostics.md"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice", Severity.HINT: "notice"}
+
+
+def _ci_path(path: str, base: str, environ: Mapping[str, str]) -> str:
+    """The file as CI tools want it: relative to ``$GITHUB_WORKSPACE`` (the repository) when the
+    file is inside it, else relative to the root runway's folder; ``/`` separators."""
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        try:
+            return Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(workspace))).as_posix()
+        except ValueError:
+            pass
+    return _rel(path, base)
+
+
+def _one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:
+    """(startLine, startColumn, endLine, endColumn), 1-based, columns in UTF-16 code units.
+
+    The end column is exclusive, as SARIF's ``endColumn`` (the column after the last character).
+    """
+    src = an.files.get(d.file)
+    rng: Range = src.parsed.lines.encode_range(d.range, "utf-16") if src is not None else d.range
+    return rng.start.line + 1, rng.start.character + 1, rng.end.line + 1, rng.end.character + 1
+
+
+def github_escape_data(text: str) -> str:
+    """Escape a workflow command's message: ``%`` -> ``%25``, CR -> ``%0D``, LF -> ``%0A``.
+
+    (GitHub Actions toolkit, ``@actions/core`` ``command.ts`` ``escapeData``.) Other control
+    characters are shown as escapes so a runway cannot drive the log.
+    """
+    text = "".join(c if c.isprintable() or c in "\r\n" else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_escape_property(text: str) -> str:
+    """Escape a workflow command property: as the message, plus ``:`` -> ``%3A`` and ``,`` -> ``%2C`` (``escapeProperty``)."""
+    return github_escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def diagnostic_github(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str]) -> str:
+    """``::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=RW140::message`` (1-based, UTF-16 columns)."""
+    line, col, end_line, end_col = _one_based_range(d, an)
+    props = (
+        ("file", _ci_path(d.file, base, environ)),
+        ("line", str(line)),
+        ("col", str(col)),
+        ("endLine", str(end_line)),
+        ("endColumn", str(end_col)),
+        ("title", d.code),
+    )
+    joined = ",".join(f"{k}={github_escape_property(v)}" for k, v in props)
+    return f"::{_GITHUB_COMMAND[d.severity]} {joined}::{github_escape_data(d.message)}"
+
+
+def _tool_version() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("runway-tooling")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run: every diagnostic code as a rule, every diagnostic as a result.
+
+    Regions are 1-based with columns in UTF-16 code units (``run.columnKind``), as GitHub code
+    scanning reads them; artifact URIs are relative, ``/`` separators (:func:`_ci_path`).
+    """
+    rule_ids = list(CODES)
+    index = {code: i for i, code in enumerate(rule_ids)}
+    rules = [
+        {
+            "id": code,
+            "shortDescription": {"text": title},
+            "helpUri": f"{DIAGNOSTICS_DOC}#{code.lower()}",
+            "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
+        }
+        for code, (severity, title) in CODES.items()
+    ]
+    results = []
+    for d in diags:
+        line, col, end_line, end_col = _one_based_range(d, an)
+        result: dict[str, Any] = {
+            "ruleId": d.code,
+            "level": _SARIF_LEVEL[d.severity.label],
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _ci_path(d.file, base, environ)},
+                        "region": {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col},
+                    }
+                }
+            ],
+        }
+        if d.code in index:
+            result["ruleIndex"] = index[d.code]
+        results.append(result)
+    driver: dict[str, Any] = {"name": PROG, "rules": rules}
+    version = _tool_version()
+    if version:
+        driver["version"] = version
+    return {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "columnKind": "utf16CodeUnits", "results": results}],
+    }
+
+
+def _append_step_summary(plan: Plan, details: bool, ctx: "_Context") -> None:
+    """Append the Markdown plan to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions set it."""
+    path = ctx.environ.get("GITHUB_STEP_SUMMARY")
+    if not path or not plan.environments:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(plan_markdown(plan, details) + "\n")
+    except OSError as exc:
+        print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
+
+
+# --------------------------------------------------------------------------------------
 # Commands
 # --------------------------------------------------------------------------------------
 
 
 class _Context:
-    def __init__(self, stdout: IO[str], stderr: IO[str], environ: Mapping[str, str]) -> None:
+    """What a command may touch: streams, environment variables, the clock and ``which`` (STYLE.md §6)."""
+
+    def __init__(
+        self,
+        stdout: IO[str],
+        stderr: IO[str],
+        environ: Mapping[str, str],
+        clock: Callable[[], datetime] | None = None,
+        which: Callable[..., str | None] = shutil.which,
+    ) -> None:
         self.stdout = stdout
         self.stderr = stderr
         self.environ = environ
+        self.clock = clock
+        self.which = which
+        self.redactor: Any = None  # set by a deploy run, for the RUNWAY_DEBUG traceback
+
+    def now(self) -> datetime:
+        if self.clock is not None:
+            return self.clock()
+        from deploy_engine.leases import utc_now
+
+        return utc_now()
 
 
 def _load(args: argparse.Namespace) -> tuple[Analysis, str]:
@@ -390,6 +565,12 @@ def cmd_check(args: argparse.Namespace, ctx: _Context) -> int:
             },
             ctx.stdout,
         )
+    elif args.format == "sarif":
+        _dump(sarif_document(an, diags, base, ctx.environ), ctx.stdout)
+    elif args.format == "github":
+        for d in diags:
+            print(diagnostic_github(d, an, base, ctx.environ), file=ctx.stdout)
+        print(summary_text(an, diags), file=ctx.stdout)
     else:
         _print_diagnostics(an, diags, base, ctx.stdout, _Style(ctx.stdout, ctx.environ))
     return EXIT_INVALID if an.has_errors() else EXIT_OK
@@ -424,9 +605,18 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     elif args.format == "markdown":
         if envs:
             ctx.stdout.write(plan_markdown(plan, args.details))
+    elif args.format == "sarif":
+        _dump(sarif_document(an, diags, base, ctx.environ), ctx.stdout)
+    elif args.format == "github":
+        # Annotations on stdout (the runner reads workflow commands there), then the plain table.
+        for d in diags:
+            print(diagnostic_github(d, an, base, ctx.environ), file=ctx.stdout)
+        if envs:
+            ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, {"NO_COLOR": "1"})))
     elif envs:
         ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, ctx.environ)))
-    if diags:
+    _append_step_summary(plan, args.details, ctx)
+    if diags and args.format != "github":
         _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
     invalid = any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags)
     if invalid or spec is None:
@@ -434,6 +624,318 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     if any(p.verdict == "over-cap" for p in envs):
         return EXIT_REFUSED
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------
+# Deploy commands: preview, up, drift (docs/deploy.md)
+# --------------------------------------------------------------------------------------
+
+#: ``up`` runs only where this variable is ``protected``: the production-protected deploy job
+#: sets it (ADR 0493 §6; docs/deploy.md). Anything else is refused with exit 4.
+PROTECTED_VARIABLE = "RUNWAY_DEPLOY_JOB"
+PROTECTED_VALUE = "protected"
+
+
+class _DeployRun:
+    """One ``preview``/``up``/``drift`` run: its redactor, its output and (for ``up``) its receipt."""
+
+    def __init__(self, args: argparse.Namespace, ctx: _Context, an: Analysis, env_plan: EnvironmentPlan) -> None:
+        from deploy_engine.receipts import Receipt, actor, ci_run, git_commit
+        from deploy_engine.secrets import Redactor
+
+        assert an.spec is not None
+        self.args = args
+        self.ctx = ctx
+        self.command: str = args.command
+        self.product = an.spec.product
+        self.region = an.spec.region
+        self.env = args.env
+        self.plan = env_plan
+        self.root = Path(an.root_file).resolve().parent
+        self.redactor = Redactor()
+        self.ci = ci_run(ctx.environ)
+        self.actor = actor(ctx.environ)
+        self.stack = f"{self.product}-{self.env}"
+        self.receipt: Any = None
+        self.finished = False
+        if self.command == "up":
+            self.receipt = Receipt(
+                product=self.product,
+                environment=self.env,
+                region=self.region,
+                stack=self.stack,
+                plan=env_plan,
+                started_at=ctx.now(),
+                git_commit=git_commit(self.root),
+                ci=self.ci,
+                actor=self.actor,
+            )
+
+    # Every line goes through the redactor (ADR 0493 §4: nobody reads a value).
+    def err(self, text: str) -> None:
+        print(self.redactor.scrub(_printable_lines(text)), file=self.ctx.stderr)
+
+    def pulumi_line(self, line: str) -> None:
+        self.ctx.stderr.write(self.redactor.scrub(line) + "\n")
+
+    def out(self, text: str) -> None:
+        self.ctx.stdout.write(self.redactor.scrub(text))
+
+    def holder(self) -> str:
+        if self.ci:
+            return f"{self.actor} ({self.ci['provider']} run {self.ci['run_id']})"
+        return self.actor
+
+    def finish(self, code: int, outcome: str, reason: str | None = None, *, announce: bool = True) -> int:
+        """End the run with ``code``; an ``up`` writes its receipt (and prints it with ``--format json``)."""
+        self.finished = True
+        if reason and announce:
+            self.err(f"{PROG} {self.command}: {reason}")
+        if self.receipt is None:
+            return code
+        from deploy_engine.receipts import write_receipt
+
+        self.receipt.outcome = outcome
+        self.receipt.exit_code = code
+        self.receipt.reason = self.redactor.scrub(reason) if reason else None
+        self.receipt.finished_at = self.ctx.now()
+        path = write_receipt(self.root, self.receipt, self.redactor)
+        shown = _rel(str(path), str(self.root))
+        if self.args.format == "json":
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc["receipt"] = shown
+            self.out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        self.err(f"{PROG} up: {outcome}; receipt {shown}")
+        return code
+
+
+def _printable_lines(text: str) -> str:
+    return "\n".join(_printable(line) for line in text.split("\n"))
+
+
+def _deploy_header(run: _DeployRun, backend_url: str) -> dict[str, Any]:
+    from deploy_engine.automation import project_name
+    from deploy_engine.receipts import estimate_json, public_backend_url
+
+    return {
+        "format_version": FORMAT_VERSION,
+        "command": run.command,
+        "product": run.product,
+        "environment": run.env,
+        "region": run.region,
+        "project": project_name(run.product),
+        "stack": run.stack,
+        "backend": public_backend_url(backend_url),
+        "plan_digest": plan_digest(run.plan, run.product, run.region),
+        "estimate": estimate_json(run.plan),
+    }
+
+
+def _changes_text(changes: Mapping[str, int]) -> str:
+    parts = [f"{op} {n}" for op, n in sorted(changes.items()) if n]
+    return ", ".join(parts) or "no changes"
+
+
+def _deploy_config(run: _DeployRun) -> tuple[Any, Any, Any, Any] | None:
+    """(network, infisical config or None, backend, passphrase), or None after printing every problem (exit 3)."""
+    from deploy_engine.automation import DeployConfigError, resolve_backend, resolve_passphrase
+    from deploy_engine.infisical import InfisicalConfig, InfisicalConfigError
+    from deploy_engine.settings import SettingsError, load_network_settings
+
+    problems: list[str] = []
+    network = infisical = backend = passphrase = None
+    try:
+        network = load_network_settings(run.ctx.environ, run.args.network)
+    except SettingsError as exc:
+        problems.append(str(exc))
+    if run.command == "up":
+        try:
+            infisical = InfisicalConfig.from_environ(run.ctx.environ)
+            run.redactor.add(infisical.client_secret)
+        except InfisicalConfigError as exc:
+            problems.append(str(exc))
+    try:
+        backend = resolve_backend(run.args.backend, run.ctx.environ, run.root)
+        passphrase = resolve_passphrase(backend, run.ctx.environ, run.root)
+        run.redactor.add(passphrase)
+    except DeployConfigError as exc:
+        problems.append(str(exc))
+    except OSError as exc:
+        problems.append(f"backend or passphrase folder: {exc.strerror or exc}")
+    if problems:
+        for p in problems:
+            run.err(f"{PROG} {run.command}: configuration: {p}")
+        return None
+    return network, infisical, backend, passphrase
+
+
+def cmd_deploy(args: argparse.Namespace, ctx: _Context) -> int:
+    """``preview``, ``up`` or ``drift`` of one environment through the Automation API.
+
+    Guards in order (module docstring): 1 invalid runway, 2 over the cap (no pulumi import,
+    nothing declared), 4 ``up`` outside the protected job, 5 no Pulumi CLI, 3 configuration
+    missing, 6 lease held (``up``); then 7 when Pulumi or Infisical fails, else 0.
+    """
+    an, base = _load(args)
+    diags = an.all_diagnostics()
+    spec = an.spec
+    if spec is not None and args.env not in an.plans:
+        known = ", ".join(an.plans) or "none"
+        raise UsageError(f"{PROG} {args.command}: error: --env {args.env}: no such environment in {Path(an.root_file).name} (declared: {known})")
+    if diags:
+        _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
+    if spec is None or any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags):
+        print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
+        return EXIT_INVALID
+    run = _DeployRun(args, ctx, an, an.plans[args.env])
+    ctx.redactor = run.redactor
+    try:
+        return _guarded_deploy(run)
+    except BaseException as exc:
+        # Every `up` leaves a receipt, a bug or Ctrl-C included (the type only: no message, no value).
+        if run.receipt is not None and not run.finished:
+            what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"internal error ({type(exc).__name__})"
+            run.finish(EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else EXIT_INTERNAL, "failed", what, announce=False)
+        raise
+
+
+def _guarded_deploy(run: _DeployRun) -> int:
+    ctx, env_plan = run.ctx, run.plan
+
+    # The cap check runs before Pulumi is called (ADR 0493 §3): nothing declared, pulumi not imported.
+    if env_plan.verdict == "over-cap":
+        assert env_plan.cap is not None
+        return run.finish(
+            EXIT_REFUSED, "refused",
+            f"refused: {run.env} is over its cap ({usd(env_plan.total)}/month > {usd(env_plan.cap)}); nothing was declared",
+        )
+    if run.command == "up" and ctx.environ.get(PROTECTED_VARIABLE) != PROTECTED_VALUE:
+        return run.finish(
+            EXIT_NOT_PROTECTED, "refused",
+            f"refused: `up` runs only in the production-protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
+            "set by that job's protected environment; ADR 0493 §6). Use `preview` anywhere else",
+        )
+
+    from deploy_engine import automation
+
+    try:
+        automation.require_pulumi_cli(ctx.environ, ctx.which)
+    except automation.PulumiMissing as exc:
+        return run.finish(EXIT_PULUMI_MISSING, "failed", str(exc))
+    config = _deploy_config(run)
+    if config is None:
+        return run.finish(EXIT_CONFIG, "failed", "configuration missing; see the lines above")
+    network, infisical, backend, passphrase = config
+    if run.receipt is not None:
+        run.receipt.backend = backend.url
+
+    from deploy_engine.secrets import generate_credentials
+
+    credentials = generate_credentials(env_plan)
+    run.redactor.add_credentials(credentials)
+    target = automation.StackTarget(
+        product=run.product, environment=run.env, region=run.region, plan=env_plan, network=network,
+        credentials=credentials, backend=backend, passphrase=passphrase, redactor=run.redactor,
+    )
+    header = _deploy_header(run, backend.url)
+    if run.command == "preview":
+        return _run_preview(run, target, header)
+    if run.command == "drift":
+        return _run_drift(run, target, header)
+    return _run_up(run, target, infisical, credentials)
+
+
+def _run_preview(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
+    from deploy_engine import automation
+
+    try:
+        summary = automation.preview(target, run.pulumi_line)
+    except automation.PulumiFailed as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    if run.args.format == "json":
+        doc = {**header, "changes": dict(summary.changes), "steps": [{"urn": s.urn, "type": s.type, "op": s.op} for s in summary.steps]}
+        run.out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        lines = [f"preview of {run.stack} ({header['estimate']['text']}, {run.plan.verdict}): {_changes_text(summary.changes)}"]
+        lines += [f"  {s.op:<20} {s.type}  {s.urn}" for s in summary.steps]
+        run.out("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _run_drift(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
+    from deploy_engine import automation
+
+    try:
+        report = automation.drift(target, run.pulumi_line)
+    except automation.PulumiFailed as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    if run.args.format == "json":
+        doc = {
+            **header,
+            "checked": report.checked,
+            "drifted": [{"urn": i.urn, "type": i.type, "change": i.change, "properties": list(i.properties)} for i in report.items],
+        }
+        run.out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        lines = [f"drift of {run.stack}: {len(report.items)} of {report.checked} resources changed outside Pulumi"]
+        for i in report.items:
+            props = f" ({', '.join(i.properties)})" if i.properties else ""
+            lines.append(f"  {i.change:<8} {i.type}  {i.urn}{props}")
+        run.out("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _run_up(run: _DeployRun, target: Any, infisical: Any, credentials: Mapping[str, Any]) -> int:
+    from deploy_engine import automation
+    from deploy_engine.infisical import Endpoint, InfisicalWriteError, InfisicalWriter
+    from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
+    from deploy_engine.receipts import lease_json
+
+    receipt = run.receipt
+    try:
+        lease = acquire(run.root, run.product, run.env, holder=run.holder(), clock=run.ctx.now)
+    except LeaseHeld as exc:
+        receipt.lease = lease_json(exc.lease, "held-by-another")
+        return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
+    except LeaseError as exc:
+        receipt.lease = {"status": "unreadable"}
+        return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
+    try:
+        receipt.lease = lease_json(lease, "held")
+        if lease.takeover:
+            run.err(f"{PROG} up: took over the expired lease of {lease.takeover['previous_holder']}")
+        try:
+            result = automation.up(target, run.pulumi_line)
+        except automation.StackLocked as exc:
+            # Pulumi's own backend lock: another runner is deploying this stack (docs/deploy.md, "Lease").
+            return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
+        except automation.PulumiFailed as exc:
+            receipt.resources = exc.resources
+            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+        receipt.resources = result.resources
+        receipt.changes = result.changes
+        written: list[str] = []
+        writer = InfisicalWriter(infisical, run.redactor)
+        try:
+            for name, cred in credentials.items():
+                endpoint = automation.postgres_endpoint(result.outputs, name)
+                if endpoint is None:
+                    receipt.secrets_written = written
+                    return run.finish(
+                        EXIT_DEPLOY_FAILED, "failed",
+                        f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written",
+                    )
+                names = writer.write_postgres(run.env, cred, Endpoint(*endpoint))
+                written += [f"{run.env}:/runtime/{name}/{n}" for n in names]
+        except InfisicalWriteError as exc:
+            receipt.secrets_written = written
+            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+        finally:
+            writer.close()
+        receipt.secrets_written = written
+        return run.finish(EXIT_OK, "succeeded")
+    finally:
+        release(lease)
 
 
 # --------------------------------------------------------------------------------------
@@ -445,9 +947,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (usage errors raise :class:`UsageError`, exit 64)."""
     parser = _ArgumentParser(
         prog=PROG,
-        description="Check runway.yaml files and show each environment's plan and monthly estimate.",
-        epilog="Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap), 3 no runway or unreadable input, "
-        "64 usage error, 70 internal error. See docs/cli.md.",
+        description="Check runway.yaml files, show each environment's plan and monthly estimate, and deploy it with Pulumi.",
+        epilog="Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap), 3 no runway, unreadable input or deploy "
+        "configuration missing, 4 up outside the protected deploy job, 5 Pulumi CLI missing, 6 lease held, "
+        "7 deploy failed, 64 usage error, 70 internal error. See docs/cli.md and docs/deploy.md.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -460,16 +963,38 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="print diagnostics; exit 1 when any is an error",
                            description="Print the diagnostics of a root runway and its members.")
     common(check)
-    check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                       help="output format: text, json, github (workflow-command annotations) or sarif (SARIF 2.1.0); default text")
     check.set_defaults(func=cmd_check)
 
     plan = sub.add_parser("plan", help="print each environment's plan and estimate; exit 2 when one is over its cap",
                           description="Print each environment's plan: items, monthly estimate (USD), cap and verdict.")
     common(plan)
     plan.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all, in declaration order)")
-    plan.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default: text)")
+    plan.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
+                      help="output format: text, json, markdown, github (annotations, then the text table) or sarif; default text. "
+                      "The markdown tables are also appended to $GITHUB_STEP_SUMMARY when it is set")
     plan.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence)")
     plan.set_defaults(func=cmd_plan)
+
+    deploy_help = {
+        "preview": ("show what `up` would change (pulumi preview); any CI job", "Run pulumi preview of one environment's plan."),
+        "up": ("create or update one environment (pulumi up); only in the protected deploy job",
+               "Run pulumi up of one environment's plan, write its generated secrets to Infisical and a receipt."),
+        "drift": ("report resources changed outside Pulumi (refresh, preview only)",
+                  "Run pulumi refresh --preview-only and report resources changed outside Pulumi."),
+    }
+    for name, (short, long) in deploy_help.items():
+        cmd = sub.add_parser(name, help=short, description=long + " See docs/deploy.md.")
+        common(cmd)
+        cmd.add_argument("--env", required=True, metavar="ENV", help="the environment (one)")
+        cmd.add_argument("--backend", metavar="URL", default=None,
+                         help="Pulumi state backend: file://<folder> or s3://<bucket>[/<prefix>] "
+                         "(default: $PULUMI_BACKEND_URL, else file://<product repo>/.runway/state)")
+        cmd.add_argument("--network", metavar="FILE", default=None,
+                         help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys)")
+        cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+        cmd.set_defaults(func=cmd_deploy)
     return parser
 
 
@@ -479,17 +1004,21 @@ def main(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    clock: Callable[[], datetime] | None = None,
+    which: Callable[..., str | None] = shutil.which,
 ) -> int:
     """Run ``runway-deploy`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
 
-    ``stdout``, ``stderr`` and ``environ`` default to the process's (read at call time).
+    ``stdout``, ``stderr`` and ``environ`` default to the process's (read at call time);
+    ``clock`` (aware UTC datetimes, for leases and receipts) to the system clock; ``which``
+    (how the ``pulumi`` binary is looked up on ``environ["PATH"]``) to :func:`shutil.which`.
     Never raises and never calls ``sys.exit``: ``--help`` returns 0, failures return their
     exit code (module docstring, docs/cli.md).
     """
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     env = environ if environ is not None else os.environ
-    ctx = _Context(out, err, env)
+    ctx = _Context(out, err, env, clock, which)
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -507,7 +1036,10 @@ def main(
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes exit 70
         if env.get("RUNWAY_DEBUG") == "1":
-            traceback.print_exc(file=err)
+            # A deploy run's redactor scrubs the traceback too (generated values never print).
+            redactor = ctx.redactor
+            text = traceback.format_exc()
+            err.write(redactor.scrub(text) if redactor is not None else text)
         # The exception's type only: its message might quote a runway's contents.
         print(f"{PROG}: internal error ({type(exc).__name__}); rerun with RUNWAY_DEBUG=1 for the traceback", file=err)
         return EXIT_INTERNAL
@@ -521,10 +1053,19 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
+    "EXIT_CONFIG",
+    "EXIT_NOT_PROTECTED",
+    "EXIT_PULUMI_MISSING",
+    "EXIT_LEASE_HELD",
+    "EXIT_DEPLOY_FAILED",
     "InputError",
     "UsageError",
     "build_parser",
+    "diagnostic_github",
     "diagnostic_json",
+    "github_escape_data",
+    "github_escape_property",
+    "sarif_document",
     "main",
     "plan_markdown",
     "plan_text",

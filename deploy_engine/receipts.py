@@ -1,0 +1,238 @@
+"""Receipts: what every ``up`` did, written next to the plan (RUNWAY_FORMAT.md, "Deploying").
+
+Every ``runway-deploy up`` that reads a valid runway writes one JSON receipt to
+``<product repo>/.runway/receipts/<env>/<UTC time>.json`` (e.g. ``20261130T091502.123456Z.json``),
+whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuration or a
+missing Pulumi CLI) or ``refused`` (over the cap, not the protected deploy job, lease held).
+It holds the plan digest (:func:`runway_core.planner.plan_digest`), the git commit, the CI run,
+the actor, the outcome, the resource URNs from the ``up`` event stream, the estimate (total,
+cap, verdict), the lease (with any takeover) and the start and finish times.
+
+A receipt never holds a secret: the whole document goes through the run's
+:class:`~deploy_engine.secrets.Redactor` before it is written, and writing refuses a document
+in which a known value survives. Written atomically (temporary file, fsync, ``os.replace``).
+Must not import pulumi.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import subprocess
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from runway_core.planner import EnvironmentPlan, plan_digest
+from runway_core.rules import usd
+
+from .leases import Lease
+from .secrets import Redactor
+
+RECEIPT_FORMAT_VERSION = 1
+OUTCOMES = ("succeeded", "failed", "refused")
+
+Runner = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def git_commit(root: Path | str, run: Runner = subprocess.run) -> str | None:
+    """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree or git is missing."""
+    try:
+        proc = run(["git", "-C", str(root), "rev-parse", "--verify", "HEAD"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = proc.stdout.strip() if proc.returncode == 0 else ""
+    return sha if len(sha) in (40, 64) and all(c in "0123456789abcdef" for c in sha) else None
+
+
+def ci_run(environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """The CI job that ran the deploy, from the provider's own variables; None outside CI.
+
+    GitHub Actions: ``GITHUB_RUN_ID``, ``GITHUB_RUN_ATTEMPT``, ``GITHUB_WORKFLOW``,
+    ``GITHUB_JOB``, ``GITHUB_REPOSITORY``, ``GITHUB_SERVER_URL`` (run URL). GitLab CI:
+    ``CI_JOB_ID``, ``CI_PIPELINE_ID``, ``CI_JOB_URL``, ``CI_PROJECT_PATH``.
+    """
+    if environ.get("GITHUB_RUN_ID"):
+        run_id = environ["GITHUB_RUN_ID"]
+        url = None
+        if environ.get("GITHUB_SERVER_URL") and environ.get("GITHUB_REPOSITORY"):
+            url = f"{environ['GITHUB_SERVER_URL']}/{environ['GITHUB_REPOSITORY']}/actions/runs/{run_id}"
+            if environ.get("GITHUB_RUN_ATTEMPT"):
+                url += f"/attempts/{environ['GITHUB_RUN_ATTEMPT']}"
+        return {
+            "provider": "github-actions",
+            "run_id": run_id,
+            "run_attempt": environ.get("GITHUB_RUN_ATTEMPT"),
+            "workflow": environ.get("GITHUB_WORKFLOW"),
+            "job": environ.get("GITHUB_JOB"),
+            "repository": environ.get("GITHUB_REPOSITORY"),
+            "url": url,
+        }
+    if environ.get("CI_JOB_ID"):
+        return {
+            "provider": "gitlab-ci",
+            "run_id": environ.get("CI_PIPELINE_ID"),
+            "job_id": environ["CI_JOB_ID"],
+            "repository": environ.get("CI_PROJECT_PATH"),
+            "url": environ.get("CI_JOB_URL"),
+        }
+    return None
+
+
+def actor(environ: Mapping[str, str], user: Callable[[], str] = getpass.getuser) -> str:
+    """Who deployed: ``GITHUB_ACTOR``, ``GITLAB_USER_LOGIN``, else the local user name."""
+    for name in ("GITHUB_ACTOR", "GITLAB_USER_LOGIN"):
+        if environ.get(name):
+            return environ[name]
+    try:
+        return user()
+    except Exception:  # noqa: BLE001 - getpass raises OSError/KeyError without a user entry
+        return "unknown"
+
+
+def public_backend_url(url: str) -> str:
+    """The backend URL without user info or query (``s3://bucket/prefix``): receipts carry no credentials."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
+    """``{"total_monthly_usd", "cap_monthly_usd", "verdict", "text"}`` (USD per month)."""
+    return {
+        "total_monthly_usd": float(plan.total),
+        "cap_monthly_usd": None if plan.cap is None else float(plan.cap),
+        "verdict": plan.verdict,
+        "text": f"{usd(plan.total)} / {usd(plan.cap) if plan.cap is not None else 'no cap'}",
+    }
+
+
+def lease_json(lease: Lease | None, status: str) -> dict[str, Any]:
+    """The lease part of a receipt; ``status`` is ``held``, ``held-by-another`` or ``not-taken``."""
+    doc: dict[str, Any] = {"status": status}
+    if lease is not None:
+        doc.update(
+            holder=lease.holder,
+            pid=lease.pid,
+            host=lease.host,
+            taken_at=_iso(lease.taken_at),
+            expires_at=_iso(lease.expires_at),
+            takeover=lease.takeover,
+        )
+    return doc
+
+
+@dataclass
+class Receipt:
+    """One ``up``: fill it in as the run goes, then :func:`write_receipt`."""
+
+    product: str
+    environment: str
+    region: str
+    stack: str
+    plan: EnvironmentPlan
+    started_at: datetime
+    backend: str | None = None
+    outcome: str = "failed"
+    exit_code: int | None = None
+    reason: str | None = None
+    finished_at: datetime | None = None
+    git_commit: str | None = None
+    ci: dict[str, Any] | None = None
+    actor: str | None = None
+    resources: Sequence[str] = ()
+    changes: Mapping[str, int] = field(default_factory=dict)
+    lease: dict[str, Any] = field(default_factory=lambda: {"status": "not-taken"})
+    secrets_written: Sequence[str] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}, not {self.outcome!r}")
+        return {
+            "format_version": RECEIPT_FORMAT_VERSION,
+            "command": "up",
+            "product": self.product,
+            "environment": self.environment,
+            "region": self.region,
+            "stack": self.stack,
+            "backend": public_backend_url(self.backend) if self.backend else None,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "plan_digest": plan_digest(self.plan, self.product, self.region),
+            "estimate": estimate_json(self.plan),
+            "git_commit": self.git_commit,
+            "ci": self.ci,
+            "actor": self.actor,
+            "started_at": _iso(self.started_at),
+            "finished_at": _iso(self.finished_at) if self.finished_at else None,
+            "resources": sorted(set(self.resources)),
+            "changes": dict(self.changes),
+            "lease": self.lease,
+            # Names only (``MAIN_DB_PASSWORD``), written to Infisical; never a value.
+            "secrets_written": list(self.secrets_written),
+        }
+
+
+def receipt_dir(root: Path | str, environment: str) -> Path:
+    return Path(root) / ".runway" / "receipts" / environment
+
+
+def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Path:
+    """Scrub, check and write ``receipt`` atomically; returns its path.
+
+    The file name is the start time in UTC (``%Y%m%dT%H%M%S.%fZ.json``), with ``-1``, ``-2``...
+    appended when two runs start in the same microsecond. Raises ValueError if a known secret
+    survived scrubbing (a bug: nothing is written then).
+    """
+    doc = redactor.scrub_doc(receipt.to_json())
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if redactor.leaks(text):
+        raise ValueError("receipt still holds a secret value after redaction; not written")
+    folder = receipt_dir(root, receipt.environment)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = receipt.started_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    tmp = folder / f".tmp-{uuid.uuid4().hex}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    try:
+        n = 0
+        while True:
+            dest = folder / (f"{stamp}.json" if n == 0 else f"{stamp}-{n}.json")
+            try:
+                # link, not replace: an existing receipt is never overwritten.
+                os.link(tmp, dest)
+                return dest
+            except FileExistsError:
+                n += 1
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+__all__ = [
+    "OUTCOMES",
+    "RECEIPT_FORMAT_VERSION",
+    "Receipt",
+    "actor",
+    "ci_run",
+    "estimate_json",
+    "git_commit",
+    "lease_json",
+    "public_backend_url",
+    "receipt_dir",
+    "write_receipt",
+]

