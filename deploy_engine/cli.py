@@ -11,7 +11,10 @@ Thin adapters over :func:`runway_core.analysis.analyze` and the one planner (STY
   (:mod:`deploy_engine.automation`), after the guards, in this order: invalid runway (1), over
   the cap (2: nothing is declared and pulumi is not even imported), ``up`` outside the
   protected deploy job (4), no Pulumi CLI (5), configuration missing (3), lease held (6).
-  A Pulumi or Infisical failure is 7. Every ``up`` writes a receipt
+  A Pulumi or Infisical failure is 7. Database credentials are generated only by the first
+  ``up`` that declares a database, or by ``up --rotate-credentials``, and kept in the stack;
+  only those new values are written to Infisical (docs/deploy.md, "Credentials"). Every
+  ``up`` writes a receipt
   (:mod:`deploy_engine.receipts`); every line it prints goes through the run's
   :class:`~deploy_engine.secrets.Redactor`.
 
@@ -40,14 +43,14 @@ import shutil
 import sys
 import traceback
 from datetime import datetime
-from decimal import ROUND_FLOOR, Decimal
+from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping, NoReturn, Sequence
 
-from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root, read_disk
+from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, ItemPlan, Plan, plan_digest, plan_json
+from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, ItemPlan, Plan, cap_percent, plan_digest, plan_json
 from runway_core.positions import Range
 from runway_core.rules import CODES, usd
 
@@ -108,20 +111,17 @@ class _ArgumentParser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------------------
 
 
-def _is_member_text(head: str) -> bool:
-    # The same test as runway_core.analysis.find_root: a member has `member:` and no `product:`.
-    text = "\n" + head
-    return "\nmember:" in text and "\nproduct:" not in text
-
-
 def resolve_root(path: str) -> str:
     """The root runway file for PATH (a folder holding runway.yaml/.yml, or a runway file).
 
-    A member runway (``member:`` and no ``product:``) resolves to the nearest root above it
-    (:func:`runway_core.analysis.find_root`). Raises :class:`InputError` when nothing is found
-    or PATH is unreadable; the message names the path, never the file's contents.
+    A runway without ``product:`` (a member) resolves to the nearest root above it
+    (:func:`runway_core.analysis.find_root`); with none above, it is analysed alone (a lone
+    member gets RW154). Raises :class:`InputError` when nothing is found or PATH is not a
+    readable file or folder; the message names the path, never the file's contents.
     """
     p = Path(path)
+    if not path:
+        raise InputError("no runway found: the path is empty")
     if p.is_dir():
         candidate = next((p / n for n in ROOT_NAMES if (p / n).is_file()), None)
         if candidate is None:
@@ -133,17 +133,11 @@ def resolve_root(path: str) -> str:
     else:
         raise InputError(f"{path}: no such file or folder")
     try:
-        head = read_disk(str(candidate))[:4096]
-    except UnicodeDecodeError:
-        return str(candidate)  # analyze() reports RW001 on it
+        with open(candidate, "rb") as fh:
+            fh.read(1)
     except OSError as exc:
         raise InputError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
-    if not _is_member_text(head):
-        return str(candidate)
-    root = find_root(str(candidate.resolve().parent.parent))
-    if root is None:
-        raise InputError(f"{candidate} is a member runway and no root runway (with `product:`) was found above it")
-    return root
+    return find_root(str(candidate.resolve())) or str(candidate)
 
 
 # --------------------------------------------------------------------------------------
@@ -241,9 +235,8 @@ def _unit_price(x: Decimal) -> str:
 
 
 def _pct(p: EnvironmentPlan) -> str | None:
-    if p.cap is None or p.cap <= 0:
-        return None
-    return f"{(p.total * 100 / p.cap).to_integral_value(rounding=ROUND_FLOOR)}%"
+    pct = cap_percent(p.total, p.cap)
+    return None if pct is None else f"{pct}%"
 
 
 def _verdict_text(p: EnvironmentPlan) -> str:
@@ -256,12 +249,15 @@ def _verdict_text(p: EnvironmentPlan) -> str:
 def _heading(p: EnvironmentPlan, style: _Style) -> str:
     verdict = _verdict_text(p)
     color = {"ok": "1;32", "over-cap": "1;31", "no-cap": "1;33"}.get(p.verdict, "1")
+    # A price missing for the region makes the total a lower bound (RW161): say so here too.
+    total = ("at least " if p.missing_prices else "") + usd(p.total)
     if p.cap is None:
-        money = usd(p.total)
+        money = total
     else:
         pct = _pct(p)
-        money = f"{usd(p.total)} / {usd(p.cap)} cap" + (f" ({pct})" if pct else "")
-    return f"{style(_printable(p.name), '1')} — {money} — {style(verdict, color)}"
+        money = f"{total} / {usd(p.cap)} cap" + (f" ({pct})" if pct else "")
+    incomplete = f" (incomplete: {len(p.missing_prices)} unit price(s) missing for the region)" if p.missing_prices else ""
+    return f"{style(_printable(p.name), '1')} — {money} — {style(verdict, color)}{incomplete}"
 
 
 def _item_label(i: ItemPlan) -> str:
@@ -589,6 +585,10 @@ def _selected_environments(an: Analysis, wanted: Sequence[str] | None) -> list[s
     return [e for e in declared if e in set(wanted)]
 
 
+def _count(diags: list, severity: Severity) -> int:
+    return sum(1 for d in diags if d.severity == severity)
+
+
 def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     """Each selected environment's plan; exit 1 invalid, 2 refused (over cap), else 0."""
     an, base = _load(args)
@@ -605,6 +605,8 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     elif args.format == "markdown":
         if envs:
             ctx.stdout.write(plan_markdown(plan, args.details))
+        else:
+            ctx.stdout.write(f"**No plan:** the runway has {_count(diags, Severity.ERROR)} error(s); run `runway-deploy check`.\n")
     elif args.format == "sarif":
         _dump(sarif_document(an, diags, base, ctx.environ), ctx.stdout)
     elif args.format == "github":
@@ -615,6 +617,9 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
             ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, {"NO_COLOR": "1"})))
     elif envs:
         ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, ctx.environ)))
+    else:
+        # A PR bot posting stdout must never post an empty comment.
+        ctx.stdout.write(f"no plan: the runway has {_count(diags, Severity.ERROR)} error(s) (listed on stderr)\n")
     _append_step_summary(plan, args.details, ctx)
     if diags and args.format != "github":
         _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
@@ -829,31 +834,52 @@ def _guarded_deploy(run: _DeployRun) -> int:
     if run.receipt is not None:
         run.receipt.backend = backend.url
 
-    from deploy_engine.secrets import generate_credentials
-
-    credentials = generate_credentials(env_plan)
-    run.redactor.add_credentials(credentials)
+    # Credentials are chosen once the stack is open (`up`: under the lease): _credentials().
     target = automation.StackTarget(
         product=run.product, environment=run.env, region=run.region, plan=env_plan, network=network,
-        credentials=credentials, backend=backend, passphrase=passphrase, redactor=run.redactor,
+        credentials={}, backend=backend, passphrase=passphrase, redactor=run.redactor,
     )
     header = _deploy_header(run, backend.url)
     if run.command == "preview":
         return _run_preview(run, target, header)
     if run.command == "drift":
         return _run_drift(run, target, header)
-    return _run_up(run, target, infisical, credentials)
+    return _run_up(run, target, infisical)
+
+
+def _credentials(run: _DeployRun, target: Any, *, generate: bool, rotate: bool = False) -> tuple[Any, Any]:
+    """(stored state, credential plan) of this run; sets ``target.credentials``.
+
+    Reads what the stack holds (:func:`automation.stored_state`, which registers every value
+    read with the run's redactor), then :func:`secrets.plan_credentials`: ``preview`` and
+    ``drift`` never generate (a placeholder stands in), ``up`` generates only what is missing,
+    or everything with ``--rotate-credentials``. Raises ``automation.PulumiFailed``.
+    """
+    from deploy_engine import automation
+    from deploy_engine.secrets import plan_credentials
+
+    stored = automation.stored_state(target)
+    for value in stored.credentials.values():
+        run.redactor.add(value)
+    cplan = plan_credentials(run.plan, stored.credentials, generate=generate, rotate=rotate)
+    run.redactor.add_credentials(cplan.secret_credentials())
+    target.credentials = cplan.credentials
+    return stored, cplan
 
 
 def _run_preview(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
     from deploy_engine import automation
 
     try:
+        _, cplan = _credentials(run, target, generate=False)
+        for name in cplan.placeholders:
+            run.err(f"{PROG} preview: {name} has no credential in the stack yet: previewed with a placeholder; `up` will generate it")
         summary = automation.preview(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
     if run.args.format == "json":
-        doc = {**header, "changes": dict(summary.changes), "steps": [{"urn": s.urn, "type": s.type, "op": s.op} for s in summary.steps]}
+        doc = {**header, "credentials": dict(cplan.sources), "changes": dict(summary.changes),
+               "steps": [{"urn": s.urn, "type": s.type, "op": s.op} for s in summary.steps]}
         run.out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         lines = [f"preview of {run.stack} ({header['estimate']['text']}, {run.plan.verdict}): {_changes_text(summary.changes)}"]
@@ -866,6 +892,7 @@ def _run_drift(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
     from deploy_engine import automation
 
     try:
+        _credentials(run, target, generate=False)
         report = automation.drift(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
@@ -885,7 +912,14 @@ def _run_drift(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def _run_up(run: _DeployRun, target: Any, infisical: Any, credentials: Mapping[str, Any]) -> int:
+def _rotate_advice(names: Sequence[str]) -> str:
+    return (
+        f"; the credentials of {', '.join(names)} may now be in the stack but not in Infisical: "
+        f"once the cause is fixed, run `{PROG} up --rotate-credentials` (a new value, written to Infisical)"
+    )
+
+
+def _run_up(run: _DeployRun, target: Any, infisical: Any) -> int:
     from deploy_engine import automation
     from deploy_engine.infisical import Endpoint, InfisicalWriteError, InfisicalWriter
     from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
@@ -904,34 +938,50 @@ def _run_up(run: _DeployRun, target: Any, infisical: Any, credentials: Mapping[s
         receipt.lease = lease_json(lease, "held")
         if lease.takeover:
             run.err(f"{PROG} up: took over the expired lease of {lease.takeover['previous_holder']}")
+        cplan = None
         try:
+            # Under the lease: two deploys never both find "no credential" and both generate one.
+            stored, cplan = _credentials(run, target, generate=True, rotate=bool(getattr(run.args, "rotate_credentials", False)))
+            receipt.credentials = dict(cplan.sources)
             result = automation.up(target, run.pulumi_line)
         except automation.StackLocked as exc:
             # Pulumi's own backend lock: another runner is deploying this stack (docs/deploy.md, "Lease").
             return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
         except automation.PulumiFailed as exc:
             receipt.resources = exc.resources
-            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+            advice = _rotate_advice(cplan.new) if cplan is not None and cplan.new else ""
+            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + advice)
         receipt.resources = result.resources
         receipt.changes = result.changes
+        # Written to Infisical: new credentials (created or rotated), and stored ones whose
+        # endpoint changed since the last up (same password: host and URL are new). Never a read.
+        to_write: list[tuple[str, str, tuple[str, int] | None]] = []
+        for name, cred in cplan.credentials.items():
+            endpoint = automation.postgres_endpoint(result.outputs, name)
+            if name in cplan.new:
+                to_write.append((name, "new credential" if cplan.sources[name] == "generated" else "rotated credential", endpoint))
+            elif endpoint is None or stored.endpoints.get(name) != endpoint:
+                to_write.append((name, "endpoint changed", endpoint))
         written: list[str] = []
-        writer = InfisicalWriter(infisical, run.redactor)
+        writer = InfisicalWriter(infisical, run.redactor) if to_write else None
         try:
-            for name, cred in credentials.items():
-                endpoint = automation.postgres_endpoint(result.outputs, name)
+            for name, why, endpoint in to_write:
                 if endpoint is None:
                     receipt.secrets_written = written
                     return run.finish(
                         EXIT_DEPLOY_FAILED, "failed",
-                        f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written",
+                        f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written"
+                        + _rotate_advice([name]),
                     )
-                names = writer.write_postgres(run.env, cred, Endpoint(*endpoint))
+                names = writer.write_postgres(run.env, cplan.credentials[name], Endpoint(*endpoint))
                 written += [f"{run.env}:/runtime/{name}/{n}" for n in names]
+                run.err(f"{PROG} up: {name}: {why}: wrote {len(names)} values to Infisical at {run.env}:/runtime/{name}/")
         except InfisicalWriteError as exc:
             receipt.secrets_written = written
-            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + _rotate_advice([n for n, _, _ in to_write]))
         finally:
-            writer.close()
+            if writer is not None:
+                writer.close()
         receipt.secrets_written = written
         return run.finish(EXIT_OK, "succeeded")
     finally:
@@ -994,6 +1044,10 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--network", metavar="FILE", default=None,
                          help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys)")
         cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+        if name == "up":
+            cmd.add_argument("--rotate-credentials", action="store_true",
+                             help="generate a new admin password for every database, keep it in the stack and write it to "
+                             "Infisical after a successful up (default: reuse the stack's; generate only where it has none)")
         cmd.set_defaults(func=cmd_deploy)
     return parser
 

@@ -48,7 +48,19 @@ from .yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, parse_ya
 
 ROOT_NAMES = ("runway.yaml", "runway.yml")
 #: Largest runway file read from disk (a 10 MB file is hostile input, not a runway).
-MAX_FILE_BYTES = 5 * 1024 * 1024
+#: Largest runway analysed, in characters (UTF-8 bytes on disk). A real runway is a few
+#: kilobytes; the ×8 benchmark workspace's root is ~0.8 MB. Past this, RW011 instead of a parse
+#: (analysis memory grows ~350 bytes per character: a bound, not a hang).
+MAX_FILE_CHARS = 1024 * 1024
+MAX_FILE_BYTES = MAX_FILE_CHARS
+
+
+class FileTooLarge(OSError):
+    """A runway file over :data:`MAX_FILE_BYTES`; ``size`` is its size in bytes."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"the file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a runway")
+        self.size = size
 
 Reader = Callable[[str], str]
 
@@ -56,15 +68,20 @@ Reader = Callable[[str], str]
 def read_disk(path: str) -> str:
     """Read a runway file from disk as UTF-8 (a BOM is kept and reported by the loader).
 
-    Raises OSError when unreadable or larger than :data:`MAX_FILE_BYTES`, UnicodeDecodeError
-    when not UTF-8.
+    Raises :class:`FileTooLarge` past :data:`MAX_FILE_BYTES` (read no further), OSError when
+    unreadable, UnicodeDecodeError when not UTF-8.
     """
-    size = os.path.getsize(path)
-    if size > MAX_FILE_BYTES:
-        raise OSError(f"file is {size:,} bytes, larger than the {MAX_FILE_BYTES:,}-byte limit for a runway")
     with open(path, "rb") as fh:
-        data = fh.read()
+        data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            fh.seek(0, os.SEEK_END)
+            raise FileTooLarge(fh.tell())
     return data.decode("utf-8")
+
+
+def _too_large(path: str, size: int) -> Diagnostic:
+    return Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW011",
+                      f"the file is {size:,} characters, over the {MAX_FILE_CHARS:,} limit for a runway; it is not analysed")
 
 
 def suggest(word: str, options: Iterable[str]) -> str | None:
@@ -259,13 +276,15 @@ def _validate(model: type[BaseModel], data: Any, prefix: tuple[Any, ...], parsed
 
 
 def find_root(start: str, read: Reader | None = None) -> str | None:
-    """Walk up from ``start`` (a file or folder) to the nearest folder holding a root runway
-    (one with a ``product`` key or without a ``member`` key). Returns its runway file path.
+    """Walk up from ``start`` (a file or folder) to the nearest root runway: a runway file with
+    a top-level ``product`` key. Returns its path; when none is found above, the first runway
+    file met (so that a broken root, or a lone member, is still analysed and diagnosed).
 
     ``read`` (default :func:`read_disk`) supplies file text, so that an editor's open buffers
     decide root-or-member (and count even when not yet saved to disk)."""
     p = Path(start).resolve()
     folder = p if p.is_dir() else p.parent
+    first: str | None = None
     for d in [folder, *folder.parents]:
         for name in ROOT_NAMES:
             f = d / name
@@ -276,10 +295,26 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
                     if not f.is_file():
                         continue
                     head = ""
-                if "\nmember:" in "\n" + head and "\nproduct:" not in "\n" + head:
-                    break  # a member runway: keep walking up
-                return str(f)
-    return None
+                if first is None:
+                    first = str(f)
+                if "\nproduct:" in "\n" + head:
+                    return str(f)
+                break  # a member (or a broken file): keep walking up
+    return first
+
+
+_ROOT_ONLY_KEYS = frozenset({"product", "region", "members", "environments", "resources", "workloads"})
+_MEMBER_ONLY_KEYS = frozenset({"member", "requires", "uses"})
+
+
+def is_lone_member(parsed: ParsedYaml) -> bool:
+    """True when a file analysed as a root is really a member runway (member keys, no root
+    keys): it is then checked as a member and told that no root lists it."""
+    root = parsed.root
+    if not isinstance(root, YMap):
+        return False
+    keys = set(root.keys())
+    return bool(keys & _MEMBER_ONLY_KEYS) and not (keys & _ROOT_ONLY_KEYS)
 
 
 def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
@@ -309,6 +344,11 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     an.diagnostics[root_file] = []
     try:
         text = read(root_file)
+        if len(text) > MAX_FILE_CHARS:
+            raise FileTooLarge(len(text))
+    except FileTooLarge as exc:
+        an.add(_too_large(root_file, exc.size))
+        text = None
     except UnicodeDecodeError as exc:
         an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW001", f"the file is not UTF-8 text (byte {exc.start})"))
         text = None
@@ -330,6 +370,9 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     if parsed.partial:
         # A syntax error cut the tree short: schema and rules would report the cut as
         # missing keys. Features (hover, completion) still use the partial tree.
+        return an
+    if is_lone_member(parsed):
+        _analyze_lone_member(an, parsed)
         return an
 
     _analyze_root(an, parsed)
@@ -458,6 +501,12 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
             continue
         try:
             text = read(path)
+            if len(text) > MAX_FILE_CHARS:
+                raise FileTooLarge(len(text))
+        except FileTooLarge as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is too large to read ({exc.size:,} bytes)", {"member": rel}))
+            an.diagnostics.setdefault(path, []).append(_too_large(path, exc.size))
+            continue
         except UnicodeDecodeError as exc:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is not UTF-8 text (byte {exc.start}); not read", {"member": rel}))
             an.diagnostics.setdefault(path, []).append(
@@ -492,6 +541,36 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                     if isinstance(it, YScalar) and isinstance(it.value, str):
                         target = it.value if via == "uses" else f"shared-{it.value}"
                         an.references.append(Reference(target, path, it.range, src.member_name or name, via))
+
+
+def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
+    """A member runway with no root above that lists it: shape checks only, and RW154."""
+    src = an.files[parsed.path]
+    src.role = "member"
+    src.member_name = os.path.basename(os.path.dirname(parsed.path))
+    m = _validate(MemberRunway, to_python(parsed.root), (), parsed, an, member=True)
+    if m is not None:
+        an.member_models[parsed.path] = m
+    root = parsed.root
+    assert isinstance(root, YMap)
+    first = root.entries[0][0].range if root.entries else Range(Position(0, 0), Position(0, 0))
+    an.add(
+        Diagnostic(
+            parsed.path,
+            first,
+            Severity.WARNING,
+            "RW154",
+            "this member runway is not listed by a root runway above it (a `runway.yaml` with `product:` "
+            "whose `members:` names this folder): it is checked alone, so its `uses` are not resolved and it has no plan",
+        )
+    )
+    from . import rules
+
+    for rule in (rules.format_version, rules.names, rules.kinds):
+        for d in rule(an):
+            an.add(d)
+    for ds in an.diagnostics.values():
+        ds.sort(key=Diagnostic.sort_key)
 
 
 def _size_map(spec: Any) -> tuple[dict[str, str], str]:

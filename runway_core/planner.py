@@ -58,6 +58,14 @@ def cents(x: Decimal) -> Decimal:
     return x.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+def cap_percent(total: Decimal, cap: Decimal | None) -> int | None:
+    """``total`` as a whole percentage of ``cap``, rounded half up (the one rule every face
+    uses: CLI, hover, code lens); None without a positive cap."""
+    if cap is None or cap <= 0:
+        return None
+    return int((total * 100 / cap).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
 # --------------------------------------------------------------------------------------
 # Normalised input
 # --------------------------------------------------------------------------------------
@@ -593,4 +601,5 @@ __all__ = [
     "engine_defaults",
     "default_environments",
     "cents",
+    "cap_percent",
 ]

@@ -43,6 +43,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW008": ("error", "unsupported YAML tag"),
     "RW009": ("error", "a key that is a list or mapping"),
     "RW010": ("error", "nesting too deep"),
+    "RW011": ("error", "file over the size limit (1 MiB): not analysed"),
     "RW100": ("error", "wrong type or value (schema)"),
     "RW101": ("error", "missing required key"),
     "RW102": ("error", "unknown key (closest known key suggested)"),
@@ -63,6 +64,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
     "RW152": ("error", "member `uses` names no resource of the root"),
     "RW153": ("warning", "a workload uses itself"),
+    "RW154": ("warning", "member runway that no root runway above lists"),
     "RW160": ("error", "region unknown to the catalogue"),
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
     "RW170": ("error", "environment over its monthly cap (plan refused)"),
@@ -467,6 +469,8 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
+    if an.spec is not None and an.spec.region not in an.catalog.regions:
+        return  # RW160: nothing is priced in an unknown region, so no estimate to compare
     env_models = getattr(an, "_env_models", {})
     for env, plan in an.plans.items():
         if env in an.env_keys and env not in env_models:

@@ -225,7 +225,10 @@ class _Composer:
         self.root_done = False
         self.depth_exceeded = False
         self.undefined_alias = False  # an error like a syntax error: the tree is partial
-        self.fast = not any(c in text for c in "\x85\u2028\u2029")
+        # parse_yaml masks U+0085/U+2028/U+2029 before libyaml sees them (see _mask), so
+        # libyaml's own line/column are LSP's: the fast path always holds.
+        self.fast = True
+        self.unmask: dict[int, str] | None = None
 
     # -- helpers ------------------------------------------------------------------------
     def rng(self, start: int, end: int) -> Range:
@@ -256,6 +259,8 @@ class _Composer:
     def scalar(self, ev: Any) -> None:
         start, end = ev.start_mark.index, ev.end_mark.index
         text = ev.value
+        if self.unmask is not None:
+            text = text.translate(self.unmask)
         style = ev.style or ""
         tag = ev.tag
         self._check_tag(tag, start, end)
@@ -399,6 +404,24 @@ def node_flow(node: YNode) -> bool:
     return bool(getattr(node, "flow", False))
 
 
+_YAML11_BREAKS = "\x85\u2028\u2029"
+
+
+def _mask(body: str) -> tuple[str, dict[int, str] | None]:
+    """Hide U+0085, U+2028 and U+2029 from libyaml, which (YAML 1.1) breaks lines at them.
+
+    YAML 1.2 (§5.4) and LSP treat them as ordinary characters: a NEL inside a comment must not
+    end the comment. Each is swapped for a private-use character absent from the text (same
+    length, so every offset holds) and swapped back in scalar values.
+    """
+    if not any(c in body for c in _YAML11_BREAKS):
+        return body, None
+    free = (chr(c) for c in range(0xE000, 0xF8FF) if chr(c) not in body)
+    there = {b: next(free) for b in _YAML11_BREAKS}
+    back = {ord(m): b for b, m in there.items()}
+    return body.translate({ord(b): m for b, m in there.items()}), back
+
+
 def _events(text: str) -> Iterator[Any]:
     if _CParser is not None:
         parser = _CParser(text)
@@ -448,6 +471,7 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
             )
         )
     comp = _Composer(path, text, lines, shift)
+    body, comp.unmask = _mask(body)
     comp.diags.extend(pre)
     partial = False
     docs = 0
@@ -497,6 +521,9 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
             comp.diag(rng, "RW001", f"the file holds a character YAML does not allow ({problem}); is it a text file?")
         else:
             msg = str(problem)
+            if "found unexpected ':'" in msg:
+                # libyaml (YAML 1.1) refuses ':' inside a plain scalar in [ ] or { } (a URL).
+                msg += "; inside [ ] or { }, quote a value that holds ':' (e.g. \"postgres://host/db\")"
             if context:
                 cmark = getattr(exc, "context_mark", None)
                 cline = lines.position(cmark.index + shift).line + 1 if cmark is not None else None

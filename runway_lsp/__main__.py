@@ -20,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="runway-lsp", description="Language server for runway.yaml (diagnostics and cost hovers).")
     p.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     p.add_argument("--version", action="store_true", help="print the version and exit")
-    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="stderr log level (default INFO)")
+    p.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="stderr log level (default WARNING: editors such as Neovim log all stderr as errors)")
     return p
 
 

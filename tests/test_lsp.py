@@ -89,9 +89,10 @@ async def test_a_member_the_root_drops_is_analysed_alone(client: LanguageClient,
     await until(client, lambda: last_version(client, checkout) == 1 and "RW140" in codes(client, root))
     line_no, line = line_of(root, "- services/checkout")
     did_change(client, root, 2, (line_no, 0), (line_no + 1, 0), "")
-    # The root no longer lists it: checkout stands alone (it has no `product`), and the
-    # topic only checkout used is now unused in the root.
-    await until(client, lambda: "RW101" in codes(client, checkout) and "RW180" in codes(client, root))
+    # The root no longer lists it: checkout stands alone, checked as a member and told so
+    # (RW154), and the topic only checkout used is now unused in the root.
+    await until(client, lambda: "RW154" in codes(client, checkout) and "RW180" in codes(client, root))
+    assert "RW101" not in codes(client, checkout)
     assert last_version(client, checkout) == 1
 
 
@@ -294,7 +295,8 @@ async def test_lone_member_is_analysed_alone(client: LanguageClient, tmp_path: P
     await init(client, neovim_caps(), tmp_path)
     did_open(client, f)
     await until(client, lambda: last_version(client, f) == 1)
-    assert client.diagnostics[f.as_uri()], "a lone member is analysed on its own and says what is wrong"
+    # Checked as a member, and told that no root lists it: no misleading "missing product".
+    assert codes(client, f) == ["RW154"]
 
 
 # --- process interface --------------------------------------------------------------------------

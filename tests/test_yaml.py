@@ -101,3 +101,16 @@ def test_node_path_at():
     chain = node_path_at(p.root, Position(2, 17))
     assert [c[0] for c in chain] == ["resources", "db", "size", "dev"]
     assert isinstance(chain[-1][1], YScalar) and chain[-1][1].value == "small"
+
+
+def test_yaml11_line_breaks_are_ordinary_characters():
+    # NEL / LS / PS end no line in YAML 1.2 or LSP: a comment holding one stays a comment.
+    p = parse_yaml("# note\x85with NEL\u2028and LS\na: 'x\u2028y'\nb: 1\n")
+    assert p.diagnostics == []
+    assert to_python(p.root) == {"a": "x\u2028y", "b": 1}
+    assert p.root.key_node("b").range.start == Position(2, 0)
+
+
+def test_colon_in_flow_plain_scalar_suggests_quoting():
+    [d] = parse_yaml("env: { U: postgres://localhost/dev }\n").diagnostics
+    assert d.code == "RW001" and "quote a value" in d.message
