@@ -14,6 +14,15 @@ is data; the program is a function of it (STYLE.md §6).
 - **Pulumi CLI**: the Automation API drives the ``pulumi`` binary (>= 3.181 for the inline
   ``refresh`` used by ``drift``). :func:`require_pulumi_cli` looks for it on ``PATH`` before
   any workspace is built and raises :class:`PulumiMissing` with install instructions.
+- **Credentials** (docs/deploy.md, "Credentials"): each postgres resource's admin password is
+  generated once, by the first ``up`` that declares it, and kept **in the stack state** as the
+  secret stack output :data:`CREDENTIALS_OUTPUT` (``{resource: password}``), encrypted by the
+  stack's secrets provider. Not as stack config: with an inline program the workspace is a
+  new temporary folder on every run and ``Pulumi.<stack>.yaml`` lives there, so a config value
+  would be lost after the job; and ``pulumi config set`` takes the value on its command line.
+  :func:`stored_state` reads it back before a run (``pulumi stack output --show-secrets``,
+  captured, never printed; every value read is registered with the run's redactor) and the
+  inline program receives the chosen values from the job and exports them again.
 - **Drift**: ``pulumi refresh --preview-only`` (``Stack.preview_refresh``): what the cloud
   reports differs from the state, i.e. resources changed or deleted outside Pulumi. Each
   refresh step is classified as the engine does (``RefreshStep.ResultOp`` in pulumi/pulumi
@@ -34,7 +43,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from runway_core.planner import EnvironmentPlan
 
-from .secrets import PostgresCredentials, Redactor, SecretValue, generate_password
+from .secrets import PREVIEW_PLACEHOLDER, PostgresCredentials, Redactor, SecretValue, generate_password
 
 INSTALL_URL = "https://www.pulumi.com/docs/install/"
 INSTALL_COMMAND = "curl -fsSL https://get.pulumi.com | sh"
@@ -43,6 +52,8 @@ ENV_PASSPHRASE = "PULUMI_CONFIG_PASSPHRASE"
 #: Backend URL schemes accepted: the embedded/local folder, and S3 for teams.
 BACKEND_SCHEMES = ("file", "s3")
 PASSPHRASE_FILE = "pulumi-passphrase"
+#: The secret stack output that keeps each postgres resource's admin password, ``{resource: password}``.
+CREDENTIALS_OUTPUT = "runway_credentials"
 
 Which = Callable[..., "str | None"]
 OnOutput = Callable[[str], None]
@@ -319,7 +330,11 @@ def _changes(raw: Mapping[Any, int] | None) -> dict[str, int]:
 
 @dataclass
 class StackTarget:
-    """Everything one stack operation needs. ``network`` is a :class:`deploy_engine.settings.NetworkSettings`."""
+    """Everything one stack operation needs. ``network`` is a :class:`deploy_engine.settings.NetworkSettings`.
+
+    ``credentials`` may be set after the stack is opened (:func:`stored_state` first, then the
+    run's :func:`deploy_engine.secrets.plan_credentials`): the program reads it when it runs.
+    """
 
     product: str
     environment: str
@@ -330,33 +345,55 @@ class StackTarget:
     backend: Backend
     passphrase: SecretValue
     redactor: Redactor
+    _stack: Any = field(default=None, init=False, repr=False, compare=False)
 
     def program(self) -> Callable[[], None]:
         """The inline program: ``declare_environment`` of the plan; a returned mapping becomes stack outputs.
 
-        The program receives each postgres resource's generated password (it wraps it with
-        ``pulumi.Output.secret``); the value is revealed only inside the running program.
+        The program receives each postgres resource's password (``declare_environment`` wraps
+        it with ``pulumi.Output.secret``) and exports them all as the secret output
+        :data:`CREDENTIALS_OUTPUT`, so the next run finds them in the stack. Values are revealed
+        only inside the running program.
         """
-        plan, product, region, network, credentials = self.plan, self.product, self.region, self.network, self.credentials
+        target = self
 
         def runway_program() -> None:
             # Imported here: the program module imports pulumi_aws (ADR 0493 §6, STYLE.md §6).
+            import pulumi
+
             from deploy_engine.program import declare_environment
 
-            passwords = {name: c.password.reveal() for name, c in credentials.items()}
-            outputs = declare_environment(plan, product=product, region=region, network=network, credentials=passwords)
+            passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
+            outputs = declare_environment(
+                target.plan, product=target.product, region=target.region, network=target.network, credentials=passwords,
+            )
             if isinstance(outputs, Mapping):
-                import pulumi
-
                 for key, value in outputs.items():
+                    if str(key) == CREDENTIALS_OUTPUT:
+                        raise ValueError(f"the program must not export {CREDENTIALS_OUTPUT}: it is the stack's credential store")
                     pulumi.export(str(key), value)
+            pulumi.export(CREDENTIALS_OUTPUT, pulumi.Output.secret(passwords))
 
         return runway_program
 
 
-def _failure(what: str, exc: BaseException, redactor: Redactor, resources: Sequence[str] = ()) -> PulumiFailed:
+def _stderr_only(exc: BaseException) -> str:
+    """The stderr part of a ``CommandError`` (``str()`` is ``code: / stdout: / stderr:``), else ''.
+
+    For commands whose stdout holds secret values (``pulumi stack output --show-secrets``):
+    their stdout is never quoted, whatever the redactor knows.
+    """
     stderr = getattr(exc, "stderr", None)
-    text = stderr if isinstance(stderr, str) and stderr.strip() else str(exc)
+    if isinstance(stderr, str):
+        return stderr
+    text = str(exc)
+    marker = "\n stderr: "
+    return text.rpartition(marker)[2] if marker in text else ""
+
+
+def _failure(what: str, exc: BaseException, redactor: Redactor, resources: Sequence[str] = (), *, quote_stdout: bool = True) -> PulumiFailed:
+    stderr = getattr(exc, "stderr", None) if quote_stdout else _stderr_only(exc)
+    text = stderr if isinstance(stderr, str) and stderr.strip() else (str(exc) if quote_stdout else "")
     lines = [ln for ln in text.strip().splitlines() if ln.strip()][-15:]
     detail = redactor.scrub("\n".join(lines)) or type(exc).__name__
     if type(exc).__name__ == "ConcurrentUpdateError":
@@ -367,8 +404,12 @@ def _failure(what: str, exc: BaseException, redactor: Redactor, resources: Seque
 def open_stack(target: StackTarget) -> Any:
     """Create or select the stack ``<product>-<env>`` of project ``runway-<product>`` and set ``aws:region``.
 
-    Call :func:`require_pulumi_cli` first: building the workspace runs ``pulumi version``.
+    Opened once per target (kept on it): :func:`stored_state` and then :func:`preview`,
+    :func:`up` or :func:`drift` share the workspace. Call :func:`require_pulumi_cli` first:
+    building the workspace runs ``pulumi version``.
     """
+    if target._stack is not None:
+        return target._stack
     from pulumi import automation as auto
 
     opts = auto.LocalWorkspaceOptions(
@@ -394,7 +435,64 @@ def open_stack(target: StackTarget) -> Any:
         stack.set_config("aws:region", auto.ConfigValue(value=target.region))
     except Exception as exc:  # noqa: BLE001 - CommandError and friends become one failure kind
         raise _failure("stack selection", exc, target.redactor) from None
+    target._stack = stack
     return stack
+
+
+# --------------------------------------------------------------------------------------
+# What the stack already holds: credentials and database endpoints of the last update
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """From the stack outputs of the last ``up``: each postgres resource's password, and the
+    endpoint (host, port) its Infisical values were built with. Empty for a new stack."""
+
+    credentials: Mapping[str, SecretValue] = field(default_factory=dict)
+    endpoints: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+
+
+def state_from_outputs(outputs: Mapping[str, Any], redactor: Redactor, resources: Sequence[str]) -> StoredState:
+    """:class:`StoredState` from stack outputs (``{name: OutputValue(value, secret)}``).
+
+    Every string of every secret output is registered with ``redactor`` first, before any
+    check, so no later line can print it. Raises :class:`PulumiFailed` when
+    :data:`CREDENTIALS_OUTPUT` is not a secret mapping of resource names to non-empty strings
+    (a stack written by something else: nothing is guessed, nothing is rotated silently).
+    """
+    for value in outputs.values():
+        if getattr(value, "secret", False):
+            redactor.add_tree(getattr(value, "value", None))
+    credentials: dict[str, SecretValue] = {}
+    held = outputs.get(CREDENTIALS_OUTPUT)
+    if held is not None:
+        raw = getattr(held, "value", None)
+        if not getattr(held, "secret", False):
+            redactor.add_tree(raw)
+            raise PulumiFailed(f"stack output {CREDENTIALS_OUTPUT} is not a secret; it is written only by runway-deploy as one")
+        if not isinstance(raw, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in raw.items()):
+            raise PulumiFailed(f"stack output {CREDENTIALS_OUTPUT} is not a mapping of resource names to passwords")
+        credentials = {k: SecretValue(v) for k, v in raw.items()}
+    plain = {k: getattr(v, "value", None) for k, v in outputs.items() if not getattr(v, "secret", False)}
+    endpoints = {r: e for r in resources if (e := postgres_endpoint(plain, r)) is not None}
+    return StoredState(credentials, endpoints)
+
+
+def stored_state(target: StackTarget) -> StoredState:
+    """Open the stack and read what the last ``up`` left: credentials and database endpoints.
+
+    ``pulumi stack output --json --show-secrets``: its output is parsed, never printed, and a
+    failure quotes only its stderr. Raises :class:`PulumiFailed`.
+    """
+    from .secrets import postgres_resources
+
+    stack = open_stack(target)
+    try:
+        outputs = stack.outputs()
+    except Exception as exc:  # noqa: BLE001
+        raise _failure("stack output", exc, target.redactor, quote_stdout=False) from None
+    return state_from_outputs(outputs, target.redactor, postgres_resources(target.plan))
 
 
 def preview(target: StackTarget, on_output: OnOutput) -> PreviewSummary:
@@ -409,7 +507,13 @@ def preview(target: StackTarget, on_output: OnOutput) -> PreviewSummary:
 
 
 def up(target: StackTarget, on_output: OnOutput) -> UpSummary:
-    """``pulumi up``: create or update the environment. Raises :class:`PulumiFailed` (with the URNs seen)."""
+    """``pulumi up``: create or update the environment. Raises :class:`PulumiFailed` (with the URNs seen).
+
+    Refuses (ValueError) a target holding :data:`~deploy_engine.secrets.PREVIEW_PLACEHOLDER`:
+    only ``preview`` and ``drift`` may run with it.
+    """
+    if any(c.password.reveal() == PREVIEW_PLACEHOLDER for c in target.credentials.values()):
+        raise ValueError("up with a preview placeholder credential: plan credentials with generate=True")
     stack = open_stack(target)
     events: list[Any] = []
     try:
@@ -477,6 +581,7 @@ def postgres_endpoint(outputs: Mapping[str, Any], resource: str) -> tuple[str, i
 
 __all__ = [
     "BACKEND_SCHEMES",
+    "CREDENTIALS_OUTPUT",
     "ENV_BACKEND",
     "ENV_PASSPHRASE",
     "INSTALL_COMMAND",
@@ -491,6 +596,7 @@ __all__ = [
     "StackLocked",
     "StackTarget",
     "Step",
+    "StoredState",
     "UpSummary",
     "classify_refresh_step",
     "drift",
@@ -503,7 +609,9 @@ __all__ = [
     "resolve_backend",
     "resolve_passphrase",
     "stack_name",
+    "state_from_outputs",
     "steps_from_events",
+    "stored_state",
     "up",
     "urns_from_events",
 ]

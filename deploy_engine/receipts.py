@@ -6,7 +6,8 @@ whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuratio
 missing Pulumi CLI) or ``refused`` (over the cap, not the protected deploy job, lease held).
 It holds the plan digest (:func:`runway_core.planner.plan_digest`), the git commit, the CI run,
 the actor, the outcome, the resource URNs from the ``up`` event stream, the estimate (total,
-cap, verdict), the lease (with any takeover) and the start and finish times.
+cap, verdict), the lease (with any takeover), where each database credential came from
+(``stored``, ``generated``, ``rotated``) and the start and finish times.
 
 A receipt never holds a secret: the whole document goes through the run's
 :class:`~deploy_engine.secrets.Redactor` before it is written, and writing refuses a document
@@ -155,6 +156,8 @@ class Receipt:
     changes: Mapping[str, int] = field(default_factory=dict)
     lease: dict[str, Any] = field(default_factory=lambda: {"status": "not-taken"})
     secrets_written: Sequence[str] = ()
+    #: Resource name -> ``stored`` / ``generated`` / ``rotated`` (where its credential came from; never a value).
+    credentials: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         if self.outcome not in OUTCOMES:
@@ -182,6 +185,7 @@ class Receipt:
             "lease": self.lease,
             # Names only (``MAIN_DB_PASSWORD``), written to Infisical; never a value.
             "secrets_written": list(self.secrets_written),
+            "credentials": dict(self.credentials),
         }
 
 

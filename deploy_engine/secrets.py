@@ -1,14 +1,22 @@
 """Credentials generated inside the deploy job, and the redactor that keeps them out of output.
 
 ADR 0493 §4: a generated credential (a database password) is created inside the CI job and
-written blind to Infisical at ``<env>:/runtime/<resource>/``; nobody reads a value. So a value
-exists only in this process: it is generated here, handed to the Pulumi program (which stores
-it as a Pulumi secret) and to :mod:`deploy_engine.infisical`, and never printed.
+written blind to Infisical at ``<env>:/runtime/<resource>/``; nobody reads a value. A value is
+generated here once per postgres resource, handed to the Pulumi program (which keeps it in
+the stack, encrypted by the stack's secrets provider) and to :mod:`deploy_engine.infisical`,
+and never printed.
+
+- :func:`plan_credentials` decides, per postgres resource, which value a run uses: the one
+  the stack already holds (``stored``), a new one (``generated`` when the stack has none,
+  ``rotated`` on ``up --rotate-credentials``), or, for ``preview``/``drift``, which never
+  generate, :data:`PREVIEW_PLACEHOLDER` (``placeholder``). Only ``generated`` and ``rotated``
+  values are written to Infisical. A pure function of the plan and the stored values.
 
 - :class:`SecretValue` holds one value; its ``repr``/``str``/``format`` never show it and it
   refuses to be pickled. Code that must send the value calls :meth:`SecretValue.reveal`.
-- :class:`Redactor` knows every secret value of the run (generated passwords, the connection
-  strings built from them, the Infisical client secret, the Pulumi passphrase) and scrubs them
+- :class:`Redactor` knows every secret value of the run (generated passwords and those read
+  back from the stack, the connection strings built from them, the Infisical client secret,
+  the Pulumi passphrase) and scrubs them
   from any string: every log line, receipt and exception message of the deploy path goes
   through it.
 
@@ -112,22 +120,98 @@ def generate_password(token: TokenFn = _random.token_urlsafe) -> SecretValue:
     return SecretValue(value)
 
 
+def postgres_resources(plan: EnvironmentPlan) -> list[str]:
+    """Names of the postgres items of ``plan``, in plan order: the resources that get a credential."""
+    return [item.name for item in plan.items if item.kind == "postgres"]
+
+
+def _credentials(resource: str, password: SecretValue) -> PostgresCredentials:
+    return PostgresCredentials(resource=resource, username=POSTGRES_USER, database=env_prefix(resource).lower(), password=password)
+
+
 def generate_credentials(plan: EnvironmentPlan, token: TokenFn = _random.token_urlsafe) -> dict[str, PostgresCredentials]:
     """One fresh :class:`PostgresCredentials` per postgres item of ``plan``, by resource name.
 
-    Called once per ``preview``/``up`` run, inside the job (ADR 0493 §4): an ``up`` sets the
-    new password on the database and its RDS Proxy secret, then writes it to Infisical.
+    Every value is new: deploys go through :func:`plan_credentials`, which generates only
+    where the stack holds no credential yet (or on rotation).
     """
-    out: dict[str, PostgresCredentials] = {}
-    for item in plan.items:
-        if item.kind == "postgres":
-            out[item.name] = PostgresCredentials(
-                resource=item.name,
-                username=POSTGRES_USER,
-                database=env_prefix(item.name).lower(),
-                password=generate_password(token),
-            )
-    return out
+    return {name: _credentials(name, generate_password(token)) for name in postgres_resources(plan)}
+
+
+#: Stand-in password of a postgres resource the stack holds no credential for yet, used by
+#: ``preview`` and ``drift`` (they never generate one), so the preview shows the database as
+#: created. Not a secret, and never deployed: :func:`plan_credentials` gives it only when
+#: ``generate`` is false, and ``automation.up`` refuses a target that holds it.
+PREVIEW_PLACEHOLDER = "runway-preview-placeholder-up-generates-this-password"
+
+#: Where a run's credential comes from (:attr:`CredentialPlan.sources`).
+STORED, GENERATED, ROTATED, PLACEHOLDER = "stored", "generated", "rotated", "placeholder"
+#: Sources whose value is new in this run: written to Infisical after a successful ``up``.
+NEW_SOURCES = (GENERATED, ROTATED)
+
+
+@dataclass(frozen=True)
+class CredentialPlan:
+    """The credential of each postgres resource for one run, and where it comes from.
+
+    ``credentials`` and ``sources`` are keyed by resource name, in plan order. ``sources``
+    values are :data:`STORED`, :data:`GENERATED`, :data:`ROTATED` or :data:`PLACEHOLDER`;
+    they are names, never values, and may be printed or kept in a receipt.
+    """
+
+    credentials: Mapping[str, PostgresCredentials]
+    sources: Mapping[str, str]
+
+    @property
+    def new(self) -> tuple[str, ...]:
+        """Resources whose credential was generated in this run (created or rotated)."""
+        return tuple(r for r, s in self.sources.items() if s in NEW_SOURCES)
+
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        return tuple(r for r, s in self.sources.items() if s == PLACEHOLDER)
+
+    def secret_credentials(self) -> dict[str, PostgresCredentials]:
+        """The credentials that hold a real value (every one but the placeholders)."""
+        return {r: c for r, c in self.credentials.items() if self.sources[r] != PLACEHOLDER}
+
+
+def plan_credentials(
+    plan: EnvironmentPlan,
+    stored: Mapping[str, SecretValue],
+    *,
+    generate: bool,
+    rotate: bool = False,
+    token: TokenFn = _random.token_urlsafe,
+) -> CredentialPlan:
+    """Which credential each postgres resource of ``plan`` uses in this run.
+
+    ``stored`` maps resource names to the passwords the stack already holds (values for
+    resources no longer in the plan are ignored). With ``generate`` (``up``): the stored value
+    when there is one, else a new one (``generated``); with ``rotate`` too, a new one for every
+    resource (``rotated`` where one was stored, else ``generated``). Without ``generate``
+    (``preview``, ``drift``): the stored value, else :data:`PREVIEW_PLACEHOLDER`; nothing is
+    generated and ``rotate`` is refused (ValueError).
+    """
+    if rotate and not generate:
+        raise ValueError("rotate needs generate: only `up` rotates credentials")
+    credentials: dict[str, PostgresCredentials] = {}
+    sources: dict[str, str] = {}
+    for name in postgres_resources(plan):
+        current = stored.get(name)
+        if current is not None and not isinstance(current, SecretValue):
+            raise TypeError(f"stored credential of {name!r} must be a SecretValue")
+        if current is not None and not current.reveal():
+            current = None
+        if current is not None and not rotate:
+            password, source = current, STORED
+        elif generate:
+            password, source = generate_password(token), (ROTATED if current is not None else GENERATED)
+        else:
+            password, source = SecretValue(PREVIEW_PLACEHOLDER), PLACEHOLDER
+        credentials[name] = _credentials(name, password)
+        sources[name] = source
+    return CredentialPlan(credentials, sources)
 
 
 class Redactor:
@@ -159,6 +243,18 @@ class Redactor:
     def add_credentials(self, credentials: Mapping[str, PostgresCredentials]) -> None:
         for c in credentials.values():
             self.add(c.password)
+
+    def add_tree(self, doc: Any) -> None:
+        """Register every string leaf of a JSON-like document (a secret value read back from
+        the stack): mapping values and list items, recursively; keys are names, not values."""
+        if isinstance(doc, (str, SecretValue)):
+            self.add(doc)
+        elif isinstance(doc, Mapping):
+            for v in doc.values():
+                self.add_tree(v)
+        elif isinstance(doc, (list, tuple)):
+            for v in doc:
+                self.add_tree(v)
 
     def scrub(self, text: str) -> str:
         """``text`` with every known value replaced by ``[redacted]``."""
@@ -208,13 +304,22 @@ class RedactingWriter:
 
 
 __all__ = [
+    "GENERATED",
+    "NEW_SOURCES",
     "PASSWORD_BYTES",
+    "PLACEHOLDER",
     "POSTGRES_USER",
+    "PREVIEW_PLACEHOLDER",
     "REDACTED",
+    "ROTATED",
+    "STORED",
+    "CredentialPlan",
     "PostgresCredentials",
     "Redactor",
     "RedactingWriter",
     "SecretValue",
     "generate_credentials",
     "generate_password",
+    "plan_credentials",
+    "postgres_resources",
 ]

@@ -264,7 +264,7 @@ def test_plan_text_ok_exit_0(capsys, tmp_path):
     headings = [l for l in out.splitlines() if " — " in l]
     assert headings == [
         "dev — $122.10 / $150.00 cap (81%) — ok",
-        "staging — $253.33 / $500.00 cap (50%) — ok",
+        "staging — $253.33 / $500.00 cap (51%) — ok",
         "production — $802.59 / $2,500.00 cap (32%) — ok",
     ]
     assert re.search(r"^  shared-cache\*\s+cache\s+small\s+\$9\.34$", out, re.M)
@@ -312,7 +312,7 @@ def test_plan_over_cap_exit_2_names_top_contributors(capsys, tmp_path):
     rc, out, err = run(capsys, "plan", str(folder))
     assert rc == cli.EXIT_REFUSED
     assert "dev — $122.10 / $100.00 cap (122%) — REFUSED" in out
-    assert "staging — $253.33 / $500.00 cap (50%) — ok" in out
+    assert "staging — $253.33 / $500.00 cap (51%) — ok" in out
     assert "error RW170" in err
     assert "Top contributors: main-db $36.28, alb $29.57, pdf-renderer $28.84" in err
     rc, doc, _ = run_json(capsys, "plan", str(folder), "--format", "json", "--env", "dev")
@@ -360,6 +360,50 @@ def test_member_path_resolves_to_the_root(capsys):
         assert doc["product"] == "orders"
         assert doc["environments"][0]["total_monthly_usd"] == 122.10
         assert doc["diagnostics"][0]["file"] == "runway.yaml"
+
+
+@pytest.mark.parametrize("member_key", [True, False], ids=["member-key", "no-member-key"])
+def test_relative_member_folder_resolves_to_the_root(capsys, monkeypatch, tmp_path, member_key):
+    # A member is any runway without `product:`: with or without `member:`, checking its
+    # folder checks the root above it (never the member alone, with RW101 missing `product`).
+    folder = copy_orders(tmp_path)
+    billing = folder / "services" / "billing" / "runway.yaml"
+    if not member_key:
+        text = billing.read_text(encoding="utf-8")
+        assert "\nmember: billing\n" in text
+        billing.write_text(text.replace("\nmember: billing\n", "\n"), encoding="utf-8")
+    monkeypatch.chdir(folder)
+    rc, out, _ = run(capsys, "check", "services/billing")
+    assert rc == 0
+    assert out == "0 errors, 0 warnings, 0 hints in 3 files\n"
+    rc, doc, _ = run_json(capsys, "plan", "services/billing", "--format", "json", "--env", "dev")
+    assert rc == 0 and doc["product"] == "orders"
+    assert doc["environments"][0]["total_monthly_usd"] == 122.10
+
+
+def test_lone_member_is_analysed_alone(capsys, tmp_path):
+    # No root runway above: the member is checked alone, as a member, with the RW154 warning
+    # (exit 0), never refused with exit 3 nor told that it misses `product`.
+    svc = tmp_path / "svc"
+    svc.mkdir()
+    (svc / "runway.yaml").write_text("runway: 1\nmember: svc\nuses: [db]\n", encoding="utf-8")
+    for path in (svc, svc / "runway.yaml"):
+        rc, doc, err = run_json(capsys, "check", str(path), "--format", "json")
+        assert rc == cli.EXIT_OK, err
+        assert [(d["file"], d["severity"], d["code"]) for d in doc["diagnostics"]] == [("runway.yaml", "warning", "RW154")]
+        assert doc["summary"]["files"] == 1
+    rc, out, _ = run(capsys, "check", str(svc))
+    assert rc == 0
+    assert "runway.yaml:1:1: warning RW154: this member runway is not listed by a root runway above it" in out
+    assert out.endswith("0 errors, 1 warning, 0 hints in 1 file\n")
+
+
+def test_lone_member_with_errors_exit_1(capsys, tmp_path):
+    (tmp_path / "runway.yaml").write_text("runway: 1\nmember: svc\nrequires: [queues]\n", encoding="utf-8")
+    rc, doc, _ = run_json(capsys, "check", str(tmp_path), "--format", "json")
+    assert rc == cli.EXIT_INVALID
+    assert [d["code"] for d in doc["diagnostics"]] == ["RW154", "RW120"]
+    assert "RW101" not in {d["code"] for d in doc["diagnostics"]}
 
 
 def test_default_path_is_the_current_folder(capsys, monkeypatch, tmp_path):
@@ -445,6 +489,25 @@ def test_console_script_subprocess(tmp_path):
     assert json.loads(proc.stdout)["diagnostics"][0]["code"] == "RW140"
     proc = subprocess.run([str(SCRIPT), "plan", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 3
+
+
+def test_oversized_root_is_rw011_without_traceback(tmp_path):
+    # A root over the 1 MiB limit: RW011, exit 1, no traceback. Measured in a real process,
+    # which should take well under 2 s; the timeout is only a generous guard against a hang.
+    from runway_core.analysis import MAX_FILE_CHARS
+
+    text = "runway: 1\nproduct: huge\n"
+    (tmp_path / "runway.yaml").write_text(text + "# padding\n" * (MAX_FILE_CHARS // 10 + 1), encoding="utf-8")
+    assert (tmp_path / "runway.yaml").stat().st_size > MAX_FILE_CHARS
+    proc = subprocess.run(
+        [sys.executable, "-m", "deploy_engine", "check", str(tmp_path), "--format", "json"],
+        capture_output=True, text=True, timeout=20, cwd=REPO,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    (d,) = json.loads(proc.stdout)["diagnostics"]
+    assert (d["file"], d["severity"], d["code"]) == ("runway.yaml", "error", "RW011")
+    assert d["range"]["start"] == d["range"]["end"] == {"line": 0, "character": 0}
 
 
 def test_python_m_without_pulumi(tmp_path):

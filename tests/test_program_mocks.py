@@ -844,3 +844,46 @@ def test_unreadable_or_unknown_settings_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps({"vpc": VPC}))
     with pytest.raises(SettingsError, match="unknown key"):
         load_network_settings({}, tmp_path / "bad.json")
+
+
+# --------------------------------------------------------------------------------------
+# The inline program of the Automation API (deploy_engine.automation.StackTarget.program)
+# --------------------------------------------------------------------------------------
+
+
+def test_inline_program_passes_the_chosen_credential_and_keeps_it_as_a_secret_output(mocks, catalog, monkeypatch):
+    """The program gets the run's credential (set on the target after the program was built,
+    as the CLI does once the stack is open) and exports it as the secret stack output the next
+    run reads back: the stored value reaches the database unchanged, and never in clear."""
+    from deploy_engine import automation
+    from deploy_engine.secrets import Redactor, SecretValue, plan_credentials
+
+    plan = make_plan(catalog, entry("main-db", "postgres", "small", engine={"proxy": True}))
+    target = automation.StackTarget(
+        product="acme", environment="production", region=REGION, plan=plan, network=NETWORK, credentials={},
+        backend=automation.Backend("file:///tmp/unused"), passphrase=SecretValue("p" * 20), redactor=Redactor(),
+    )
+    program = target.program()
+    stored = "kept-in-the-stack-" + secrets.token_urlsafe(16)
+    target.credentials = plan_credentials(plan, {"main-db": SecretValue(stored)}, generate=True).credentials
+    exported: dict[str, Any] = {}
+    monkeypatch.setattr(pulumi, "export", lambda name, value: exported.__setitem__(name, value))
+    checked: dict[str, Any] = {}
+
+    @pulumi.runtime.test
+    def run_program():
+        program()
+        held = exported[automation.CREDENTIALS_OUTPUT]
+
+        async def inspect_output():
+            checked["secret"] = await held.is_secret()
+            checked["value"] = await held.future()
+
+        return pulumi.Output.from_input(asyncio.ensure_future(inspect_output())).apply(lambda _: None)
+
+    run_program()
+    assert checked == {"secret": True, "value": {"main-db": stored}}
+    assert unwrap_secret(mocks.one("aws:rds/instance:Instance").inputs["password"]) == stored
+    version = mocks.one("aws:secretsmanager/secretVersion:SecretVersion").inputs
+    assert json.loads(unwrap_secret(version["secretString"]))["password"] == stored
+    assert set(exported) >= {"resources", "urns", automation.CREDENTIALS_OUTPUT}
