@@ -1,7 +1,5 @@
 """The YAML loader: positions, YAML 1.2 scalars, and every malformed input as a diagnostic."""
 
-import time
-
 import pytest
 
 from runway_core.positions import Position, Range
@@ -69,9 +67,10 @@ def test_alias_bomb_is_bounded_and_positioned():
     for i, name in enumerate("bcdefghij"):
         prev = "abcdefghij"[i]
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
-    t0 = time.perf_counter()
     p = parse_yaml("\n".join(lines) + "\n")
-    assert time.perf_counter() - t0 < 1.0
+    # Bounded by construction: composing stops at the alias that crosses the limit (time is
+    # measured in benchmarks/, never asserted here).
+    assert p.node_count < ALIAS_EXPANSION_LIMIT
     [d] = [d for d in p.diagnostics if d.code == "RW005"]
     assert f"{ALIAS_EXPANSION_LIMIT:,}" in d.message
     assert d.range.start.line >= 4  # at the alias that crossed the limit
@@ -84,9 +83,7 @@ def test_merge_keys_and_anchors():
 
 
 def test_deep_nesting_is_bounded():
-    t0 = time.perf_counter()
     p = parse_yaml("a: " + "[" * 10000 + "]" * 10000 + "\n")
-    assert time.perf_counter() - t0 < 1.0
     assert any(d.code == "RW010" for d in p.diagnostics)
 
 
