@@ -111,6 +111,14 @@ class _ArgumentParser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------------------
 
 
+def _runway_file(path: str) -> str | None:
+    p = Path(path)
+    if p.is_dir():
+        f = next((p / n for n in ROOT_NAMES if (p / n).is_file()), None)
+        return str(f.resolve()) if f is not None else None
+    return str(p.resolve()) if p.is_file() else None
+
+
 def resolve_root(path: str) -> str:
     """The root runway file for PATH (a folder holding runway.yaml/.yml, or a runway file).
 
@@ -528,6 +536,11 @@ def _load(args: argparse.Namespace) -> tuple[Analysis, str]:
     else:
         catalog = load_catalog()
     an = analyze(root_file, catalog)
+    asked = _runway_file(args.path)
+    if asked is not None and asked not in an.files and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}:
+        # A member the root above does not list: check it alone (RW154), as the editor does,
+        # rather than report on a root that never reads it.
+        an = analyze(asked, catalog)
     return an, os.path.dirname(an.root_file)
 
 
@@ -617,6 +630,8 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
             ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, {"NO_COLOR": "1"})))
     elif envs:
         ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, ctx.environ)))
+    elif an.files[an.root_file].role == "member":
+        ctx.stdout.write("no plan: a member runway alone has none; plan the root runway that lists it\n")
     else:
         # A PR bot posting stdout must never post an empty comment.
         ctx.stdout.write(f"no plan: the runway has {_count(diags, Severity.ERROR)} error(s) (listed on stderr)\n")
@@ -624,7 +639,7 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     if diags and args.format != "github":
         _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
     invalid = any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags)
-    if invalid or spec is None:
+    if invalid or (spec is None and an.files[an.root_file].role != "member"):
         return EXIT_INVALID
     if any(p.verdict == "over-cap" for p in envs):
         return EXIT_REFUSED
@@ -1026,6 +1041,26 @@ def build_parser() -> argparse.ArgumentParser:
                       "The markdown tables are also appended to $GITHUB_STEP_SUMMARY when it is set")
     plan.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence)")
     plan.set_defaults(func=cmd_plan)
+
+    def cmd_schema(args: argparse.Namespace, ctx: _Context) -> int:
+        """The JSON Schema of runway.yaml (runway_core.schema); exit 3 when FILE cannot be written."""
+        from runway_core.schema import schema_text
+
+        text = schema_text(member=args.member)
+        if args.output is None:
+            ctx.stdout.write(text)
+            return EXIT_OK
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+        return EXIT_OK
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of runway.yaml (for YAML editors)",
+                            description="Print the JSON Schema (draft-07) of runway.yaml: a root runway when it has `product`, else a member.")
+    schema.add_argument("--member", action="store_true", help="the schema of a member runway only")
+    schema.add_argument("--output", metavar="FILE", default=None, help="write the schema to FILE instead of standard output")
+    schema.set_defaults(func=cmd_schema)
 
     deploy_help = {
         "preview": ("show what `up` would change (pulumi preview); any CI job", "Run pulumi preview of one environment's plan."),

@@ -56,11 +56,13 @@ MAX_FILE_BYTES = MAX_FILE_CHARS
 
 
 class FileTooLarge(OSError):
-    """A runway file over :data:`MAX_FILE_BYTES`; ``size`` is its size in bytes."""
+    """A runway file over the limit; ``size`` in ``unit`` ("bytes" on disk, "characters" in
+    an editor buffer)."""
 
-    def __init__(self, size: int) -> None:
-        super().__init__(f"the file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a runway")
+    def __init__(self, size: int, unit: str = "bytes") -> None:
+        super().__init__(f"the file is {size:,} {unit}, over the 1 MiB limit for a runway")
         self.size = size
+        self.unit = unit
 
 Reader = Callable[[str], str]
 
@@ -79,9 +81,9 @@ def read_disk(path: str) -> str:
     return data.decode("utf-8")
 
 
-def _too_large(path: str, size: int) -> Diagnostic:
+def _too_large(path: str, exc: FileTooLarge) -> Diagnostic:
     return Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW011",
-                      f"the file is {size:,} characters, over the {MAX_FILE_CHARS:,} limit for a runway; it is not analysed")
+                      f"the file is {exc.size:,} {exc.unit}, over the 1 MiB ({MAX_FILE_CHARS:,}) limit for a runway; it is not analysed")
 
 
 def suggest(word: str, options: Iterable[str]) -> str | None:
@@ -294,7 +296,13 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
                 except (OSError, UnicodeDecodeError):
                     if not f.is_file():
                         continue
-                    head = ""
+                    # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
+                    # RW001 on it) from a member; never walk past a broken root to another one.
+                    try:
+                        with open(f, "rb") as fh:
+                            head = fh.read(4096).decode("utf-8", "replace")
+                    except OSError:
+                        head = ""
                 if first is None:
                     first = str(f)
                 if "\nproduct:" in "\n" + head:
@@ -345,9 +353,9 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     try:
         text = read(root_file)
         if len(text) > MAX_FILE_CHARS:
-            raise FileTooLarge(len(text))
+            raise FileTooLarge(len(text), "characters")
     except FileTooLarge as exc:
-        an.add(_too_large(root_file, exc.size))
+        an.add(_too_large(root_file, exc))
         text = None
     except UnicodeDecodeError as exc:
         an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW001", f"the file is not UTF-8 text (byte {exc.start})"))
@@ -502,10 +510,10 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         try:
             text = read(path)
             if len(text) > MAX_FILE_CHARS:
-                raise FileTooLarge(len(text))
+                raise FileTooLarge(len(text), "characters")
         except FileTooLarge as exc:
-            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is too large to read ({exc.size:,} bytes)", {"member": rel}))
-            an.diagnostics.setdefault(path, []).append(_too_large(path, exc.size))
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is too large to read ({exc.size:,} {exc.unit})", {"member": rel}))
+            an.diagnostics.setdefault(path, []).append(_too_large(path, exc))
             continue
         except UnicodeDecodeError as exc:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is not UTF-8 text (byte {exc.start}); not read", {"member": rel}))

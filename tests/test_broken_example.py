@@ -10,19 +10,33 @@ from pathlib import Path
 
 import pytest
 
-from runway_core.analysis import analyze, read_disk
+from runway_core.analysis import MAX_FILE_CHARS, analyze, read_disk
 from runway_core.rules import CODES
 
 BROKEN = Path(__file__).resolve().parent.parent / "examples" / "broken"
 ROOT = BROKEN / "runway.yaml"
 
-#: Codes that cannot appear together with the others in one analysis, and why.
+#: Codes that cannot appear together with the others in one analysis, and why. Each is
+#: shown on the same example by a test of its own.
 EXCLUDED = {
-    # One root has one region. RW160 (the region is unknown to the catalogue) stops the price
-    # check, so it never coexists with RW161 (a price missing for a known region), which the
-    # example shows. test_unknown_region_replaces_rw161 shows RW160 on the same example.
-    "RW160": "RW161",
+    "RW160": (
+        "One root has one region. RW160 (the region is unknown to the catalogue) stops the price "
+        "check, so it never coexists with RW161 (a price missing for a known region), which the "
+        "example shows. test_unknown_region_replaces_rw161 shows RW160 on the same example."
+    ),
+    "RW011": (
+        "A runway over the 1 MiB limit does not belong in the repository (the golden cases write "
+        "theirs at test time). test_oversized_member_is_rw011 shows it by reading one member of "
+        "the example as a 1 MiB + 1 text."
+    ),
+    "RW154": (
+        "A lone member is by definition not part of the product: the root lists every member "
+        "folder of the example. test_member_alone_is_rw154 analyses one of them on its own."
+    ),
 }
+
+#: Excluded code -> the code it would displace, which the example shows instead.
+DISPLACES = {"RW160": "RW161"}
 
 #: Member folder -> the code its planted fault produces in that member's file.
 MEMBER_FAULTS = {
@@ -52,8 +66,9 @@ def test_every_code_appears(analysis) -> None:
     missing = set(CODES) - seen - set(EXCLUDED)
     assert missing == set(), f"codes the broken example does not show: {sorted(missing)}"
     assert seen <= set(CODES), f"codes not in rules.CODES: {sorted(seen - set(CODES))}"
-    for code, instead in EXCLUDED.items():
-        assert code not in seen and instead in seen
+    assert seen.isdisjoint(EXCLUDED), "an excluded code appears: drop it from EXCLUDED"
+    for code, instead in DISPLACES.items():
+        assert instead in seen, f"{code} is excluded for {instead}, which the example must show"
 
 
 def test_unknown_region_replaces_rw161(catalog) -> None:
@@ -65,6 +80,27 @@ def test_unknown_region_replaces_rw161(catalog) -> None:
 
     seen = {d.code for d in analyze(str(ROOT), catalog, read=read).all_diagnostics()}
     assert "RW160" in seen and "RW161" not in seen
+
+
+def test_oversized_member_is_rw011(catalog) -> None:
+    checkout = BROKEN / "services" / "checkout" / "runway.yaml"
+
+    def read(path: str) -> str:
+        text = read_disk(path)
+        if Path(path) == checkout:
+            text += "#" * (MAX_FILE_CHARS + 1 - len(text))
+        return text
+
+    an = analyze(str(ROOT), catalog, read=read)
+    assert [d.code for d in an.diagnostics[str(checkout)]] == ["RW011"]
+    assert any(d.code == "RW151" and "services/checkout" in d.message for d in an.diagnostics[str(ROOT)])
+
+
+def test_member_alone_is_rw154(catalog) -> None:
+    checkout = BROKEN / "services" / "checkout" / "runway.yaml"
+    an = analyze(str(checkout), catalog)
+    # Checked as a member (no "missing `product`"), its `uses` unresolved (no RW152).
+    assert [d.code for d in an.all_diagnostics()] == ["RW154"]
 
 
 def test_each_member_shows_its_planted_fault(analysis) -> None:

@@ -8,7 +8,11 @@ order the analysis sorts them (file, start, end, code, message)::
 
 Positions are 0-based, characters count code points (the core's one convention, STYLE.md §4).
 A few cases need files that cannot live in git (bytes that are not UTF-8, a symlink leaving
-the case folder); :data:`SETUP` writes them into the case's temporary copy at run time.
+the case folder, a runway over the 1 MiB size limit); :data:`SETUP` writes them into the
+case's temporary copy at run time (an oversized file is its committed small version, padded).
+
+Each case is analysed as ``analyze(<case>/runway.yaml)``: a case whose runway.yaml is a member
+runway (rw154_*) is a lone member folder, with no root above it.
 
 ``UPDATE_GOLDEN=1 pytest tests/test_golden.py`` rewrites the expected files. Review every
 changed line by hand: an expected file states what a user should see, not what the code
@@ -27,7 +31,7 @@ from typing import Callable
 
 import pytest
 
-from runway_core.analysis import Analysis, analyze
+from runway_core.analysis import MAX_FILE_CHARS, Analysis, analyze
 from runway_core.rules import CODES
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -60,9 +64,33 @@ def _member_symlink_escape(case: Path) -> None:
     os.symlink(outside, case / "services" / "escape", target_is_directory=True)
 
 
+def _pad(path: Path, size: int) -> None:
+    """Pad the runway at ``path`` with comment lines to exactly ``size`` bytes (ASCII, so as
+    many characters): still a valid runway, only too large."""
+    text = path.read_bytes()
+    need = size - len(text)
+    assert need > 1 and text.endswith(b"\n")
+    line = b"# padding: this line only makes the file larger than a runway may be\n"
+    path.write_bytes(text + (line * (need // len(line) + 1))[: need - 1] + b"\n")
+    assert path.stat().st_size == size
+
+
+def _root_too_large(case: Path) -> None:
+    # One byte past the limit: the smallest root that is refused.
+    _pad(case / "runway.yaml", MAX_FILE_CHARS + 1)
+
+
+def _member_too_large(case: Path) -> None:
+    # Twice the limit: the message gives the file's whole size, though only the limit + 1
+    # bytes are read.
+    _pad(case / "services" / "huge" / "runway.yaml", 2 * MAX_FILE_CHARS)
+
+
 #: Case name -> function that completes the case's temporary copy.
 SETUP: dict[str, Callable[[Path], None]] = {
     "rw001_root_not_utf8": _root_not_utf8,
+    "rw011_member_too_large": _member_too_large,
+    "rw011_root_too_large": _root_too_large,
     "rw151_member_not_utf8": _member_not_utf8,
     "rw151_symlink_escape": _member_symlink_escape,
 }
