@@ -40,6 +40,7 @@ from .yamlsrc import YMap, YNode, YScalar, node_path_at
 
 if TYPE_CHECKING:
     from .analysis import Analysis, SourceFile
+    from .lenses import Baselines
 
 #: How many items the environment hover lists as top contributors.
 TOP_CONTRIBUTORS = 5
@@ -66,14 +67,21 @@ class HoverResult:
     range: Range
 
 
-def hover_at(analysis: "Analysis", file: str, pos: Position) -> HoverResult | None:
+def hover_at(analysis: "Analysis", file: str, pos: Position, baseline: "Baselines | None" = None) -> HoverResult | None:
     """The hover at ``pos`` (code points) of ``file`` (a path as keyed in ``analysis.files``).
 
+    With ``baseline`` (:class:`runway_core.lenses.Baselines`), an environment's hover also
+    shows its change since the last save and against git HEAD (``+$103.19/mo vs HEAD``).
     Returns None when there is nothing to say (no node there, a file outside the analysis)
     and on any internal error: a hover is never worth a crash.
     """
     try:
-        return _hover(analysis, os.path.abspath(file), pos)
+        result = _hover(analysis, os.path.abspath(file), pos)
+        if result is not None and baseline is not None:
+            from .lenses import with_cost_delta  # local: lenses is a sibling query, not a dependency of every hover
+
+            result = with_cost_delta(analysis, os.path.abspath(file), pos, result, baseline)
+        return result
     except Exception:  # noqa: BLE001 - STYLE.md §7: degrade, never crash a handler
         return None
 

@@ -36,7 +36,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from runway_core.analysis import Analysis, analyze, find_root, read_disk
+from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root, read_disk
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.hover import hover_at
@@ -149,8 +149,16 @@ class RunwayLanguageServer(LanguageServer):
         return doc.text if doc is not None else read_disk(path)
 
     def _version(self, path: str) -> Any:
+        """An open buffer's version, else the file's (mtime, size) on disk: a file changed on
+        disk (a save in another editor, a git checkout) invalidates analyses that read it."""
         doc = self.documents.get(path)
-        return doc.version if doc is not None else _DISK
+        if doc is not None:
+            return doc.version
+        try:
+            st = os.stat(path)
+        except OSError:
+            return _DISK
+        return (_DISK, st.st_mtime_ns, st.st_size)
 
     def _recording_reader(self, record: dict[str, Any]) -> Callable[[str], str]:
         def read(path: str) -> str:
@@ -302,6 +310,8 @@ class RunwayLanguageServer(LanguageServer):
 
     def pull_diagnostics(self, uri: str) -> list[types.Diagnostic]:
         path = uri_to_path(uri)
+        if os.path.basename(path) not in ROOT_NAMES and path not in self.documents:
+            return []  # not a runway: never read a file the client did not give us
         an = self.analysis_for(path)
         diags = tuple(an.diagnostics.get(path, ()))
         self._last[path] = diags
@@ -374,10 +384,23 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
             if src is None:
                 return None
             lines = src.parsed.lines
-            result = hover_at(an, path, convert.from_position(params.position, lines, ls.encoding))
+            from .cost_view import hover_baseline  # the "+$103.19/mo vs HEAD" line of environment hovers
+
+            result = hover_at(an, path, convert.from_position(params.position, lines, ls.encoding), baseline=hover_baseline(ls, path))
             return convert.to_hover(result, lines, ls.encoding) if result is not None else None
         except Exception:  # noqa: BLE001
             log.exception("textDocument/hover failed")
             return None
 
+    from . import navigation
+    navigation.register(server)
+    from . import cost_view, settings
+    settings.register(server)
+    cost_view.register(server)
+    from . import code_actions
+    code_actions.register(server)
+    from . import completion
+    completion.register(server)
+    from . import custom  # runway/costs, runway/plan, runway/costsChanged (docs/protocol.md)
+    custom.register(server)
     return server

@@ -35,14 +35,28 @@ def _record_refresh(client: LanguageClient, params: None) -> None:
     client.refreshed.set()  # type: ignore[attr-defined]
 
 
+def _record_request(method: str):
+    def record(client: LanguageClient, params: object) -> None:
+        client.requests.append(method)  # type: ignore[attr-defined]
+        client.requested.set()  # type: ignore[attr-defined]
+
+    return record
+
+
 def make_client() -> LanguageClient:
-    """pytest-lsp's test client, also keeping every publish (with its version) in order."""
+    """pytest-lsp's test client, also keeping every publish (with its version) in order, and
+    answering (and recording in ``client.requests``) the requests a real VS Code answers:
+    code lens and inlay hint refreshes, dynamic registrations."""
     client = LanguageClient(converter_factory=default_converter)
     client.published = []  # type: ignore[attr-defined]
     client.refreshed = asyncio.Event()  # type: ignore[attr-defined]
+    client.requests = []  # type: ignore[attr-defined]
+    client.requested = asyncio.Event()  # type: ignore[attr-defined]
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[PUBLISH] = _record_publish
     features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _record_refresh
+    for method in (types.WORKSPACE_CODE_LENS_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH, types.CLIENT_REGISTER_CAPABILITY):
+        features[method] = _record_request(method)
     register_lsp_features(client, features)
     return client
 

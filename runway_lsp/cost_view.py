@@ -1,0 +1,297 @@
+"""Cost in view over LSP: code lenses, inlay hints, cost deltas and their refreshes.
+
+A thin adapter (STYLE.md §2) over :mod:`runway_core.lenses` and
+:mod:`runway_core.baseline`, and this feature's protocol edge (it builds the lsprotocol
+values of lenses and hints; positions go through :mod:`runway_lsp.convert`).
+
+- ``textDocument/codeLens`` (no resolve): the lenses of the root runway. LSP shows a lens
+  only through a ``Command``; each carries :data:`SHOW_COST`, a command this server
+  registers for ``workspace/executeCommand``. It changes nothing: it returns the plan JSON of
+  the environment (``runway-deploy plan --format json``'s ``environments[]`` entry,
+  docs/cli.md) or, for a resource or workload, that item in every environment. An editor
+  that runs it on a click simply gets data back.
+- ``textDocument/inlayHint`` (no resolve): costs after size values, share of the cap after
+  ``limits.monthly``. A single size (``size: medium``) is priced in the environment of the
+  ``runway.inlayHints.environment`` setting; an unknown name falls back to the first
+  environment with one warning (``window/showMessage``).
+- Deltas: the lenses and environment hovers compare with the runway as last saved (the
+  disk) and at git HEAD (:class:`runway_core.baseline.BaselineStore`), unless
+  ``runway.costDelta.enabled`` is false.
+- Refresh (LSP 3.17 §"Code Lens Refresh Request", §"Inlay Hint Refresh Request"): after
+  diagnostics are published, when what lenses or hints show changed (a member edit changes
+  the root's lenses; a save changes "since save"), the server sends
+  ``workspace/codeLens/refresh`` and ``workspace/inlayHint/refresh`` to clients that support
+  them; also after a settings change.
+
+Handlers catch, log and return an empty result. Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from lsprotocol import types
+
+from runway_core.baseline import BaselineStore
+from runway_core.lenses import Baselines, Hint, Lens, code_lenses, inlay_hints
+from runway_core.planner import environment_json
+from runway_core.positions import LineIndex, Range
+
+from . import convert
+from .server import RunwayLanguageServer, uri_to_path
+from .settings import Settings, SettingsManager, log_failure, settings_of
+
+log = logging.getLogger("runway_lsp.cost_view")
+
+#: The command of every lens (see the module docstring); arguments ``[uri, data]`` with
+#: ``data`` ``{"env": name}`` or ``{"name": item}``.
+SHOW_COST = "runway.showCost"
+
+
+# --- conversions -----------------------------------------------------------------------------
+
+
+def to_code_lens(lens: Lens, uri: str, lines: LineIndex, enc: Any) -> types.CodeLens:
+    return types.CodeLens(
+        range=convert.to_range(lens.range, lines, enc),
+        command=types.Command(title=lens.title, command=SHOW_COST, arguments=[uri, dict(lens.data)], tooltip=lens.tooltip),
+        data=dict(lens.data),
+    )
+
+
+def to_inlay_hint(hint: Hint, lines: LineIndex, enc: Any) -> types.InlayHint:
+    return types.InlayHint(
+        position=convert.to_position(hint.position, lines, enc),
+        label=hint.label,
+        tooltip=hint.tooltip,
+        padding_left=True,
+    )
+
+
+def from_range(rng: types.Range, lines: LineIndex, enc: Any) -> Range:
+    return Range(convert.from_position(rng.start, lines, enc), convert.from_position(rng.end, lines, enc))
+
+
+# --- state -----------------------------------------------------------------------------------
+
+
+class CostView:
+    """Baselines, refresh bookkeeping and warnings of one server session."""
+
+    def __init__(self, server: RunwayLanguageServer, settings: SettingsManager, store: BaselineStore | None = None) -> None:
+        self.server = server
+        self.settings = settings
+        self.store = store or BaselineStore()
+        self._signatures: dict[str, Any] = {}  # group key -> what its lenses and hints showed
+        self._refresh_pending = False
+        self._warned_envs: set[str] = set()
+
+    # --- queries ----------------------------------------------------------------------------
+
+    def baselines(self, key: str) -> Baselines | None:
+        """The saved and HEAD baselines of group ``key``; None when deltas are off."""
+        if not self.settings.current.cost_delta_enabled:
+            return None
+        return self.store.baselines(key, self.server.catalog)
+
+    def code_lenses(self, uri: str) -> list[types.CodeLens]:
+        ls = self.server
+        path = uri_to_path(uri)
+        key = ls.group_of(path)
+        an = ls.analysis(key)
+        src = an.files.get(path)
+        if src is None or src.role != "root":
+            return []
+        lenses = code_lenses(an, path, self.baselines(key))
+        self.served(key)
+        return [to_code_lens(lens, uri, src.parsed.lines, ls.encoding) for lens in lenses]
+
+    def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
+        ls = self.server
+        path = uri_to_path(uri)
+        key = ls.group_of(path)
+        an = ls.analysis(key)
+        src = an.files.get(path)
+        if src is None or src.role != "root" or not an.plans:
+            return []
+        lines = src.parsed.lines
+        env = self._hint_environment(an, self.settings.current)
+        hints = inlay_hints(an, path, from_range(rng, lines, ls.encoding), env)
+        self.served(key)
+        return [to_inlay_hint(h, lines, ls.encoding) for h in hints]
+
+    def _hint_environment(self, an: Any, settings: Settings) -> str | None:
+        wanted = settings.inlay_hints_environment
+        if wanted is None or wanted in an.plans:
+            return wanted
+        first = next(iter(an.plans))
+        if wanted not in self._warned_envs:
+            self._warned_envs.add(wanted)
+            self.settings.warn(
+                f"runway settings: `runway.inlayHints.environment` is {wanted!r}, which is not an environment of "
+                f"{os.path.basename(os.path.dirname(an.root_file)) or an.root_file} ({', '.join(an.plans)}); inlay hints use {first}."
+            )
+        return first
+
+    def show_cost(self, uri: Any, data: Any) -> Any:
+        """The :data:`SHOW_COST` command: plan JSON of an environment, or an item in every
+        environment; None for arguments it does not understand."""
+        if not isinstance(uri, str) or not isinstance(data, dict):
+            return None
+        an = self.server.analysis_for(uri_to_path(uri))
+        env = data.get("env")
+        if isinstance(env, str) and env in an.plans:
+            return environment_json(an.plans[env])
+        name = data.get("name")
+        if isinstance(name, str):
+            per_env = {}
+            for e, plan in an.plans.items():
+                for item in environment_json(plan)["items"]:
+                    if item["name"] == name:
+                        per_env[e] = item
+            return {"name": name, "environments": per_env} if per_env else None
+        return None
+
+    # --- refresh ----------------------------------------------------------------------------
+
+    def _signature(self, key: str) -> Any:
+        an = self.server.analysis(key)
+        plans = tuple(
+            (p.name, p.total, p.cap, p.verdict, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
+        )
+        b = self.baselines(key)
+        totals = None
+        if b is not None:
+            totals = tuple(tuple((e, p.total) for e, p in base.items()) if base is not None else None for base in (b.saved, b.head))
+        return plans, totals
+
+    def served(self, key: str) -> None:
+        """Note what the lenses and hints of group ``key`` showed the client just now."""
+        if self._lens_refresh() or self._hint_refresh():
+            self._signatures[key] = self._signature(key)
+
+    def after_publish(self, key: str) -> None:
+        """Called after diagnostics of group ``key`` were published: ask the client to
+        refresh lenses and hints when what they show differs from what it was last served
+        (a client that never asked is never asked to refresh)."""
+        ls = self.server
+        previous = self._signatures.get(key)
+        if previous is None:
+            return
+        if not any(p in ls.documents for p in ls.analysis(key).files):
+            self._signatures.pop(key, None)
+            return
+        sig = self._signature(key)
+        if sig != previous:
+            self._signatures[key] = sig
+            self.schedule_refresh()
+
+    def _capability(self, name: str) -> bool:
+        try:
+            ws = self.server.client_capabilities.workspace
+            cap = getattr(ws, name, None) if ws is not None else None
+            return bool(cap is not None and cap.refresh_support)
+        except Exception:  # noqa: BLE001
+            return False
+
+    def _lens_refresh(self) -> bool:
+        return self._capability("code_lens")
+
+    def _hint_refresh(self) -> bool:
+        return self._capability("inlay_hint")
+
+    def schedule_refresh(self) -> None:
+        """Send the refresh requests once, soon (several groups may change in one flush)."""
+        if self._refresh_pending:
+            return
+        self._refresh_pending = True
+        asyncio.get_running_loop().call_soon(self._refresh)
+
+    def _refresh(self) -> None:
+        self._refresh_pending = False
+        ls = self.server
+        try:
+            if self._lens_refresh():
+                ls.workspace_code_lens_refresh(None).add_done_callback(log_failure("workspace/codeLens/refresh"))
+            if self._hint_refresh():
+                ls.workspace_inlay_hint_refresh(None).add_done_callback(log_failure("workspace/inlayHint/refresh"))
+        except Exception:  # noqa: BLE001
+            log.exception("sending lens/hint refresh failed")
+
+    def on_settings(self, old: Settings, new: Settings) -> None:
+        self._warned_envs.clear()
+        self.store.clear()
+        self._signatures.clear()
+        if old != new:
+            self.schedule_refresh()
+
+
+def view_of(server: RunwayLanguageServer) -> CostView | None:
+    return getattr(server, "cost_view", None)
+
+
+def hover_baseline(server: RunwayLanguageServer, path: str) -> Baselines | None:
+    """The baselines the hover of ``path`` compares with (None when deltas are off or the
+    cost view is not registered). Never raises."""
+    try:
+        view = view_of(server)
+        return view.baselines(server.group_of(path)) if view is not None else None
+    except Exception:  # noqa: BLE001
+        log.exception("baselines for the hover of %s failed", path)
+        return None
+
+
+def register(server: RunwayLanguageServer) -> None:
+    """Register code lenses, inlay hints, the :data:`SHOW_COST` command and the refreshes."""
+    settings = settings_of(server)
+    view = CostView(server, settings)
+    server.cost_view = view  # type: ignore[attr-defined]
+    settings.subscribe(view.on_settings)
+
+    # Observe publishing: every change of an analysis ends in publish_group (server.py).
+    publish_group = server.publish_group
+
+    def publish_and_refresh(key: str, changed: set[str]) -> None:
+        publish_group(key, changed)
+        try:
+            view.after_publish(key)
+        except Exception:  # noqa: BLE001
+            log.exception("refreshing lenses of %s failed", key)
+
+    server.publish_group = publish_and_refresh  # type: ignore[method-assign]
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    async def code_lens(ls: RunwayLanguageServer, params: types.CodeLensParams):
+        try:
+            current = await settings.ready()
+            if not current.code_lens_enabled:
+                return []
+            return view.code_lenses(params.text_document.uri)
+        except Exception:  # noqa: BLE001
+            log.exception("textDocument/codeLens failed")
+            return []
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    async def inlay_hint(ls: RunwayLanguageServer, params: types.InlayHintParams):
+        try:
+            current = await settings.ready()
+            if not current.inlay_hints_enabled:
+                return []
+            return view.inlay_hints(params.text_document.uri, params.range)
+        except Exception:  # noqa: BLE001
+            log.exception("textDocument/inlayHint failed")
+            return []
+
+    @server.command(SHOW_COST)
+    def show_cost(ls, *args):  # no annotations: pygls reads them to convert arguments
+        try:
+            return view.show_cost(args[0] if args else None, args[1] if len(args) > 1 else None)
+        except Exception:  # noqa: BLE001
+            log.exception("%s failed", SHOW_COST)
+            return None
+
+
+__all__ = ["SHOW_COST", "CostView", "register", "hover_baseline", "to_code_lens", "to_inlay_hint"]

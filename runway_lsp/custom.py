@@ -1,0 +1,202 @@
+"""The server's custom messages for the VS Code extension's cost views (docs/protocol.md).
+
+A thin adapter (STYLE.md §2) over the analysis the server already keeps: the planner's
+per-environment totals and plan JSON (:func:`runway_core.planner.environment_json`, the same
+JSON as ``runway-deploy plan --format json``, docs/cli.md).
+
+- ``runway/costs`` (request, params ``{uri, environment?}``): every environment's total
+  against its cap for the runway group of ``uri`` (a member is priced with its root), and the
+  selected environment: ``environment`` when it names one, else the
+  ``runway.inlayHints.environment`` setting when it names one, else the first.
+- ``runway/plan`` (request, params ``{uri}``): the plan JSON of every environment
+  (``format_version``, product, region, catalogue, ``environments[]`` with their items and
+  line items), plus the group's URIs and diagnostic counts, for the plan view.
+- ``runway/costsChanged`` (notification, server to client, params ``{uri, uris}``): sent
+  after the diagnostics of a group are published, when what ``runway/costs`` or
+  ``runway/plan`` answer for it changed since the last notification for that group (and the
+  first time a group is published while one of its files is open). ``uri`` is the group's
+  root runway, ``uris`` every file of the group.
+
+Requests never raise: a document that is not a runway, or a handler failure (logged), gets
+``{"environments": [], "environment": null}``. Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from typing import Any
+
+from runway_core.analysis import ROOT_NAMES, Analysis
+from runway_core.diagnostics import Severity
+from runway_core.planner import Plan, cap_percent, environment_json, plan_json
+
+from .server import RunwayLanguageServer, path_to_uri, uri_to_path
+
+log = logging.getLogger("runway_lsp.custom")
+
+COSTS = "runway/costs"
+PLAN = "runway/plan"
+COSTS_CHANGED = "runway/costsChanged"
+
+
+def _money(value: Any) -> float | None:
+    return None if value is None else round(float(value), 2)
+
+
+def _params(params: Any) -> dict[str, Any]:
+    """The params of a custom request as a dict (pygls passes unknown methods' params through
+    as parsed JSON; an object with attributes is accepted too)."""
+    if isinstance(params, dict):
+        return params
+    if params is None:
+        return {}
+    return {k: getattr(params, k) for k in ("uri", "environment") if hasattr(params, k)}
+
+
+def _analysis(server: RunwayLanguageServer, uri: Any) -> tuple[Analysis, str] | None:
+    """The analysis of the group of ``uri`` and the document's path; None for a file that
+    is neither open nor named like a runway (never read a file the client did not give us)."""
+    if not isinstance(uri, str) or not uri:
+        return None
+    path = uri_to_path(uri)
+    if os.path.basename(path) not in ROOT_NAMES and path not in server.documents:
+        return None
+    return server.analysis_for(path), path
+
+
+def _selected(server: RunwayLanguageServer, an: Analysis, wanted: Any) -> str | None:
+    if isinstance(wanted, str) and wanted in an.plans:
+        return wanted
+    manager = getattr(server, "settings_manager", None)
+    setting = getattr(getattr(manager, "current", None), "inlay_hints_environment", None)
+    if isinstance(setting, str) and setting in an.plans:
+        return setting
+    return next(iter(an.plans), None)
+
+
+def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
+    """The ``runway/costs`` answer (see the module docstring). USD per month."""
+    p = _params(params)
+    uri = p.get("uri")
+    found = _analysis(server, uri)
+    if found is None:
+        return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None}
+    an, _path = found
+    envs = []
+    for plan in an.plans.values():
+        envs.append(
+            {
+                "name": plan.name,
+                "total_monthly_usd": _money(plan.total),
+                "cap_monthly_usd": _money(plan.cap),
+                "verdict": plan.verdict,
+                "percent": cap_percent(plan.total, plan.cap),
+                # a lower bound when a unit price is missing for the region (RW161)
+                "missing_prices": bool(plan.missing_prices),
+            }
+        )
+    return {
+        "uri": uri,
+        "root_uri": path_to_uri(an.root_file),
+        "product": an.spec.product if an.spec is not None else None,
+        "environments": envs,
+        "environment": _selected(server, an, p.get("environment")),
+    }
+
+
+def plan(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
+    """The ``runway/plan`` answer: :func:`runway_core.planner.plan_json` of every environment
+    with ``uri``, ``root_uri``, ``uris``, ``environment`` (selected) and ``diagnostics``
+    (counts by severity over the group)."""
+    p = _params(params)
+    uri = p.get("uri")
+    found = _analysis(server, uri)
+    if found is None:
+        return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None)}
+    an, _path = found
+    spec = an.spec
+    doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin))  # type: ignore[arg-type]
+    doc.update(
+        uri=uri,
+        root_uri=path_to_uri(an.root_file),
+        uris=[path_to_uri(f) for f in an.files],
+        environment=_selected(server, an, p.get("environment")),
+        diagnostics=_counts(an),
+    )
+    return doc
+
+
+def _counts(an: Analysis | None) -> dict[str, int]:
+    out = {"error": 0, "warning": 0, "information": 0, "hint": 0}
+    if an is None:
+        return out
+    for diags in an.diagnostics.values():
+        for d in diags:
+            out[Severity(d.severity).label] += 1
+    return out
+
+
+def _signature(an: Analysis) -> str:
+    """A digest of everything the cost views show for a group (plans, caps, verdicts)."""
+    doc = [environment_json(p) for p in an.plans.values()]
+    return hashlib.sha256(json.dumps([an.root_file, doc], sort_keys=True, default=str).encode()).hexdigest()
+
+
+class CostsNotifier:
+    """Sends ``runway/costsChanged`` after a group's diagnostics are published."""
+
+    def __init__(self, server: RunwayLanguageServer) -> None:
+        self.server = server
+        self._sent: dict[str, str] = {}  # group key -> signature last notified
+
+    def after_publish(self, key: str) -> None:
+        ls = self.server
+        if key not in ls._cache:
+            self._sent.pop(key, None)  # the group was dropped: nothing of it is open
+            return
+        an = ls.analysis(key)
+        if not any(p in ls.documents for p in an.files):
+            self._sent.pop(key, None)
+            return
+        sig = _signature(an)
+        if self._sent.get(key) == sig:
+            return
+        self._sent[key] = sig
+        ls.protocol.notify(COSTS_CHANGED, {"uri": path_to_uri(an.root_file), "uris": [path_to_uri(f) for f in an.files]})
+
+
+def register(server: RunwayLanguageServer) -> None:
+    """Register ``runway/costs``, ``runway/plan`` and the ``runway/costsChanged`` hook."""
+    notifier = CostsNotifier(server)
+    publish_group = server.publish_group  # maybe already wrapped by another feature
+
+    def publish_and_notify(key: str, changed: set[str]) -> None:
+        publish_group(key, changed)
+        try:
+            notifier.after_publish(key)
+        except Exception:  # noqa: BLE001 - STYLE.md §7
+            log.exception("%s for %s failed", COSTS_CHANGED, key)
+
+    server.publish_group = publish_and_notify  # type: ignore[method-assign]
+
+    @server.feature(COSTS)
+    def runway_costs(ls: RunwayLanguageServer, params: Any):
+        try:
+            return costs(ls, params)
+        except Exception:  # noqa: BLE001
+            log.exception("%s failed", COSTS)
+            return {"environments": [], "environment": None}
+
+    @server.feature(PLAN)
+    def runway_plan(ls: RunwayLanguageServer, params: Any):
+        try:
+            return plan(ls, params)
+        except Exception:  # noqa: BLE001
+            log.exception("%s failed", PLAN)
+            return {"environments": [], "environment": None}
+
+
+__all__ = ["COSTS", "PLAN", "COSTS_CHANGED", "CostsNotifier", "costs", "plan", "register"]

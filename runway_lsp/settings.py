@@ -1,0 +1,407 @@
+"""The language server's settings: one typed object, parsed once, with visible warnings.
+
+Settings (section ``runway``; VS Code nests them, ``{"inlayHints": {"enabled": false}}``,
+flat dotted keys such as ``"inlayHints.enabled"`` or ``"runway.inlayHints.enabled"`` are
+accepted too):
+
+============================== ========= ==================================================
+key                            default   meaning
+============================== ========= ==================================================
+``runway.catalogPath``         null      a catalogue folder (``sizes.toml`` + ``prices.csv``)
+                                         used instead of the packaged one; relative to the
+                                         first workspace folder; ``~`` expanded
+``runway.inlayHints.environment`` null   the environment whose cost follows a single size
+                                         (``size: medium``); null: the first environment
+``runway.inlayHints.enabled``  true      inlay hints on or off
+``runway.codeLens.enabled``    true      code lenses on or off
+``runway.costDelta.enabled``   true      deltas since the last save and against git HEAD
+                                         in lenses and hovers (off: git is never run)
+============================== ========= ==================================================
+
+Where they come from (LSP 3.17 §"workspace/configuration", §"didChangeConfiguration"):
+pulled with ``workspace/configuration`` after ``initialized`` when the client supports it,
+otherwise taken from ``initializationOptions``; pulled again on every
+``workspace/didChangeConfiguration`` (or, for a client that cannot be asked, taken from its
+``settings``). The server registers for ``didChangeConfiguration`` when the client allows
+dynamic registration, as the spec advises for pull-model servers.
+
+An unknown key or an invalid value is never silent: one ``window/showMessage`` warning names
+each key, and the default is used for it (STYLE.md §8). A ``catalogPath`` that cannot be
+loaded is reported the same way and the packaged catalogue is used. Changing the catalogue
+re-analyses every open runway and re-publishes its diagnostics.
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import os
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Callable
+
+from lsprotocol import types
+
+from runway_core.analysis import suggest
+from runway_core.catalog import Catalog, CatalogError, load_catalog
+
+if TYPE_CHECKING:
+    from .server import RunwayLanguageServer
+
+log = logging.getLogger("runway_lsp.settings")
+
+SECTION = "runway"
+
+#: How long a feature waits for the client's answer to ``workspace/configuration`` before it
+#: goes on with the settings it has, in seconds (a client that never answers must not hang
+#: code lenses).
+SETTINGS_WAIT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The server's settings, every field with its default (see the module docstring)."""
+
+    catalog_path: str | None = None  # runway.catalogPath, as written
+    inlay_hints_environment: str | None = None  # runway.inlayHints.environment
+    inlay_hints_enabled: bool = True  # runway.inlayHints.enabled
+    code_lens_enabled: bool = True  # runway.codeLens.enabled
+    cost_delta_enabled: bool = True  # runway.costDelta.enabled
+
+
+def _optional_text(value: Any) -> tuple[bool, Any]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True, None
+    return (True, value.strip()) if isinstance(value, str) else (False, None)
+
+
+def _flag(value: Any) -> tuple[bool, Any]:
+    return (True, value) if isinstance(value, bool) else (False, None)
+
+
+#: Setting key (below ``runway.``) -> (Settings field, checker, what a valid value is).
+KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
+    "catalogPath": ("catalog_path", _optional_text, "a folder path (a string) or null"),
+    "inlayHints.environment": ("inlay_hints_environment", _optional_text, "an environment name (a string) or null"),
+    "inlayHints.enabled": ("inlay_hints_enabled", _flag, "true or false"),
+    "codeLens.enabled": ("code_lens_enabled", _flag, "true or false"),
+    "costDelta.enabled": ("cost_delta_enabled", _flag, "true or false"),
+}
+_GROUPS = {k.split(".")[0] for k in KEYS if "." in k}
+_DEFAULTS = Settings()
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _flatten(raw: dict, prefix: str, out: dict[str, Any], problems: list[str]) -> None:
+    for key, value in raw.items():
+        name = f"{prefix}{key}"
+        if name.startswith(f"{SECTION}.") and not prefix:
+            name = name[len(SECTION) + 1 :]
+        if name in _GROUPS:
+            if isinstance(value, dict):
+                _flatten(value, f"{name}.", out, problems)
+            elif value is not None:
+                problems.append(f"`{SECTION}.{name}` must be an object of settings, not {_shown(value)}; its defaults are used")
+            continue
+        out[name] = value
+
+
+def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
+    """``(settings, problems)`` from the client's ``runway`` section (any JSON value).
+
+    ``problems`` holds one sentence per unknown key or invalid value, naming the key; each
+    such key keeps its default. ``None`` (nothing configured) gives the defaults, silently.
+    Pure; never raises.
+    """
+    if raw is None:
+        return _DEFAULTS, []
+    if not isinstance(raw, dict):
+        return _DEFAULTS, [f"the `{SECTION}` settings must be an object, not {_shown(raw)}; the defaults are used"]
+    flat: dict[str, Any] = {}
+    problems: list[str] = []
+    _flatten(raw, "", flat, problems)
+    values: dict[str, Any] = {}
+    for key, value in flat.items():
+        spec = KEYS.get(key)
+        if spec is None:
+            near = suggest(key, KEYS)
+            hint = f" (did you mean `{SECTION}.{near}`?)" if near else ""
+            problems.append(f"`{SECTION}.{key}` is not a setting{hint}; it is ignored")
+            continue
+        field_name, check, expected = spec
+        ok, parsed = check(value)
+        if not ok:
+            default = getattr(_DEFAULTS, field_name)
+            problems.append(f"`{SECTION}.{key}` must be {expected}, not {_shown(value)}; the default ({_shown(default)}) is used")
+            continue
+        values[field_name] = parsed
+    known = {f.name for f in fields(Settings)}
+    return Settings(**{k: v for k, v in values.items() if k in known}), problems
+
+
+def warning_text(problems: list[str]) -> str:
+    """One ``window/showMessage`` text for several problems."""
+    return "runway settings: " + "; ".join(problems) + "."
+
+
+def init_options_section(options: Any) -> Any:
+    """The ``runway`` settings inside ``initializationOptions``: ``{"runway": {...}}`` or the
+    settings object itself."""
+    if isinstance(options, dict) and isinstance(options.get(SECTION), dict) and len(options) == 1:
+        return options[SECTION]
+    return options
+
+
+# --------------------------------------------------------------------------------------
+# The server side: pulling, applying, telling the rest of the server
+# --------------------------------------------------------------------------------------
+
+
+Listener = Callable[[Settings, Settings], None]
+
+
+class SettingsManager:
+    """The server's current :class:`Settings` and how they are read and applied.
+
+    ``current`` is the typed settings object; features that depend on settings ``await
+    ready()`` first, so a request that arrives while the first ``workspace/configuration``
+    is in flight is answered with the client's settings, not the defaults.
+    """
+
+    def __init__(self, server: "RunwayLanguageServer") -> None:
+        self.server = server
+        self.current = Settings()
+        self.init_options: Any = None
+        self.catalog_folder: str | None = None  # the loaded override folder; None: packaged
+        self._pending: asyncio.Future | None = None
+        self._generation = 0
+        self._listeners: list[Listener] = []
+
+    # --- reading --------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(old, new)`` after every applied change of settings."""
+        self._listeners.append(listener)
+
+    async def ready(self) -> Settings:
+        """The current settings, once a pull in flight has been answered (or timed out)."""
+        pending = self._pending
+        if pending is not None and not pending.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(pending), SETTINGS_WAIT_S)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                log.warning("the client did not answer workspace/configuration in %ss; using the settings in hand", SETTINGS_WAIT_S)
+            except Exception:  # noqa: BLE001
+                log.exception("waiting for settings failed")
+        return self.current
+
+    def _supports_pull(self) -> bool:
+        try:
+            ws = self.server.client_capabilities.workspace
+        except Exception:  # noqa: BLE001 - before initialize
+            return False
+        return bool(ws is not None and ws.configuration)
+
+    def pull(self, pushed: Any = None) -> None:
+        """Read the settings: ask the client when it can be asked, else use ``pushed`` (the
+        settings of a didChangeConfiguration) or the ``initializationOptions``."""
+        if not self._supports_pull():
+            self.apply(init_options_section(pushed if pushed is not None else self.init_options), "initializationOptions" if pushed is None else "didChangeConfiguration")
+            return
+        self._generation += 1
+        generation = self._generation
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future = loop.create_future()
+        self._pending = done
+
+        def answered(future: Any) -> None:
+            try:
+                if generation != self._generation:
+                    return  # an older pull: a newer one is in flight
+                try:
+                    result = future.result()
+                except Exception as exc:  # noqa: BLE001 - a client error answer
+                    log.warning("workspace/configuration failed (%s); keeping the current settings", exc)
+                    return
+                section = result[0] if isinstance(result, (list, tuple)) and result else None
+                self.apply(section, "workspace/configuration")
+            except Exception:  # noqa: BLE001
+                log.exception("applying settings failed")
+            finally:
+                if generation == self._generation and not done.done():
+                    done.set_result(None)
+
+        try:
+            request = self.server.workspace_configuration(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+            request.add_done_callback(answered)
+        except Exception:  # noqa: BLE001
+            log.exception("asking for settings failed")
+            if not done.done():
+                done.set_result(None)
+
+    # --- applying ---------------------------------------------------------------------------
+
+    def warn(self, message: str) -> None:
+        log.warning("%s", message)
+        try:
+            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        except Exception:  # noqa: BLE001
+            log.exception("window/showMessage failed")
+
+    def apply(self, raw: Any, origin: str) -> Settings:
+        """Parse ``raw`` (the ``runway`` section), warn about its problems, make it current,
+        reload the catalogue when ``catalogPath`` asks for it, tell the listeners."""
+        settings, problems = parse_settings(raw)
+        log.info("settings from %s: %s", origin, settings)
+        if problems:
+            self.warn(warning_text(problems))
+        old, self.current = self.current, settings
+        self._apply_catalog(settings)
+        for listener in list(self._listeners):
+            try:
+                listener(old, settings)
+            except Exception:  # noqa: BLE001
+                log.exception("a settings listener failed")
+        return settings
+
+    def _resolve(self, path: str) -> str:
+        path = os.path.expanduser(path)
+        if not os.path.isabs(path):
+            base = None
+            try:
+                base = self.server.workspace.root_path
+            except Exception:  # noqa: BLE001 - no workspace yet
+                base = None
+            path = os.path.join(base or os.getcwd(), path)
+        return os.path.normpath(path)
+
+    def _apply_catalog(self, settings: Settings) -> None:
+        folder = self._resolve(settings.catalog_path) if settings.catalog_path else None
+        catalog: Catalog | None = None
+        if folder is not None:
+            try:
+                catalog = load_catalog(folder)
+            except (CatalogError, OSError) as exc:
+                self.warn(f"runway settings: `{SECTION}.catalogPath` {folder!r} cannot be loaded ({exc}); the packaged catalogue is used.")
+                folder = None
+        if folder is None:
+            if self.catalog_folder is None:
+                return  # the packaged catalogue is already in use
+            catalog = load_catalog()
+        self.catalog_folder = folder
+        assert catalog is not None
+        self.use_catalog(catalog)
+
+    def use_catalog(self, catalog: Catalog) -> None:
+        """Analyse every open runway again with ``catalog`` and re-publish diagnostics."""
+        ls = self.server
+        ls.catalog = catalog
+        ls._cache.clear()  # cached analyses priced with the old catalogue (no public hook for this)
+        log.info("catalogue: %s", catalog.origin)
+        for path in list(ls.documents):
+            ls.touch(path)
+        if ls.pull and ls.refresh_support:
+            # Open documents are pulled, not pushed: ask the client to pull again.
+            ls.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
+
+
+def settings_of(server: "RunwayLanguageServer") -> SettingsManager:
+    """The server's :class:`SettingsManager` (created by :func:`register`)."""
+    mgr = getattr(server, "settings_manager", None)
+    if mgr is None:
+        mgr = SettingsManager(server)
+        server.settings_manager = mgr  # type: ignore[attr-defined]
+    return mgr
+
+
+def chain_feature(server: "RunwayLanguageServer", method: str, handler: Callable[..., None]) -> None:
+    """Register ``handler(ls, params)`` for a notification, after any handler another module
+    registered for it (pygls keeps one handler per method; ``initialize`` and
+    ``initialized`` are shared by several features). ``handler`` must be synchronous."""
+    fm = server.protocol.fm
+    previous = fm.features.get(method)
+    if previous is None:
+        server.feature(method)(handler)
+        return
+    mine = functools.partial(handler, server)
+    if asyncio.iscoroutinefunction(previous):
+
+        async def both_async(*args: Any) -> Any:
+            result = await previous(*args)
+            mine(*args)
+            return result
+
+        fm.features[method] = both_async
+    else:
+
+        def both(*args: Any) -> Any:
+            result = previous(*args)
+            mine(*args)
+            return result
+
+        fm.features[method] = both
+
+
+def register(server: "RunwayLanguageServer") -> None:
+    """Read and apply settings for ``server`` (see the module docstring)."""
+    mgr = settings_of(server)
+
+    def initialize(ls: "RunwayLanguageServer", params: types.InitializeParams) -> None:
+        try:
+            mgr.init_options = params.initialization_options
+        except Exception:  # noqa: BLE001
+            log.exception("reading initializationOptions failed")
+
+    def initialized(ls: "RunwayLanguageServer", params: types.InitializedParams) -> None:
+        try:
+            mgr.pull()
+            ws = ls.client_capabilities.workspace
+            dyn = ws.did_change_configuration if ws is not None else None
+            if dyn is not None and dyn.dynamic_registration:
+                registration = types.Registration(
+                    id="runway-settings",
+                    method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                    register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
+                )
+                future = ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+                future.add_done_callback(log_failure("registering for didChangeConfiguration"))
+        except Exception:  # noqa: BLE001
+            log.exception("initialized: reading settings failed")
+
+    chain_feature(server, types.INITIALIZE, initialize)
+    chain_feature(server, types.INITIALIZED, initialized)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: "RunwayLanguageServer", params: types.DidChangeConfigurationParams) -> None:
+        try:
+            pushed = params.settings
+            if isinstance(pushed, dict) and SECTION in pushed:
+                pushed = pushed[SECTION]
+            mgr.pull(pushed)
+        except Exception:  # noqa: BLE001
+            log.exception("didChangeConfiguration failed")
+
+
+def log_failure(what: str) -> Callable[[Any], None]:
+    """A done-callback for a request to the client: log (not raise) an error answer."""
+
+    def check(future: Any) -> None:
+        try:
+            future.result()
+        except Exception as exc:  # noqa: BLE001 - the client may not support it: not fatal
+            log.info("%s: the client answered %s", what, exc)
+
+    return check
+
+
+__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "parse_settings", "warning_text", "settings_of", "register", "chain_feature", "log_failure"]
