@@ -1,0 +1,33 @@
+/**
+ * Settings the client keeps to itself: the server reads section `runway` through
+ * `workspace/configuration` and warns about every key it does not know, so the client's own
+ * keys (how to start the server, tracing, the yaml language id) are left out of the answer.
+ */
+
+export const CLIENT_ONLY_KEYS = ['server', 'trace', 'yamlLanguageId'];
+
+/** The `runway` section without the client's keys (other values unchanged). */
+export function serverSection(section: unknown): unknown {
+  if (section == null || typeof section !== 'object' || Array.isArray(section)) return section;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(section as Record<string, unknown>)) {
+    if (!CLIENT_ONLY_KEYS.includes(key)) out[key] = value;
+  }
+  return out;
+}
+
+/** Apply {@link serverSection} to a `workspace/configuration` answer for `items`. */
+export function filterConfigurationResult(items: ReadonlyArray<{ section?: string }>, result: unknown): unknown {
+  if (!Array.isArray(result)) return result;
+  return result.map((value, i) => {
+    const section = items[i]?.section;
+    if (section === 'runway') return serverSection(value);
+    if (section === undefined || section === '') {
+      // The whole configuration: filter its runway part.
+      if (value && typeof value === 'object' && 'runway' in (value as object)) {
+        return { ...(value as object), runway: serverSection((value as Record<string, unknown>).runway) };
+      }
+    }
+    return value;
+  });
+}

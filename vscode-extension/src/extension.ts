@@ -1,0 +1,81 @@
+/**
+ * The runway-yaml extension: starts the runway language server for runway.yaml files and
+ * shows the cost of the selected environment (status bar) and the plan (webview).
+ */
+import * as vscode from 'vscode';
+import { RunwayClient } from './client';
+import { PlanPanel } from './planPanel';
+import { COSTS, type CostsResult } from './protocol';
+import { amountText } from './status';
+import { configuredEnvironment, CostStatus } from './statusBar';
+
+let runway: RunwayClient | undefined;
+
+async function setEnvironment(name: string): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await vscode.workspace.getConfiguration('runway').update('inlayHints.environment', name, target);
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('Runway', { log: true });
+  // A code lens ("dev $122 / $150 · 81%") runs runway.showCost: show the plan it belongs to.
+  const client = new RunwayClient(output, (args) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined));
+  const status = new CostStatus(client);
+  runway = client;
+  function showPlan(uri?: vscode.Uri): void {
+    const target = uri ?? status.document()?.uri;
+    if (!target) {
+      void vscode.window.showInformationMessage('Runway: open a runway.yaml to see its plan.');
+      return;
+    }
+    PlanPanel.show(client, target, setEnvironment);
+  }
+  context.subscriptions.push(output, client, status);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('runway.restartServer', async () => {
+      output.info('[client] restarting the server');
+      await client.restart();
+    }),
+    vscode.commands.registerCommand('runway.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('runway.showPlan', (uri?: vscode.Uri) => showPlan(uri instanceof vscode.Uri ? uri : undefined)),
+    vscode.commands.registerCommand('runway.selectEnvironment', async () => {
+      const doc = status.document();
+      if (!doc) {
+        void vscode.window.showInformationMessage('Runway: open a runway.yaml to select one of its environments.');
+        return;
+      }
+      const wanted = configuredEnvironment();
+      const costs = await client.request<CostsResult>(COSTS, { uri: doc.uri.toString(), environment: wanted });
+      if (!costs?.environments.length) {
+        void vscode.window.showInformationMessage('Runway: this runway has no plan yet (see the Problems panel).');
+        return;
+      }
+      const picks = costs.environments.map((e) => ({
+        label: e.name,
+        description: amountText(e) + (e.percent != null ? ` · ${e.percent}%` : ''),
+        detail: e.verdict === 'over-cap' ? 'over its cap: a deploy is refused' : undefined,
+        picked: e.name === costs.environment,
+      }));
+      const choice = await vscode.window.showQuickPick(picks, {
+        title: 'Runway: Select Environment',
+        placeHolder: `The environment of the status bar and inlay hints (now ${costs.environment ?? 'none'})`,
+      });
+      if (choice) await setEnvironment(choice.label);
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('runway.server') || e.affectsConfiguration('runway.yamlLanguageId')) {
+        output.info('[client] server settings changed: restarting the server');
+        void client.restart();
+      }
+    }),
+  );
+
+  await client.start();
+  void status.refresh();
+}
+
+export async function deactivate(): Promise<void> {
+  await runway?.stop();
+  runway = undefined;
+}

@@ -1,0 +1,122 @@
+/**
+ * The plan view's model: the `runway/plan` answer (the plan JSON of every environment) as
+ * tables side by side and the series of the cost chart. Pure.
+ */
+import type { EnvironmentPlan, PlanResult } from './protocol';
+import { levelOf, type Level } from './status';
+
+export interface Row {
+  name: string;
+  kind: string;
+  size: string;
+  /** USD per month. */
+  monthly: number;
+  implicit: boolean;
+  /** Price keys missing for the region (the amount is a lower bound). */
+  missing: boolean;
+  consumers: string[];
+}
+
+export interface EnvironmentTable {
+  name: string;
+  rows: Row[];
+  /** USD per month. */
+  total: number;
+  cap: number | null;
+  capSource: string;
+  percent: number | null;
+  verdict: string;
+  level: Level;
+  selected: boolean;
+  missingPrices: boolean;
+  notes: string[];
+}
+
+/** One item across every environment (a cell is undefined where the item does not exist). */
+export interface ComparisonRow {
+  name: string;
+  kind: string;
+  implicit: boolean;
+  consumers: string[];
+  cells: Array<Row | undefined>;
+}
+
+export interface PlanView {
+  product: string;
+  region: string;
+  catalog: string;
+  environments: EnvironmentTable[];
+  /** Every item name in first-seen order: the chart's series and colours. */
+  items: string[];
+  /** The side-by-side table: one row per item, one cell per environment. */
+  comparison: ComparisonRow[];
+  /** Notes of the environments, each once, with the environments that have it. */
+  notes: Array<{ text: string; environments: string[] }>;
+  errors: number;
+  warnings: number;
+}
+
+function capPercent(total: number, cap: number | null): number | null {
+  if (cap == null || cap <= 0) return null;
+  return Math.floor((total * 100) / cap + 0.5);
+}
+
+export function environmentTable(env: EnvironmentPlan, selected: string | null): EnvironmentTable {
+  const rows: Row[] = (env.items ?? []).map((i) => ({
+    name: i.name,
+    kind: i.kind,
+    size: i.size ?? '-',
+    monthly: i.monthly_usd,
+    implicit: !!i.implicit,
+    missing: (i.missing_prices ?? []).length > 0,
+    consumers: i.consumers ?? [],
+  }));
+  const percent = capPercent(env.total_monthly_usd, env.cap_monthly_usd);
+  return {
+    name: env.name,
+    rows,
+    total: env.total_monthly_usd,
+    cap: env.cap_monthly_usd,
+    capSource: env.cap_source ?? '',
+    percent,
+    verdict: env.verdict,
+    level: levelOf({ name: env.name, total_monthly_usd: env.total_monthly_usd, cap_monthly_usd: env.cap_monthly_usd, verdict: env.verdict, percent }),
+    selected: env.name === selected,
+    missingPrices: (env.missing_prices ?? []).length > 0,
+    notes: env.notes ?? [],
+  };
+}
+
+export function planView(plan: PlanResult, selected?: string | null): PlanView {
+  const chosen = selected && plan.environments.some((e) => e.name === selected) ? selected : plan.environment ?? plan.environments[0]?.name ?? null;
+  const environments = plan.environments.map((e) => environmentTable(e, chosen));
+  const items: string[] = [];
+  for (const env of environments) {
+    for (const row of env.rows) if (!items.includes(row.name)) items.push(row.name);
+  }
+  const comparison: ComparisonRow[] = items.map((name) => {
+    const cells = environments.map((e) => e.rows.find((r) => r.name === name));
+    const first = cells.find((c) => c !== undefined) as Row;
+    const consumers = [...new Set(cells.flatMap((c) => c?.consumers ?? []))];
+    return { name, kind: first.kind, implicit: first.implicit, consumers, cells };
+  });
+  const notes: Array<{ text: string; environments: string[] }> = [];
+  for (const env of environments) {
+    for (const text of env.notes) {
+      const known = notes.find((n) => n.text === text);
+      if (known) known.environments.push(env.name);
+      else notes.push({ text, environments: [env.name] });
+    }
+  }
+  return {
+    product: plan.product ?? '',
+    region: plan.region ?? '',
+    catalog: plan.catalog ?? '',
+    environments,
+    items,
+    comparison,
+    notes,
+    errors: plan.diagnostics?.error ?? 0,
+    warnings: plan.diagnostics?.warning ?? 0,
+  };
+}

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { filterConfigurationResult, serverSection } from '../src/config';
+
+const section = {
+  server: { command: null, pythonPath: null, logLevel: 'INFO' },
+  trace: { server: 'off' },
+  yamlLanguageId: false,
+  inlayHints: { environment: 'dev', enabled: true },
+  codeLens: { enabled: true },
+  costDelta: { enabled: true },
+  catalogPath: null,
+};
+
+test('the client keeps its own settings out of the server section', () => {
+  assert.deepEqual(serverSection(section), {
+    inlayHints: { environment: 'dev', enabled: true },
+    codeLens: { enabled: true },
+    costDelta: { enabled: true },
+    catalogPath: null,
+  });
+  assert.equal(serverSection(null), null);
+  assert.deepEqual(serverSection([1]), [1]);
+});
+
+test('only the runway items of a workspace/configuration answer are filtered', () => {
+  const result = filterConfigurationResult([{ section: 'runway' }, { section: 'editor' }, {}], [section, { tabSize: 2 }, { runway: section, files: {} }]) as unknown[];
+  assert.ok(!('server' in (result[0] as object)));
+  assert.deepEqual(result[1], { tabSize: 2 });
+  assert.ok(!('trace' in ((result[2] as { runway: object }).runway)));
+  assert.equal(filterConfigurationResult([], null), null);
+});

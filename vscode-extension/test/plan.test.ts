@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { chartSvg, colourOf, niceCeiling, PALETTE } from '../src/chart';
+import { contentSecurityPolicy, planBody, planDocument } from '../src/planHtml';
+import { planView } from '../src/planModel';
+import type { PlanResult } from '../src/protocol';
+
+// The runway/plan answer for examples/orders (runway-deploy plan --format json, line items trimmed).
+const fixture = path.join(__dirname, '..', '..', 'test', 'fixtures', 'orders-plan.json');
+const orders = JSON.parse(readFileSync(fixture, 'utf8')) as PlanResult;
+
+test('plan -> tables: one per environment, rows in plan order, totals add up', () => {
+  const view = planView(orders, 'staging');
+  assert.equal(view.product, 'orders');
+  assert.deepEqual(
+    view.environments.map((e) => [e.name, e.total, e.cap, e.percent, e.level, e.selected]),
+    [
+      ['dev', 122.1, 150, 81, 'near', false],
+      ['staging', 253.33, 500, 51, 'ok', true],
+      ['production', 802.59, 2500, 32, 'ok', false],
+    ],
+  );
+  for (const env of view.environments) {
+    const sum = env.rows.reduce((s, r) => s + r.monthly, 0);
+    assert.equal(Math.round(sum * 100) / 100, env.total);
+  }
+  assert.equal(view.items[0], 'main-db');
+  assert.ok(view.items.includes('shared-cache'));
+  assert.equal(view.errors, 1);
+  assert.equal(new Set(view.items).size, view.items.length);
+});
+
+test('the selected environment falls back to the answer, then the first', () => {
+  assert.equal(planView(orders, 'qa').environments.find((e) => e.selected)?.name, 'dev');
+  assert.equal(planView({ ...orders, environment: null }, null).environments.find((e) => e.selected)?.name, 'dev');
+});
+
+test('the chart: one bar per environment, stacked by item, a cap marker each, a legend', () => {
+  const view = planView(orders, 'dev');
+  const svg = chartSvg(view, { width: 760 });
+  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.equal((svg.match(/<g class="env /g) ?? []).length, 3);
+  assert.equal((svg.match(/class="cap"/g) ?? []).length, 3);
+  const segments = view.environments.reduce((n, e) => n + e.rows.filter((r) => r.monthly > 0).length, 0);
+  assert.equal((svg.match(/class="segment"/g) ?? []).length, segments);
+  assert.equal((svg.match(/class="swatch"/g) ?? []).length, view.items.length);
+  assert.match(svg, /<title>dev · main-db: \$36\.28\/mo<\/title>/);
+  assert.match(svg, /\$122\.10 · 81%/);
+  assert.match(svg, /class="env level-near selected"/);
+  // The same item has the same colour in every bar.
+  const colours = [...svg.matchAll(/fill="(#[0-9a-f]{6})"><title>\w+ · main-db:/g)].map((m) => m[1]);
+  assert.equal(colours.length, 3);
+  assert.equal(new Set(colours).size, 1);
+  // Scale: the largest of totals and caps (2,500) fits.
+  const xs = [...svg.matchAll(/<line class="cap" x1="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.ok(xs.every((x) => x <= 760));
+});
+
+test('the chart escapes names and handles no cap and an over-cap bar', () => {
+  const plan: PlanResult = {
+    product: '<x>',
+    region: 'us-east-1',
+    environment: 'dev',
+    environments: [
+      { name: 'dev', cap_monthly_usd: 100, cap_source: 'default', total_monthly_usd: 150, verdict: 'over-cap', missing_prices: [], notes: [], items: [{ name: '<img onerror=1>', kind: 'bucket', size: 'small', implicit: false, origin: 'root', monthly_usd: 150, line_items: [], consumers: [], missing_prices: [] }] },
+      { name: 'prod', cap_monthly_usd: null, cap_source: 'none', total_monthly_usd: 0, verdict: 'no-cap', missing_prices: ['x'], notes: [], items: [] },
+    ],
+  };
+  const svg = chartSvg(planView(plan));
+  assert.ok(!svg.includes('<img'));
+  assert.match(svg, /&lt;img onerror=1&gt;/);
+  assert.match(svg, /class="env level-over selected"/);
+  assert.match(svg, /≥\$0\.00 · no cap/);
+  assert.equal((svg.match(/class="cap"/g) ?? []).length, 1);
+});
+
+test('nice axis ceilings', () => {
+  assert.equal(niceCeiling(2550), 3000);
+  assert.equal(niceCeiling(2450), 2500);
+  assert.equal(niceCeiling(153), 200);
+  assert.equal(niceCeiling(121), 150);
+  assert.equal(niceCeiling(0.7), 0.8);
+  assert.equal(niceCeiling(0), 1);
+  assert.equal(colourOf(PALETTE.length), PALETTE[0]);
+});
+
+test('the document: strict CSP with a nonce, no remote resources, the body inside', () => {
+  const html = planDocument(planView(orders, 'dev'), { cspSource: 'https://webview.test', nonce: 'abc123' });
+  const csp = contentSecurityPolicy('https://webview.test', 'abc123');
+  assert.match(csp, /^default-src 'none'; /);
+  assert.match(csp, /style-src https:\/\/webview\.test 'nonce-abc123'/);
+  assert.match(csp, /script-src 'nonce-abc123'/);
+  assert.ok(!/unsafe-inline|unsafe-eval/.test(csp));
+  assert.ok(html.includes(`content="default-src &#39;none&#39;;`));
+  assert.match(html, /<style nonce="abc123">/);
+  assert.match(html, /<script nonce="abc123">/);
+  assert.equal((html.match(/<script/g) ?? []).length, 1);
+  assert.ok(!/\sstyle="/.test(html)); // inline style attributes would be blocked by the CSP
+  assert.ok(!/(src|href)="https?:/.test(html));
+  assert.ok(!/\son[a-z]+="/.test(html)); // no inline event handlers
+  assert.equal((html.match(/<table class="plan">/g) ?? []).length, 1);
+  assert.equal((html.match(/<th colspan="2" class="env-head/g) ?? []).length, 3);
+});
+
+test('every environment side by side: one row per item, a size and a cost per environment', () => {
+  const view = planView(orders, 'dev');
+  assert.equal(view.comparison.length, view.items.length);
+  const mainDb = view.comparison.find((r) => r.name === 'main-db');
+  assert.deepEqual(
+    mainDb?.cells.map((c) => [c?.size, c?.monthly]),
+    [
+      ['small', 36.28],
+      ['medium', 139.47],
+      ['large', 325.81],
+    ],
+  );
+  assert.ok(mainDb?.consumers.includes('checkout'));
+  const body = planBody(view);
+  assert.match(body, /<td class="item" title="used by [^"]*">main-db<\/td><td>postgres<\/td><td class="size">small<\/td><td class="num">\$36\.28<\/td><td class="size">medium<\/td>/);
+  assert.match(body, /class="num level-near">\$122\.10</);
+  assert.match(body, /\$2,500\.00 · 32%/);
+  // Notes shared by every environment are listed once, without environment names.
+  const notes = body.match(/<li>/g) ?? [];
+  assert.equal(notes.length, view.notes.length);
+  assert.ok(view.notes.every((n) => n.environments.length >= 1));
+});
+
+test('the body without a plan explains why', () => {
+  assert.match(planBody(planView({ product: null, region: null, environments: [], environment: null, diagnostics: { error: 2, warning: 0, information: 0, hint: 0 } })), /2 error\(s\)/);
+  assert.match(planBody(planView({ product: null, region: null, environments: [], environment: null })), /No plan/);
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { CostsResult, EnvironmentCost } from '../src/protocol';
+import { amountText, levelOf, NEAR_PERCENT, selectEnvironment, statusView, tooltipMarkdown } from '../src/status';
+
+const env = (name: string, total: number, cap: number | null, verdict = 'ok', percent: number | null = cap ? Math.round((total * 100) / cap) : null): EnvironmentCost => ({
+  name,
+  total_monthly_usd: total,
+  cap_monthly_usd: cap,
+  verdict,
+  percent,
+});
+
+const orders: CostsResult = {
+  product: 'orders',
+  environment: 'dev',
+  environments: [env('dev', 122.1, 150, 'ok', 81), env('staging', 253.33, 500, 'ok', 51), env('production', 802.59, 2500, 'ok', 32)],
+};
+
+test('the status text of the selected environment, whole dollars', () => {
+  const view = statusView(orders, null);
+  assert.equal(view.text, '$(graph) dev $122 / $150');
+  assert.equal(view.environment, 'dev');
+  assert.equal(view.level, 'near'); // 81% of the cap
+  assert.equal(statusView(orders, 'production').text, '$(graph) production $803 / $2,500');
+  assert.equal(statusView(orders, 'production').level, 'ok');
+});
+
+test('an unknown wanted environment falls back to the server choice, then the first', () => {
+  assert.equal(selectEnvironment(orders, 'qa')?.name, 'dev');
+  assert.equal(selectEnvironment({ ...orders, environment: 'staging' }, 'qa')?.name, 'staging');
+  assert.equal(selectEnvironment({ ...orders, environment: null }, undefined)?.name, 'dev');
+});
+
+test('colour thresholds: near from 80%, over above the cap or when refused', () => {
+  assert.equal(NEAR_PERCENT, 80);
+  assert.equal(levelOf(env('dev', 119.99, 150, 'ok', 80)), 'near');
+  assert.equal(levelOf(env('dev', 118.49, 150, 'ok', 79)), 'ok');
+  assert.equal(levelOf(env('dev', 150, 150, 'ok', 100)), 'near'); // at the cap is allowed
+  assert.equal(levelOf(env('dev', 150.01, 150, 'ok', 100)), 'over'); // the percent rounds, the amounts do not
+  assert.equal(levelOf(env('dev', 180, 150, 'over-cap', 120)), 'over');
+  assert.equal(levelOf(env('production', 900, null, 'no-cap', null)), 'none');
+  assert.equal(levelOf(env('dev', 120, 150, 'ok', null)), 'near'); // computed when the server sends none
+});
+
+test('amounts: cents when whole dollars would hide an excess, no cap, lower bounds', () => {
+  assert.equal(amountText(env('dev', 150.4, 150)), '$150.40 / $150.00');
+  assert.equal(amountText(env('prod', 1234.5, null, 'no-cap')), '$1,235 (no cap)');
+  assert.equal(amountText({ ...env('dev', 12, 150), missing_prices: true }), '≥$12 / $150');
+});
+
+test('no plan: a neutral item', () => {
+  const view = statusView({ environments: [], environment: null }, 'dev');
+  assert.equal(view.level, 'none');
+  assert.match(view.text, /no plan/);
+  assert.equal(statusView(undefined).environment, null);
+});
+
+test('the tooltip lists every environment, the selected one in bold, text escaped', () => {
+  const md = tooltipMarkdown(orders, 'staging');
+  assert.match(md, /\| dev \| \$122\\\.10 \| \$150\\\.00 \| 81% \| ok \|/);
+  assert.match(md, /\| \*\*staging\*\* \|/);
+  assert.match(md, /production/);
+  assert.match(tooltipMarkdown({ ...orders, product: 'a|b' }, null), /a\\\|b/);
+});
