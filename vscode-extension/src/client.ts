@@ -8,6 +8,7 @@
  * and offered to run it in a terminal.
  */
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -20,14 +21,24 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import * as readline from 'node:readline';
-import { filterConfigurationResult } from './config';
+import { filterConfigurationResult, injectEnvironment } from './config';
+import { isUsageLens, SHOW_COST, SHOW_USAGES } from './lensCommands';
+import { NOT_RUNNING } from './status';
 import { ServerLogParser } from './serverLog';
-import { COSTS_CHANGED, type CostsChangedParams } from './protocol';
-import { installCommand, isRunwayPyproject, pythonFromEnvironment, resolveServerCommand, type ServerCommand } from './serverCommand';
+import { COSTS_CHANGED, INITIALIZATION_OPTIONS, type CostsChangedParams } from './protocol';
+import {
+  isRunwayPyproject,
+  missingModuleMessage,
+  pythonFromEnvironment,
+  resolveOnPath,
+  resolveServerCommand,
+  selfAndParents,
+  venvInstallCommand,
+  type ServerCommand,
+} from './serverCommand';
 
 export const LANGUAGE_ID = 'runway-yaml';
 export const RUNWAY_FILE_NAMES = ['runway.yaml', 'runway.yml'];
-const SHOW_COST = 'runway.showCost';
 
 /** Whether the server serves `document` (its language, or `yaml` + the file name when `runway.yamlLanguageId` is on). */
 export function isRunwayDocument(document: vscode.TextDocument): boolean {
@@ -98,17 +109,34 @@ export function checkModule(python: string, cwd: string | undefined): Promise<Mo
   });
 }
 
-/** The first workspace folder that is a checkout of this project (its pyproject names runway-tooling). */
-async function repoFolder(): Promise<string | null> {
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The checkout of this tooling (a pyproject.toml named runway-tooling) in a workspace folder or above it, with that folder. */
+async function findTooling(): Promise<{ repo: string; workspace: string } | null> {
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    try {
-      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, 'pyproject.toml'));
-      if (isRunwayPyproject(Buffer.from(bytes).toString('utf8')) && folder.uri.scheme === 'file') return folder.uri.fsPath;
-    } catch {
-      // no pyproject.toml here
+    if (folder.uri.scheme !== 'file') continue;
+    for (const dir of selfAndParents(folder.uri.fsPath, process.platform === 'win32')) {
+      try {
+        const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(dir, 'pyproject.toml')));
+        if (isRunwayPyproject(Buffer.from(bytes).toString('utf8'))) return { repo: dir, workspace: folder.uri.fsPath };
+      } catch {
+        // no pyproject.toml here
+      }
     }
   }
   return null;
+}
+
+/** Set `runway.server.pythonPath` for this workspace (the server restarts on the change). */
+async function setPythonPath(python: string): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await vscode.workspace.getConfiguration('runway').update('server.pythonPath', python, target);
 }
 
 export class RunwayClient implements vscode.Disposable {
@@ -116,6 +144,11 @@ export class RunwayClient implements vscode.Disposable {
   command: ServerCommand | undefined;
   private readonly costsChanged = new vscode.EventEmitter<CostsChangedParams>();
   private readonly stateChanged = new vscode.EventEmitter<boolean>();
+  private readonly failureChanged = new vscode.EventEmitter<string | undefined>();
+  /** Why the server is not running (it could not start); undefined once it runs. */
+  failure: string | undefined;
+  /** Fires when {@link failure} changes. */
+  readonly onFailureChanged = this.failureChanged.event;
   /** `runway/costsChanged` from the server. */
   readonly onCostsChanged = this.costsChanged.event;
   /** Fires true when the server is running, false when it stopped. */
@@ -125,7 +158,15 @@ export class RunwayClient implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly onShowCost: (args: unknown[]) => void,
+    /** The selected environment (kept by the extension): answered as runway.inlayHints.environment. */
+    private readonly environment: () => string | null,
   ) {}
+
+  private setFailure(why: string | undefined): void {
+    if (why === this.failure) return;
+    this.failure = why;
+    this.failureChanged.fire(why);
+  }
 
   get running(): boolean {
     return this.client?.state === State.Running;
@@ -151,6 +192,7 @@ export class RunwayClient implements vscode.Disposable {
       const check = await checkModule(command.python, cwd);
       if (!check.ok) {
         this.output.warn(`[client] ${command.python} cannot run the server: ${check.detail}`);
+        this.setFailure(check.reason);
         void this.explain(command, check);
         return false;
       }
@@ -168,6 +210,8 @@ export class RunwayClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // The pull diagnostics collection is named after the server's identifier (runway).
       diagnosticCollectionName: 'runway-push',
+      // Opt in to runway/costsChanged (status bar and plan view refresh).
+      initializationOptions: INITIALIZATION_OPTIONS,
       stdioOptions: {
         stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (text) => channel.info(text)),
         stderr: (input, channel) => {
@@ -180,8 +224,20 @@ export class RunwayClient implements vscode.Disposable {
       },
       middleware: {
         workspace: {
-          // The server warns about keys it does not know: keep the client's own to itself.
-          configuration: async (params, token, next) => filterConfigurationResult(params.items, await next(params, token)) as never,
+          // The server warns about keys it does not know: keep the client's own to itself. The
+          // selected environment lives in the workspace memento, not settings.json: add it.
+          configuration: async (params, token, next) =>
+            injectEnvironment(params.items, filterConfigurationResult(params.items, await next(params, token)), this.environment()) as never,
+        },
+        // "used by N" opens the references peek (see lensCommands.ts).
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          for (const lens of lenses ?? []) {
+            if (isUsageLens(lens.command)) {
+              lens.command = { title: lens.command!.title, tooltip: lens.command!.tooltip, command: SHOW_USAGES, arguments: [document.uri, lens.range.start] };
+            }
+          }
+          return lenses;
         },
         executeCommand: async (cmd, args, next) => {
           const result = await next(cmd, args);
@@ -192,13 +248,20 @@ export class RunwayClient implements vscode.Disposable {
     };
     const client = new LanguageClient('runway', 'Runway', serverOptions, clientOptions);
     client.onNotification(COSTS_CHANGED, (params: CostsChangedParams) => this.costsChanged.fire(params));
-    client.onDidChangeState((e) => this.stateChanged.fire(e.newState === State.Running));
+    client.onDidChangeState((e) => {
+      // A stop we did not ask for (stop() forgets the client first): the server exited.
+      if (e.newState === State.Stopped && this.client === client) this.setFailure('stopped');
+      if (e.newState === State.Running) this.setFailure(undefined);
+      this.stateChanged.fire(e.newState === State.Running);
+    });
     this.client = client;
     try {
       await client.start();
+      this.setFailure(undefined);
       return true;
     } catch (error) {
       this.output.warn(`[client] the server did not start: ${String(error)}`);
+      this.setFailure('start');
       void vscode.window.showErrorMessage(`Runway: the language server did not start (${command.command}). See the Runway output.`, 'Show Output').then((choice) => {
         if (choice) this.output.show(true);
       });
@@ -206,37 +269,108 @@ export class RunwayClient implements vscode.Disposable {
     }
   }
 
+  /**
+   * Tell the user why the server cannot start, naming the interpreter by its absolute path.
+   * (VS Code cannot close a notification from code: once the server runs the status bar
+   * item clears; a notification already shown stays until dismissed.)
+   */
   private async explain(command: ServerCommand, check: Exclude<ModuleCheck, { ok: true }>): Promise<void> {
-    const python = command.python ?? command.command;
-    if (check.reason === 'no-python') {
+    const windows = process.platform === 'win32';
+    const given = command.python ?? command.command;
+    const python = resolveOnPath(given, process.env.PATH, isFile, windows);
+    const SELECT = 'Select Python interpreter…';
+    const SETTINGS = 'Open Settings';
+    const OUTPUT = 'Show Output';
+    if (check.reason === 'no-python' || !python) {
+      const where = python ? python : `${given} (not found on PATH)`;
       const choice = await vscode.window.showErrorMessage(
-        `Runway: cannot run ${python}. Set "runway.server.pythonPath" to a Python 3.11+ interpreter (or "runway.server.command").`,
-        'Open Settings',
+        `Runway: cannot run ${where}. Select a Python 3.11+ interpreter that has the runway tooling, or set "runway.server.pythonPath" / "runway.server.command".`,
+        SELECT,
+        SETTINGS,
       );
-      if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server');
+      await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
       return;
     }
     if (check.reason === 'error') {
-      const choice = await vscode.window.showErrorMessage(`Runway: ${python} could not import runway_lsp. See the Runway output.`, 'Show Output', 'Open Settings');
-      if (choice === 'Show Output') this.output.show(true);
-      if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server');
+      const choice = await vscode.window.showErrorMessage(`Runway: ${python} could not import runway_lsp. See the Runway output.`, OUTPUT, SELECT, SETTINGS);
+      await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
       return;
     }
-    const install = installCommand(python, await repoFolder(), process.platform === 'win32');
-    const choice = await vscode.window.showErrorMessage(
-      `Runway: the language server (runway_lsp) is not installed for ${python}. Install it with: ${install}`,
-      'Install in terminal',
-      'Open Settings',
-    );
-    if (choice === 'Install in terminal') {
-      const terminal = vscode.window.createTerminal({ name: 'Runway: install the server' });
+    const tooling = await findTooling();
+    const CREATE = 'Create venv and install';
+    const choice = tooling
+      ? await vscode.window.showErrorMessage(missingModuleMessage(python, tooling.repo), CREATE, SELECT, SETTINGS)
+      : await vscode.window.showErrorMessage(missingModuleMessage(python, null), SELECT, SETTINGS);
+    if (choice === CREATE && tooling) {
+      const { command: install, venvPython } = venvInstallCommand(python, tooling.workspace, tooling.repo, windows);
+      const terminal = vscode.window.createTerminal({ name: 'Runway: install the server', cwd: tooling.workspace });
       terminal.show();
       terminal.sendText(install, true);
-      const next = await vscode.window.showInformationMessage('Runway: when the install has finished, restart the server.', 'Restart Server');
-      if (next) await vscode.commands.executeCommand('runway.restartServer');
-    } else if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server');
+      this.output.info(`[client] installing in a terminal: ${install}`);
+      void vscode.window.showInformationMessage(`Runway: installing into ${venvPython}; the server starts when the install has finished.`);
+      // Set the interpreter once it can import the server (the setting change restarts it).
+      const deadline = Date.now() + 15 * 60_000;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 2000));
+        if (this.running) return;
+        if (isFile(venvPython) && (await checkModule(venvPython, tooling.workspace)).ok) {
+          await setPythonPath(venvPython);
+          return;
+        }
+      }
+      return;
     }
+    await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
+  }
+
+  private async followUp(choice: string | undefined, labels: { SELECT: string; SETTINGS: string; OUTPUT: string }): Promise<void> {
+    if (choice === labels.OUTPUT) this.output.show(true);
+    else if (choice === labels.SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server');
+    else if (choice === labels.SELECT) await this.selectInterpreter();
+  }
+
+  /** The Python extension's interpreter picker when it is installed, else a file picker for `runway.server.pythonPath`. */
+  async selectInterpreter(): Promise<void> {
+    if (vscode.extensions.getExtension('ms-python.python')) {
+      await vscode.commands.executeCommand('python.setInterpreter');
+      const config = vscode.workspace.getConfiguration('runway');
+      if (!config.get<string>('server.pythonPath')) await this.restart();
+      return;
+    }
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Runway: the Python interpreter that has the runway tooling (e.g. <checkout>/.venv/bin/python)',
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+      openLabel: 'Use this interpreter',
+    });
+    if (picked?.[0]) await setPythonPath(picked[0].fsPath);
+  }
+
+  /** Tell the user the server is not running, with a button to the output (status bar click, Show Plan …). */
+  async tellNotRunning(): Promise<void> {
+    const choice = await vscode.window.showWarningMessage(`Runway: ${NOT_RUNNING}.`, 'Show Output', 'Restart Server');
+    if (choice === 'Show Output') this.output.show(true);
+    if (choice === 'Restart Server') await vscode.commands.executeCommand('runway.restartServer');
+  }
+
+  /** "used by N": the references of the item at `position` in VS Code's peek. */
+  async showUsages(uri: vscode.Uri, position: vscode.Position): Promise<void> {
+    const client = this.client;
+    if (!client || !this.running) return void this.tellNotRunning();
+    const result = await client.sendRequest('textDocument/references', {
+      textDocument: { uri: client.code2ProtocolConverter.asUri(uri) },
+      position: client.code2ProtocolConverter.asPosition(position),
+      context: { includeDeclaration: false },
+    });
+    const locations = (await client.protocol2CodeConverter.asReferences(result as never)) ?? [];
+    await vscode.commands.executeCommand('editor.action.showReferences', uri, position, locations);
+  }
+
+  /** Make the server read its settings again (after the selected environment changed). */
+  configurationChanged(): void {
+    if (this.client && this.running) void this.client.sendNotification('workspace/didChangeConfiguration', { settings: null });
   }
 
   async stop(): Promise<void> {
@@ -279,5 +413,6 @@ export class RunwayClient implements vscode.Disposable {
     void this.stop();
     this.costsChanged.dispose();
     this.stateChanged.dispose();
+    this.failureChanged.dispose();
   }
 }

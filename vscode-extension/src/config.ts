@@ -31,3 +31,27 @@ export function filterConfigurationResult(items: ReadonlyArray<{ section?: strin
     return value;
   });
 }
+
+/**
+ * Put the selected environment (kept by the extension, not in settings.json) into a
+ * `workspace/configuration` answer as `runway.inlayHints.environment`. `null` leaves the
+ * answer as it is (the setting, or the server's default: the first environment).
+ */
+export function injectEnvironment(items: ReadonlyArray<{ section?: string }>, result: unknown, environment: string | null): unknown {
+  if (!environment || !Array.isArray(result)) return result;
+  const intoRunway = (section: unknown): unknown => {
+    const base = section && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
+    const hints = base.inlayHints && typeof base.inlayHints === 'object' && !Array.isArray(base.inlayHints) ? (base.inlayHints as Record<string, unknown>) : {};
+    return { ...base, inlayHints: { ...hints, environment } };
+  };
+  return result.map((value, i) => {
+    const section = items[i]?.section;
+    if (section === 'runway') return intoRunway(value);
+    if (section === 'runway.inlayHints') return (intoRunway({ inlayHints: value }) as { inlayHints: unknown }).inlayHints;
+    if (section === 'runway.inlayHints.environment') return environment;
+    if ((section === undefined || section === '') && value && typeof value === 'object') {
+      return { ...(value as object), runway: intoRunway((value as Record<string, unknown>).runway) };
+    }
+    return value;
+  });
+}

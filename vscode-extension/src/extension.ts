@@ -4,33 +4,40 @@
  */
 import * as vscode from 'vscode';
 import { RunwayClient } from './client';
+import { EnvironmentStore } from './environment';
+import { SHOW_USAGES } from './lensCommands';
 import { PlanPanel } from './planPanel';
 import { COSTS, type CostsResult } from './protocol';
 import { amountText } from './status';
-import { configuredEnvironment, CostStatus } from './statusBar';
+import { CostStatus } from './statusBar';
 
 let runway: RunwayClient | undefined;
 
-async function setEnvironment(name: string): Promise<void> {
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await vscode.workspace.getConfiguration('runway').update('inlayHints.environment', name, target);
-}
-
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('Runway', { log: true });
+  // The selected environment: in the workspace memento, never in .vscode/settings.json.
+  const environments = new EnvironmentStore(context.workspaceState);
   // A code lens ("dev $122 / $150 · 81%") runs runway.showCost: show the plan it belongs to.
-  const client = new RunwayClient(output, (args) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined));
-  const status = new CostStatus(client);
+  const client = new RunwayClient(output, (args) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
+  const status = new CostStatus(client, environments);
   runway = client;
+  async function setEnvironment(name: string): Promise<void> {
+    await environments.set(name);
+    client.configurationChanged(); // the server re-reads runway.inlayHints.environment (inlay hints)
+  }
   function showPlan(uri?: vscode.Uri): void {
+    if (!client.running) {
+      void client.tellNotRunning();
+      return;
+    }
     const target = uri ?? status.document()?.uri;
     if (!target) {
       void vscode.window.showInformationMessage('Runway: open a runway.yaml to see its plan.');
       return;
     }
-    PlanPanel.show(client, target, setEnvironment);
+    PlanPanel.show(client, target, setEnvironment, environments);
   }
-  context.subscriptions.push(output, client, status);
+  context.subscriptions.push(output, environments, client, status);
 
   context.subscriptions.push(
     vscode.commands.registerCommand('runway.restartServer', async () => {
@@ -38,22 +45,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.restart();
     }),
     vscode.commands.registerCommand('runway.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('runway.selectInterpreter', () => client.selectInterpreter()),
+    vscode.commands.registerCommand(SHOW_USAGES, (uri: vscode.Uri, position: vscode.Position) => client.showUsages(uri, position)),
     vscode.commands.registerCommand('runway.showPlan', (uri?: vscode.Uri) => showPlan(uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand('runway.selectEnvironment', async () => {
+      if (!client.running) {
+        void client.tellNotRunning();
+        return;
+      }
       const doc = status.document();
       if (!doc) {
         void vscode.window.showInformationMessage('Runway: open a runway.yaml to select one of its environments.');
         return;
       }
-      const wanted = configuredEnvironment();
+      const wanted = environments.get();
       const costs = await client.request<CostsResult>(COSTS, { uri: doc.uri.toString(), environment: wanted });
       if (!costs?.environments.length) {
-        void vscode.window.showInformationMessage('Runway: this runway has no plan yet (see the Problems panel).');
+        void vscode.window.showInformationMessage('Runway: this runway has no plan right now (see the Problems panel).');
         return;
       }
       const picks = costs.environments.map((e) => ({
         label: e.name,
-        description: amountText(e) + (e.percent != null ? ` · ${e.percent}%` : ''),
+        description: amountText(e, costs.complete === false) + (e.percent != null ? ` · ${e.percent}%` : ''),
         detail: e.verdict === 'over-cap' ? 'over its cap: a deploy is refused' : undefined,
         picked: e.name === costs.environment,
       }));
@@ -71,6 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
 
+  void status.refresh();
   await client.start();
   void status.refresh();
 }

@@ -14,6 +14,16 @@ export function usdWhole(value: number): string {
   return `${sign}$${groupThousands(String(whole))}`;
 }
 
+/** A cap as the lenses write it: `$150` for whole dollars, else to the cent (`$150.50`). */
+export function capUsd(value: number): string {
+  return Number.isInteger(value) ? usdWhole(value) : usd(value);
+}
+
+/** `1 error`, `2 errors`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 function groupThousands(digits: string): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

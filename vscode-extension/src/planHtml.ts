@@ -4,7 +4,8 @@
  * `runway/costsChanged`. Pure; every text from the plan is escaped.
  */
 import { chartSvg } from './chart';
-import { escapeHtml, usd } from './format';
+import { capUsd, escapeHtml, plural, usd } from './format';
+import { NOT_RUNNING } from './status';
 import type { PlanView } from './planModel';
 
 export interface DocumentOptions {
@@ -50,7 +51,7 @@ function comparisonTable(view: PlanView): string {
     .join('\n');
   const total = envs.map((e) => `<th colspan="2" class="num level-${e.level}">${e.missingPrices ? '≥' : ''}${escapeHtml(usd(e.total))}</th>`).join('');
   const cap = envs
-    .map((e) => `<td colspan="2" class="num" title="${escapeHtml(e.capSource)}">${e.cap == null ? 'no cap' : `${escapeHtml(usd(e.cap))}${e.percent != null ? ` · ${e.percent}%` : ''}`}</td>`)
+    .map((e) => `<td colspan="2" class="num" title="${escapeHtml(e.capSource)}">${e.cap == null ? 'no cap' : `${escapeHtml(capUsd(e.cap))}${e.percent != null ? ` · ${e.percent}%` : ''}`}</td>`)
     .join('');
   const verdict = envs.map((e) => `<td colspan="2" class="num verdict level-${e.level}">${escapeHtml(VERDICT[e.verdict] ?? e.verdict)}</td>`).join('');
   return `<table class="plan">
@@ -71,14 +72,16 @@ function notes(view: PlanView): string {
 
 /** The body: heading, chart, every environment side by side in one table. */
 export function planBody(view: PlanView): string {
+  if (!view.serverRunning) return `<p class="empty problems">${escapeHtml(`Runway: ${NOT_RUNNING}.`)}</p>`;
   if (!view.environments.length) {
-    const why = view.errors ? `The runway has ${view.errors} error(s): see the Problems panel.` : 'No runway is open.';
+    const why = view.errors ? `The runway has ${plural(view.errors, 'error')}: see the Problems panel.` : 'Open a runway.yaml to see its plan.';
     return `<p class="empty">No plan. ${escapeHtml(why)}</p>`;
   }
-  const problems = view.errors ? `<p class="problems">${escapeHtml(`${view.errors} error(s) in the runway: the plan may be incomplete.`)}</p>` : '';
+  const problems = view.errors ? `<p class="problems">${escapeHtml(`${plural(view.errors, 'error')} in the runway (see the Problems panel): an error that drops an item makes the totals lower bounds.`)}</p>` : '';
+  const catalogue = `catalogue: ${view.catalog || 'packaged default'}`;
   return `<header><h1>${escapeHtml(view.product || 'runway')} <span class="sub">${escapeHtml(view.region)}</span></h1>
-<p class="sub">Monthly estimates in USD (730 hours a month), ${escapeHtml(view.catalog || 'catalogue')}. * implicit item. Network is not estimated.</p>${problems}</header>
-<figure>${chartSvg(view)}</figure>
+<p class="sub">${escapeHtml(`Monthly estimates in USD (730 hours a month); ${catalogue}; * implicit item; network is not estimated.`)}</p>${problems}</header>
+<figure><figcaption class="sub">Each environment against its own cap (the dashed line is 100 %).</figcaption>${chartSvg(view)}</figure>
 <div class="table-wrap">${comparisonTable(view)}</div>
 ${notes(view)}`;
 }
@@ -88,17 +91,20 @@ body { color: var(--vscode-foreground); background: var(--vscode-editor-backgrou
 h1 { font-size: 1.4em; margin: 12px 0 4px; } h2 { font-size: 1.1em; margin: 0 0 6px; }
 .sub { color: var(--vscode-descriptionForeground); font-weight: normal; font-size: 0.9em; margin: 0 0 8px; }
 .problems { color: var(--vscode-errorForeground); }
-figure { margin: 8px 0 16px; overflow-x: auto; }
-.chart { width: 100%; min-width: 560px; max-width: 1100px; height: auto; }
-.chart text { fill: var(--vscode-foreground); font-size: 12px; font-family: var(--vscode-font-family); }
-.chart .tick { fill: var(--vscode-descriptionForeground); font-size: 11px; }
+figure { margin: 8px 0 16px; overflow-x: auto; max-width: 100%; }
+figcaption { margin: 0 0 4px; }
+.chart { display: block; width: 100%; min-width: 600px; max-width: 960px; height: auto; }
+.chart text { fill: var(--vscode-foreground); font-family: var(--vscode-font-family); }
+.chart .tick { fill: var(--vscode-descriptionForeground); }
+.chart .hundred { stroke: var(--vscode-foreground); stroke-opacity: 0.5; }
 .chart .grid { stroke: var(--vscode-editorWidget-border, #8884); stroke-width: 1; }
 .chart .cap { stroke: var(--vscode-foreground); stroke-width: 2; stroke-dasharray: 4 3; }
 .chart .level-near .total { fill: var(--vscode-editorWarning-foreground, #cca700); }
 .chart .level-over .total { fill: var(--vscode-errorForeground, #f14c4c); font-weight: bold; }
 .chart .selected .label { font-weight: bold; text-decoration: underline; }
-.table-wrap { overflow-x: auto; }
-table.plan { border-collapse: collapse; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+table.plan { border-collapse: collapse; width: max-content; }
+table.plan td.item, table.plan thead tr:first-child th:first-child { position: sticky; left: 0; background: var(--vscode-editor-background); }
 th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, #8883); white-space: nowrap; }
 th.env-head { text-align: center; border-left: 1px solid var(--vscode-editorWidget-border, #8884); }
 td.size { border-left: 1px solid var(--vscode-editorWidget-border, #8884); color: var(--vscode-descriptionForeground); }

@@ -54,6 +54,8 @@ export interface PlanView {
   notes: Array<{ text: string; environments: string[] }>;
   errors: number;
   warnings: number;
+  /** False when the server is not running (the view says so instead of "no plan"). */
+  serverRunning: boolean;
 }
 
 function capPercent(total: number, cap: number | null): number | null {
@@ -87,7 +89,7 @@ export function environmentTable(env: EnvironmentPlan, selected: string | null):
   };
 }
 
-export function planView(plan: PlanResult, selected?: string | null): PlanView {
+export function planView(plan: PlanResult, selected?: string | null, serverRunning = true): PlanView {
   const chosen = selected && plan.environments.some((e) => e.name === selected) ? selected : plan.environment ?? plan.environments[0]?.name ?? null;
   const environments = plan.environments.map((e) => environmentTable(e, chosen));
   const items: string[] = [];
@@ -118,5 +120,6 @@ export function planView(plan: PlanResult, selected?: string | null): PlanView {
     notes,
     errors: plan.diagnostics?.error ?? 0,
     warnings: plan.diagnostics?.warning ?? 0,
+    serverRunning,
   };
 }

@@ -5,7 +5,7 @@ import { isRunwayDocument, type RunwayClient } from './client';
 import { planBody, planDocument } from './planHtml';
 import { planView } from './planModel';
 import { PLAN, type PlanResult } from './protocol';
-import { configuredEnvironment } from './statusBar';
+import type { EnvironmentStore } from './environment';
 
 export class PlanPanel implements vscode.Disposable {
   static current: PlanPanel | undefined;
@@ -13,7 +13,7 @@ export class PlanPanel implements vscode.Disposable {
   private rendered = false;
   private sequence = 0;
 
-  static show(runway: RunwayClient, uri: vscode.Uri, select: (environment: string) => Thenable<void>): PlanPanel {
+  static show(runway: RunwayClient, uri: vscode.Uri, select: (environment: string) => Thenable<void>, environments: EnvironmentStore): PlanPanel {
     if (PlanPanel.current) {
       PlanPanel.current.uri = uri;
       PlanPanel.current.panel.reveal(undefined, true);
@@ -25,7 +25,7 @@ export class PlanPanel implements vscode.Disposable {
       enableCommandUris: false,
       localResourceRoots: [],
     });
-    PlanPanel.current = new PlanPanel(panel, runway, uri, select);
+    PlanPanel.current = new PlanPanel(panel, runway, uri, select, environments);
     void PlanPanel.current.refresh();
     return PlanPanel.current;
   }
@@ -35,6 +35,7 @@ export class PlanPanel implements vscode.Disposable {
     private readonly runway: RunwayClient,
     public uri: vscode.Uri,
     private readonly select: (environment: string) => Thenable<void>,
+    private readonly environments: EnvironmentStore,
   ) {
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
@@ -52,18 +53,16 @@ export class PlanPanel implements vscode.Disposable {
           void this.refresh();
         }
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('runway.inlayHints.environment')) void this.refresh();
-      }),
+      environments.onDidChange(() => void this.refresh()),
     );
   }
 
   async refresh(): Promise<void> {
     const sequence = ++this.sequence;
-    const selected = configuredEnvironment();
+    const selected = this.environments.get();
     const plan = await this.runway.request<PlanResult>(PLAN, { uri: this.uri.toString(), environment: selected });
     if (sequence !== this.sequence || PlanPanel.current !== this) return;
-    const view = planView(plan ?? { product: null, region: null, environments: [], environment: null }, selected);
+    const view = planView(plan ?? { product: null, region: null, environments: [], environment: null }, selected, this.runway.running);
     this.panel.title = view.product ? `Runway Plan: ${view.product}` : 'Runway Plan';
     if (!this.panel.visible) {
       this.rendered = false; // a hidden webview is rebuilt from its html when shown again

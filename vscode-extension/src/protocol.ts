@@ -9,6 +9,8 @@ export const COSTS = 'runway/costs';
 export const PLAN = 'runway/plan';
 /** Notification `runway/costsChanged` (server to client) after a group's costs changed. */
 export const COSTS_CHANGED = 'runway/costsChanged';
+/** `initializationOptions` that opt in to `runway/costsChanged` (the server sends it to no other client). */
+export const INITIALIZATION_OPTIONS = { runwayCostNotifications: true } as const;
 
 export interface CostsParams {
   uri: string;
@@ -37,6 +39,10 @@ export interface CostsResult {
   environments: EnvironmentCost[];
   /** The selected environment (the request's, else the setting's, else the first). */
   environment: string | null;
+  /** False when errors may drop items or a price is missing: every total is a lower bound. */
+  complete?: boolean;
+  /** Error diagnostics of the group that may drop items from the plan. */
+  errors?: number;
 }
 
 export interface CostsChangedParams {

@@ -2,6 +2,7 @@
  * How the language server is started: from the settings, the Python extension's interpreter
  * or `python3`. Pure: the extension passes the settings and the interpreter in.
  */
+import * as nodePath from 'node:path';
 
 export interface ServerSettings {
   /** `runway.server.command`: an argv array or a command line; overrides everything. */
@@ -109,15 +110,71 @@ export function shellQuote(word: string, windows = false): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The python of a virtual environment folder. */
+export function venvPython(venv: string, windows = false): string {
+  return windows ? `${venv}\\Scripts\\python.exe` : `${venv}/bin/python`;
+}
+
 /**
- * The command that installs the server for `python`: an editable install of the checkout
- * when the workspace holds the project's pyproject (`repoFolder`), else the published package.
- * (On Windows PowerShell needs `&` before a quoted program.)
+ * The terminal command that creates `<workspace>/.venv` with `python` (absolute) and installs
+ * the tooling checkout `repo` into it, editable: `<python> -m venv <ws>/.venv && <ws>/.venv/bin/python
+ * -m pip install -e <repo>`. A venv, because Debian's and Ubuntu's python refuse pip (PEP 668).
  */
-export function installCommand(python: string, repoFolder: string | null, windows = false): string {
+export function venvInstallCommand(python: string, workspace: string, repo: string, windows = false): { command: string; venvPython: string } {
   const q = (w: string) => shellQuote(w, windows);
-  const exe = windows && q(python).startsWith('"') ? `& ${q(python)}` : q(python);
-  return repoFolder ? `${exe} -m pip install -e ${q(repoFolder)}` : `${exe} -m pip install runway-tooling`;
+  const run = (exe: string) => (windows && q(exe).startsWith('"') ? `& ${q(exe)}` : q(exe));
+  const venv = windows ? `${workspace}\\.venv` : `${workspace}/.venv`;
+  const vpy = venvPython(venv, windows);
+  return { command: `${run(python)} -m venv ${q(venv)} && ${run(vpy)} -m pip install -e ${q(repo)}`, venvPython: vpy };
+}
+
+/** `dir` and every folder above it, nearest first. */
+export function selfAndParents(dir: string, windows = false): string[] {
+  const p = windows ? nodePath.win32 : nodePath.posix;
+  const out: string[] = [];
+  let current = p.normalize(dir);
+  if (current.length > 1 && /[\\/]$/.test(current) && !/^[A-Za-z]:\\$/.test(current)) current = current.slice(0, -1);
+  for (let i = 0; i < 128; i++) {
+    out.push(current);
+    const parent = p.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return out;
+}
+
+/** Whether `command` names a file by path (absolute or relative) rather than a name looked up on PATH. */
+export function hasPathSeparator(command: string): boolean {
+  return /[\\/]/.test(command);
+}
+
+/**
+ * The absolute path of `command` (`python3`): itself when it has a path, else the first
+ * PATH entry where `isFile` finds it; null when nowhere (the message then says so).
+ */
+export function resolveOnPath(command: string, pathValue: string | undefined, isFile: (p: string) => boolean, windows = false): string | null {
+  if (hasPathSeparator(command)) return command;
+  const sep = windows ? ';' : ':';
+  const exts = windows ? ['.exe', ''] : [''];
+  for (const dir of (pathValue ?? '').split(sep)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = `${dir.replace(/[\\/]+$/, '')}${windows ? '\\' : '/'}${command}${ext}`;
+      if (isFile(candidate)) return candidate;
+    }
+  }
+  return null;
+}
+
+/** The notification when `python` (absolute) cannot import runway_lsp. */
+export function missingModuleMessage(python: string, repo: string | null): string {
+  if (repo) {
+    return `Runway: the language server (runway_lsp) is not installed for ${python}. This workspace holds the tooling (${repo}): create a virtual environment in the workspace and install it there?`;
+  }
+  return (
+    `Runway: the language server (runway_lsp) is not installed for ${python}. It is not on PyPI: install it from a checkout of the runway tooling repository ` +
+    '(python3 -m venv .venv && .venv/bin/python -m pip install -e <checkout>), then select that interpreter.'
+  );
 }
 
 /** Whether a pyproject.toml's text is this project's (`name = "runway-tooling"`). */

@@ -1,13 +1,9 @@
 /** The status bar item with the selected environment's cost of the active runway. */
 import * as vscode from 'vscode';
 import { isRunwayDocument, type RunwayClient } from './client';
+import type { EnvironmentStore } from './environment';
 import { COSTS, type CostsResult } from './protocol';
-import { statusView } from './status';
-
-export function configuredEnvironment(): string | null {
-  const value = vscode.workspace.getConfiguration('runway').get<string | null>('inlayHints.environment', null);
-  return typeof value === 'string' && value.trim() ? value.trim() : null;
-}
+import { notRunningView, statusView, type StatusView } from './status';
 
 export class CostStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('runway.cost', vscode.StatusBarAlignment.Left, 50);
@@ -16,8 +12,13 @@ export class CostStatus implements vscode.Disposable {
   /** The last runway document shown (the status bar keeps it while a non-editor part has focus). */
   lastDocument: vscode.TextDocument | undefined;
   last: CostsResult | undefined;
+  /** The last answer with a plan, per runway root: shown as stale while the runway has none. */
+  private readonly lastGood = new Map<string, CostsResult>();
 
-  constructor(private readonly runway: RunwayClient) {
+  constructor(
+    private readonly runway: RunwayClient,
+    private readonly environments: EnvironmentStore,
+  ) {
     this.item.name = 'Runway cost';
     this.item.command = 'runway.selectEnvironment';
     this.disposables.push(
@@ -25,11 +26,16 @@ export class CostStatus implements vscode.Disposable {
       vscode.window.onDidChangeActiveTextEditor(() => void this.refresh()),
       runway.onCostsChanged(() => void this.refresh()),
       runway.onRunningChanged(() => void this.refresh()),
+      runway.onFailureChanged(() => void this.refresh()),
+      environments.onDidChange(() => void this.refresh()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('runway.inlayHints.environment') || e.affectsConfiguration('runway.yamlLanguageId')) void this.refresh();
+        if (e.affectsConfiguration('runway.yamlLanguageId')) void this.refresh();
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
-        if (doc === this.lastDocument) this.lastDocument = undefined;
+        if (doc === this.lastDocument) {
+          this.lastDocument = undefined;
+          void this.refresh();
+        }
       }),
     );
   }
@@ -41,34 +47,47 @@ export class CostStatus implements vscode.Disposable {
     return this.lastDocument;
   }
 
+  private show(view: StatusView, command: string): void {
+    this.item.text = view.text;
+    const tooltip = new vscode.MarkdownString(view.tooltip, true);
+    tooltip.isTrusted = false;
+    this.item.tooltip = tooltip;
+    this.item.command = command;
+    this.item.backgroundColor =
+      view.level === 'over' ? new vscode.ThemeColor('statusBarItem.errorBackground') : view.level === 'near' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.accessibilityInformation = { label: view.label, role: 'button' };
+    this.item.show();
+  }
+
   async refresh(): Promise<void> {
     const sequence = ++this.sequence;
     const active = vscode.window.activeTextEditor?.document;
-    if (!active || !isRunwayDocument(active)) {
+    // Another editor (not a runway) hides the item; a webview, the panel or an output channel
+    // (no active text editor) keeps the last runway's.
+    if (active && !isRunwayDocument(active)) {
       this.item.hide();
       return;
     }
-    this.lastDocument = active;
-    if (!this.runway.running) {
-      this.item.text = '$(graph) runway';
-      this.item.tooltip = 'The runway language server is not running: Runway: Restart Server.';
-      this.item.backgroundColor = undefined;
-      this.item.show();
+    const doc = active ?? this.lastDocument;
+    if (!doc || doc.isClosed) {
+      this.item.hide();
       return;
     }
-    const wanted = configuredEnvironment();
-    const costs = await this.runway.request<CostsResult>(COSTS, { uri: active.uri.toString(), environment: wanted });
+    this.lastDocument = doc;
+    if (!this.runway.running) {
+      this.show(notRunningView(this.runway.failure !== undefined), this.runway.failure !== undefined ? 'runway.showOutput' : 'runway.selectEnvironment');
+      return;
+    }
+    const wanted = this.environments.get();
+    const costs = await this.runway.request<CostsResult>(COSTS, { uri: doc.uri.toString(), environment: wanted });
     if (sequence !== this.sequence) return; // a newer refresh is under way
     this.last = costs;
-    const view = statusView(costs, wanted);
-    this.item.text = view.text;
-    const tooltip = new vscode.MarkdownString(view.tooltip);
-    tooltip.isTrusted = false;
-    this.item.tooltip = tooltip;
-    this.item.backgroundColor =
-      view.level === 'over' ? new vscode.ThemeColor('statusBarItem.errorBackground') : view.level === 'near' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.accessibilityInformation = { label: `Runway ${view.text.replace('$(graph) ', '')}`, role: 'button' };
-    this.item.show();
+    const key = costs?.root_uri ?? doc.uri.toString();
+    if (costs?.environments?.length) {
+      this.lastGood.set(key, costs);
+      this.lastGood.set(doc.uri.toString(), costs);
+    }
+    this.show(statusView(costs, wanted, costs ? this.lastGood.get(key) ?? this.lastGood.get(doc.uri.toString()) : undefined), 'runway.selectEnvironment');
   }
 
   dispose(): void {

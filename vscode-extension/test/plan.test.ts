@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { chartSvg, colourOf, niceCeiling, PALETTE } from '../src/chart';
+import { chartSvg, colourOf, niceCeiling, PALETTE, percentScale } from '../src/chart';
 import { contentSecurityPolicy, planBody, planDocument } from '../src/planHtml';
 import { planView } from '../src/planModel';
 import type { PlanResult } from '../src/protocol';
@@ -72,7 +72,7 @@ test('the chart escapes names and handles no cap and an over-cap bar', () => {
   assert.ok(!svg.includes('<img'));
   assert.match(svg, /&lt;img onerror=1&gt;/);
   assert.match(svg, /class="env level-over selected"/);
-  assert.match(svg, /≥\$0\.00 · no cap/);
+  assert.match(svg, /≥ \$0\.00 · no cap/);
   assert.equal((svg.match(/class="cap"/g) ?? []).length, 1);
 });
 
@@ -120,7 +120,9 @@ test('every environment side by side: one row per item, a size and a cost per en
   const body = planBody(view);
   assert.match(body, /<td class="item" title="used by [^"]*">main-db<\/td><td>postgres<\/td><td class="size">small<\/td><td class="num">\$36\.28<\/td><td class="size">medium<\/td>/);
   assert.match(body, /class="num level-near">\$122\.10</);
-  assert.match(body, /\$2,500\.00 · 32%/);
+  assert.match(body, /\$2,500 · 32%/); // the cap as the lenses write it
+  assert.match(body, /catalogue: packaged default/);
+  assert.match(body, /1 error in the runway/);
   // Notes shared by every environment are listed once, without environment names.
   const notes = body.match(/<li>/g) ?? [];
   assert.equal(notes.length, view.notes.length);
@@ -128,6 +130,28 @@ test('every environment side by side: one row per item, a size and a cost per en
 });
 
 test('the body without a plan explains why', () => {
-  assert.match(planBody(planView({ product: null, region: null, environments: [], environment: null, diagnostics: { error: 2, warning: 0, information: 0, hint: 0 } })), /2 error\(s\)/);
+  assert.match(planBody(planView({ product: null, region: null, environments: [], environment: null, diagnostics: { error: 2, warning: 0, information: 0, hint: 0 } })), /has 2 errors:/);
   assert.match(planBody(planView({ product: null, region: null, environments: [], environment: null })), /No plan/);
+  const down = planBody(planView({ product: null, region: null, environments: [], environment: null }, null, false));
+  assert.match(down, /the runway server is not running — see the Runway output/);
+  assert.doesNotMatch(down, /No plan|No runway/);
+});
+
+test('the chart: each environment against its own cap, percent scale, responsive, readable', () => {
+  const view = planView(orders, 'dev');
+  assert.equal(percentScale(view), 100); // every environment is under its cap
+  const svg = chartSvg(view);
+  assert.match(svg, /viewBox="0 0 680 \d+" width="100%"/);
+  assert.doesNotMatch(svg.slice(0, svg.indexOf('>')), / height=/); // the height follows the width
+  // One cap line per environment, all at 100 %: the same x.
+  const caps = [...svg.matchAll(/<line class="cap" x1="([\d.]+)"/g)].map((m) => m[1]);
+  assert.equal(new Set(caps).size, 1);
+  assert.match(svg, /\$253\.33 · 51% of \$500/);
+  // Fonts: 14 units in a 680-unit viewBox at the CSS min-width (600 px) is over 12 px.
+  const sizes = [...svg.matchAll(/font-size="(\d+)"/g)].map((m) => Number(m[1]));
+  assert.ok(sizes.length > 0 && sizes.every((n) => (n * 600) / 680 >= 12));
+  // Over the cap: the scale grows to the fullest environment.
+  const over = planView({ ...orders, environments: orders.environments.map((e, i) => (i === 0 ? { ...e, total_monthly_usd: 180 } : e)) }, 'dev');
+  assert.equal(percentScale(over), 120);
+  assert.match(chartSvg(over), />120%</);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { customCommand, installCommand, isRunwayPyproject, pythonFromEnvironment, resolveServerCommand, shellQuote, splitCommandLine } from '../src/serverCommand';
+import { customCommand, isRunwayPyproject, missingModuleMessage, resolveOnPath, selfAndParents, venvInstallCommand, pythonFromEnvironment, resolveServerCommand, shellQuote, splitCommandLine } from '../src/serverCommand';
 
 test('runway.server.command overrides everything, as an array or a command line', () => {
   assert.deepEqual(resolveServerCommand({ command: ['/venv/bin/runway-lsp'], pythonPath: '/usr/bin/python3.12' }, '/ext/python'), {
@@ -47,14 +47,41 @@ test('command lines split like a shell', () => {
   assert.deepEqual(splitCommandLine(`x ''`), ['x', '']);
 });
 
-test('the install command: editable from the checkout, else the published package', () => {
-  assert.equal(installCommand('/usr/bin/python3', null), '/usr/bin/python3 -m pip install runway-tooling');
-  assert.equal(installCommand('/usr/bin/python3', '/home/me/runway tooling'), `/usr/bin/python3 -m pip install -e '/home/me/runway tooling'`);
-  assert.equal(installCommand('C:\\Program Files\\Python\\python.exe', null, true), '& "C:\\Program Files\\Python\\python.exe" -m pip install runway-tooling');
+test('shell quoting of paths', () => {
   assert.equal(shellQuote(`it's`), `'it'\\''s'`);
 });
 
 test('the project pyproject is recognised by its name', () => {
   assert.ok(isRunwayPyproject('[project]\nname = "runway-tooling"\nversion = "0.1.0"\n'));
   assert.ok(!isRunwayPyproject('[project]\nname = "other"\n'));
+});
+
+test('create a venv in the workspace and install the checkout into it (PEP 668 pythons refuse pip)', () => {
+  const { command, venvPython } = venvInstallCommand('/usr/bin/python3', '/home/me/app', '/home/me/runway tooling');
+  assert.equal(command, `/usr/bin/python3 -m venv /home/me/app/.venv && /home/me/app/.venv/bin/python -m pip install -e '/home/me/runway tooling'`);
+  assert.equal(venvPython, '/home/me/app/.venv/bin/python');
+  const win = venvInstallCommand('C:\\Program Files\\Python\\python.exe', 'C:\\ws', 'C:\\ws', true);
+  assert.equal(win.venvPython, 'C:\\ws\\.venv\\Scripts\\python.exe');
+  assert.match(win.command, /^& "C:\\Program Files\\Python\\python.exe" -m venv C:\\ws\\.venv && /);
+});
+
+test('the tooling checkout is looked for in the workspace folder and above it', () => {
+  assert.deepEqual(selfAndParents('/home/me/runway/examples/orders'), ['/home/me/runway/examples/orders', '/home/me/runway/examples', '/home/me/runway', '/home/me', '/home', '/']);
+  assert.deepEqual(selfAndParents('/'), ['/']);
+  assert.deepEqual(selfAndParents('C:\\a\\b', true), ['C:\\a\\b', 'C:\\a', 'C:\\']);
+});
+
+test('the interpreter is named by its absolute path', () => {
+  const files = new Set(['/usr/local/bin/python3', '/usr/bin/python3']);
+  assert.equal(resolveOnPath('python3', '/opt/x:/usr/local/bin:/usr/bin', (p) => files.has(p)), '/usr/local/bin/python3');
+  assert.equal(resolveOnPath('/venv/bin/python', '', () => false), '/venv/bin/python');
+  assert.equal(resolveOnPath('python9', '/usr/bin', (p) => files.has(p)), null);
+});
+
+test('the missing-module message: a venv when the workspace holds the tooling, else how to get it (not on PyPI)', () => {
+  assert.match(missingModuleMessage('/usr/bin/python3', '/home/me/runway'), /not installed for \/usr\/bin\/python3.*\/home\/me\/runway.*virtual environment/);
+  const other = missingModuleMessage('/usr/bin/python3', null);
+  assert.match(other, /not on PyPI/);
+  assert.match(other, /checkout of the runway tooling repository/);
+  assert.doesNotMatch(other, /pip install runway-tooling/);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CostsResult, EnvironmentCost } from '../src/protocol';
-import { amountText, levelOf, NEAR_PERCENT, selectEnvironment, statusView, tooltipMarkdown } from '../src/status';
+import { accessibilityLabel, amountText, levelOf, NEAR_PERCENT, notRunningView, selectEnvironment, statusView, tooltipMarkdown } from '../src/status';
 
 const env = (name: string, total: number, cap: number | null, verdict = 'ok', percent: number | null = cap ? Math.round((total * 100) / cap) : null): EnvironmentCost => ({
   name,
@@ -46,7 +46,9 @@ test('colour thresholds: near from 80%, over above the cap or when refused', () 
 test('amounts: cents when whole dollars would hide an excess, no cap, lower bounds', () => {
   assert.equal(amountText(env('dev', 150.4, 150)), '$150.40 / $150.00');
   assert.equal(amountText(env('prod', 1234.5, null, 'no-cap')), '$1,235 (no cap)');
-  assert.equal(amountText({ ...env('dev', 12, 150), missing_prices: true }), '≥$12 / $150');
+  assert.equal(amountText({ ...env('dev', 12, 150), missing_prices: true }), '≥ $12 / $150');
+  assert.equal(amountText(env('dev', 86, 150), true), '≥ $86 / $150');
+  assert.equal(amountText(env('dev', 100, 150.5)), '$100 / $150.50');
 });
 
 test('no plan: a neutral item', () => {
@@ -58,8 +60,39 @@ test('no plan: a neutral item', () => {
 
 test('the tooltip lists every environment, the selected one in bold, text escaped', () => {
   const md = tooltipMarkdown(orders, 'staging');
-  assert.match(md, /\| dev \| \$122\\\.10 \| \$150\\\.00 \| 81% \| ok \|/);
+  assert.match(md, /\| dev \| \$122\\\.10 \| \$150 \| 81% \| ok \|/); // cents like the lens; the cap as the lens writes it
+  assert.match(md, /\|:---\|---:\|---:\|---:\|:---\|/);
   assert.match(md, /\| \*\*staging\*\* \|/);
   assert.match(md, /production/);
   assert.match(tooltipMarkdown({ ...orders, product: 'a|b' }, null), /a\\\|b/);
+});
+
+test('an incomplete estimate: a lower bound, a warning marker and why', () => {
+  const view = statusView({ ...orders, complete: false, errors: 1 }, 'dev');
+  assert.equal(view.text, '$(warning) dev ≥ $122 / $150');
+  assert.match(view.tooltip, /Estimate incomplete\*\*: 1 error: items may be missing/);
+  assert.match(view.tooltip, /\| \*\*dev\*\* \| ≥ \$122\\\.10 \|/);
+  assert.equal(view.label, 'Runway: dev ≥ $122 / $150 (estimate incomplete)');
+  assert.match(statusView({ ...orders, complete: false, errors: 2 }, 'dev').tooltip, /2 errors/);
+  const missing = statusView({ ...orders, complete: false, errors: 0, environments: [{ ...orders.environments[0], missing_prices: true }] }, 'dev');
+  assert.match(missing.tooltip, /no unit price/);
+  assert.equal(statusView({ ...orders, complete: true, errors: 0 }, 'dev').text, '$(graph) dev $122 / $150');
+});
+
+test('a YAML syntax error keeps the last good figure, marked stale', () => {
+  const broken: CostsResult = { environments: [], environment: null, complete: false, errors: 1 };
+  const view = statusView(broken, 'dev', orders);
+  assert.equal(view.text, '$(graph) dev $122 / $150 (stale)');
+  assert.equal(view.level, 'near');
+  assert.match(view.tooltip, /Stale/);
+  assert.equal(view.label, 'Runway: dev $122 / $150 (stale)');
+  assert.match(statusView(broken, 'dev').text, /no plan/); // nothing good yet
+});
+
+test('server not running: says so and where to look; the label follows the text', () => {
+  const view = notRunningView(true);
+  assert.equal(view.text, '$(error) runway: server not running');
+  assert.match(view.tooltip, /The runway server is not running — see the Runway output/);
+  assert.equal(view.label, 'Runway: runway: server not running');
+  assert.equal(accessibilityLabel('$(loading~spin) runway: starting'), 'Runway: runway: starting');
 });
