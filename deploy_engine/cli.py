@@ -11,18 +11,20 @@ Thin adapters over :func:`runway_core.analysis.analyze` and the one planner (STY
   (:mod:`deploy_engine.automation`), after the guards, in this order: invalid runway (1), over
   the cap (2: nothing is declared and pulumi is not even imported), ``up`` outside the
   protected deploy job (4), no Pulumi CLI (5), configuration missing (3), lease held (6).
-  A Pulumi or Infisical failure is 7. Database credentials are generated only by the first
-  ``up`` that declares a database, or by ``up --rotate-credentials``, and kept in the stack;
-  only those new values are written to Infisical (docs/deploy.md, "Credentials"). Every
-  ``up`` writes a receipt
+  A Pulumi or Infisical failure is 7. A database password is generated and set only by the
+  ``up`` that creates the database, or that rotates it (``--rotate-credentials``, the proxy
+  added or removed); only those values are written to Infisical, after logging in before
+  ``pulumi up``; no run reads a stored one (docs/deploy.md, "Credentials"). SIGTERM ends a
+  run like Ctrl-C (exit 143). With ``--format json`` a failed ``preview``/``drift`` prints
+  ``{"error": {"exit_code", "message"}}``. Every ``up`` writes a receipt
   (:mod:`deploy_engine.receipts`); every line it prints goes through the run's
   :class:`~deploy_engine.secrets.Redactor`.
 
 Exit codes are part of the interface (docs/cli.md, "Exit codes"): 0 ok, 1 invalid runway,
 2 plan refused (an environment over its cap), 3 no runway found, input unreadable or deploy
 configuration missing, 4 ``up`` refused outside the protected deploy job, 5 Pulumi CLI
-missing, 6 lease held by another deploy, 7 deploy failed, 64 usage error, 70 internal error,
-130 interrupted. They never collide with 2: argparse's own usage exit status 2 is replaced by
+missing, 6 lease held by another deploy, 7 deploy failed, 8 the plan is not the one reviewed (`--plan-digest`), 64 usage error, 70 internal error,
+130 interrupted, 143 terminated (SIGTERM). They never collide with 2: argparse's own usage exit status 2 is replaced by
 64 (sysexits.h ``EX_USAGE``).
 
 JSON output is a stable, versioned interface (``format_version`` 1): ranges are 0-based with
@@ -39,8 +41,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import secrets
 import shutil
+import signal
 import sys
+import threading
 import traceback
 from datetime import datetime
 from decimal import Decimal
@@ -75,12 +81,17 @@ EXIT_PULUMI_MISSING = 5
 EXIT_LEASE_HELD = 6
 #: Pulumi failed (preview, up or refresh), or writing the generated secrets to Infisical failed.
 EXIT_DEPLOY_FAILED = 7
+#: ``preview``/``up``/``drift --plan-digest SHA``: the plan computed now is not the plan that was
+#: reviewed (its digest differs): refused before anything else runs (docs/deploy.md).
+EXIT_PLAN_MISMATCH = 8
 #: Command-line usage error (sysexits.h EX_USAGE), instead of argparse's 2.
 EXIT_USAGE = 64
 #: A bug in runway-deploy (sysexits.h EX_SOFTWARE); traceback only with RUNWAY_DEBUG=1.
 EXIT_INTERNAL = 70
 #: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130
+#: Terminated (SIGTERM, what CI sends on cancel or timeout): 128 + SIGTERM, handled like Ctrl-C.
+EXIT_TERMINATED = 143
 
 OVER_CAP_CODE = "RW170"
 
@@ -93,6 +104,41 @@ NOTE_IMPLICIT = "implicit: a shared pool (`shared-<kind>`, from members' `requir
 
 class UsageError(Exception):
     """A command-line usage mistake: exit :data:`EXIT_USAGE`."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM during ``preview``/``up``/``drift`` (:class:`_SigtermRaises`):
+    like Ctrl-C, the run ends cleanly (receipt, lease released) with :data:`EXIT_TERMINATED`."""
+
+
+class _SigtermRaises:
+    """``with _SigtermRaises():`` SIGTERM raises :class:`Terminated` (once; a second SIGTERM during
+    the cleanup is ignored, so the receipt and the lease release complete). Only in the main
+    thread, where Python runs signal handlers; the previous handler is restored on exit."""
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.installed = False
+        self.fired = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        raise Terminated()
+
+    def __enter__(self) -> "_SigtermRaises":
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.previous = signal.signal(signal.SIGTERM, self._handler)
+                self.installed = True
+            except (ValueError, OSError):
+                self.installed = False
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.installed:
+            signal.signal(signal.SIGTERM, self.previous)
 
 
 class InputError(Exception):
@@ -161,7 +207,12 @@ def _printable(text: str) -> str:
 
 
 def _md(text: str) -> str:
-    return _printable(text).replace("\\", "\\\\").replace("|", "\\|")
+    """Runway-provided text for GitHub Markdown (a table cell, the job summary), inert: control
+    characters shown as escapes; ``\\``, ``|``, ``[`` and ``]`` backslash-escaped (no table
+    break, no ``[text](url)`` link or image); ``&``, ``<`` and ``>`` as HTML entities (GitHub
+    renders HTML in Markdown: no tag, comment or ``<url>`` autolink gets through)."""
+    text = _printable(text).replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class _Style:
@@ -279,8 +330,9 @@ def _line_item_text(li: Any) -> str:
     )
 
 
-def _footnotes(plan: Plan, plans: Sequence[EnvironmentPlan]) -> list[tuple[str, str]]:
-    """(text-table marker, note) pairs, each printed once per output."""
+def _footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str], str] = _printable) -> list[tuple[str, str]]:
+    """(text-table marker, note) pairs, each printed once per output; ``esc`` renders the
+    runway's own words in them (region, environment names, price keys)."""
     notes: list[tuple[str, str]] = []
     if any(i.implicit for p in plans for i in p.items):
         notes.append(("*", NOTE_IMPLICIT))
@@ -290,11 +342,11 @@ def _footnotes(plan: Plan, plans: Sequence[EnvironmentPlan]) -> list[tuple[str, 
             if k not in missing:
                 missing.append(k)
     if missing:
-        notes.append(("!", f"missing prices for {plan.region}: {', '.join(missing)}; those items are not fully estimated"
+        notes.append(("!", f"missing prices for {esc(plan.region)}: {', '.join(esc(k) for k in missing)}; those items are not fully estimated"
                       " (the total is a lower bound), and no other region's price is used."))
     for p in plans:
         if p.cap_source == "default" and p.cap is not None:
-            notes.append(("", f"{p.name}: default cap of {usd(p.cap)}; set `environments.{p.name}.limits.monthly` to change it."))
+            notes.append(("", f"{esc(p.name)}: default cap of {usd(p.cap)}; set `environments.{esc(p.name)}.limits.monthly` to change it."))
     notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK)]
     return notes
 
@@ -358,7 +410,7 @@ def plan_markdown(plan: Plan, details: bool) -> str:
                         f" | {usd(li.monthly_usd)} | {li.confidence} |"
                     )
             out.append("")
-    out.extend(f"- {note}" for _, note in _footnotes(plan, plan.environments))
+    out.extend(f"- {note}" for _, note in _footnotes(plan, plan.environments, _md))
     return "\n".join(out) + "\n"
 
 
@@ -368,8 +420,11 @@ def plan_markdown(plan: Plan, details: bool) -> str:
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where each diagnostic code is documented; ``helpUri`` is ``<this>#<code in lowercase>``.
-DIAGNOSTICS_DOC = "docs/diagnostics.md"
+#: Where each diagnostic code is documented, relative to the docs folder.
+DIAGNOSTICS_DOC = "diagnostics.md"
+#: Base URL of the docs folder (e.g. ``https://github.com/<org>/runway-tooling/blob/main/docs``):
+#: when set to an absolute http(s) URL, SARIF rules get ``helpUri`` ``<base>/diagnostics.md#<anchor>``.
+DOCS_URL_VARIABLE = "RUNWAY_DOCS_URL"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice", Severity.HINT: "notice"}
 
@@ -411,6 +466,21 @@ def github_escape_property(text: str) -> str:
     return github_escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def github_stop_commands() -> tuple[str, str]:
+    """(``::stop-commands::<token>``, ``::<token>::``): GitHub's documented way to print text the
+    runner must not read as workflow commands. Everything ``--format github`` prints that is not
+    an intended annotation goes between the two; the token is random per run, so no runway text
+    can guess it and resume command processing early."""
+    token = secrets.token_hex(16)
+    return f"::stop-commands::{token}", f"::{token}::"
+
+
+def _print_inert(text: str, stream: IO[str]) -> None:
+    """``text`` between :func:`github_stop_commands` lines (ends with a newline)."""
+    stop, resume = github_stop_commands()
+    stream.write(f"{stop}\n{text if text.endswith(chr(10)) else text + chr(10)}{resume}\n")
+
+
 def diagnostic_github(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str]) -> str:
     """``::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=RW140::message`` (1-based, UTF-16 columns)."""
     line, col, end_line, end_col = _one_based_range(d, an)
@@ -435,23 +505,50 @@ def _tool_version() -> str | None:
         return None
 
 
+def _doc_anchor(code: str, title: str) -> str:
+    """GitHub's anchor of the heading ``### <code> — <title>`` of docs/diagnostics.md (lower
+    case, punctuation dropped, each space a hyphen)."""
+    return re.sub(r"[^\w\- ]", "", f"{code} — {title}".lower()).replace(" ", "-")
+
+
+def docs_base_url(environ: Mapping[str, str]) -> str | None:
+    """``RUNWAY_DOCS_URL`` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
+    value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
+    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+
+
+def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[str, Any]:
+    """One SARIF ``reportingDescriptor``: title, full description and help from the diagnostics
+    table (:data:`deploy_engine.rule_help.RULE_HELP`); ``helpUri`` only with an absolute docs URL."""
+    from deploy_engine.rule_help import RULE_HELP
+
+    triggered, fix = RULE_HELP.get(code, ("", ""))
+    full = f"{title}: {triggered}." if triggered else f"{title}."
+    help_text = f"{title}.\nTriggered by: {triggered}.\nFix: {fix}." if triggered else f"{title}."
+    rule: dict[str, Any] = {
+        "id": code,
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": full},
+        "help": {"text": help_text, "markdown": f"**{title}**\n\nTriggered by: {triggered}.\n\nFix: {fix}." if triggered else f"**{title}**"},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
+    }
+    if docs is not None:
+        rule["helpUri"] = f"{docs}/{DIAGNOSTICS_DOC}#{_doc_anchor(code, title)}"
+    return rule
+
+
 def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ: Mapping[str, str]) -> dict[str, Any]:
     """A SARIF 2.1.0 log with one run: every diagnostic code as a rule, every diagnostic as a result.
 
     Regions are 1-based with columns in UTF-16 code units (``run.columnKind``), as GitHub code
-    scanning reads them; artifact URIs are relative, ``/`` separators (:func:`_ci_path`).
+    scanning reads them; artifact URIs are relative, ``/`` separators (:func:`_ci_path`). Rules
+    carry their help text; ``helpUri`` (an absolute URI, as SARIF requires) only when
+    ``RUNWAY_DOCS_URL`` is set (:func:`docs_base_url`).
     """
     rule_ids = list(CODES)
     index = {code: i for i, code in enumerate(rule_ids)}
-    rules = [
-        {
-            "id": code,
-            "shortDescription": {"text": title},
-            "helpUri": f"{DIAGNOSTICS_DOC}#{code.lower()}",
-            "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
-        }
-        for code, (severity, title) in CODES.items()
-    ]
+    docs = docs_base_url(environ)
+    rules = [sarif_rule(code, severity, title, docs) for code, (severity, title) in CODES.items()]
     results = []
     for d in diags:
         line, col, end_line, end_col = _one_based_range(d, an)
@@ -579,7 +676,7 @@ def cmd_check(args: argparse.Namespace, ctx: _Context) -> int:
     elif args.format == "github":
         for d in diags:
             print(diagnostic_github(d, an, base, ctx.environ), file=ctx.stdout)
-        print(summary_text(an, diags), file=ctx.stdout)
+        _print_inert(summary_text(an, diags), ctx.stdout)
     else:
         _print_diagnostics(an, diags, base, ctx.stdout, _Style(ctx.stdout, ctx.environ))
     return EXIT_INVALID if an.has_errors() else EXIT_OK
@@ -613,6 +710,9 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     plan = Plan(spec.product if spec else None, spec.region if spec else None, envs, an.catalog.origin)  # type: ignore[arg-type]
     if args.format == "json":
         doc = plan_json(plan)
+        # Each environment's digest, for `up --plan-digest` (the plan reviewed is the plan deployed).
+        for env_doc, p in zip(doc["environments"], envs):
+            env_doc["plan_digest"] = plan_digest(p, plan.product, plan.region)
         doc["diagnostics"] = [diagnostic_json(d, an, base) for d in diags]
         _dump(doc, ctx.stdout)
     elif args.format == "markdown":
@@ -623,11 +723,12 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
     elif args.format == "sarif":
         _dump(sarif_document(an, diags, base, ctx.environ), ctx.stdout)
     elif args.format == "github":
-        # Annotations on stdout (the runner reads workflow commands there), then the plain table.
+        # Annotations on stdout (the runner reads workflow commands there), then the plain table,
+        # which holds the runway's own names: never read as commands.
         for d in diags:
             print(diagnostic_github(d, an, base, ctx.environ), file=ctx.stdout)
         if envs:
-            ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, {"NO_COLOR": "1"})))
+            _print_inert(plan_text(plan, args.details, _Style(ctx.stdout, {"NO_COLOR": "1"})), ctx.stdout)
     elif envs:
         ctx.stdout.write(plan_text(plan, args.details, _Style(ctx.stdout, ctx.environ)))
     elif an.files[an.root_file].role == "member":
@@ -650,8 +751,8 @@ def cmd_plan(args: argparse.Namespace, ctx: _Context) -> int:
 # Deploy commands: preview, up, drift (docs/deploy.md)
 # --------------------------------------------------------------------------------------
 
-#: ``up`` runs only where this variable is ``protected``: the production-protected deploy job
-#: sets it (ADR 0493 §6; docs/deploy.md). Anything else is refused with exit 4.
+#: ``up`` runs only where this variable is ``protected``: a protected deploy job (its CI
+#: environment) sets it (ADR 0493 §6; docs/deploy.md). Anything else is refused with exit 4.
 PROTECTED_VARIABLE = "RUNWAY_DEPLOY_JOB"
 PROTECTED_VALUE = "protected"
 
@@ -712,6 +813,8 @@ class _DeployRun:
         if reason and announce:
             self.err(f"{PROG} {self.command}: {reason}")
         if self.receipt is None:
+            if code != EXIT_OK and self.args.format == "json":
+                self.out(json.dumps(json_error(code, reason or outcome), indent=2, ensure_ascii=False) + "\n")
             return code
         from deploy_engine.receipts import write_receipt
 
@@ -731,6 +834,17 @@ class _DeployRun:
 
 def _printable_lines(text: str) -> str:
     return "\n".join(_printable(line) for line in text.split("\n"))
+
+
+def json_error(code: int, message: str) -> dict[str, Any]:
+    """What ``preview``/``drift --format json`` (and an ``up`` that wrote no receipt) print on
+    stdout when they fail: ``{"error": {"exit_code": <code>, "message": <why>}}``."""
+    return {"error": {"exit_code": code, "message": _printable_lines(message)}}
+
+
+def _print_json_error(args: argparse.Namespace, ctx: "_Context", code: int, message: str) -> None:
+    if getattr(args, "format", None) == "json":
+        ctx.stdout.write(json.dumps(json_error(code, message), indent=2, ensure_ascii=False) + "\n")
 
 
 def _deploy_header(run: _DeployRun, backend_url: str) -> dict[str, Any]:
@@ -758,19 +872,30 @@ def _changes_text(changes: Mapping[str, int]) -> str:
 
 def _deploy_config(run: _DeployRun) -> tuple[Any, Any, Any, Any] | None:
     """(network, infisical config or None, backend, passphrase), or None after printing every problem (exit 3)."""
-    from deploy_engine.automation import DeployConfigError, resolve_backend, resolve_passphrase
+    from deploy_engine.automation import ENV_BACKEND, DeployConfigError, resolve_backend, resolve_passphrase
     from deploy_engine.infisical import InfisicalConfig, InfisicalConfigError
-    from deploy_engine.settings import SettingsError, load_network_settings
+    from deploy_engine.receipts import url_secrets
+    from deploy_engine.settings import SettingsError, load_network_settings, plan_network_check
 
     problems: list[str] = []
     network = infisical = backend = passphrase = None
+    # A backend URL's user info is a credential: scrubbed from every line from now on.
+    for value in url_secrets((run.args.backend or run.ctx.environ.get(ENV_BACKEND) or "").strip()):
+        run.redactor.add(value)
     try:
         network = load_network_settings(run.ctx.environ, run.args.network)
     except SettingsError as exc:
         problems.append(str(exc))
+    else:
+        # What this environment's plan needs from the network (public subnets, domain, HTTPS):
+        # refused here, before Pulumi, rather than as an error inside the program.
+        check = plan_network_check(network, run.plan, run.ctx.environ)
+        problems.extend(check.problems)
+        for warning in check.warnings:
+            run.err(f"{PROG} {run.command}: warning: {warning}")
     if run.command == "up":
         try:
-            infisical = InfisicalConfig.from_environ(run.ctx.environ)
+            infisical = InfisicalConfig.from_environ(run.ctx.environ, [run.env])
             run.redactor.add(infisical.client_secret)
         except InfisicalConfigError as exc:
             problems.append(str(exc))
@@ -796,27 +921,42 @@ def cmd_deploy(args: argparse.Namespace, ctx: _Context) -> int:
     nothing declared), 4 ``up`` outside the protected job, 5 no Pulumi CLI, 3 configuration
     missing, 6 lease held (``up``); then 7 when Pulumi or Infisical fails, else 0.
     """
-    an, base = _load(args)
-    diags = an.all_diagnostics()
-    spec = an.spec
-    if spec is not None and args.env not in an.plans:
-        known = ", ".join(an.plans) or "none"
-        raise UsageError(f"{PROG} {args.command}: error: --env {args.env}: no such environment in {Path(an.root_file).name} (declared: {known})")
-    if diags:
-        _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
-    if spec is None or any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags):
-        print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
-        return EXIT_INVALID
-    run = _DeployRun(args, ctx, an, an.plans[args.env])
-    ctx.redactor = run.redactor
-    try:
-        return _guarded_deploy(run)
-    except BaseException as exc:
-        # Every `up` leaves a receipt, a bug or Ctrl-C included (the type only: no message, no value).
-        if run.receipt is not None and not run.finished:
-            what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"internal error ({type(exc).__name__})"
-            run.finish(EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else EXIT_INTERNAL, "failed", what, announce=False)
-        raise
+    # SIGTERM (CI cancel or timeout) ends the run like Ctrl-C: receipt, lease released, exit 143.
+    with _SigtermRaises():
+        try:
+            an, base = _load(args)
+            spec = an.spec
+            if spec is not None and args.env not in an.plans:
+                known = ", ".join(an.plans) or "none"
+                raise UsageError(f"{PROG} {args.command}: error: --env {args.env}: no such environment in {Path(an.root_file).name} (declared: {known})")
+        except InputError as exc:
+            _print_json_error(args, ctx, EXIT_NO_INPUT, str(exc))
+            raise
+        except UsageError as exc:
+            _print_json_error(args, ctx, EXIT_USAGE, str(exc).splitlines()[-1])
+            raise
+        diags = an.all_diagnostics()
+        if diags:
+            _print_diagnostics(an, diags, base, ctx.stderr, _Style(ctx.stderr, ctx.environ))
+        if spec is None or any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags):
+            print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
+            _print_json_error(args, ctx, EXIT_INVALID, "the runway has errors; nothing was run (run `runway-deploy check`)")
+            return EXIT_INVALID
+        run = _DeployRun(args, ctx, an, an.plans[args.env])
+        ctx.redactor = run.redactor
+        try:
+            return _guarded_deploy(run)
+        except BaseException as exc:
+            # Every `up` leaves a receipt, and a JSON run its error object, a bug, Ctrl-C and
+            # SIGTERM included (the type only: no message, no value).
+            if not run.finished:
+                if isinstance(exc, (KeyboardInterrupt, Terminated)):
+                    code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+                    what = "cancelled: terminated (SIGTERM)" if isinstance(exc, Terminated) else "cancelled: interrupted (Ctrl-C)"
+                    run.finish(code, "cancelled", what, announce=False)
+                else:
+                    run.finish(EXIT_INTERNAL, "failed", f"internal error ({type(exc).__name__})", announce=False)
+            raise
 
 
 def _guarded_deploy(run: _DeployRun) -> int:
@@ -829,10 +969,22 @@ def _guarded_deploy(run: _DeployRun) -> int:
             EXIT_REFUSED, "refused",
             f"refused: {run.env} is over its cap ({usd(env_plan.total)}/month > {usd(env_plan.cap)}); nothing was declared",
         )
+    reviewed = getattr(run.args, "plan_digest", None)
+    if reviewed is not None:
+        current = plan_digest(env_plan, run.product, run.region)
+        if run.receipt is not None:
+            run.receipt.reviewed_plan_digest = reviewed
+        if reviewed != current:
+            return run.finish(
+                EXIT_PLAN_MISMATCH, "refused",
+                f"refused: the plan of {run.env} is not the reviewed one: --plan-digest {reviewed}, but the runway now "
+                f"plans {current}; nothing was declared. Review the new plan (`{PROG} plan --env {run.env} --format json` "
+                "gives its plan_digest) and pass that digest",
+            )
     if run.command == "up" and ctx.environ.get(PROTECTED_VARIABLE) != PROTECTED_VALUE:
         return run.finish(
             EXIT_NOT_PROTECTED, "refused",
-            f"refused: `up` runs only in the production-protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
+            f"refused: `up` runs only in a protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
             "set by that job's protected environment; ADR 0493 §6). Use `preview` anywhere else",
         )
 
@@ -863,22 +1015,22 @@ def _guarded_deploy(run: _DeployRun) -> int:
 
 
 def _credentials(run: _DeployRun, target: Any, *, generate: bool, rotate: bool = False) -> tuple[Any, Any]:
-    """(stored state, credential plan) of this run; sets ``target.credentials``.
+    """(stored state, credential plan) of this run; sets ``target.credentials`` and ``target.set_passwords``.
 
-    Reads what the stack holds (:func:`automation.stored_state`, which registers every value
-    read with the run's redactor), then :func:`secrets.plan_credentials`: ``preview`` and
-    ``drift`` never generate (a placeholder stands in), ``up`` generates only what is missing,
-    or everything with ``--rotate-credentials``. Raises ``automation.PulumiFailed``.
+    Reads which databases the stack holds from its **non-secret** outputs
+    (:func:`automation.stored_state`: never ``--show-secrets``), then
+    :func:`secrets.plan_credentials`: a password is set only for a new database, a rotation
+    (``--rotate-credentials``, a proxy added or removed); ``preview`` never generates (a
+    placeholder stands in). Raises ``automation.PulumiFailed``.
     """
     from deploy_engine import automation
     from deploy_engine.secrets import plan_credentials
 
     stored = automation.stored_state(target)
-    for value in stored.credentials.values():
-        run.redactor.add(value)
-    cplan = plan_credentials(run.plan, stored.credentials, generate=generate, rotate=rotate)
+    cplan = plan_credentials(run.plan, stored.databases, generate=generate, rotate=rotate)
     run.redactor.add_credentials(cplan.secret_credentials())
     target.credentials = cplan.credentials
+    target.set_passwords = cplan.set_passwords
     return stored, cplan
 
 
@@ -888,7 +1040,7 @@ def _run_preview(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
     try:
         _, cplan = _credentials(run, target, generate=False)
         for name in cplan.placeholders:
-            run.err(f"{PROG} preview: {name} has no credential in the stack yet: previewed with a placeholder; `up` will generate it")
+            run.err(f"{PROG} preview: {name}: {cplan.reasons[name]}: previewed with a placeholder password; `up` will generate one")
         summary = automation.preview(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
@@ -906,8 +1058,12 @@ def _run_preview(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
 def _run_drift(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
     from deploy_engine import automation
 
+    from deploy_engine.secrets import plan_credentials
+
+    # A refresh does not run the program and reads no credential: placeholders, under ignore_changes.
+    target.credentials = plan_credentials(run.plan, {}, generate=False).credentials
+    target.set_passwords = ()
     try:
-        _credentials(run, target, generate=False)
         report = automation.drift(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
@@ -929,14 +1085,12 @@ def _run_drift(run: _DeployRun, target: Any, header: dict[str, Any]) -> int:
 
 def _rotate_advice(names: Sequence[str]) -> str:
     return (
-        f"; the credentials of {', '.join(names)} may now be in the stack but not in Infisical: "
-        f"once the cause is fixed, run `{PROG} up --rotate-credentials` (a new value, written to Infisical)"
+        f"; the credentials of {', '.join(names)} may now be set on the database but not in Infisical: "
+        f"once the cause is fixed, run `{PROG} up --rotate-credentials` (a new value, set and written to Infisical)"
     )
 
 
 def _run_up(run: _DeployRun, target: Any, infisical: Any) -> int:
-    from deploy_engine import automation
-    from deploy_engine.infisical import Endpoint, InfisicalWriteError, InfisicalWriter
     from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
     from deploy_engine.receipts import lease_json
 
@@ -952,12 +1106,47 @@ def _run_up(run: _DeployRun, target: Any, infisical: Any) -> int:
     try:
         receipt.lease = lease_json(lease, "held")
         if lease.takeover:
-            run.err(f"{PROG} up: took over the expired lease of {lease.takeover['previous_holder']}")
-        cplan = None
+            run.err(_takeover_text(lease.takeover))
+        return _up_under_lease(run, target, infisical, receipt)
+    finally:
+        # On every way out: success, failure, a bug, Ctrl-C and SIGTERM (Terminated).
+        release(lease)
+
+
+def _takeover_text(takeover: Mapping[str, Any]) -> str:
+    reason = str(takeover.get("reason") or "expired")
+    if reason == "expired":
+        return f"{PROG} up: took over the expired lease of {takeover.get('previous_holder')}"
+    return f"{PROG} up: took over the lease of {takeover.get('previous_holder')}: {reason}"
+
+
+def _up_under_lease(run: _DeployRun, target: Any, infisical: Any, receipt: Any) -> int:
+    """``up`` once the lease is held: choose the credentials, log in to Infisical when one will be
+    written, ``pulumi up``, write the new credentials, check no password was set unawares."""
+    from deploy_engine import automation
+    from deploy_engine.infisical import Endpoint, InfisicalWriteError, InfisicalWriter
+
+    cplan = None
+    writer = None
+    slug = infisical.slug(run.env)
+    try:
         try:
-            # Under the lease: two deploys never both find "no credential" and both generate one.
+            # Under the lease: which databases exist is read once, and two deploys never both
+            # create one. Only non-secret outputs are read (no stored password is ever read).
             stored, cplan = _credentials(run, target, generate=True, rotate=bool(getattr(run.args, "rotate_credentials", False)))
             receipt.credentials = dict(cplan.sources)
+            for name in cplan.new:
+                run.err(f"{PROG} up: {name}: {cplan.reasons[name]}: setting a new password ({cplan.sources[name]})")
+            if cplan.new:
+                # Fail fast: never create a database whose password could not be stored.
+                writer = InfisicalWriter(infisical, run.redactor)
+                try:
+                    writer.login()
+                except InfisicalWriteError as exc:
+                    receipt.credentials = {n: "unchanged" for n in cplan.sources}
+                    return run.finish(EXIT_DEPLOY_FAILED, "failed",
+                                      f"{exc}; nothing was deployed (`up` would set the password of {', '.join(cplan.new)}, "
+                                      "which must then be written to Infisical)")
             result = automation.up(target, run.pulumi_line)
         except automation.StackLocked as exc:
             # Pulumi's own backend lock: another runner is deploying this stack (docs/deploy.md, "Lease").
@@ -968,44 +1157,64 @@ def _run_up(run: _DeployRun, target: Any, infisical: Any) -> int:
             return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + advice)
         receipt.resources = result.resources
         receipt.changes = result.changes
-        # Written to Infisical: new credentials (created or rotated), and stored ones whose
-        # endpoint changed since the last up (same password: host and URL are new). Never a read.
-        to_write: list[tuple[str, str, tuple[str, int] | None]] = []
-        for name, cred in cplan.credentials.items():
-            endpoint = automation.postgres_endpoint(result.outputs, name)
-            if name in cplan.new:
-                to_write.append((name, "new credential" if cplan.sources[name] == "generated" else "rotated credential", endpoint))
-            elif endpoint is None or stored.endpoints.get(name) != endpoint:
-                to_write.append((name, "endpoint changed", endpoint))
+        # Written to Infisical: only the credentials set by this up (new database, rotation).
+        # Never a read.
         written: list[str] = []
-        writer = InfisicalWriter(infisical, run.redactor) if to_write else None
-        try:
-            for name, why, endpoint in to_write:
-                if endpoint is None:
-                    receipt.secrets_written = written
-                    return run.finish(
-                        EXIT_DEPLOY_FAILED, "failed",
-                        f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written"
-                        + _rotate_advice([name]),
-                    )
-                names = writer.write_postgres(run.env, cplan.credentials[name], Endpoint(*endpoint))
-                written += [f"{run.env}:/runtime/{name}/{n}" for n in names]
-                run.err(f"{PROG} up: {name}: {why}: wrote {len(names)} values to Infisical at {run.env}:/runtime/{name}/")
-        except InfisicalWriteError as exc:
-            receipt.secrets_written = written
-            return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + _rotate_advice([n for n, _, _ in to_write]))
-        finally:
-            if writer is not None:
-                writer.close()
         receipt.secrets_written = written
+        for name in cplan.new:
+            endpoint = automation.postgres_endpoint(result.outputs, name)
+            if endpoint is None:
+                return run.finish(
+                    EXIT_DEPLOY_FAILED, "failed",
+                    f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written"
+                    + _rotate_advice([name]),
+                )
+            try:
+                names = writer.write_postgres(slug, cplan.credentials[name], Endpoint(*endpoint))
+            except InfisicalWriteError as exc:
+                return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + _rotate_advice(cplan.new))
+            written += [f"{slug}:/runtime/{name}/{n}" for n in names]
+            run.err(f"{PROG} up: {name}: {cplan.sources[name]} credential: wrote {len(names)} values to Infisical at {slug}:/runtime/{name}/")
+        # Safety nets for the databases this up did not set a password for.
+        created = {urn.rsplit("::", 1)[-1] for urn in result.created}
+        unawares = [n for n in cplan.credentials if n not in cplan.new and created & set(automation.password_holders(run.env, n))]
+        if unawares:
+            return run.finish(
+                EXIT_DEPLOY_FAILED, "failed",
+                f"{', '.join(unawares)}: this up created or replaced the database or its proxy secret although the stack "
+                "recorded it, so it got a throwaway password that nobody knows" + _rotate_advice(unawares),
+            )
+        moved = []
+        for name in cplan.credentials:
+            if name in cplan.new:
+                continue
+            before = stored.databases[name].endpoint if name in stored.databases else None
+            after = automation.postgres_endpoint(result.outputs, name)
+            if before is not None and after is not None and before != after:
+                moved.append(f"{name} ({before[0]}:{before[1]} -> {after[0]}:{after[1]})")
+        if moved:
+            return run.finish(
+                EXIT_DEPLOY_FAILED, "failed",
+                f"the endpoint of {', '.join(moved)} changed: its URL and host in Infisical are stale, and runway never reads "
+                "the password to rewrite them" + _rotate_advice([m.split(" ", 1)[0] for m in moved]),
+            )
         return run.finish(EXIT_OK, "succeeded")
     finally:
-        release(lease)
+        if writer is not None:
+            writer.close()
 
 
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
+
+
+def _digest_arg(text: str) -> str:
+    """A ``--plan-digest`` value: 64 hex digits (any case; compared in lowercase)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError("a plan digest is 64 hex digits (the plan_digest of `plan --format json`)")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1015,7 +1224,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check runway.yaml files, show each environment's plan and monthly estimate, and deploy it with Pulumi.",
         epilog="Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap), 3 no runway, unreadable input or deploy "
         "configuration missing, 4 up outside the protected deploy job, 5 Pulumi CLI missing, 6 lease held, "
-        "7 deploy failed, 64 usage error, 70 internal error. See docs/cli.md and docs/deploy.md.",
+        "7 deploy failed, 8 plan differs from --plan-digest, 64 usage error, 70 internal error, 143 terminated (SIGTERM). See docs/cli.md and docs/deploy.md.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -1079,10 +1288,13 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--network", metavar="FILE", default=None,
                          help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys)")
         cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+        cmd.add_argument("--plan-digest", metavar="SHA256", type=_digest_arg, default=None,
+                         help="refuse (exit 8) unless the environment's plan has this digest: the plan_digest that "
+                         "`plan --format json` printed for the reviewed plan (64 hex digits)")
         if name == "up":
             cmd.add_argument("--rotate-credentials", action="store_true",
-                             help="generate a new admin password for every database, keep it in the stack and write it to "
-                             "Infisical after a successful up (default: reuse the stack's; generate only where it has none)")
+                             help="generate a new admin password for every database, set it and write it to Infisical after "
+                             "a successful up (default: leave existing passwords alone; generate only for a new database)")
         cmd.set_defaults(func=cmd_deploy)
     return parser
 
@@ -1123,6 +1335,9 @@ def main(
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"{PROG}: terminated (SIGTERM)", file=err)
+        return EXIT_TERMINATED
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes exit 70
         if env.get("RUNWAY_DEBUG") == "1":
             # A deploy run's redactor scrubs the traceback too (generated values never print).
@@ -1142,11 +1357,13 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "EXIT_CONFIG",
     "EXIT_NOT_PROTECTED",
     "EXIT_PULUMI_MISSING",
     "EXIT_LEASE_HELD",
     "EXIT_DEPLOY_FAILED",
+    "EXIT_PLAN_MISMATCH",
     "InputError",
     "UsageError",
     "build_parser",

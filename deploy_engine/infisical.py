@@ -1,7 +1,9 @@
 """Write generated credentials blind to Infisical (ADR 0493 §4, 0482 decision 7).
 
-Values land at ``<env>:/runtime/<resource>/``: Infisical environment slug = the runway
-environment name, secret path ``/runtime/<resource>`` (the folder ``/runtime/<resource>/``).
+Values land at ``<slug>:/runtime/<resource>/``: the Infisical environment slug is
+``INFISICAL_ENVIRONMENT_<ENV>`` when set (``<ENV>``: the runway environment in upper case,
+``-`` as ``_``; e.g. ``INFISICAL_ENVIRONMENT_PRODUCTION=prod``), else the runway environment
+name; secret path ``/runtime/<resource>`` (the folder ``/runtime/<resource>/``).
 Per postgres resource the names are the injected variables of the planner
 (``<R>_URL``, ``<R>_HOST``, ``<R>_PORT``, ``<R>_USER``, ``<R>_PASSWORD``, ``<R>_DATABASE``),
 so consumers find exactly what ``runway-deploy plan`` lists.
@@ -20,15 +22,23 @@ The SDK's secrets cache is disabled (``cache_ttl=None``): the create/update answ
 value, and nothing is kept. Configuration comes from ``INFISICAL_HOST`` (default
 https://app.infisical.com), ``INFISICAL_CLIENT_ID``, ``INFISICAL_CLIENT_SECRET`` and
 ``INFISICAL_PROJECT_ID`` (a machine identity with universal auth, allowed to create and edit
-secrets and folders under ``/runtime`` of each environment; it never needs read access).
+secrets and folders under ``/runtime`` of each environment; it never needs read access). The
+host must be ``https://``; plain ``http://`` is accepted only for ``127.0.0.1``, ``localhost``
+and ``[::1]`` (a local server: the tests' fake Infisical), since the client secret, the access
+token and every value travel in the requests.
+
+:meth:`InfisicalWriter.login` may be called before ``pulumi up``, so that a wrong identity or
+an unreachable host fails the deploy before a database is created whose password could not be
+stored.
 
 ``infisical_sdk`` is imported lazily (it lives in the ``[deploy]`` extra). Must not import pulumi.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
 
 from runway_core.planner import env_prefix
 
@@ -40,17 +50,44 @@ ENV_CLIENT_SECRET = "INFISICAL_CLIENT_SECRET"
 ENV_PROJECT_ID = "INFISICAL_PROJECT_ID"
 DEFAULT_HOST = "https://app.infisical.com"
 REQUIRED_VARIABLES = (ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_PROJECT_ID)
+#: ``INFISICAL_ENVIRONMENT_<ENV>``: the Infisical environment slug of one runway environment.
+ENV_SLUG_PREFIX = "INFISICAL_ENVIRONMENT_"
+#: Hosts that may be reached over plain ``http://`` (a local server).
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_HOST = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>\[[0-9A-Fa-f:.]+\]|[^/:?#@\[\]]+)(?::\d{1,5})?(?:/[^?#]*)?$")
 
 
 class InfisicalConfigError(Exception):
-    """Infisical configuration missing: ``missing`` names the environment variables."""
+    """Infisical configuration missing or invalid: ``missing`` names the environment variables."""
 
-    def __init__(self, missing: tuple[str, ...]) -> None:
+    def __init__(self, missing: tuple[str, ...], message: str | None = None) -> None:
         self.missing = missing
         super().__init__(
-            f"Infisical is not configured: set {', '.join(missing)} (a machine identity with universal auth; "
+            message or f"Infisical is not configured: set {', '.join(missing)} (a machine identity with universal auth; "
             f"{ENV_HOST} defaults to {DEFAULT_HOST})"
         )
+
+
+def slug_variable(environment: str) -> str:
+    """``INFISICAL_ENVIRONMENT_<ENV>``: ``production`` -> ``INFISICAL_ENVIRONMENT_PRODUCTION``."""
+    return ENV_SLUG_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", environment).upper()
+
+
+def check_host(host: str) -> str:
+    """``host`` without a trailing ``/``; raises :class:`InfisicalConfigError` unless it is an
+    ``https://`` origin, or ``http://`` to 127.0.0.1, localhost or [::1]."""
+    m = _HOST.match(host)
+    if m is None:
+        raise InfisicalConfigError((ENV_HOST,), f"{ENV_HOST}: not a URL of the form https://<host>[:<port>][/<path>]")
+    scheme, name = m.group("scheme").lower(), m.group("host").lower()
+    if scheme == "https" or (scheme == "http" and name in LOCAL_HOSTS):
+        return host.rstrip("/")
+    if scheme == "http":
+        raise InfisicalConfigError(
+            (ENV_HOST,), f"{ENV_HOST}: plain http:// to {name} is refused (the client secret and every value would travel "
+            "unencrypted); use https://, or http:// only for 127.0.0.1 or localhost")
+    raise InfisicalConfigError((ENV_HOST,), f"{ENV_HOST}: scheme {scheme}:// is not supported; use https://")
 
 
 class InfisicalWriteError(Exception):
@@ -65,19 +102,38 @@ class InfisicalConfig:
     client_id: str
     client_secret: SecretValue
     project_id: str
+    #: Runway environment -> Infisical environment slug, from ``INFISICAL_ENVIRONMENT_<ENV>``.
+    slugs: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> "InfisicalConfig":
-        """Read the ``INFISICAL_*`` variables; raises :class:`InfisicalConfigError` naming the missing ones."""
+    def from_environ(cls, environ: Mapping[str, str], environments: Iterable[str] = ()) -> "InfisicalConfig":
+        """Read the ``INFISICAL_*`` variables; raises :class:`InfisicalConfigError` naming the
+        missing ones, an ``http://`` host other than a local one, or a malformed slug of one of
+        ``environments`` (``INFISICAL_ENVIRONMENT_<ENV>``)."""
         missing = tuple(n for n in REQUIRED_VARIABLES if not environ.get(n, "").strip())
         if missing:
             raise InfisicalConfigError(missing)
+        host = check_host((environ.get(ENV_HOST) or "").strip() or DEFAULT_HOST)
+        slugs: dict[str, str] = {}
+        for env in environments:
+            var = slug_variable(env)
+            value = (environ.get(var) or "").strip()
+            if not value:
+                continue
+            if not _SLUG.match(value):
+                raise InfisicalConfigError((var,), f"{var}: {value!r} is not an Infisical environment slug (letters, digits, - and _)")
+            slugs[env] = value
         return cls(
-            host=(environ.get(ENV_HOST) or "").strip() or DEFAULT_HOST,
+            host=host,
             client_id=environ[ENV_CLIENT_ID].strip(),
             client_secret=SecretValue(environ[ENV_CLIENT_SECRET]),
             project_id=environ[ENV_PROJECT_ID].strip(),
+            slugs=slugs,
         )
+
+    def slug(self, environment: str) -> str:
+        """The Infisical environment slug of a runway environment (default: its name)."""
+        return self.slugs.get(environment, environment)
 
 
 def secret_path(resource: str) -> str:
@@ -141,6 +197,10 @@ class InfisicalWriter:
         redactor.add(config.client_secret)
         self._client_factory = client_factory
         self._client: Any = None
+
+    def login(self) -> None:
+        """Log in now (universal auth); raises :class:`InfisicalWriteError`. Writes log in by themselves."""
+        self._login()
 
     def _login(self) -> Any:
         if self._client is None:
@@ -211,12 +271,16 @@ __all__ = [
     "ENV_CLIENT_SECRET",
     "ENV_HOST",
     "ENV_PROJECT_ID",
+    "ENV_SLUG_PREFIX",
+    "LOCAL_HOSTS",
     "REQUIRED_VARIABLES",
     "Endpoint",
     "InfisicalConfig",
     "InfisicalConfigError",
     "InfisicalWriteError",
     "InfisicalWriter",
+    "check_host",
     "postgres_values",
     "secret_path",
+    "slug_variable",
 ]

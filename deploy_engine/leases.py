@@ -12,7 +12,13 @@ UTC; default lifetime 1 hour). Only atomic file-system operations decide who hol
   check it still holds ``T``, then ``os.replace`` the claim onto the lease name. Only one
   process can hold the claim of ``T``; a late process that claims after the rename finds a
   different token and backs off. The new lease records the takeover (previous holder, pid,
-  host, times).
+  host, times, and ``reason``).
+- **take over the lease of a dead holder** the same way, before its expiry: when the lease
+  was taken on this host (``host`` is this machine's name) and its ``pid`` no longer exists
+  (``os.kill(pid, 0)`` raises ``ProcessLookupError``), the deploy that held it was killed
+  (SIGKILL, a crashed runner) and nobody will release it: it is taken over at once (reason
+  ``holder process gone``) instead of blocking every deploy for up to an hour. A live pid, a
+  pid of another user, or another host's lease is never taken over before expiry.
 - **release**: claim ``<lease>.takeover-<T>`` the same way, check the token is still ours,
   unlink the lease, drop the claim. So an expired holder finishing late never removes the
   lease of the process that took it over.
@@ -35,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 Clock = Callable[[], datetime]
+Alive = Callable[[int], bool]
 
 #: Default lease lifetime: longer than any deploy should run; a crashed job frees it by expiry.
 DEFAULT_TTL = timedelta(hours=1)
@@ -124,6 +131,30 @@ def lease_path(root: Path | str, product: str, environment: str) -> Path:
     return Path(root) / ".runway" / "leases" / f"{product}-{environment}.json"
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (a process of another user counts)."""
+    if pid <= 0:
+        return True  # not a real pid: never treated as gone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return True
+    return True
+
+
+def _holder_gone(lease: Lease, host: str, alive: Alive) -> str | None:
+    """Why ``lease`` may be taken over before its expiry (its holder died on this host), or None."""
+    if lease.host != host or lease.pid == os.getpid():
+        return None
+    if alive(lease.pid):
+        return None
+    return f"holder process gone (pid {lease.pid} on {lease.host})"
+
+
 def _write_private(directory: Path, doc: dict[str, Any]) -> Path:
     tmp = directory / f".tmp-{uuid.uuid4().hex}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -171,14 +202,19 @@ def acquire(
     ttl: timedelta = DEFAULT_TTL,
     pid: int | None = None,
     host: str | None = None,
+    alive: Alive = pid_alive,
 ) -> Lease:
     """Take the lease of ``product``/``environment`` for ``holder``, or raise :class:`LeaseHeld`.
 
-    A free lease is taken with ``os.link``; an expired one is taken over through the claim file
-    of its token (module docstring). ``clock()`` returns an aware UTC datetime. Raises
+    A free lease is taken with ``os.link``; an expired one, or one whose holder's process is
+    gone from this host (``alive(pid)`` false), is taken over through the claim file of its
+    token (module docstring). ``clock()`` returns an aware UTC datetime. Raises
     :class:`LeaseError` for a malformed lease file.
     """
+    from .workdir import runway_folder
+
     path = lease_path(root, product, environment)
+    runway_folder(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     now = clock()
     me = Lease(
@@ -200,18 +236,22 @@ def acquire(
             current = read_lease(path)
             if current is None:
                 continue
-            if not current.expired(now):
+            if current.expired(now):
+                return _take_over(path, current, me, now, "expired")
+            gone = _holder_gone(current, me.host, alive)
+            if gone is None:
                 raise LeaseHeld(f"environment {environment} is being deployed by {current.describe()}", current)
-            return _take_over(path, current, me, now)
+            return _take_over(path, current, me, now, gone)
         raise LeaseHeld(f"environment {environment}: the lease keeps changing hands; try again")
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
 
 
-def _take_over(path: Path, old: Lease, me: Lease, now: datetime) -> Lease:
+def _take_over(path: Path, old: Lease, me: Lease, now: datetime, reason: str = "expired") -> Lease:
     new = Lease(
         **{**me.__dict__, "takeover": {
+            "reason": reason,
             "previous_holder": old.holder,
             "previous_pid": old.pid,
             "previous_host": old.host,
@@ -301,6 +341,7 @@ __all__ = [
     "acquire",
     "held",
     "lease_path",
+    "pid_alive",
     "read_lease",
     "release",
     "utc_now",

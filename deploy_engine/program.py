@@ -21,29 +21,46 @@ What each plan item becomes:
   ``ec2.SecurityGroup``, ``elasticache.ReplicationGroup`` (Valkey, encrypted in transit and at
   rest). ``bucket``: ``s3.Bucket`` + ``BucketVersioning`` + ``BucketPublicAccessBlock`` +
   ``BucketServerSideEncryptionConfiguration`` (SSE-S3, AES256).
-- workloads: one ``ecs.Cluster`` and one tasks ``ec2.SecurityGroup`` per environment; per
-  workload a ``cloudwatch.LogGroup``, an execution ``iam.Role`` + ``RolePolicy`` (its SSM
-  parameters and its log group), a task ``iam.Role`` + ``RolePolicy`` when it uses a queue,
-  topic or bucket, an ``ecs.TaskDefinition`` (Fargate, ARM64) and an ``ecs.Service``.
-  ``expose: internal``: one ``servicediscovery.PrivateDnsNamespace`` per environment and a
-  ``servicediscovery.Service`` per workload. ``expose: public``: one ALB per environment
-  (``lb.LoadBalancer`` + its security group + one HTTP ``lb.Listener`` on port 80), per
-  workload an ``lb.TargetGroup`` (target type ``ip``).
+- workloads: one ``ecs.Cluster`` per environment; per workload an ``ec2.SecurityGroup`` (its
+  rules as ``vpc.SecurityGroupIngressRule`` / ``SecurityGroupEgressRule`` resources, so that
+  two workloads using each other make no cycle), a ``cloudwatch.LogGroup``, an execution
+  ``iam.Role`` + ``RolePolicy`` (its SSM parameters and its log group), a task ``iam.Role`` +
+  ``RolePolicy`` when it uses a queue, topic or bucket, an ``ecs.TaskDefinition`` (Fargate,
+  ARM64) and an ``ecs.Service``. ``expose: internal``: one
+  ``servicediscovery.PrivateDnsNamespace`` per environment and a ``servicediscovery.Service``
+  per workload. ``expose: public``: one ALB per environment (``lb.LoadBalancer`` + its security
+  group + listeners, below), per workload an ``lb.TargetGroup`` (target type ``ip``).
+- bucket: also an ``s3.BucketPolicy`` denying every request not made over TLS
+  (``aws:SecureTransport`` false).
 - every injected variable of every item: an ``ssm.Parameter``
   ``/runway/<product>/<env>/<resource>/<VAR>``, and every workload secret name:
   ``/runway/<product>/<env>/<workload>/<NAME>`` (see "Secrets" below).
 
-Public routing: the listener's default action forwards to the first public workload (plan
-order). Each further public workload gets an ``lb.ListenerRule`` matching the host header
-``<workload>.<public_domain>``; host-based rather than path-based routing, because most
-images do not serve under a path prefix. Without ``public_domain`` there is no host name to
-route or to publish as ``<W>_URL``, so more than one public workload then needs one
+Public routing: with ``certificate_arn`` (settings), an HTTPS ``lb.Listener`` on 443 with
+that ACM certificate (TLS policy :data:`TLS_POLICY`) and an HTTP listener on 80 that redirects
+to HTTPS (301); without it, one HTTP listener on 80 (the CLI refuses that in production unless
+``RUNWAY_ALLOW_HTTP=1``). The forwarding listener's default action goes to the first public
+workload (plan order). Each further public workload gets an ``lb.ListenerRule`` matching the
+host header ``<workload>.<public_domain>``; host-based rather than path-based routing, because
+most images do not serve under a path prefix. Without ``public_domain`` there is no host name
+to route or to publish as ``<W>_URL``, so more than one public workload then needs one
 (:class:`~deploy_engine.settings.SettingsError`). ``<W>_URL`` of a public workload is
-``http://<workload>.<public_domain>``, or ``http://<ALB DNS name>`` without a domain.
+``https://<workload>.<public_domain>`` (``http://`` without a certificate), or
+``http(s)://<ALB DNS name>`` without a domain.
+
+Health checks: ``health.path`` is the ALB target group's HTTP health check of a public
+workload (an internal workload with a ``path`` gets no health check: ECS health checks run
+inside the container, and many images ship neither a shell nor curl). ``health.command`` is
+the container health check (``["CMD", ...]`` unless the list starts with ``CMD`` or
+``CMD-SHELL``); a public workload with a ``command`` is checked by the ALB on ``/``.
 
 Secrets (RUNWAY_FORMAT.md "Uses and injected variables", ADR 0493 §4): the generated database
 password goes only to the RDS master password and, for the proxy, the Secrets Manager secret
-version, both as Pulumi secrets. SSM parameters holding a secret (``<R>_PASSWORD``, the
+version, both as Pulumi secrets. Those three inputs (``password``, ``master_password``,
+``secret_string``) are declared with ``ignore_changes``, except for the databases named in
+``set_passwords`` (a new database, or a rotation): so a run that does not set a password can
+pass any value (``preview`` a fixed placeholder) and shows no diff, and nobody needs to read
+the stored one. SSM parameters holding a secret (``<R>_PASSWORD``, the
 postgres ``<R>_URL`` which embeds it, a workload's own ``secrets``) are created with the
 placeholder :data:`PLACEHOLDER` and ``ignore_changes=["value"]``: the Infisical sync fills
 them and later deploys never write them back. They are ``SecureString``, as is the cache
@@ -52,9 +69,15 @@ every secret and injected variable as ``{"name", "valueFrom": <parameter ARN>}``
 value; ``environment`` holds the plain ``env`` only.
 
 Network (CATALOG.md: outside the runway): everything sits in the settings' private subnets
-except the ALB. Databases and caches accept their port from the tasks security group and,
-if set, ``allowed_cidr``; the tasks accept each other, the ALB on public ports, and
-``allowed_cidr`` on internal ports.
+except the ALB. Each workload has its own security group. A database or cache accepts its
+port only from the security groups of the workloads that ``use`` it and, if set,
+``allowed_cidr`` (members are not ECS tasks of this environment: they reach a resource only
+through ``allowed_cidr``); a workload accepts its port from the workloads that use it, from
+the ALB when public, and from ``allowed_cidr`` when internal.
+
+``apply_immediately``: outside production (:data:`~deploy_engine.settings.PRODUCTION_ENVIRONMENTS`)
+RDS and ElastiCache apply modifications at once; in production they wait for the maintenance
+window (a master password change is applied as soon as possible either way).
 
 Names: logical names ``<env>-<resource>-<part>`` (environment-wide parts under ``workloads``,
 ``alb`` and ``service-discovery``); AWS names ``<product>-<env>-<resource>[-<part>]`` within each
@@ -68,14 +91,14 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import pulumi
 import pulumi_aws as aws
 
 from runway_core.planner import EnvironmentPlan, ItemPlan, env_prefix
 
-from .settings import NetworkSettings, SettingsError
+from .settings import PRODUCTION_ENVIRONMENTS, NetworkSettings, SettingsError
 
 #: The fixed admin login of every postgres resource (``<R>_USER``).
 ADMIN_USERNAME = "runway_admin"
@@ -84,6 +107,11 @@ PLACEHOLDER = "set-by-infisical-sync"
 POSTGRES_PORT = 5432
 VALKEY_PORT = 6379
 LISTENER_PORT = 80
+HTTPS_PORT = 443
+#: The ALB's TLS policy with a certificate: TLS 1.3 and 1.2 only (AWS's recommended policy).
+TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+#: The inputs that carry a database password, by resource type: ``ignore_changes`` unless set.
+PASSWORD_INPUTS = {"instance": "password", "cluster": "master_password", "proxy-secret-version": "secret_string"}
 #: Environments where data may be destroyed with the stack (no deletion protection, no final
 #: snapshot). Every other environment keeps both.
 DISPOSABLE_ENVIRONMENTS = frozenset({"dev"})
@@ -152,14 +180,20 @@ class _Item:
 
 
 class _Declarer:
-    def __init__(self, plan: EnvironmentPlan, product: str, region: str, network: NetworkSettings, credentials: Mapping[str, Any]) -> None:
+    def __init__(
+        self, plan: EnvironmentPlan, product: str, region: str, network: NetworkSettings, credentials: Mapping[str, Any],
+        set_passwords: Collection[str] = (),
+    ) -> None:
         self.plan = plan
         self.env = plan.name
         self.product = product
         self.region = region
         self.network = network
         self.credentials = credentials
+        self.set_passwords = frozenset(set_passwords)
         self.disposable = plan.name in DISPOSABLE_ENVIRONMENTS
+        self.apply_immediately = plan.name not in PRODUCTION_ENVIRONMENTS
+        self.scheme = "https" if network.certificate_arn else "http"
         self.resources: dict[str, pulumi.Resource] = {}
         self.items: dict[str, _Item] = {}
         self.parameters: dict[str, aws.ssm.Parameter] = {}  # SSM path -> parameter
@@ -168,7 +202,7 @@ class _Declarer:
         self.public = [w for w in workloads if w.capacity.get("expose") == "public"]
         self.internal = [w for w in workloads if w.capacity.get("expose") != "public"]
         # Environment-wide resources, declared by environment_wide() when the plan needs them.
-        self.tasks_sg: aws.ec2.SecurityGroup | None = None
+        self.workload_sgs: dict[str, aws.ec2.SecurityGroup] = {}
         self.alb_sg: aws.ec2.SecurityGroup | None = None
         self.alb: aws.lb.LoadBalancer | None = None
         self.cluster: aws.ecs.Cluster | None = None
@@ -196,10 +230,13 @@ class _Declarer:
         self.resources[logical] = resource
         return resource
 
-    def security_group(self, resource: str, part: str, description: str, ingress: list[Any]) -> aws.ec2.SecurityGroup:
+    def security_group(self, resource: str, part: str, description: str, ingress: list[Any] | None) -> aws.ec2.SecurityGroup:
+        """``ingress=None``: no inline rules at all (a workload's group: its rules are separate
+        resources, and AWS's default egress rule is replaced by one of them)."""
         name = self.name(resource, part)
         if name.startswith("sg-"):  # EC2 reserves the sg- prefix for ids
             name = "rw-" + name
+        inline: dict[str, Any] = {} if ingress is None else {"ingress": ingress, "egress": _all_egress()}
         return self.add(
             self.logical(resource, part),
             aws.ec2.SecurityGroup(
@@ -207,18 +244,21 @@ class _Declarer:
                 name=name,
                 description=description,
                 vpc_id=self.network.vpc_id,
-                ingress=ingress,
-                egress=_all_egress(),
                 revoke_rules_on_delete=True,
                 tags=self.tags(resource),
+                **inline,
             ),
         )
 
-    def clients_ingress(self, port: int, what: str) -> list[Any]:
-        """Ingress on ``port`` from the environment's tasks and, if set, ``allowed_cidr``."""
+    def users_of(self, name: str) -> list[ItemPlan]:
+        """The workloads whose ``uses`` names ``name`` (plan order)."""
+        return [w for w in self.workloads if w.name != name and name in (w.capacity.get("uses") or ())]
+
+    def clients_ingress(self, port: int, what: str, resource: str) -> list[Any]:
+        """Ingress on ``port`` from the workloads that use ``resource`` and, if set, ``allowed_cidr``."""
         rules: list[Any] = []
-        if self.tasks_sg is not None:
-            rules.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, security_groups=[self.tasks_sg.id], description=f"{what} from workloads"))
+        for w in self.users_of(resource):
+            rules.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, security_groups=[self.workload_sgs[w.name].id], description=f"{what} from {w.name}"))
         if self.network.allowed_cidr:
             rules.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, cidr_blocks=[self.network.allowed_cidr], description=f"{what} from the allowed CIDR"))
         return rules
@@ -252,9 +292,11 @@ class _Declarer:
     # -- environment-wide ------------------------------------------------------------
     def environment_wide(self) -> None:
         if self.public:
+            ports = [(LISTENER_PORT, "HTTP")] + ([(HTTPS_PORT, "HTTPS")] if self.network.certificate_arn else [])
             self.alb_sg = self.security_group(
-                "alb", "sg", "ALB: HTTP from the internet",
-                [aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=LISTENER_PORT, to_port=LISTENER_PORT, cidr_blocks=["0.0.0.0/0"], ipv6_cidr_blocks=["::/0"], description="HTTP")],
+                "alb", "sg", "ALB: " + " and ".join(what for _, what in ports) + " from the internet",
+                [aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, cidr_blocks=["0.0.0.0/0"], ipv6_cidr_blocks=["::/0"], description=what)
+                 for port, what in ports],
             )
             self.alb = self.add(
                 self.logical("alb", "load-balancer"),
@@ -271,13 +313,10 @@ class _Declarer:
                 ),
             )
         if self.workloads:
-            ingress: list[Any] = [aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=0, to_port=65535, self=True, description="workload to workload")]
-            for port in sorted({int(w.capacity["port"]) for w in self.public}):
-                ingress.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, security_groups=[self.alb_sg.id], description="from the ALB"))
-            if self.network.allowed_cidr:
-                for port in sorted({int(w.capacity["port"]) for w in self.internal}):
-                    ingress.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=port, to_port=port, cidr_blocks=[self.network.allowed_cidr], description="from the allowed CIDR"))
-            self.tasks_sg = self.security_group("workloads", "tasks-sg", "ECS tasks of the environment's workloads", ingress)
+            for w in self.workloads:
+                self.workload_sgs[w.name] = self.security_group(w.name, "sg", f"runway {w.name}: its ECS tasks", None)
+            for w in self.workloads:
+                self.workload_rules(w)
             self.cluster = self.add(
                 self.logical("workloads", "ecs-cluster"),
                 aws.ecs.Cluster(self.logical("workloads", "ecs-cluster"), name=self.name(), tags=self.tags("workloads")),
@@ -296,6 +335,32 @@ class _Declarer:
                 ),
             )
 
+    def workload_rules(self, item: ItemPlan) -> None:
+        """A workload's security group rules: all outbound; its port from the workloads that use
+        it, from the ALB when public, from ``allowed_cidr`` when internal."""
+        w, port = item.name, int(item.capacity["port"])
+        sg, tags = self.workload_sgs[w], self.tags(w)
+        self.add(self.logical(w, "sg-egress"), aws.vpc.SecurityGroupEgressRule(
+            self.logical(w, "sg-egress"), security_group_id=sg.id, ip_protocol="-1", cidr_ipv4="0.0.0.0/0", description="all outbound", tags=tags))
+
+        def ingress(part: str, description: str, **source: Any) -> None:
+            self.add(self.logical(w, part), aws.vpc.SecurityGroupIngressRule(
+                self.logical(w, part), security_group_id=sg.id, ip_protocol="tcp", from_port=port, to_port=port,
+                description=description, tags=tags, **source))
+
+        for user in self.users_of(w):
+            ingress(f"sg-from-{user.name}", f"from {user.name}", referenced_security_group_id=self.workload_sgs[user.name].id)
+        if item.capacity.get("expose") == "public":
+            ingress("sg-from-alb", "from the ALB", referenced_security_group_id=self.alb_sg.id)
+        elif self.network.allowed_cidr:
+            ingress("sg-from-allowed-cidr", "from the allowed CIDR", cidr_ipv4=self.network.allowed_cidr)
+
+    def password_options(self, r: str, part: str) -> pulumi.ResourceOptions | None:
+        """``ignore_changes`` on the password input of ``r``'s ``part`` unless this run sets it."""
+        if r in self.set_passwords:
+            return None
+        return pulumi.ResourceOptions(ignore_changes=[PASSWORD_INPUTS[part]])
+
     # -- postgres --------------------------------------------------------------------
     def postgres(self, item: ItemPlan) -> _Item:
         cap = item.capacity
@@ -308,7 +373,7 @@ class _Declarer:
             self.logical(r, "subnet-group"),
             aws.rds.SubnetGroup(self.logical(r, "subnet-group"), name=self.name(r), subnet_ids=list(self.network.private_subnet_ids), description=f"runway {r}", tags=tags),
         )
-        ingress = self.clients_ingress(POSTGRES_PORT, "PostgreSQL")
+        ingress = self.clients_ingress(POSTGRES_PORT, "PostgreSQL", r)
         # The proxy shares this group, so it reaches the database through the self rule.
         ingress.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=POSTGRES_PORT, to_port=POSTGRES_PORT, self=True, description="RDS Proxy to the database"))
         sg = self.security_group(r, "sg", f"runway {r}: PostgreSQL", ingress)
@@ -335,7 +400,9 @@ class _Declarer:
                     backup_retention_period=max(1, int(cap["backup_retention_days"])),
                     storage_encrypted=True,
                     copy_tags_to_snapshot=True,
+                    apply_immediately=self.apply_immediately,
                     tags=tags,
+                    opts=self.password_options(r, "cluster"),
                     **protection,
                 ),
             )
@@ -352,6 +419,7 @@ class _Declarer:
                         db_subnet_group_name=subnets.name,
                         publicly_accessible=False,
                         auto_minor_version_upgrade=True,
+                        apply_immediately=self.apply_immediately,
                         tags=tags,
                     ),
                 )
@@ -380,7 +448,9 @@ class _Declarer:
                     publicly_accessible=False,
                     copy_tags_to_snapshot=True,
                     auto_minor_version_upgrade=True,
+                    apply_immediately=self.apply_immediately,
                     tags=tags,
+                    opts=self.password_options(r, "instance"),
                     **protection,
                 ),
             )
@@ -390,6 +460,7 @@ class _Declarer:
             host = self.proxy(r, password, sg, target)
             out.outputs["proxy_endpoint"] = host
         out.outputs["port"] = POSTGRES_PORT
+        out.outputs["flavor"] = cap["flavor"]  # read back by the next run (not secret): which database exists
         out.values.update(HOST=host, PORT=str(POSTGRES_PORT), USER=ADMIN_USERNAME, DATABASE=db_name, PASSWORD=PLACEHOLDER, URL=PLACEHOLDER)
         return out
 
@@ -410,7 +481,8 @@ class _Declarer:
         secret_string = pulumi.Output.secret(password.apply(lambda p: _json({"username": ADMIN_USERNAME, "password": p})))
         version = self.add(
             self.logical(r, "proxy-secret-version"),
-            aws.secretsmanager.SecretVersion(self.logical(r, "proxy-secret-version"), secret_id=secret.id, secret_string=secret_string),
+            aws.secretsmanager.SecretVersion(self.logical(r, "proxy-secret-version"), secret_id=secret.id, secret_string=secret_string,
+                                             opts=self.password_options(r, "proxy-secret-version")),
         )
         role = self.add(
             self.logical(r, "proxy-role"),
@@ -526,7 +598,7 @@ class _Declarer:
             self.logical(r, "subnet-group"),
             aws.elasticache.SubnetGroup(self.logical(r, "subnet-group"), name=self.name(r), subnet_ids=list(self.network.private_subnet_ids), description=f"runway {r}", tags=tags),
         )
-        sg = self.security_group(r, "sg", f"runway {r}: Valkey", self.clients_ingress(VALKEY_PORT, "Valkey"))
+        sg = self.security_group(r, "sg", f"runway {r}: Valkey", self.clients_ingress(VALKEY_PORT, "Valkey", r))
         group = self.add(
             self.logical(r, "replication-group"),
             aws.elasticache.ReplicationGroup(
@@ -546,6 +618,7 @@ class _Declarer:
                 transit_encryption_enabled=True,
                 at_rest_encryption_enabled=True,
                 auto_minor_version_upgrade=True,
+                apply_immediately=self.apply_immediately,
                 tags=tags,
             ),
         )
@@ -574,7 +647,7 @@ class _Declarer:
                 versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled" if cap["versioning"] else "Suspended"),
             ),
         )
-        self.add(
+        block = self.add(
             self.logical(r, "public-access-block"),
             aws.s3.BucketPublicAccessBlock(
                 self.logical(r, "public-access-block"),
@@ -595,6 +668,24 @@ class _Declarer:
                 )],
             ),
         )
+        # Refuse every request not made over TLS (S3 accepts plain HTTP otherwise). A Deny is not
+        # a public policy, so the public access block allows it; applied after that block.
+        self.add(
+            self.logical(r, "tls-only-policy"),
+            aws.s3.BucketPolicy(
+                self.logical(r, "tls-only-policy"),
+                bucket=bucket.id,
+                policy=bucket.arn.apply(lambda arn: _policy([{
+                    "Sid": "DenyInsecureTransport",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Resource": [arn, f"{arn}/*"],
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                }])),
+                opts=pulumi.ResourceOptions(depends_on=[block]),
+            ),
+        )
         out = _Item(values={"NAME": bucket.bucket, "ARN": bucket.arn}, outputs={"name": bucket.bucket, "arn": bucket.arn})
         out.grants.append({"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": bucket.arn})
         out.grants.append({"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], "Resource": pulumi.Output.concat(bucket.arn, "/*")})
@@ -605,8 +696,8 @@ class _Declarer:
         w, port = item.name, int(item.capacity["port"])
         if item.capacity.get("expose") == "public":
             if self.network.public_domain:
-                return f"http://{w}.{self.network.public_domain}"
-            return pulumi.Output.concat("http://", self.alb.dns_name)
+                return f"{self.scheme}://{w}.{self.network.public_domain}"
+            return pulumi.Output.concat(f"{self.scheme}://", self.alb.dns_name)
         return f"http://{w}.{self.namespace_name}:{port}"
 
     def parameters_of(self, item: ItemPlan, declared: _Item) -> None:
@@ -642,18 +733,19 @@ class _Declarer:
         wanted = item.capacity.get("uses") or ()
         return [i for i in self.plan.items if i.name in wanted and i.name != item.name]
 
-    def health_check(self, health: Mapping[str, Any], port: int) -> dict[str, Any] | None:
+    def health_check(self, health: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The container health check: only from ``health.command`` (exec form ``["CMD", ...]``
+        unless the list already starts with ``CMD`` or ``CMD-SHELL``). ``health.path`` is never
+        turned into one: ECS runs a container check inside the container, and many images (e.g.
+        distroless ones) have neither a shell nor curl, so their tasks would never be healthy.
+        The path is the ALB's check of a public workload (:meth:`target_group`)."""
+        if not health.get("command"):
+            return None
+        command = [str(c) for c in health["command"]]
+        if command[0] not in ("CMD", "CMD-SHELL"):
+            command = ["CMD", *command]
         interval = int(health.get("interval_s") or 30)
         timeout = int(health.get("timeout_s") or 5)
-        if health.get("command"):
-            command = list(health["command"])
-            if command[0] not in ("CMD", "CMD-SHELL"):
-                command = ["CMD", *command]
-        elif health.get("path"):
-            # The image must ship curl: ECS runs the check inside the container.
-            command = ["CMD-SHELL", f"curl -fsS http://localhost:{port}{health['path']} > /dev/null || exit 1"]
-        else:
-            return None
         return {"command": command, "interval": interval, "timeout": timeout, "retries": 3, "startPeriod": 60}
 
     def target_group(self, item: ItemPlan) -> aws.lb.TargetGroup:
@@ -685,20 +777,52 @@ class _Declarer:
         )
 
     def routing(self, groups: Mapping[str, aws.lb.TargetGroup]) -> list[pulumi.Resource]:
-        """The HTTP listener and its host rules; returned so services can wait for them."""
+        """The listeners and the host rules; returned so services can wait for them.
+
+        With a certificate: HTTPS on 443 forwards, HTTP on 80 redirects to it (301). Without:
+        HTTP on 80 forwards. The HTTP listener keeps its logical name either way, so adding a
+        certificate later updates it in place.
+        """
         first, *others = self.public
-        listener = self.add(
+        forward = [aws.lb.ListenerDefaultActionArgs(type="forward", target_group_arn=groups[first.name].arn)]
+        routed: list[pulumi.Resource] = []
+        if self.network.certificate_arn:
+            listener = self.add(
+                self.logical("alb", "listener-https"),
+                aws.lb.Listener(
+                    self.logical("alb", "listener-https"),
+                    load_balancer_arn=self.alb.arn,
+                    port=HTTPS_PORT,
+                    protocol="HTTPS",
+                    ssl_policy=TLS_POLICY,
+                    certificate_arn=self.network.certificate_arn,
+                    default_actions=forward,
+                    tags=self.tags("alb"),
+                ),
+            )
+            http_actions = [aws.lb.ListenerDefaultActionArgs(
+                type="redirect",
+                redirect=aws.lb.ListenerDefaultActionRedirectArgs(protocol="HTTPS", port=str(HTTPS_PORT), status_code="HTTP_301"),
+            )]
+        else:
+            listener = None
+            http_actions = forward
+        http = self.add(
             self.logical("alb", "listener-http"),
             aws.lb.Listener(
                 self.logical("alb", "listener-http"),
                 load_balancer_arn=self.alb.arn,
                 port=LISTENER_PORT,
                 protocol="HTTP",
-                default_actions=[aws.lb.ListenerDefaultActionArgs(type="forward", target_group_arn=groups[first.name].arn)],
+                default_actions=http_actions,
                 tags=self.tags("alb"),
             ),
         )
-        routed: list[pulumi.Resource] = [listener]
+        routed.append(http)
+        if listener is None:
+            listener = http
+        else:
+            routed.append(listener)
         for priority, w in enumerate(others, start=1):
             routed.append(self.add(
                 self.logical(w.name, "listener-rule"),
@@ -757,7 +881,7 @@ class _Declarer:
                 self.logical(w, "task-policy"),
                 aws.iam.RolePolicy(self.logical(w, "task-policy"), name="uses", role=task_role.id, policy=pulumi.Output.from_input(grants).apply(_policy)),
             )
-        health = self.health_check(cap.get("health") or {}, port)
+        health = self.health_check(cap.get("health") or {})
         names = [n for n, _ in secret_refs]
 
         def container_definitions(args: list[Any]) -> str:
@@ -826,7 +950,7 @@ class _Declarer:
                 task_definition=task.arn,
                 desired_count=int(cap["tasks"]),
                 launch_type="FARGATE",
-                network_configuration=aws.ecs.ServiceNetworkConfigurationArgs(subnets=list(self.network.private_subnet_ids), security_groups=[self.tasks_sg.id], assign_public_ip=False),
+                network_configuration=aws.ecs.ServiceNetworkConfigurationArgs(subnets=list(self.network.private_subnet_ids), security_groups=[self.workload_sgs[w].id], assign_public_ip=False),
                 deployment_circuit_breaker=aws.ecs.ServiceDeploymentCircuitBreakerArgs(enable=True, rollback=True),
                 propagate_tags="SERVICE",
                 enable_ecs_managed_tags=True,
@@ -883,22 +1007,32 @@ def declare_environment(
     region: str,
     network: NetworkSettings,
     credentials: Mapping[str, pulumi.Output | str],
+    set_passwords: Collection[str] = (),
 ) -> dict[str, Any]:
     """Declare one environment's resources from its plan; call inside a Pulumi program.
 
-    ``credentials`` maps each postgres resource name to the admin password the deploy job
-    generated (a string or an Output; it is wrapped with ``pulumi.Output.secret``). Returns
+    ``credentials`` maps each postgres resource name to an admin password (a string or an
+    Output; it is wrapped with ``pulumi.Output.secret``). It is *set* only for the resources
+    named in ``set_passwords`` (a new database, or a rotation): for every other one, the
+    password inputs (the RDS ``password`` / ``master_password``, the proxy's ``secret_string``)
+    carry ``ignore_changes``, so the value passed is ignored once the resource exists and a
+    preview may pass a placeholder. (A resource being *created* takes the value passed either
+    way: the deploy job passes a real one for a database it does not know yet.) Returns
     plain data and Outputs, never a secret: ``product``, ``environment``, ``region``,
     ``logical_names`` (declaration order), ``urns`` (logical name -> URN), ``resources``
-    (item -> endpoints, ARNs, names, workload URLs), ``environment_resources`` (ECS cluster,
+    (item -> endpoints, ARNs, names, workload URLs; a postgres item's ``flavor``), ``environment_resources`` (ECS cluster,
     ALB DNS name, namespace) and ``ssm_parameters`` (path -> ARN).
 
     Raises :class:`~deploy_engine.settings.SettingsError` when the settings lack what the plan
     needs (public subnets, a public domain for several public workloads) and ``ValueError``
     when a postgres resource has no credential or an item has no capacity (its size is not in
-    the catalogue); both before any resource is declared.
+    the catalogue); both before any resource is declared. An over-cap plan raises ValueError
+    before anything is declared too: the CLI refuses such a plan before importing Pulumi, and
+    the program refuses it again whoever calls it (ADR 0493 §3).
     """
-    return _Declarer(plan, product, region, network, credentials).declare()
+    if plan.verdict == "over-cap":
+        raise ValueError(f"{plan.name}: the plan is over its cap and refused (ADR 0493 §3); nothing is declared")
+    return _Declarer(plan, product, region, network, credentials, set_passwords).declare()
 
 
-__all__ = ["ADMIN_USERNAME", "PLACEHOLDER", "DISPOSABLE_ENVIRONMENTS", "aws_name", "declare_environment"]
+__all__ = ["ADMIN_USERNAME", "PLACEHOLDER", "DISPOSABLE_ENVIRONMENTS", "PASSWORD_INPUTS", "TLS_POLICY", "aws_name", "declare_environment"]

@@ -2,16 +2,20 @@
 
 Every ``runway-deploy up`` that reads a valid runway writes one JSON receipt to
 ``<product repo>/.runway/receipts/<env>/<UTC time>.json`` (e.g. ``20261130T091502.123456Z.json``),
-whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuration or a
-missing Pulumi CLI) or ``refused`` (over the cap, not the protected deploy job, lease held).
+whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuration, a missing
+Pulumi CLI or a bug), ``refused`` (over the cap, not the protected deploy job, lease held) or
+``cancelled`` (Ctrl-C, or SIGTERM as CI sends on cancel or timeout).
 It holds the plan digest (:func:`runway_core.planner.plan_digest`), the git commit, the CI run,
 the actor, the outcome, the resource URNs from the ``up`` event stream, the estimate (total,
-cap, verdict), the lease (with any takeover), where each database credential came from
-(``stored``, ``generated``, ``rotated``) and the start and finish times.
+cap, verdict), the lease (with any takeover), what happened to each database credential
+(``unchanged``, ``generated``, ``rotated``) and the start and finish times.
 
 A receipt never holds a secret: the whole document goes through the run's
 :class:`~deploy_engine.secrets.Redactor` before it is written, and writing refuses a document
-in which a known value survives. Written atomically (temporary file, fsync, ``os.replace``).
+in which a known value survives. Written atomically: a temporary file, fsync, then ``os.link``
+to the final name (never ``os.replace``: an existing receipt is never overwritten; a name taken
+by a receipt of the same microsecond gets ``-1``, ``-2``...). Creating ``.runway/`` writes its
+``.gitignore`` (:func:`deploy_engine.workdir.runway_folder`).
 Must not import pulumi.
 """
 
@@ -21,22 +25,23 @@ import contextlib
 import getpass
 import json
 import os
+import re
 import subprocess
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 from runway_core.planner import EnvironmentPlan, plan_digest
 from runway_core.rules import usd
 
 from .leases import Lease
 from .secrets import Redactor
+from .workdir import runway_folder
 
 RECEIPT_FORMAT_VERSION = 1
-OUTCOMES = ("succeeded", "failed", "refused")
+OUTCOMES = ("succeeded", "failed", "refused", "cancelled")
 
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -100,13 +105,33 @@ def actor(environ: Mapping[str, str], user: Callable[[], str] = getpass.getuser)
         return "unknown"
 
 
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?:(?P<userinfo>[^/?#]*)@)?(?P<rest>[^?#]*)")
+
+
 def public_backend_url(url: str) -> str:
-    """The backend URL without user info or query (``s3://bucket/prefix``): receipts carry no credentials."""
-    parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    """The backend URL as it may be shown: user info replaced by ``***``, query and fragment
+    dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). Every message,
+    receipt and JSON document shows a backend this way; never raises."""
+    m = _URL.match(url)
+    if m is None:
+        return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+    return m.group("scheme") + ("***@" if m.group("userinfo") is not None else "") + m.group("rest")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The parts of ``url`` a redactor must know: its user info (and the password in it) and
+    its query string, e.g. for Pulumi lines that quote the backend URL."""
+    out: list[str] = []
+    m = _URL.match(url)
+    if m is not None and m.group("userinfo"):
+        userinfo = m.group("userinfo")
+        out.append(userinfo)
+        if ":" in userinfo:
+            out.append(userinfo.split(":", 1)[1])
+    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
+    if query:
+        out.append(query)
+    return [v for v in out if v]
 
 
 def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
@@ -158,6 +183,8 @@ class Receipt:
     secrets_written: Sequence[str] = ()
     #: Resource name -> ``stored`` / ``generated`` / ``rotated`` (where its credential came from; never a value).
     credentials: Mapping[str, str] = field(default_factory=dict)
+    #: The ``--plan-digest`` the run was given (the plan reviewed), or None.
+    reviewed_plan_digest: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         if self.outcome not in OUTCOMES:
@@ -174,6 +201,7 @@ class Receipt:
             "exit_code": self.exit_code,
             "reason": self.reason,
             "plan_digest": plan_digest(self.plan, self.product, self.region),
+            "reviewed_plan_digest": self.reviewed_plan_digest,
             "estimate": estimate_json(self.plan),
             "git_commit": self.git_commit,
             "ci": self.ci,
@@ -204,6 +232,7 @@ def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Pat
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if redactor.leaks(text):
         raise ValueError("receipt still holds a secret value after redaction; not written")
+    runway_folder(root)
     folder = receipt_dir(root, receipt.environment)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = receipt.started_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
@@ -237,6 +266,7 @@ __all__ = [
     "git_commit",
     "lease_json",
     "public_backend_url",
+    "url_secrets",
     "receipt_dir",
     "write_receipt",
 ]

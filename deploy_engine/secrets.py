@@ -2,23 +2,24 @@
 
 ADR 0493 §4: a generated credential (a database password) is created inside the CI job and
 written blind to Infisical at ``<env>:/runtime/<resource>/``; nobody reads a value. A value is
-generated here once per postgres resource, handed to the Pulumi program (which keeps it in
-the stack, encrypted by the stack's secrets provider) and to :mod:`deploy_engine.infisical`,
-and never printed.
+generated here when a database needs one, handed to the Pulumi program (which sets it on the
+database and, for the proxy, its Secrets Manager secret) and to :mod:`deploy_engine.infisical`,
+and never printed. No run reads a stored password back (docs/deploy.md, "Credentials").
 
-- :func:`plan_credentials` decides, per postgres resource, which value a run uses: the one
-  the stack already holds (``stored``), a new one (``generated`` when the stack has none,
-  ``rotated`` on ``up --rotate-credentials``), or, for ``preview``/``drift``, which never
-  generate, :data:`PREVIEW_PLACEHOLDER` (``placeholder``). Only ``generated`` and ``rotated``
-  values are written to Infisical. A pure function of the plan and the stored values.
+- :func:`plan_credentials` decides, per postgres resource, whether this run sets its password:
+  a new one (``generated`` for a database the stack does not know yet, ``rotated`` on ``up
+  --rotate-credentials`` or when the RDS Proxy is added or removed) or none (``unchanged``: the
+  program keeps the password inputs under ``ignore_changes``). ``preview``/``drift`` never
+  generate: :data:`PREVIEW_PLACEHOLDER` stands in (``placeholder`` where ``up`` would set one).
+  Only ``generated`` and ``rotated`` values are written to Infisical. A pure function of the
+  plan and of what the stack's non-secret outputs say exists (:class:`KnownDatabase`).
 
 - :class:`SecretValue` holds one value; its ``repr``/``str``/``format`` never show it and it
   refuses to be pickled. Code that must send the value calls :meth:`SecretValue.reveal`.
-- :class:`Redactor` knows every secret value of the run (generated passwords and those read
-  back from the stack, the connection strings built from them, the Infisical client secret,
-  the Pulumi passphrase) and scrubs them
-  from any string: every log line, receipt and exception message of the deploy path goes
-  through it.
+- :class:`Redactor` knows every secret value of the run (generated passwords, the connection
+  strings built from them, the Infisical client secret, the Pulumi passphrase, the password of
+  a backend URL) and scrubs them from any string: every log line, receipt and exception
+  message of the deploy path goes through it.
 
 Must not import pulumi or infisical_sdk.
 """
@@ -28,7 +29,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets as _random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import quote
 
@@ -138,29 +139,45 @@ def generate_credentials(plan: EnvironmentPlan, token: TokenFn = _random.token_u
     return {name: _credentials(name, generate_password(token)) for name in postgres_resources(plan)}
 
 
-#: Stand-in password of a postgres resource the stack holds no credential for yet, used by
-#: ``preview`` and ``drift`` (they never generate one), so the preview shows the database as
-#: created. Not a secret, and never deployed: :func:`plan_credentials` gives it only when
-#: ``generate`` is false, and ``automation.up`` refuses a target that holds it.
+#: Stand-in password of ``preview`` and ``drift``, which never generate one: the preview shows a
+#: new database as created, and an existing one unchanged (its password inputs carry
+#: ``ignore_changes``). Not a secret, and never deployed: :func:`plan_credentials` gives it only
+#: when ``generate`` is false, and ``automation.up`` refuses a target that holds it.
 PREVIEW_PLACEHOLDER = "runway-preview-placeholder-up-generates-this-password"
 
 #: Where a run's credential comes from (:attr:`CredentialPlan.sources`).
-STORED, GENERATED, ROTATED, PLACEHOLDER = "stored", "generated", "rotated", "placeholder"
-#: Sources whose value is new in this run: written to Infisical after a successful ``up``.
+UNCHANGED, GENERATED, ROTATED, PLACEHOLDER = "unchanged", "generated", "rotated", "placeholder"
+#: Sources whose value is new in this run: set on the database, written to Infisical after a successful ``up``.
 NEW_SOURCES = (GENERATED, ROTATED)
 
 
 @dataclass(frozen=True)
-class CredentialPlan:
-    """The credential of each postgres resource for one run, and where it comes from.
+class KnownDatabase:
+    """A postgres resource as the last ``up`` left it, from the stack's **non-secret** outputs:
+    its ``flavor`` (``rds`` / ``aurora``; None when not recorded), whether it had an RDS Proxy,
+    and the endpoint (host, port) consumers were given. Never a password."""
 
-    ``credentials`` and ``sources`` are keyed by resource name, in plan order. ``sources``
-    values are :data:`STORED`, :data:`GENERATED`, :data:`ROTATED` or :data:`PLACEHOLDER`;
-    they are names, never values, and may be printed or kept in a receipt.
+    flavor: str | None = None
+    proxy: bool = False
+    endpoint: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class CredentialPlan:
+    """The credential of each postgres resource for one run, where it comes from, and why.
+
+    ``credentials``, ``sources`` and ``reasons`` are keyed by resource name, in plan order.
+    ``sources`` values are :data:`UNCHANGED`, :data:`GENERATED`, :data:`ROTATED` or
+    :data:`PLACEHOLDER`; they and ``reasons`` are names and words, never values, and may be
+    printed or kept in a receipt. An ``unchanged`` credential holds a throwaway value (``up``)
+    or the placeholder (``preview``): the program ignores it (``ignore_changes``).
     """
 
     credentials: Mapping[str, PostgresCredentials]
     sources: Mapping[str, str]
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    #: Resources whose password a ``preview`` would see set by ``up`` (placeholders of a new or rotated one).
+    preview_sets: tuple[str, ...] = ()
 
     @property
     def new(self) -> tuple[str, ...]:
@@ -171,47 +188,85 @@ class CredentialPlan:
     def placeholders(self) -> tuple[str, ...]:
         return tuple(r for r, s in self.sources.items() if s == PLACEHOLDER)
 
+    @property
+    def set_passwords(self) -> tuple[str, ...]:
+        """Resources whose password inputs this run sets (no ``ignore_changes``): the new ones, and
+        in a preview the placeholders standing for them."""
+        return self.new + tuple(r for r in self.preview_sets if r not in self.new)
+
     def secret_credentials(self) -> dict[str, PostgresCredentials]:
         """The credentials that hold a real value (every one but the placeholders)."""
         return {r: c for r, c in self.credentials.items() if self.sources[r] != PLACEHOLDER}
 
 
+def _why_new(item: Any, known: KnownDatabase | None, rotate: bool) -> tuple[str, str] | None:
+    """(source, reason) when ``up`` must set this database's password, else None."""
+    if known is None:
+        return GENERATED, "new database"
+    flavor = (item.capacity or {}).get("flavor")
+    if known.flavor is not None and flavor is not None and known.flavor != flavor:
+        return GENERATED, f"flavor {known.flavor} -> {flavor}: a new database"
+    proxy = bool((item.capacity or {}).get("proxy"))
+    if proxy and not known.proxy:
+        return ROTATED, "RDS Proxy added: its login secret needs the password"
+    if known.proxy and not proxy:
+        return ROTATED, "RDS Proxy removed: consumers connect to the database itself"
+    if rotate:
+        return ROTATED, "--rotate-credentials"
+    return None
+
+
 def plan_credentials(
     plan: EnvironmentPlan,
-    stored: Mapping[str, SecretValue],
+    known: Mapping[str, KnownDatabase],
     *,
     generate: bool,
     rotate: bool = False,
     token: TokenFn = _random.token_urlsafe,
 ) -> CredentialPlan:
-    """Which credential each postgres resource of ``plan`` uses in this run.
+    """Which credential each postgres resource of ``plan`` uses in this run; never reads one.
 
-    ``stored`` maps resource names to the passwords the stack already holds (values for
-    resources no longer in the plan are ignored). With ``generate`` (``up``): the stored value
-    when there is one, else a new one (``generated``); with ``rotate`` too, a new one for every
-    resource (``rotated`` where one was stored, else ``generated``). Without ``generate``
-    (``preview``, ``drift``): the stored value, else :data:`PREVIEW_PLACEHOLDER`; nothing is
-    generated and ``rotate`` is refused (ValueError).
+    ``known`` maps resource names to what the last ``up`` recorded in the stack's non-secret
+    outputs (:class:`KnownDatabase`; resources no longer in the plan are ignored). A password
+    is set only where the database cannot work without a new one: a database the stack does
+    not know (``generated``), one whose flavor changed (a new database: ``generated``), one
+    that gains or loses its RDS Proxy (the proxy's login secret needs the password, or the
+    endpoint changes: ``rotated``), and every one with ``rotate`` (``rotated``). Every other
+    database is ``unchanged``: its password stays as it is (the program ignores the value).
+
+    With ``generate`` (``up``) new values come from ``token``; an unchanged database gets a
+    throwaway value too, never stored or written, so a database created against all
+    expectations never gets a known password. Without ``generate`` (``preview``, ``drift``)
+    nothing is generated: every value is :data:`PREVIEW_PLACEHOLDER`, and the databases ``up``
+    would set are ``placeholder``. ``rotate`` needs ``generate`` (ValueError).
     """
     if rotate and not generate:
         raise ValueError("rotate needs generate: only `up` rotates credentials")
     credentials: dict[str, PostgresCredentials] = {}
     sources: dict[str, str] = {}
-    for name in postgres_resources(plan):
-        current = stored.get(name)
-        if current is not None and not isinstance(current, SecretValue):
-            raise TypeError(f"stored credential of {name!r} must be a SecretValue")
-        if current is not None and not current.reveal():
-            current = None
-        if current is not None and not rotate:
-            password, source = current, STORED
-        elif generate:
-            password, source = generate_password(token), (ROTATED if current is not None else GENERATED)
+    reasons: dict[str, str] = {}
+    preview_sets: list[str] = []
+    for item in plan.items:
+        if item.kind != "postgres":
+            continue
+        name = item.name
+        current = known.get(name)
+        if current is not None and not isinstance(current, KnownDatabase):
+            raise TypeError(f"known database {name!r} must be a KnownDatabase")
+        why = _why_new(item, current, rotate)
+        if not generate:
+            password = SecretValue(PREVIEW_PLACEHOLDER)
+            source = UNCHANGED if why is None else PLACEHOLDER
+            if why is not None:
+                preview_sets.append(name)
         else:
-            password, source = SecretValue(PREVIEW_PLACEHOLDER), PLACEHOLDER
+            password = generate_password(token)
+            source = UNCHANGED if why is None else why[0]
         credentials[name] = _credentials(name, password)
         sources[name] = source
-    return CredentialPlan(credentials, sources)
+        if why is not None:
+            reasons[name] = why[1]
+    return CredentialPlan(credentials, sources, reasons, tuple(preview_sets))
 
 
 class Redactor:
@@ -305,6 +360,8 @@ class RedactingWriter:
 
 __all__ = [
     "GENERATED",
+    "KnownDatabase",
+    "UNCHANGED",
     "NEW_SOURCES",
     "PASSWORD_BYTES",
     "PLACEHOLDER",
@@ -312,7 +369,6 @@ __all__ = [
     "PREVIEW_PLACEHOLDER",
     "REDACTED",
     "ROTATED",
-    "STORED",
     "CredentialPlan",
     "PostgresCredentials",
     "Redactor",

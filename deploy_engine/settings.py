@@ -15,11 +15,18 @@ Environment variables (each overrides the same key of the file):
 - ``RUNWAY_ALLOWED_CIDR``: optional IPv4 CIDR also allowed to reach databases, caches and
   internal workloads (a peered network or the VPC's own range), besides the workloads;
 - ``RUNWAY_PUBLIC_DOMAIN``: optional DNS domain of public workloads (``<workload>.<domain>``),
-  needed when more than one workload is public (see :mod:`deploy_engine.program`).
+  needed when more than one workload is public (see :mod:`deploy_engine.program`);
+- ``RUNWAY_CERTIFICATE_ARN``: optional ACM certificate of the ALB (``arn:aws:acm:...``): HTTPS
+  on 443 and a redirect from HTTP on 80. Without it, the ALB listens on HTTP only, which
+  :func:`plan_network_check` refuses in production unless ``RUNWAY_ALLOW_HTTP=1``.
 
 File (``path``, e.g. ``.runway/network.json``): a JSON object with the keys ``vpc_id``,
 ``private_subnet_ids``, ``public_subnet_ids`` (lists or comma-separated strings),
-``allowed_cidr``, ``public_domain``.
+``allowed_cidr``, ``public_domain``, ``certificate_arn``.
+
+:func:`plan_network_check` checks the settings against one environment's plan (public subnets
+for public workloads, a public domain for several, the certificate rule): the CLI runs it in
+its configuration guard (exit 3), before Pulumi, so the program never meets a gap.
 
 Must not import pulumi (the CLI's pure commands may read settings).
 """
@@ -36,6 +43,7 @@ from typing import Any, Mapping
 _VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 _DOMAIN = re.compile(r"^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+_CERTIFICATE_ARN = re.compile(r"^arn:aws(-[a-z]+)*:acm:[a-z0-9-]+:\d{12}:certificate/[A-Za-z0-9-]+$")
 
 #: (settings field, environment variable) pairs, in the order errors are reported.
 ENV_VARS = {
@@ -44,7 +52,12 @@ ENV_VARS = {
     "public_subnet_ids": "RUNWAY_PUBLIC_SUBNET_IDS",
     "allowed_cidr": "RUNWAY_ALLOWED_CIDR",
     "public_domain": "RUNWAY_PUBLIC_DOMAIN",
+    "certificate_arn": "RUNWAY_CERTIFICATE_ARN",
 }
+#: ``1`` lets a production environment serve its public workloads over plain HTTP (no certificate).
+ALLOW_HTTP_VARIABLE = "RUNWAY_ALLOW_HTTP"
+#: Environments whose public workloads must be served over HTTPS (or ``RUNWAY_ALLOW_HTTP=1``).
+PRODUCTION_ENVIRONMENTS = frozenset({"production"})
 
 
 class SettingsError(ValueError):
@@ -56,7 +69,8 @@ class NetworkSettings:
     """Where one environment's resources go. Ids are AWS ids, never invented.
 
     ``private_subnet_ids`` holds at least two subnets; ``public_subnet_ids`` may be empty
-    (then no workload may be public); ``allowed_cidr`` and ``public_domain`` are optional.
+    (then no workload may be public); ``allowed_cidr``, ``public_domain`` and
+    ``certificate_arn`` (an ACM certificate for the ALB's HTTPS listener) are optional.
     """
 
     vpc_id: str
@@ -64,6 +78,7 @@ class NetworkSettings:
     public_subnet_ids: tuple[str, ...] = ()
     allowed_cidr: str | None = None
     public_domain: str | None = None
+    certificate_arn: str | None = None
 
     def __post_init__(self) -> None:
         # Tuples whatever the caller passed, so that settings stay immutable and hashable.
@@ -104,6 +119,9 @@ def _problems(s: NetworkSettings) -> list[str]:
                 out.append(f"{ENV_VARS['allowed_cidr']}: {s.allowed_cidr!r} must be an IPv4 range narrower than /0")
     if s.public_domain is not None and not _DOMAIN.match(s.public_domain):
         out.append(f"{ENV_VARS['public_domain']}: {s.public_domain!r} is not a lowercase DNS domain")
+    if s.certificate_arn is not None and not _CERTIFICATE_ARN.match(s.certificate_arn):
+        out.append(f"{ENV_VARS['certificate_arn']}: {s.certificate_arn!r} is not an ACM certificate ARN "
+                   "(arn:aws:acm:<region>:<account>:certificate/<id>)")
     return out
 
 
@@ -155,7 +173,7 @@ def load_network_settings(environ: Mapping[str, str], path: str | Path | None = 
     missing = [f"{ENV_VARS[f]}{where.format(key=f)}" for f in ("vpc_id", "private_subnet_ids") if f not in values]
     if missing:
         raise SettingsError("missing network settings: set " + " and ".join(missing) + "; runway never invents network ids")
-    for field in ("vpc_id", "allowed_cidr", "public_domain"):
+    for field in ("vpc_id", "allowed_cidr", "public_domain", "certificate_arn"):
         if field in values and not isinstance(values[field], str):
             raise SettingsError(f"{ENV_VARS[field]}: expected a string")
     return NetworkSettings(
@@ -164,7 +182,74 @@ def load_network_settings(environ: Mapping[str, str], path: str | Path | None = 
         public_subnet_ids=_ids(values.get("public_subnet_ids"), ENV_VARS["public_subnet_ids"]),
         allowed_cidr=values.get("allowed_cidr"),
         public_domain=values.get("public_domain"),
+        certificate_arn=values.get("certificate_arn"),
     )
 
 
-__all__ = ["ENV_VARS", "NetworkSettings", "SettingsError", "load_network_settings"]
+@dataclass(frozen=True)
+class NetworkCheck:
+    """What :func:`plan_network_check` found: ``problems`` refuse the deploy (exit 3, each names
+    the variable to set), ``warnings`` are printed and the deploy goes on."""
+
+    problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def plan_network_check(network: NetworkSettings, plan: Any, environ: Mapping[str, str]) -> NetworkCheck:
+    """Check ``network`` against what one environment's plan (an ``EnvironmentPlan``) needs.
+
+    Problems: a public workload without ``RUNWAY_PUBLIC_SUBNET_IDS`` (the ALB's subnets); two or
+    more public workloads without ``RUNWAY_PUBLIC_DOMAIN`` (they share the ALB and are routed by
+    host name); a public workload in a production environment (:data:`PRODUCTION_ENVIRONMENTS`)
+    without ``RUNWAY_CERTIFICATE_ARN``, unless ``RUNWAY_ALLOW_HTTP=1``. Warnings: plain HTTP in
+    another environment (or allowed in production); a certificate without a public domain
+    (``<W>_URL`` is then the ALB's DNS name, which the certificate does not cover); a database
+    or cache used by members and no ``RUNWAY_ALLOWED_CIDR`` (members do not run in this
+    environment's ECS, so only that range can reach it).
+    """
+    env = plan.name
+    workloads = [i for i in plan.items if i.kind == "workload"]
+    public = [w.name for w in workloads if (w.capacity or {}).get("expose") == "public"]
+    problems: list[str] = []
+    warnings: list[str] = []
+    if public:
+        names = ", ".join(public)
+        if not network.public_subnet_ids:
+            problems.append(f"{env}: public workload(s) {names} need the ALB's subnets: set {ENV_VARS['public_subnet_ids']}")
+        if len(public) > 1 and not network.public_domain:
+            problems.append(f"{env}: {len(public)} public workloads ({names}) share one ALB and are routed by host name "
+                            f"(<workload>.<domain>): set {ENV_VARS['public_domain']}")
+        if not network.certificate_arn:
+            allowed = (environ.get(ALLOW_HTTP_VARIABLE) or "").strip() == "1"
+            if env in PRODUCTION_ENVIRONMENTS and not allowed:
+                problems.append(f"{env}: public workload(s) {names} would be served over plain HTTP: set "
+                                f"{ENV_VARS['certificate_arn']} (an ACM certificate: HTTPS on 443, HTTP redirected), "
+                                f"or {ALLOW_HTTP_VARIABLE}=1 to accept HTTP")
+            else:
+                warnings.append(f"{env}: no {ENV_VARS['certificate_arn']}: public workload(s) {names} are served over plain HTTP "
+                                "(port 80); set it for HTTPS")
+        elif not network.public_domain:
+            warnings.append(f"{env}: {ENV_VARS['certificate_arn']} is set but {ENV_VARS['public_domain']} is not: "
+                            "<W>_URL is https://<ALB DNS name>, which the certificate does not cover")
+    workload_names = {w.name for w in workloads}
+    if not network.allowed_cidr:
+        for item in plan.items:
+            if item.kind not in ("postgres", "cache"):
+                continue
+            members = [c for c in item.consumers if c not in workload_names]
+            if members:
+                warnings.append(f"{env}: {item.name} is used by member(s) {', '.join(members)}, which do not run in this environment's ECS: "
+                                f"only its workloads' security groups can reach it; set {ENV_VARS['allowed_cidr']} to the members' network")
+    return NetworkCheck(tuple(problems), tuple(warnings))
+
+
+__all__ = [
+    "ALLOW_HTTP_VARIABLE",
+    "ENV_VARS",
+    "NetworkCheck",
+    "NetworkSettings",
+    "PRODUCTION_ENVIRONMENTS",
+    "SettingsError",
+    "load_network_settings",
+    "plan_network_check",
+]

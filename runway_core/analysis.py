@@ -12,6 +12,7 @@ Must not import pygls, lsprotocol or pulumi.
 from __future__ import annotations
 
 import difflib
+import gc
 import os
 import re
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from .diagnostics import Diagnostic, Severity
 from .model import (
     DEFAULT_CAPS,
     ENGINE_MODELS,
+    ENTRIES_ERROR,
     RESOURCE_KINDS,
     Environment,
     MemberRunway,
@@ -202,6 +204,10 @@ def _yaml_hint(etype: str, node: YNode | None, exact: bool) -> str:
     if isinstance(node.value, str):
         return f"; `{node.text}` is a string in YAML 1.2" + (f"; write {want}" if etype == "bool_type" else "")
     if isinstance(node.value, float):
+        digits = node.text.lstrip("+-")
+        if abs(node.value) == float("inf") and digits.isdigit():
+            # Too many digits for Python's int (yamlsrc.resolve_plain): never echo them all.
+            return f"; the number has {len(digits):,} digits, far past any value a runway holds"
         return f"; `{node.text}` is a number with a fraction or exponent (a float in YAML 1.2)"
     return ""
 
@@ -252,15 +258,37 @@ def validation_diagnostics(
             out.append(
                 Diagnostic(parsed.path, rng, Severity.ERROR, "RW102", f"unknown key `{loc[-1]}`{hint}", {"key": str(loc[-1]), "suggestion": sug, "known": known})
             )
+        elif etype == ENTRIES_ERROR and (err.get("ctx") or {}).get("entries"):
+            # A map with bad entries (`env`, `size`, `scale`): one diagnostic per entry, each
+            # at its own value, never one for the first entry or for the whole map.
+            for key, msg in err["ctx"]["entries"]:
+                sub = loc + (key,)
+                node, key_node, depth = find_path(root, sub)
+                out.append(Diagnostic(parsed.path, _value_range(parsed, sub, node, key_node, depth), Severity.ERROR, "RW100", f"{_dotted(sub)}: {msg}"))
         else:
             node, key_node, depth = find_path(root, loc)
-            rng = node.range if node is not None else _top_range(parsed)
-            if node is not None and depth < len(loc) and key_node is not None and isinstance(node, YMap):
-                rng = key_node.range
-            if isinstance(node, YScalar) and node.value is None and node.range.start == node.range.end and key_node is not None:
-                rng = key_node.range  # `port:` with nothing after it: point at the key, not at an empty range
+            rng = _value_range(parsed, loc, node, key_node, depth)
             out.append(Diagnostic(parsed.path, rng, Severity.ERROR, "RW100", f"{_dotted(loc)}: {_clean_msg(err['msg'])}{_yaml_hint(etype, node, depth == len(loc))}"))
     return out
+
+
+def _value_range(parsed: ParsedYaml, loc: tuple[Any, ...], node: YNode | None, key_node: YScalar | None, depth: int) -> Range:
+    """Where a wrong value at ``loc`` is reported: the value itself, narrowed so that it never
+    spans more than one line (a 3,000-line list of the wrong type is reported at its key, or
+    at the first line of a list item, not over 3,000 lines)."""
+    if node is None:
+        return _top_range(parsed)
+    rng = node.range
+    if depth < len(loc) and key_node is not None and isinstance(node, YMap):
+        return key_node.range
+    if isinstance(node, YScalar) and node.value is None and node.range.start == node.range.end and key_node is not None:
+        return key_node.range  # `port:` with nothing after it: point at the key, not at an empty range
+    if isinstance(node, (YMap, YSeq)) and rng.start.line != rng.end.line:
+        if key_node is not None and depth == len(loc) and loc and loc[-1] == key_node.text:
+            return key_node.range  # the value of this key is wrong as a whole
+        lines = parsed.lines
+        return Range(rng.start, Position(rng.start.line, lines.line_end(rng.start.line) - lines.line_start(rng.start.line)))
+    return rng
 
 
 def _validate(model: type[BaseModel], data: Any, prefix: tuple[Any, ...], parsed: ParsedYaml, analysis: Analysis, member: bool = False, kind: str | None = None) -> Any:
@@ -275,6 +303,52 @@ def _validate(model: type[BaseModel], data: Any, prefix: tuple[Any, ...], parsed
 # --------------------------------------------------------------------------------------
 # Analysis
 # --------------------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------------------
+# Per-file reuse (issue 6): an edit re-parses the file it changed, not the files it did not
+# --------------------------------------------------------------------------------------
+
+#: path -> (text, parse) of the last text parsed for that path; a parse is reused while the
+#: text is the same (compared in full). Trees are never mutated after parsing, so sharing one
+#: between analyses is safe. Bounded: cleared past :data:`_FILE_CACHE_MAX` paths.
+_PARSES: dict[str, tuple[str, ParsedYaml]] = {}
+#: path -> (parse, member model or None, its validation diagnostics), valid for that parse.
+_MEMBER_MODELS: dict[str, tuple[ParsedYaml, Any, list[Diagnostic]]] = {}
+_FILE_CACHE_MAX = 2048
+
+
+def parse_file(text: str, path: str) -> ParsedYaml:
+    """:func:`parse_yaml` of ``text``, reused while ``path``'s text has not changed."""
+    hit = _PARSES.get(path)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    parsed = parse_yaml(text, path)
+    if len(_PARSES) >= _FILE_CACHE_MAX:
+        clear_file_cache()
+    _PARSES[path] = (text, parsed)
+    return parsed
+
+
+def _validate_member(mp: ParsedYaml, an: Analysis) -> Any:
+    """``MemberRunway`` of a member's tree (diagnostics added to ``an``), reused per parse."""
+    hit = _MEMBER_MODELS.get(mp.path)
+    if hit is None or hit[0] is not mp:
+        scratch = Analysis(root_file=mp.path, catalog=an.catalog)
+        model = _validate(MemberRunway, to_python(mp.root), (), mp, scratch, member=True)
+        hit = (mp, model, [d for ds in scratch.diagnostics.values() for d in ds])
+        if _PARSES.get(mp.path, (None, None))[1] is mp:  # only parses the cache holds
+            _MEMBER_MODELS[mp.path] = hit
+    for d in hit[2]:
+        an.add(d)
+    return hit[1]
+
+
+def clear_file_cache() -> None:
+    """Forget every reused parse and model (tests; a process that wants the memory back)."""
+    _PARSES.clear()
+    _MEMBER_MODELS.clear()
+    _ENTRY_MODELS.clear()
 
 
 def find_root(start: str, read: Reader | None = None) -> str | None:
@@ -325,6 +399,12 @@ def is_lone_member(parsed: ParsedYaml) -> bool:
     return bool(keys & _MEMBER_ONLY_KEYS) and not (keys & _ROOT_ONLY_KEYS)
 
 
+def _inside(root_dir: str, path: str) -> bool:
+    """True when ``path``, fully resolved (symlinks followed), is inside ``root_dir``'s resolved folder."""
+    base = os.path.realpath(root_dir)
+    return os.path.commonpath([base, os.path.realpath(path)]) == base
+
+
 def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
     """Resolve a member path; (folder, None) or (None, reason) when it escapes or is absolute."""
     if os.path.isabs(rel) or rel.startswith("~"):
@@ -338,12 +418,29 @@ def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
     return target, None
 
 
-def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Analysis:
+def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None) -> Analysis:
     """Analyse the root runway at ``root_file`` and every member it lists.
 
     ``read(path) -> str`` supplies file text (default :func:`read_disk`); it may raise
     OSError or UnicodeDecodeError, which become diagnostics. Returns an :class:`Analysis`.
+    ``previous``, an earlier analysis (an editor's, before the last keystroke), only saves
+    work: plan items whose inputs did not change are reused from it; the result is the same.
+
+    The cyclic garbage collector is paused while it runs: an analysis allocates tens of
+    thousands of objects and makes no reference cycle, and the collections it would trigger
+    walk every live object again and again (issue 6: they made analysis time grow faster
+    than the file, ×14 for ×8 the lines). Its garbage is freed by reference counting.
     """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyze(root_file, catalog, read, previous)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: Analysis | None) -> Analysis:
     from . import rules  # local: rules import this module's types
 
     read = read or read_disk
@@ -363,7 +460,7 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     except OSError as exc:
         an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW151", f"cannot read the runway: {exc.strerror or exc}"))
         text = None
-    parsed = parse_yaml(text if text is not None else "", root_file)
+    parsed = parse_file(text, root_file) if text is not None else parse_yaml("", root_file)
     if text is None:
         parsed.diagnostics = []
     an.files[root_file] = SourceFile(root_file, "root", parsed)
@@ -387,21 +484,85 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None) -> Ana
     _analyze_members(an, parsed, read)
     _build_spec(an)
     if an.spec is not None:
+        prev = previous if previous is not None and previous.spec is not None and previous.catalog is catalog else None
         for env in an.spec.environments:
-            an.plans[env.name] = plan_environment(an.spec, catalog, env.name)
+            old = prev.plans.get(env.name) if prev is not None else None
+            an.plans[env.name] = plan_environment(an.spec, catalog, env.name, (prev.spec, old) if prev is not None and old is not None else None)  # type: ignore[union-attr]
     for rule in rules.RULES:
         for d in rule(an):
             an.add(d)
     for f, ds in an.diagnostics.items():
         # An aliased or merged node is one node: report its problem once, not once per use.
-        an.diagnostics[f] = sorted(dict.fromkeys(ds), key=Diagnostic.sort_key)
+        an.diagnostics[f] = _capped(sorted(dict.fromkeys(ds), key=Diagnostic.sort_key))
     return an
+
+
+#: Most diagnostics reported per file (RW012 says how many more there are). A runway has a
+#: few; a hostile or generated file can have ~100,000 (a 1 MB line of repeated items), and
+#: every editor and CI face would then spend seconds and hundreds of MB on them.
+MAX_DIAGNOSTICS_PER_FILE = 500
+
+
+def _capped(ds: list[Diagnostic]) -> list[Diagnostic]:
+    """The first :data:`MAX_DIAGNOSTICS_PER_FILE` diagnostics of a sorted list, then one RW012
+    (an error, so a check still fails) at the first one left out, counting those left out."""
+    if len(ds) <= MAX_DIAGNOSTICS_PER_FILE:
+        return ds
+    first = ds[MAX_DIAGNOSTICS_PER_FILE]
+    more = len(ds) - MAX_DIAGNOSTICS_PER_FILE
+    errors = sum(1 for d in ds[MAX_DIAGNOSTICS_PER_FILE:] if d.severity == Severity.ERROR)
+    return ds[:MAX_DIAGNOSTICS_PER_FILE] + [
+        Diagnostic(first.file, first.range, Severity.ERROR, "RW012",
+                   f"{more:,} more problems from here on are not shown ({errors:,} of them errors): a file reports at most "
+                   f"{MAX_DIAGNOSTICS_PER_FILE} problems; fix the ones above first", {"more": more, "errors": errors})
+    ]
+
+
+#: root path -> {(section, key column, entry text): model} of the resources and workloads that
+#: validated without any diagnostic in the last analysis of that root. An entry whose text is
+#: the same again (every entry but the one being typed in) reuses its model instead of being
+#: converted and validated again (issue 6). Rebuilt at each analysis: it holds only entries
+#: the root still has.
+_ENTRY_MODELS: dict[str, dict[tuple[str, int, str], Any]] = {}
+#: Text that makes an entry's value depend on more than its own text (aliases, anchors, merge
+#: keys, tags): such an entry is always converted and validated.
+_NOT_LOCAL = ("*", "&", "<<", "!")
+
+
+def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap) -> list[tuple[str, int, str]] | None:
+    """The reuse key of each entry of a block section: its text from its key to the next
+    entry's key (the last: to the next top-level key, or the end), and its key's column.
+    None when the section is a flow mapping, when its entries are not in written order, or
+    when its text holds an alias, anchor, merge key or tag (a value may then come from
+    elsewhere)."""
+    sect_key = root.key_node(sect)
+    if sect_node.flow or sect_key is None:
+        return None
+    lines, text = parsed.lines, parsed.text
+    start = lines.offset(sect_key.range.start)
+    end = len(text)
+    for k, _v in root.entries:
+        o = lines.offset(k.range.start)
+        if start < o < end:
+            end = o
+    if any(c in text[start:end] for c in _NOT_LOCAL):
+        return None
+    starts = [lines.offset(k.range.start) for k, _v in sect_node.entries]
+    out = []
+    for i, (k, _v) in enumerate(sect_node.entries):
+        s, e = starts[i], starts[i + 1] if i + 1 < len(starts) else end
+        if not start < s < e <= end:
+            return None
+        out.append((sect, k.range.start.character, text[s:e]))
+    return out
 
 
 def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     root = parsed.root
     assert isinstance(root, YMap)
-    data = to_python(root)
+    # Resources and workloads are converted entry by entry below (and only when their model
+    # cannot be reused); validating the root itself only needs to know they are mappings.
+    data = {k.text: ({} if k.text in ("resources", "workloads") and isinstance(v, YMap) else to_python(v)) for k, v in root.entries}
     top = {k: v for k, v in data.items() if k not in ("environments", "resources", "workloads")}
     for sect in ("environments", "resources", "workloads"):
         if sect in data:
@@ -422,25 +583,37 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     else:
         an.environment_names = tuple(e.name for e in default_environments())
     # Resources / workloads, validated one by one so one bad entry spoils nothing else.
+    reused = _ENTRY_MODELS.get(parsed.path, {})
+    kept: dict[tuple[str, int, str], Any] = {}
     for sect, model, store in (("resources", Resource, an.resource_models), ("workloads", Workload, an.workload_models)):
         sect_node = root.get(sect)
         if not isinstance(sect_node, YMap):
             continue
-        for k, v in sect_node.entries:
+        keys = _entry_text_keys(parsed, root, sect, sect_node)
+        for i, (k, v) in enumerate(sect_node.entries):
             if v is None or (isinstance(v, YScalar) and v.value is None):
                 an.add(Diagnostic(parsed.path, k.range, Severity.ERROR, "RW101",
                                   f"{'resource' if sect == 'resources' else 'workload'} `{k.text}` is empty; it needs "
                                   + ("`kind`" if sect == "resources" else "`image`, `port`, `health` and `reason`"),
                                   {"key": "kind" if sect == "resources" else "image", "path": [sect, k.text]}))
                 continue
-            m = _validate(model, to_python(v), (sect, k.text), parsed, an)
+            key = keys[i] if keys is not None else None
+            m = reused.get(key) if key is not None else None
+            if m is not None:
+                store[k.text] = kept[key] = m  # same text: same value, same model, no diagnostic
+                continue
+            before = len(an.diagnostics.get(parsed.path, ()))
+            raw = to_python(v)
+            m = _validate(model, raw, (sect, k.text), parsed, an)
             if m is not None:
                 store[k.text] = m
             # Engine options are checked even when a sibling key is wrong (all errors at once).
-            raw = to_python(v)
             eng, kind = (raw.get("engine"), raw.get("kind")) if isinstance(raw, dict) else (None, None)
             if sect == "resources" and isinstance(eng, dict) and isinstance(kind, str) and kind in ENGINE_MODELS:
                 _validate(ENGINE_MODELS[kind], eng, (sect, k.text, "engine"), parsed, an, kind=kind)
+            if key is not None and m is not None and len(an.diagnostics.get(parsed.path, ())) == before:
+                kept[key] = m
+    _ENTRY_MODELS[parsed.path] = kept
     env_models: dict[str, Environment] = {}
     if isinstance(env_node, YMap):
         for k, v in env_node.entries:
@@ -483,11 +656,14 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         return
     root_dir = os.path.dirname(an.root_file)
     seen: set[str] = set()
+    resolved: dict[str, tuple[str | None, str | None]] = {}
     for item in members.items:
         if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
             continue  # the model reports non-string items
         rel = item.value
-        folder, why = _member_folder(root_dir, rel)
+        if rel not in resolved:  # one resolution per spelling (a hostile list repeats one 85,000 times)
+            resolved[rel] = _member_folder(root_dir, rel)
+        folder, why = resolved[rel]
         if folder is None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
             continue
@@ -507,6 +683,11 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         if path is None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"}))
             continue
+        if not _inside(root_dir, path):
+            # The folder is inside, but its runway.yaml is a symlink that leaves the product.
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151",
+                              f"member `{rel}`: its {os.path.basename(path)} is a symlink that leaves the product's repository; refused, never read", {"member": rel}))
+            continue
         try:
             text = read(path)
             if len(text) > MAX_FILE_CHARS:
@@ -524,7 +705,7 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         except OSError as exc:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: cannot read runway.yaml ({exc.strerror or exc})", {"member": rel}))
             continue
-        mp = parse_yaml(text, path)
+        mp = parse_file(text, path)
         name = os.path.basename(folder)
         src = SourceFile(path, "member", mp, name, rel)
         an.files[path] = src
@@ -536,7 +717,7 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         if not isinstance(mp.root, YMap):
             an.add(Diagnostic(path, mp.root.range, Severity.ERROR, "RW100", "a member runway is a mapping (`runway: 1`, `requires`, `uses`)"))
             continue
-        m = _validate(MemberRunway, to_python(mp.root), (), mp, an, member=True)
+        m = _validate_member(mp, an)
         if m is None:
             continue
         an.member_models[path] = m
@@ -577,8 +758,8 @@ def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
     for rule in (rules.format_version, rules.names, rules.kinds):
         for d in rule(an):
             an.add(d)
-    for ds in an.diagnostics.values():
-        ds.sort(key=Diagnostic.sort_key)
+    for f, ds in an.diagnostics.items():
+        an.diagnostics[f] = _capped(sorted(ds, key=Diagnostic.sort_key))
 
 
 def _size_map(spec: Any) -> tuple[dict[str, str], str]:
@@ -688,3 +869,88 @@ def _build_spec(an: Analysis) -> None:
 def node_at_path(parsed: ParsedYaml, path: tuple[str | int, ...]) -> YNode | None:
     node, _k, depth = find_path(parsed.root, path)
     return node if depth == len(path) else None
+
+
+# --------------------------------------------------------------------------------------
+# Tolerance: what the editor shows while a line being typed breaks the YAML
+# --------------------------------------------------------------------------------------
+
+#: libyaml problems reported past the line that caused them (a key without its `:` is found
+#: out on the next line; an unclosed flow collection where the next key starts).
+_REPORTED_LATE = ("could not find expected ':'", "did not find expected ',' or", "did not find expected key")
+
+
+def blank_lines(parsed: ParsedYaml, lines: Iterable[int]) -> str:
+    """``parsed.text`` with ``lines`` (0-based) blanked to spaces: the same length in code
+    points and the same line breaks, so every position of every other line holds (a
+    byte-order mark stays). Lines past the end are ignored."""
+    text, index = parsed.text, parsed.lines
+    out: list[str] = []
+    last = 0
+    for line in sorted({n for n in lines if 0 <= n < index.line_count}):
+        start, end = index.line_start(line), index.line_end(line)
+        if line == 0 and text.startswith("\ufeff"):
+            start += 1
+        out.append(text[last:start])
+        out.append(" " * (end - start))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def tolerant_text(parsed: ParsedYaml) -> str | None:
+    """For a parse a syntax error cut short (``parsed.partial``), the same text with the
+    offending line blanked (:func:`blank_lines`) when the result parses whole; None when
+    the parse is whole already or no blanking helps.
+
+    Tried in turn: the line the error is reported on, the last non-blank line above it (a
+    key typed without its ``:`` is found out on the next line: that one is tried first for
+    such errors), then both."""
+    if not parsed.partial:
+        return None
+    errors = [d for d in parsed.diagnostics if d.code in ("RW001", "RW006")]
+    if not errors:
+        return None
+    first = errors[0]
+    line = first.range.start.line
+    above = line - 1
+    while above >= 0 and not parsed.lines.line_text(above).strip(" \t\ufeff").split("#", 1)[0].strip():
+        above -= 1
+    tries: list[tuple[int, ...]] = [(line,), (above,), (above, line)]
+    if any(p in first.message for p in _REPORTED_LATE):
+        tries[0], tries[1] = tries[1], tries[0]
+    for blank in tries:
+        if min(blank) < 0:
+            continue
+        text = blank_lines(parsed, blank)
+        again = parse_yaml(text, parsed.path)
+        if not again.partial and again.root is not None:
+            return text
+    return None
+
+
+def tolerant_analysis(an: Analysis, read: Reader | None = None) -> Analysis | None:
+    """While a file of ``an`` has a syntax error (its parse is partial, so nothing is
+    planned): the analysis of the same files with each such file's offending line blanked
+    (:func:`tolerant_text`), for what stays in view while typing (costs, lenses, hovers).
+    None when no file is partial, or a blanked text still does not parse. Its diagnostics
+    are not the files' (those come from the real text, ``an``); positions hold (same text
+    length, same lines). ``read`` supplies the other files, as for :func:`analyze`."""
+    texts: dict[str, str] = {}
+    for path, src in an.files.items():
+        if src.parsed.partial:
+            text = tolerant_text(src.parsed)
+            if text is None:
+                return None
+            texts[path] = text
+    if not texts:
+        return None
+    base = read or read_disk
+
+    def reread(path: str) -> str:
+        return texts.get(path) or texts.get(os.path.abspath(path)) or base(path)
+
+    tolerant = analyze(an.root_file, an.catalog, reread)
+    if any(f.parsed.partial for f in tolerant.files.values()):
+        return None
+    return tolerant

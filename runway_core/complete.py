@@ -51,6 +51,7 @@ from .model import (
     REASON_GROUNDS,
     RESERVED_KINDS,
     RESOURCE_KINDS,
+    Health,
     MemberRunway,
     PostgresEngine,
     Resource,
@@ -191,7 +192,7 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
     if pos.line >= lines.line_count:
         return []
     pos = Position(pos.line, min(pos.character, len(lines.line_text(pos.line))))
-    texts = [lines.line_text(i) for i in range(lines.line_count)]
+    texts = lines.all_lines()
     facts = _Facts(an, file, parsed, src.role if src is not None else None, pos.line)
     ctx = None
     if not parsed.partial and parsed.root is not None:
@@ -237,8 +238,11 @@ def _tree_context(root: YNode, texts: list[str], pos: Position) -> _Ctx | None:
         if key.range.start.line != pos.line or key.range.end.line != pos.line or key.style:
             return None
         start = key.range.start.character
-        return _Ctx("key", parts[:-1], _word_range(cur, pos.line, start, pos.character), cur[start : pos.character],
-                    flow=bool(getattr(parent, "flow", False)), colon_follows=True, indent=start)
+        rng = _word_range(cur, pos.line, start, pos.character)
+        # A block key always has its `:`; a flow one may not yet (`{kind: postgres, si|}`).
+        flow = bool(getattr(parent, "flow", False))
+        colon = not flow or cur[rng.end.character :].lstrip().startswith(":")
+        return _Ctx("key", parts[:-1], rng, cur[start : pos.character], flow=flow, colon_follows=colon, indent=start)
     if isinstance(node, YScalar) and node.range.contains(pos):
         r = node.range
         if r.start.line != pos.line or r.end.line != pos.line or node.style in ("|", ">"):
@@ -463,6 +467,7 @@ class _Line:
     dash: bool
     key: str | None
     value: str  # after the key's colon ('' when none); the whole text when there is no key
+    tabbed: bool = False  # a tab in the indentation (RW006): its level is a guess
 
     @property
     def opens_block(self) -> bool:
@@ -477,35 +482,38 @@ def _classify(raw: str) -> _Line | None:
         return None
     body = line.lstrip(" \t")
     indent = len(line) - len(body)
+    tabbed = "\t" in line[:indent]
     dash = False
     if body == "-" or body.startswith(("- ", "-\t")):
         dash = True
         body = body[1:].lstrip(" \t")
     if not body or body[0] in "[{":
-        return _Line(indent, dash, None, body)
+        return _Line(indent, dash, None, body, tabbed)
     if body[0] in "\"'":
         j = _quote_end(body, 0)
         rest = body[j + 1 :].lstrip() if j > 0 else ""
         if j > 0 and rest.startswith(":") and (len(rest) == 1 or rest[1] in " \t"):
-            return _Line(indent, dash, body[1:j], rest[1:].strip())
-        return _Line(indent, dash, None, body)
+            return _Line(indent, dash, body[1:j], rest[1:].strip(), tabbed)
+        return _Line(indent, dash, None, body, tabbed)
     m = re.search(r":(?=\s|$)", body)
     if m is None:
-        return _Line(indent, dash, None, body)
-    return _Line(indent, dash, body[: m.start()].strip(), body[m.end() :].strip())
+        return _Line(indent, dash, None, body, tabbed)
+    return _Line(indent, dash, body[: m.start()].strip(), body[m.end() :].strip(), tabbed)
 
 
 def _parent_path(texts: list[str], line_no: int, indent: int, dash: bool) -> tuple[str, ...] | None:
     """Keys above ``line_no`` by indentation: walk up to each line indented less (its key is
     a parent when its value is on the following lines). For a `- ` item, the sequence's key
-    may sit at the dash's own indentation (``uses:\\n- x``)."""
+    may sit at the dash's own indentation (``uses:\\n- x``). A line indented with a tab
+    (RW006) counts only when it opens a block: its level is a guess, so it never ends the
+    walk (completion falls back to the lines around it)."""
     path: list[str] = []
     limit = indent
     i = line_no - 1
     if dash:
         while i >= 0:
             info = _classify(texts[i])
-            if info is None or info.indent > indent or (info.dash and info.indent == indent):
+            if info is None or (info.tabbed and not info.opens_block) or info.indent > indent or (info.dash and info.indent == indent):
                 i -= 1
                 continue
             break
@@ -520,7 +528,7 @@ def _parent_path(texts: list[str], line_no: int, indent: int, dash: bool) -> tup
     first = True
     while i >= 0 and limit > 0:
         info = _classify(texts[i])
-        if info is None or info.indent >= limit:
+        if info is None or info.indent >= limit or (info.tabbed and not info.opens_block):
             i -= 1
             continue
         if first and not dash and not info.opens_block:
@@ -742,12 +750,16 @@ def _scale_map(spec: Any) -> tuple[dict[str, int], int]:
 
 def _repaired(parsed: ParsedYaml, line: int) -> YNode | None:
     """After a syntax error, the tree of the text with the cursor's line blanked (where a
-    half-typed line usually breaks the file), else the partial tree."""
-    lines = parsed.lines
-    start, end = lines.line_start(line), lines.line_end(line)
-    text = parsed.text[:start] + parsed.text[end:]
-    again = parse_yaml(text, parsed.path)
-    return again.root if not again.partial and again.root is not None else parsed.root
+    half-typed line usually breaks the file), else with the offending line blanked
+    (:func:`runway_core.analysis.tolerant_text`, which the cost views use too), else the
+    partial tree. Blanking keeps every position of the other lines."""
+    from .analysis import blank_lines, tolerant_text  # local: analysis is the caller's module
+
+    again = parse_yaml(blank_lines(parsed, [line]), parsed.path)
+    if not again.partial and again.root is not None:
+        return again.root
+    text = tolerant_text(parsed)
+    return parse_yaml(text, parsed.path).root if text is not None else parsed.root
 
 
 class _Facts:
@@ -1096,7 +1108,10 @@ class _Candidates:
             allowed = self.allowed(model, name)
             if allowed:
                 doc += f"\n\nAllowed: {allowed}"
-            self.key(name, _shape(model, name), detail="required" if required else "optional", documentation=doc, sort=f"{0 if required else 1}{i:02d}")
+            detail = "required" if required else "optional"
+            if model is Health and name in ("path", "command"):
+                detail = "exactly one of path, command"  # Health's own rule (model.Health._one_of)
+            self.key(name, _shape(model, name), detail=detail, documentation=doc, sort=f"{0 if required else 1}{i:02d}")
 
     def allowed(self, model: type[BaseModel], name: str) -> str | None:
         if (model, name) == (Resource, "kind"):

@@ -15,16 +15,22 @@ What each code gets:
 
 - RW130 unknown size: one fix per catalogue size, titled with its monthly cost
   ("Change size to medium ($139.47/mo in staging)"); the suggested size is preferred.
-- RW170 over cap: for each of the :data:`TOP_RESIZE` costliest resizable items of the
-  environment (declared resources and workloads, and ``shared-<kind>`` pools sized in that
-  environment's ``shared``), one fix per cheaper size ("Resize main-db in dev to small — saves
-  $103.19/month, dev total becomes $110.44"), each figure from a re-plan
-  (:func:`resized_plan`); plus one preferred "Fit ENV under its cap" fix (see
-  :func:`fit_under_cap`), offered only when some set of downsizes fits. Task counts
-  (``scale``) are never changed: how many tasks a workload needs is not a cost question.
+- RW170 over cap: for each of the :data:`TOP_RESIZE` costliest items of the environment
+  that can be made cheaper in place (declared resources and workloads, and ``shared-<kind>``
+  pools sized in that environment's ``shared``), one fix per cheaper size ("Resize main-db in
+  dev to small — saves $103.19/month, dev total becomes $110.44") and, for a workload running
+  more than one task there, fewer tasks ("Scale metabase in dev to 3 tasks — saves ...": one
+  task fewer, and the fewest that fit the cap alone, else one task); plus one preferred "Fit
+  ENV under its cap" fix (see :func:`fit_under_cap`: sizes and task counts), offered only
+  when some set of changes fits. Each choice is priced on its own
+  (:func:`runway_core.planner.entry_cost`: an entry's cost does not depend on the others;
+  fewer internal tasks also save their Cloud Map registrations), so titles need no re-plan;
+  the fit is re-planned once to confirm. When nothing fits, the environment's hover says the
+  smallest total it can reach (:func:`smallest_total`).
 - RW150/RW152 unknown ``uses`` item: the closest names (difflib, up to three; the rule's
   suggestion preferred) and "Create resource `NAME`" (a skeleton at the end of the root's
-  ``resources``, kind guessed from the name, see :func:`guess_kind`).
+  ``resources``, kind guessed from the name, see :func:`guess_kind`; without a hint in the
+  name it is postgres, and the title says "(kind: postgres — change as needed)").
 - RW141 missing reason: "Add reason: GROUND" for each of the three grounds.
 - RW142 reason without a ground: "Prefix reason with GROUND" for each ground.
 - RW102 unknown key: rename to the suggested key (preferred) and other close keys, never to a
@@ -40,8 +46,10 @@ map, an item in a flow map), placed in declared-environment order; one size for 
 environment (``size: large``) becomes a flow map naming every environment, ENV with SIZE and
 the others with the old size (``size: {dev: small, staging: large, production: large}``):
 the one form that keeps every other environment as it was and reads at a glance; no ``size``
-key gets a ``size: {ENV: SIZE}`` entry. Nodes shared through anchors, aliases or merge keys
-are never edited (the edit would change every entry sharing them): those fixes are not offered.
+key gets a ``size: {ENV: SIZE}`` entry; ``scale`` (task counts) takes the same shapes
+(``scale: 3`` becomes ``scale: {dev: 2, staging: 3, production: 3}``). Nodes shared through
+anchors, aliases or merge keys are never edited (the edit would change every entry sharing
+them): those fixes are not offered (a size written through an alias gets no resize fix).
 
 Never raises: a diagnostic whose fix fails internally gets no fix. Money is USD per month.
 Must not import pygls, lsprotocol or pulumi.
@@ -51,7 +59,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import itertools
 import json
 import os
 import re
@@ -62,7 +69,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequenc
 from .catalog import Catalog
 from .diagnostics import Diagnostic
 from .model import REASON_GROUNDS, RESOURCE_KINDS
-from .planner import EnvironmentPlan, RunwaySpec, plan_environment
+from .planner import EntrySpec, EnvironmentPlan, RunwaySpec, cents, entry_cost, plan_environment
 from .positions import Position, Range
 from .rules import NAME_LABEL, usd
 from .yamlsrc import YMap, YNode, YScalar, YSeq, iter_nodes, node_path_at, resolve_plain
@@ -73,8 +80,9 @@ if TYPE_CHECKING:
 QUICKFIX = "quickfix"
 #: How many of an over-cap environment's costliest resizable items get resize fixes.
 TOP_RESIZE = 3
-#: How many of the costliest resizable items the "fit under the cap" search considers
-#: (at most 3^8 size combinations: exact, and a few milliseconds).
+#: How many items the "fit under the cap" search considers for sets of two or more changes:
+#: those that can save the most (a single change is searched over every item). Exact over
+#: them (branch and bound), a few milliseconds.
 FIT_CANDIDATES = 8
 #: How many close names an unknown `uses` item or key is offered.
 CLOSE_NAMES = 3
@@ -139,91 +147,196 @@ def fixes_for(analysis: "Analysis", file: str, target: Range | Iterable[Diagnost
 # --------------------------------------------------------------------------------------
 
 
-def resized_plan(spec: RunwaySpec, catalog: Catalog, env: str, sizes: Mapping[str, str]) -> EnvironmentPlan:
-    """The plan of ``env`` with entries resized there.
+def resized_plan(spec: RunwaySpec, catalog: Catalog, env: str, sizes: Mapping[str, str], scales: Mapping[str, int] | None = None) -> EnvironmentPlan:
+    """The plan of ``env`` with entries resized (and workloads scaled) there.
 
     ``sizes`` maps an entry name of ``spec.entries`` (declared or implicit) to its new size in
-    ``env``; other entries and other environments are unchanged. Pure: returns a new
-    :class:`EnvironmentPlan` (USD per month, like every plan). Raises KeyError for a name
-    that is not an entry.
+    ``env``, ``scales`` a workload's name to its new task count there; other entries and
+    other environments are unchanged. Pure: returns a new :class:`EnvironmentPlan` (USD per
+    month, like every plan). Raises KeyError for a name that is not an entry.
     """
     entries = dict(spec.entries)
     for name, size in sizes.items():
         e = entries[name]
         entries[name] = dataclasses.replace(e, sizes={**e.sizes, env: size})
+    for name, count in (scales or {}).items():
+        e = entries[name]
+        entries[name] = dataclasses.replace(e, scales={**e.scales, env: count})
     return plan_environment(dataclasses.replace(spec, entries=entries), catalog, env)
 
 
 @dataclass(frozen=True)
 class Downsize:
-    """One cheaper size of one item in one environment: its monthly USD at that size."""
+    """One cheaper choice for one item in one environment: a catalogue ``size`` and, for a
+    workload, a task count (``scale``; None when unchanged); ``monthly_usd`` is the item's
+    cost with it and ``saves`` how much the environment's total drops (the item's saving,
+    plus the Cloud Map registrations an internal workload no longer runs)."""
 
     name: str
     size: str
     monthly_usd: Decimal
+    scale: int | None = None
+    saves: Decimal = Decimal("0.00")
+
+
+def fewer_tasks(scale: int) -> list[int]:
+    """The task counts below ``scale`` the over-cap search considers, most first: every one
+    up to 6 tasks, else a bounded spread (``scale - 1`` ... 1)."""
+    if scale <= 1:
+        return []
+    if scale <= 6:
+        return list(range(scale - 1, 0, -1))
+    return sorted({scale - 1, scale - 2, (3 * scale) // 4, scale // 2, scale // 4, 2, 1} - {0}, reverse=True)
+
+
+class _Choices:
+    """The cheaper choices of the items of one environment's plan, each priced on its own
+    (:func:`runway_core.planner.entry_cost`: an entry's cost does not depend on the other
+    entries), never by re-planning the environment per candidate."""
+
+    def __init__(self, spec: RunwaySpec, catalog: Catalog, plan: EnvironmentPlan) -> None:
+        self.spec, self.catalog, self.plan = spec, catalog, plan
+        self.items = {i.name: i for i in plan.items}
+        self._memo: dict[tuple[str, bool, bool], list[Downsize]] = {}
+        # Cloud Map bills each registered internal task: scaling one down saves that too.
+        self.unit: Decimal | None = None
+        self.tasks = Decimal(0)
+        sd = self.items.get("service-discovery")
+        for li in sd.line_items if sd is not None and sd.origin == "environment" else ():
+            if li.price_key == "cloudmap:instance":
+                self.unit, self.tasks = li.unit_usd, li.quantity
+
+    def _discovery(self, entry: EntrySpec, count: int | None) -> Decimal:
+        if count is None or entry.kind != "workload" or entry.expose == "public" or self.unit is None:
+            return Decimal("0.00")
+        fewer = entry.scale_in(self.plan.name) - count
+        return cents(self.tasks * self.unit) - cents(max(self.tasks - fewer, Decimal(0)) * self.unit)
+
+    def of(self, name: str, sizes: bool = True, scales: bool = True) -> list[Downsize]:
+        """Every cheaper (size, task count) of item ``name``: other sizes at the current
+        task count (``scale`` None) when ``sizes``, and fewer tasks (:func:`fewer_tasks`) at
+        each size that costs no more when ``scales``. Empty for an item that is not an
+        entry (``alb``) or has no estimate."""
+        key = (name, sizes, scales)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        out: list[Downsize] = []
+        item, entry = self.items.get(name), self.spec.entries.get(name)
+        if item is not None and entry is not None and item.size is not None:
+            try:
+                catalogue = self.catalog.sizes(entry.kind)
+            except (ValueError, KeyError):
+                catalogue = ()
+            env = self.plan.name
+            counts = fewer_tasks(entry.scale_in(env)) if scales and entry.kind == "workload" else []
+            for size in catalogue:
+                cost = item.monthly_usd if size == item.size else entry_cost(self.spec, self.catalog, env, name, size)
+                if sizes and size != item.size and cost < item.monthly_usd:
+                    out.append(Downsize(name, size, cost, None, item.monthly_usd - cost))
+                if cost <= item.monthly_usd and (sizes or size == item.size):
+                    for n in counts:
+                        c = entry_cost(self.spec, self.catalog, env, name, size, n)
+                        saves = item.monthly_usd - c + self._discovery(entry, n)
+                        if saves > 0:
+                            out.append(Downsize(name, size, c, n, saves))
+        out.sort(key=lambda d: (d.scale is not None, -d.monthly_usd, -(d.scale or 0)))
+        self._memo[key] = out
+        return out
 
 
 def cheaper_sizes(spec: RunwaySpec, catalog: Catalog, plan: EnvironmentPlan, name: str) -> list[Downsize]:
     """Every catalogue size of item ``name`` that costs less in ``plan``'s environment than
-    its current size, most expensive first (the smallest change first). Empty for items
-    that are not entries (``alb``, ``service-discovery``) or have no estimate."""
-    item = plan.item(name)
-    entry = spec.entries.get(name)
-    if item is None or entry is None or item.size is None:
-        return []
-    try:
-        sizes = catalog.sizes(entry.kind)
-    except (ValueError, KeyError):
-        return []
-    out = []
-    for size in sizes:
-        if size == item.size:
-            continue
-        other = resized_plan(spec, catalog, plan.name, {name: size}).item(name)
-        if other is not None and other.size is not None and other.monthly_usd < item.monthly_usd:
-            out.append(Downsize(name, size, other.monthly_usd))
-    out.sort(key=lambda d: -d.monthly_usd)
-    return out
+    its current size (task count unchanged), most expensive first (the smallest change
+    first). Empty for items that are not entries (``alb``, ``service-discovery``) or have
+    no estimate. Each is priced alone, without re-planning the environment."""
+    return _Choices(spec, catalog, plan).of(name, scales=False)
 
 
-def fit_under_cap(spec: RunwaySpec, catalog: Catalog, plan: EnvironmentPlan, names: Sequence[str]) -> tuple[dict[str, str], EnvironmentPlan] | None:
-    """The smallest set of downsizes among ``names`` that brings ``plan`` within its cap.
+#: Most search steps of the "fit under the cap" search (a bound, never reached in practice:
+#: the branch-and-bound search over :data:`FIT_CANDIDATES` items visits a few hundred).
+FIT_STEPS = 200_000
 
-    Exact search over the cheaper sizes of the first :data:`FIT_CANDIDATES` of ``names``
-    that have one (pass them costliest first): fewest items changed first; among those, the least money saved (the most capacity
-    kept, a total closest under the cap); then name order. Item costs are independent of each
-    other's sizes, so candidates are scored by sum and the winner is re-planned to confirm.
-    Returns ({name: size}, the new plan) or None when no set fits (or there is no cap).
+
+def fit_under_cap(spec: RunwaySpec, catalog: Catalog, plan: EnvironmentPlan, names: Sequence[str], *, scales: bool = True, _choices: "_Choices | None" = None) -> tuple[dict[str, Downsize], EnvironmentPlan] | None:
+    """The smallest set of changes among items ``names`` (pass them costliest first) that
+    brings ``plan`` within its cap: cheaper sizes and, with ``scales``, fewer tasks.
+
+    Fewest items changed first; among those, the least money saved (the most capacity kept,
+    a total closest under the cap); then name order. One change is searched over every item
+    of ``names``; two and more, exactly over the :data:`FIT_CANDIDATES` items that can save
+    the most. Item costs are independent of each other, so each choice is priced alone
+    (:func:`runway_core.planner.entry_cost`) and only the winner is re-planned to confirm.
+    Returns ({name: Downsize}, the new plan) in ``names`` order, or None when no set fits
+    (or there is no cap, or the plan is within it).
     """
     cap = plan.cap
     if cap is None or plan.total <= cap:
         return None
-    options: list[tuple[str, Decimal, list[Downsize]]] = []
-    for name in names:
-        if len(options) == FIT_CANDIDATES:
-            break
-        item = plan.item(name)
-        downs = cheaper_sizes(spec, catalog, plan, name)
-        if item is not None and downs:
-            options.append((name, item.monthly_usd, downs))
+    ch = _choices or _Choices(spec, catalog, plan)
     need = plan.total - cap
-    if sum(cur - min(d.monthly_usd for d in downs) for _n, cur, downs in options) < need:
-        return None
+    opts = {n: ch.of(n, scales=scales) for n in dict.fromkeys(names)}
+    opts = {n: sorted(o, key=lambda d: d.saves) for n, o in opts.items() if o}
+
+    def tag(d: Downsize) -> str:
+        return f"{d.name}\0{d.size}\0{d.scale if d.scale is not None else ''}"
+
     best: tuple[Decimal, tuple[str, ...]] | None = None
-    best_choice: dict[str, str] | None = None
-    for k in range(1, len(options) + 1):
-        for combo in itertools.combinations(options, k):
-            for choice in itertools.product(*(downs for _n, _c, downs in combo)):
-                saved = sum((cur - d.monthly_usd for (_n, cur, _ds), d in zip(combo, choice)), Decimal(0))
-                if saved < need:
-                    continue
-                key = (saved, tuple(f"{d.name}\0{d.size}" for d in choice))
-                if best is None or key < best:
-                    best, best_choice = key, {d.name: d.size for d in choice}
-        if best_choice is not None:
-            new = resized_plan(spec, catalog, plan.name, best_choice)
-            return (best_choice, new) if new.total <= cap else None
-    return None
+    chosen: list[Downsize] | None = None
+    for ds in opts.values():  # one change: every item
+        d = next((d for d in ds if d.saves >= need), None)
+        if d is not None and (best is None or (d.saves, (tag(d),)) < best):
+            best, chosen = (d.saves, (tag(d),)), [d]
+    if chosen is None:
+        ranked = sorted(opts, key=lambda n: -opts[n][-1].saves)[:FIT_CANDIDATES]
+        most = [opts[n][-1].saves for n in ranked]
+        steps = 0
+
+        def search(i: int, left: int, saved: Decimal, picked: list[Downsize]) -> None:
+            nonlocal best, chosen, steps
+            steps += 1
+            if steps > FIT_STEPS:
+                return
+            if left == 0:
+                key = (saved, tuple(tag(d) for d in picked))
+                if saved >= need and (best is None or key < best):
+                    best, chosen = key, list(picked)
+                return
+            if len(ranked) - i < left or saved + sum(most[i : i + left]) < need:
+                return  # too few items left, or even their largest savings fall short
+            if best is not None and saved >= best[0]:
+                return  # savings only grow from here
+            for d in opts[ranked[i]]:
+                picked.append(d)
+                search(i + 1, left - 1, saved + d.saves, picked)
+                picked.pop()
+            search(i + 1, left, saved, picked)
+
+        for k in range(2, len(ranked) + 1):
+            search(0, k, Decimal(0), [])
+            if chosen is not None:
+                break
+    if chosen is None:
+        return None
+    order = {n: i for i, n in enumerate(names)}
+    choice = {d.name: d for d in sorted(chosen, key=lambda d: order.get(d.name, len(order)))}
+    sizes = {n: d.size for n, d in choice.items() if ch.items[n].size != d.size}
+    counts = {n: d.scale for n, d in choice.items() if d.scale is not None}
+    new = resized_plan(spec, catalog, plan.name, sizes, counts)
+    return (choice, new) if new.total <= cap else None
+
+
+def smallest_total(spec: RunwaySpec, catalog: Catalog, plan: EnvironmentPlan) -> Decimal:
+    """The lowest total ``plan``'s environment can reach by resizing every entry to its
+    cheapest size and running each workload as one task (USD per month; the per-environment
+    items stay). What an over-cap hover says when no set of changes fits the cap."""
+    ch = _Choices(spec, catalog, plan)
+    saved = Decimal(0)
+    for name in spec.entries:
+        ds = ch.of(name, scales=True)
+        if ds:
+            saved += max(d.saves for d in ds)
+    return plan.total - saved
 
 
 # --------------------------------------------------------------------------------------
@@ -560,11 +673,11 @@ def _cost_note(an: "Analysis", entry: str, env: str | None, size: str) -> str:
 # --- RW170 over cap ------------------------------------------------------------------------
 
 
-def resize_edits(an: "Analysis", name: str, env: str, size: str) -> list[TextEdit] | None:
+def resize_edits(an: "Analysis", name: str, env: str, size: str, _src: "_Src | None" = None) -> list[TextEdit] | None:
     """The edits of the root runway that make item ``name`` run ``size`` in ``env`` (other
     environments unchanged), in the shapes the module docstring lists; None when the item
     cannot be edited in place (not declared, sized through an anchor, alias or merge key)."""
-    src = _Ctx(an, an.root_file).root
+    src = _src or _Ctx(an, an.root_file).root
     sym = an.symbols.get(name)
     if sym is None:
         return None
@@ -573,26 +686,43 @@ def resize_edits(an: "Analysis", name: str, env: str, size: str) -> list[TextEdi
         if path is None or not isinstance(path[-1][1], YScalar):
             return None
         return [src.replace_scalar(path[-1][1], size)]
-    sect = "resources" if sym.type == "resource" else "workloads"
+    return _env_value_edits(an, src, "resources" if sym.type == "resource" else "workloads", name, env, "size", size)
+
+
+def scale_edits(an: "Analysis", name: str, env: str, count: int, _src: "_Src | None" = None) -> list[TextEdit] | None:
+    """The edits of the root runway that make workload ``name`` run ``count`` tasks in
+    ``env`` (other environments unchanged), in the shapes of ``size`` (module docstring;
+    ``scale: 3`` becomes ``scale: {dev: 2, staging: 3, production: 3}``); None when it
+    cannot be edited in place (not a declared workload, an anchor, alias or merge key)."""
+    sym = an.symbols.get(name)
+    if sym is None or sym.type != "workload":
+        return None
+    return _env_value_edits(an, _src or _Ctx(an, an.root_file).root, "workloads", name, env, "scale", str(count))
+
+
+def _env_value_edits(an: "Analysis", src: "_Src", sect: str, name: str, env: str, key_name: str, new: str) -> list[TextEdit] | None:
     path = _local_path(src, (sect, name))
     if path is None or not isinstance(path[-1][1], YMap):
         return None
     entry = path[-1][1]
     envs = list(an.environment_names)
-    key, node = entry.key_node("size"), entry.get("size")
+    key, node = entry.key_node(key_name), entry.get(key_name)
     if key is None or node is None:
-        e = src.insert_entry(entry, "size", f"{{{env}: {size}}}")
+        e = src.insert_entry(entry, key_name, f"{{{env}: {new}}}")
         return None if e is None else [e]
     if not (src.owns(entry, key) and _within(node, entry)) or node.anchor is not None:
         return None
     if isinstance(node, YScalar):
         if node.value is None:
-            e = src.set_value(key, node, f"{{{env}: {size}}}")
+            e = src.set_value(key, node, f"{{{env}: {new}}}")
             return None if e is None else [e]
-        if not isinstance(node.value, str):
+        if key_name == "size" and isinstance(node.value, str):
+            old = _literal(node.value)
+        elif key_name == "scale" and isinstance(node.value, int) and not isinstance(node.value, bool):
+            old = str(node.value)
+        else:
             return None
-        old = node.value
-        flow = ", ".join(f"{e}: {size if e == env else _literal(old)}" for e in envs)
+        flow = ", ".join(f"{e}: {new if e == env else old}" for e in envs)
         start, end = src.off(node.range.start), src.off(src.end_of(node))
         return [src.edit(start, end, "{" + flow + "}")]
     if isinstance(node, YMap):
@@ -600,63 +730,99 @@ def resize_edits(an: "Analysis", name: str, env: str, size: str) -> list[TextEdi
         if value is not None:
             if not isinstance(value, YScalar) or not src.owns(node, node.key_node(env)) or value.anchor is not None:
                 return None
-            return [src.replace_scalar(value, size)]
+            if key_name == "scale":
+                # A task count is a plain integer: written as is, never quoted.
+                if value.style or not isinstance(value.value, int) or isinstance(value.value, bool):
+                    return None
+                return [src.edit(src.off(value.range.start), src.off(value.range.end), new)]
+            return [src.replace_scalar(value, new)]
         rank = {e: i for i, e in enumerate(envs)}
         mine = rank.get(env, len(envs))
         before = next((k for k, _v in node.entries if rank.get(k.text, -1) > mine), None)
-        e = src.insert_entry(node, env, size, before)
+        e = src.insert_entry(node, env, new, before)
         return None if e is None else [e]
     return None
 
 
-def _resizable(an: "Analysis", plan: EnvironmentPlan) -> list[str]:
-    """Items of ``plan`` that cost something and can be resized in place, costliest first."""
-    spec = an.spec
-    assert spec is not None
-    out = []
-    for item in plan.top_contributors(len(plan.items)):
-        if item.monthly_usd <= 0 or item.name not in spec.entries:
-            continue
-        if resize_edits(an, item.name, plan.name, item.size or "small") is None:
-            continue
-        out.append(item.name)
-    return out
+def _tasks(count: int) -> str:
+    return f"{count} task{'s' if count != 1 else ''}"
 
 
 def _cap_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    """Resize and scale-down fixes of an over-cap environment, and one that fits (see the
+    module docstring). Each choice is priced alone (:class:`_Choices`); the environment is
+    re-planned once, to confirm the fit."""
     an = ctx.an
     env = (diag.data or {}).get("environment")
     plan = an.plans.get(env) if env else None
     if an.spec is None or plan is None or plan.cap is None:
         return []
     root = an.root_file
-    names = _resizable(an, plan)
+    src = ctx.root
+    ch = _Choices(an.spec, an.catalog, plan)
+    # Items that cost something, costliest first, with what can be edited in place.
+    editable: dict[str, tuple[bool, bool]] = {}
+    for item in plan.top_contributors(len(plan.items)):
+        entry = an.spec.entries.get(item.name)
+        if item.monthly_usd <= 0 or entry is None or not ch.of(item.name):
+            continue  # free, not an entry, or nothing cheaper: no need to look at its text
+        can_size = resize_edits(an, item.name, env, item.size or "small", src) is not None
+        can_scale = entry.kind == "workload" and entry.scale_in(env) > 1 and scale_edits(an, item.name, env, 1, src) is not None
+        if can_size or can_scale:
+            editable[item.name] = (can_size, can_scale)
+    # Choices of each item limited to what can be edited.
+    for name, (can_size, can_scale) in editable.items():
+        if not (can_size and can_scale):
+            ch._memo[(name, True, True)] = ch.of(name, sizes=can_size, scales=can_scale)
+    names = list(editable)
+
+    def edits_of(d: Downsize) -> list[tuple[str, TextEdit | None]]:
+        out: list[tuple[str, TextEdit | None]] = []
+        if d.size != ch.items[d.name].size:
+            out.extend((root, e) for e in resize_edits(an, d.name, env, d.size, src) or [None])
+        if d.scale is not None:
+            out.extend((root, e) for e in scale_edits(an, d.name, env, d.scale, src) or [None])
+        return out
+
     out: list[Fix] = []
-    fit = fit_under_cap(an.spec, an.catalog, plan, names)
+    fit = fit_under_cap(an.spec, an.catalog, plan, names, _choices=ch)
     if fit is not None:
-        sizes, new = fit
+        choice, new = fit
         edits: list[tuple[str, TextEdit | None]] = []
-        for name, size in sizes.items():
-            edits.extend((root, e) for e in resize_edits(an, name, env, size) or [None])
-        changes = ", ".join(f"{n} to {s}" for n, s in sizes.items())
-        f = ctx.fix(f"Fit {env} under its cap: resize {changes} — total {usd(new.total)}", diag, edits, preferred=True)
+        resized, scaled = [], []
+        for name, d in choice.items():
+            edits.extend(edits_of(d))
+            if d.size != ch.items[name].size:
+                resized.append(f"{name} to {d.size}")
+            if d.scale is not None:
+                scaled.append(f"{name} to {_tasks(d.scale)}")
+        changes = " and ".join(f"{verb} {', '.join(parts)}" for verb, parts in (("resize", resized), ("scale", scaled)) if parts)
+        f = ctx.fix(f"Fit {env} under its cap: {changes} — total {usd(new.total)}", diag, edits, preferred=True)
         if f:
             out.append(f)
+    need = plan.total - plan.cap
     shown = 0
     for name in names:
         if shown == TOP_RESIZE:
             break
-        downs = cheaper_sizes(an.spec, an.catalog, plan, name)
-        if not downs:
+        options = ch.of(name)
+        singles = [d for d in options if d.scale is None]
+        current = ch.items[name].size
+        scaled = [d for d in options if d.scale is not None and d.size == current]  # fewer tasks, same size
+        if scaled:
+            # The smallest cut, and the fewest tasks needed to fit alone (else the most it saves).
+            picks = {scaled[0].scale: scaled[0]}
+            fitting = [d for d in scaled if d.saves >= need]
+            last = fitting[0] if fitting else min(scaled, key=lambda d: d.scale or 0)
+            picks.setdefault(last.scale, last)
+            singles += sorted(picks.values(), key=lambda d: -(d.scale or 0))
+        if not singles:
             continue
         shown += 1
-        for d in downs:
-            new = resized_plan(an.spec, an.catalog, env, {name: d.size})
-            es = resize_edits(an, name, env, d.size)
-            if not es:
-                continue
-            title = f"Resize {name} in {env} to {d.size} — saves {usd(plan.total - new.total)}/month, {env} total becomes {usd(new.total)}"
-            f = ctx.fix(title, diag, [(root, e) for e in es])
+        for d in singles:
+            what = f"Scale {name} in {env} to {_tasks(d.scale)}" if d.scale is not None else f"Resize {name} in {env} to {d.size}"
+            title = f"{what} — saves {usd(d.saves)}/month, {env} total becomes {usd(plan.total - d.saves)}"
+            f = ctx.fix(title, diag, edits_of(d))
             if f:
                 out.append(f)
     return out
@@ -674,10 +840,9 @@ KIND_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def guess_kind(name: str) -> str:
-    """The kind a new resource called ``name`` most likely has: a word of the name
-    (split at ``-``/``_``) from :data:`KIND_HINTS`, else a hint inside the name
-    (``maindb``), else ``postgres``."""
+def kind_hint(name: str) -> str | None:
+    """The kind the name ``name`` hints at: a word of it (split at ``-``/``_``) from
+    :data:`KIND_HINTS`, else a hint inside it (``maindb``); None when it hints at none."""
     words = re.split(r"[-_]+", name.lower())
     for kind, hints in KIND_HINTS:
         if any(w in hints for w in words):
@@ -686,7 +851,13 @@ def guess_kind(name: str) -> str:
         # Inside a word only hints that rarely occur by chance ("q", "job", "work": "network").
         if any(h in name.lower() for h in hints if h not in ("q", "job", "work")):
             return kind
-    return "postgres"
+    return None
+
+
+def guess_kind(name: str) -> str:
+    """The kind a new resource called ``name`` most likely has: :func:`kind_hint`, else
+    ``postgres``."""
+    return kind_hint(name) or "postgres"
 
 
 def _uses_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
@@ -715,7 +886,9 @@ def _uses_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
             out.append(f)
     if NAME_LABEL.match(name) and not (name.startswith("shared-") and name[7:] in RESOURCE_KINDS):
         kind = guess_kind(name)
-        f = ctx.fix(f"Create resource `{name}` (kind: {kind})", diag, [(ctx.an.root_file, _create_resource(ctx.root, name, kind))])
+        # Without a hint in the name, postgres is a guess: the title says so.
+        note = "" if kind_hint(name) else " — change as needed"
+        f = ctx.fix(f"Create resource `{name}` (kind: {kind}{note})", diag, [(ctx.an.root_file, _create_resource(ctx.root, name, kind))])
         if f:
             out.append(f)
     return out
@@ -1054,5 +1227,9 @@ __all__ = [
     "cheaper_sizes",
     "fit_under_cap",
     "resize_edits",
+    "scale_edits",
+    "fewer_tasks",
+    "smallest_total",
     "guess_kind",
+    "kind_hint",
 ]

@@ -438,6 +438,15 @@ def _environment(an: "Analysis", env: str) -> str | None:
         "no-cap": "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)
+    if plan.verdict == "over-cap" and plan.cap is not None and an.spec is not None:
+        from .fixes import smallest_total  # local: only an over-cap hover needs it
+
+        least = smallest_total(an.spec, an.catalog, plan)
+        if least > plan.cap:
+            out.append(f"Even at its smallest (every item at its cheapest size, one task per workload) {env} costs {usd(least)}, "
+                       f"over its cap by {usd(least - plan.cap)}: no resize fits; raise `limits.monthly` or remove items.")
+        elif least < plan.total:
+            out.append(f"At its smallest (every item at its cheapest size, one task per workload) {env} costs {usd(least)}.")
     top = [i for i in plan.top_contributors(TOP_CONTRIBUTORS) if i.monthly_usd > 0]
     if top:
         out.append("")

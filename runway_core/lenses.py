@@ -4,7 +4,7 @@ Three queries the language server only converts (STYLE.md §2):
 
 - :func:`code_lenses` — on each environment key of the root runway, its total against its
   cap (``dev $122.10 / $150 · 81%``), with the change since the last save and against git
-  HEAD when baselines are given (``+$103.19/mo vs HEAD``, ``−$3.00 since save``); on each
+  HEAD when baselines are given (``+$103.19/mo vs HEAD``, ``−$3.00/mo since save``); on each
   resource and workload key, its monthly cost per environment in whole dollars
   (``dev $36 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
 - :func:`inlay_hints` — after each size value, that environment's monthly cost of the item
@@ -14,10 +14,11 @@ Three queries the language server only converts (STYLE.md §2):
 Conventions (what a user sees):
 
 - Money is ``Decimal`` USD per month. Totals and deltas are shown to the cent
-  (:func:`runway_core.rules.usd`); per-environment costs in a resource lens are rounded to
-  whole dollars, half up (``$36.28`` → ``$36``, ``$325.81`` → ``$326``), to fit one line; a
-  cost above zero that rounds to zero shows as ``<$1``. A cap that is a whole number of
-  dollars shows without cents (``$150``). Percentages are rounded half up to a whole percent.
+  (:func:`runway_core.rules.usd`). Per-environment costs in a resource lens follow one rule
+  (:func:`whole_usd`): under $10 to the cent (``$0.40``, ``$0.50``, ``$7.21``), from $10 in
+  whole dollars, half up (``$36.28`` → ``$36``, ``$325.81`` → ``$326``), to fit one line.
+  A cap that is a whole number of dollars shows without cents (``$150``). Percentages are
+  rounded half up to a whole percent.
 - A total that misses a unit price for the region is a lower bound and is prefixed ``≥``.
 - A negative delta uses the minus sign U+2212 (``−$3.00``); a delta that is zero to the cent
   is left out of a lens (the hover says "no change").
@@ -117,13 +118,17 @@ class EnvDelta:
 # --------------------------------------------------------------------------------------
 
 
+#: From this many dollars a month, a resource lens shows whole dollars; below, cents.
+WHOLE_DOLLARS_FROM = Decimal(10)
+
+
 def whole_usd(x: Decimal) -> str:
-    """Whole dollars, half up, with thousands separators: ``$36``, ``$1,234``; ``<$1`` for
-    a positive amount under 50 cents (it is not free)."""
-    n = x.quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    if n == 0 and x > 0:
-        return "<$1"
-    return f"${int(n):,}"
+    """A lens cost: to the cent under :data:`WHOLE_DOLLARS_FROM` (``$0.40``, ``$0.50``,
+    ``$7.21``: small amounts keep their size), else whole dollars, half up, with thousands
+    separators (``$36``, ``$1,234``)."""
+    if abs(cents(x)) < WHOLE_DOLLARS_FROM:
+        return usd(x)
+    return f"${int(x.quantize(Decimal(1), rounding=ROUND_HALF_UP)):,}"
 
 
 def cap_usd(cap: Decimal) -> str:
@@ -172,19 +177,19 @@ def cost_deltas(current_plans: Mapping[str, EnvironmentPlan], baseline_plans: Ma
 
 
 def delta_parts(env: str, plans: Mapping[str, EnvironmentPlan], baseline: Baselines | None, keep_zero: bool = False) -> list[str]:
-    """The delta texts of ``env``: ``+$103.19/mo vs HEAD`` then ``−$3.00 since save``.
+    """The delta texts of ``env``: ``+$103.19/mo vs HEAD`` then ``−$3.00/mo since save``.
 
     A zero change is left out unless ``keep_zero`` (then ``no change vs HEAD``).
     """
     if baseline is None or env not in plans:
         return []
     out: list[str] = []
-    for base, what, unit in ((baseline.head, "vs HEAD", "/mo"), (baseline.saved, "since save", "")):
+    for base, what in ((baseline.head, "vs HEAD"), (baseline.saved, "since save")):
         if base is None:
             continue
         delta = cost_deltas({env: plans[env]}, {env: base[env]} if env in base else {})[env].total
         if cents(delta) != 0:
-            out.append(f"{signed_usd(delta)}{unit} {what}")
+            out.append(f"{signed_usd(delta)}/mo {what}")
         elif keep_zero:
             out.append(f"no change {what}")
     return out
@@ -415,7 +420,7 @@ def _inlay_hints(an: "Analysis", file: str, rng: Range | None, env: str | None) 
 
 def with_cost_delta(an: "Analysis", file: str, pos: Position, result: Any, baseline: Baselines) -> Any:
     """``result`` (a :class:`runway_core.hover.HoverResult`) with the environment's deltas
-    (``+$103.19/mo vs HEAD · −$3.00 since save``) after its total line, when ``pos`` is on
+    (``+$103.19/mo vs HEAD · −$3.00/mo since save``) after its total line, when ``pos`` is on
     an environment key or its ``limits.monthly`` value (where the hover shows the total);
     ``result`` unchanged otherwise."""
     src = an.files.get(file)
@@ -450,6 +455,7 @@ __all__ = [
     "delta_parts",
     "with_cost_delta",
     "whole_usd",
+    "WHOLE_DOLLARS_FROM",
     "cap_usd",
     "signed_usd",
     "percent",

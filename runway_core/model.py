@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 RESOURCE_KINDS = ("postgres", "queue", "topic", "cache", "bucket")
 #: Kinds ADR 0493 §5 reserves: the schema refuses them with why and what brings them back.
@@ -45,13 +46,23 @@ SizeSpec = Union[str, dict[str, str]]
 ScaleSpec = Union[int, dict[str, int]]
 
 
+#: The error type of a map with bad entries: its context lists every bad entry, and the
+#: analysis reports each at its own key (``runway_core.analysis.validation_diagnostics``).
+ENTRIES_ERROR = "runway_entries"
+
+
+def _bad_entries(entries: list[tuple[str, str]]) -> PydanticCustomError:
+    """One pydantic error for every bad entry of a map: ``entries`` is ``[(key, message)]``."""
+    return PydanticCustomError(ENTRIES_ERROR, "{message}", {"message": entries[0][1], "entries": entries})
+
+
 def _check_size_spec(v: Any) -> Any:
     if v is None or isinstance(v, str):
         return v
     if isinstance(v, dict):
-        for k, s in v.items():
-            if not isinstance(s, str):
-                raise ValueError(f"the size for {k!r} must be a size name (small, medium, large)")
+        bad = [(str(k), "the size must be a size name (small, medium, large)") for k, s in v.items() if not isinstance(s, str)]
+        if bad:
+            raise _bad_entries(bad)
         return v
     raise ValueError("size must be one size name (small, medium, large) or a map {environment: size}")
 
@@ -66,19 +77,24 @@ def _check_scale_spec(v: Any) -> Any:
             raise ValueError("scale must be a task count from 0 to 1000")
         return v
     if isinstance(v, dict):
-        for k, n in v.items():
-            if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 1000:
-                raise ValueError(f"the scale for {k!r} must be a task count from 0 to 1000")
+        bad = [
+            (str(k), "the scale must be a task count from 0 to 1000")
+            for k, n in v.items()
+            if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 1000
+        ]
+        if bad:
+            raise _bad_entries(bad)
         return v
     raise ValueError("scale must be a task count or a map {environment: count}")
 
 
 def _check_env(v: Any) -> Any:
-    # One clear error instead of one per member of the value union (str, int, float, bool).
+    # One clear error per bad entry instead of one per member of the value union (str, int,
+    # float, bool); every bad entry is reported, each at its own key.
     if isinstance(v, dict):
-        for k, x in v.items():
-            if x is None or isinstance(x, (dict, list)):
-                raise ValueError(f"the value of {k!r} must be a plain string, number or boolean")
+        bad = [(str(k), "the value must be a plain string, number or boolean (not a list, a mapping or null)") for k, x in v.items() if x is None or isinstance(x, (dict, list))]
+        if bad:
+            raise _bad_entries(bad)
     return v
 
 
@@ -91,6 +107,12 @@ class Limits(_Strict):
         "cap is refused before anything is created; `null` means no cap (the environment only "
         "warns with its estimate). Defaults: dev $150, staging $500, others no cap.",
     )
+
+    @field_validator("monthly")
+    @classmethod
+    def _no_negative_zero(cls, v: Decimal | None) -> Decimal | None:
+        # `monthly: -0.0` is a cap of zero (YAML reads it as the float -0.0): never "$-0.00".
+        return v.copy_abs() if v is not None and v.is_zero() else v
 
 
 class Environment(_Strict):
@@ -165,10 +187,10 @@ class Resource(_Strict):
 
 
 class Health(_Strict):
-    path: str | None = Field(None, description="HTTP health-check path, starting with `/`.")
+    path: str | None = Field(None, description="HTTP health-check path, starting with `/`. Exactly one of `path` and `command`.")
     interval_s: StrictInt | None = Field(None, ge=5, le=300, description="Seconds between health checks (5 to 300).")
     timeout_s: StrictInt | None = Field(None, ge=2, le=120, description="Seconds before a check fails (2 to 120).")
-    command: list[str] | None = Field(None, description="A command health check, e.g. `[CMD-SHELL, curl -f localhost/health]`.")
+    command: list[str] | None = Field(None, description="A command health check, e.g. `[CMD-SHELL, curl -f localhost/health]`. Exactly one of `path` and `command`.")
 
     @field_validator("path")
     @classmethod

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from .model import RESOURCE_KINDS
 from .positions import ZERO_RANGE, Position, Range
-from .rules import DNS_LABEL, usd
+from .rules import NAME_LABEL, usd
 from .yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq
 
 if TYPE_CHECKING:
@@ -419,9 +419,9 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     old = occ.name
     if new_name == old:
         return {}
-    if not DNS_LABEL.match(new_name):
+    if not NAME_LABEL.match(new_name):  # the rule RW110 applies to resource and workload names
         return (
-            f"`{new_name}` is not a valid name: use a DNS label of 2 to 32 characters, lowercase letters, "
+            f"`{new_name}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
             "digits and `-`, starting with a letter and ending with a letter or digit"
         )
     if _is_implicit_name(new_name):
@@ -466,8 +466,12 @@ def _entry_range(key: YScalar, value: YNode | None) -> Range:
     return Range(key.range.start, max(key.range.end, value.range.end))
 
 
-def _scalar_detail(node: YNode | None) -> str:
+def _scalar_detail(node: YNode | None, key: str = "") -> str:
     if isinstance(node, YScalar):
+        from .rules import secret_shape
+
+        if secret_shape(key, node.value) is not None:
+            return "looks like a secret (RW147)"  # never spread it into the outline
         text = node.text if node.value is not None else ""
         return text if len(text) <= 60 else text[:59] + "…"
     if isinstance(node, YSeq):
@@ -503,7 +507,7 @@ def _generic(node: YNode | None, outer: Range, depth: int, budget: _Budget) -> t
         rng = _entry_range(k, v)
         if not _within(rng, outer) or not budget.take():
             continue
-        out.append(DocumentSymbol(k.text, _value_kind(v), _scalar_detail(v), rng, k.range, _generic(v, rng, depth + 1, budget)))
+        out.append(DocumentSymbol(k.text, _value_kind(v), _scalar_detail(v, k.text), rng, k.range, _generic(v, rng, depth + 1, budget)))
     return tuple(out)
 
 

@@ -16,11 +16,13 @@ Must not import pygls, lsprotocol or pulumi.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from .catalog import Catalog
@@ -48,6 +50,7 @@ def env_prefix(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
 
 
+@lru_cache(maxsize=16384)  # pure; asked for every item of every environment (issue 6)
 def injected_variables(name: str, kind: str) -> tuple[str, ...]:
     """Variable names a consumer of resource/workload ``name`` of ``kind`` receives."""
     prefix = env_prefix(name)
@@ -215,10 +218,14 @@ class EnvironmentPlan:
     notes: tuple[str, ...]
 
     def item(self, name: str) -> ItemPlan | None:
-        for i in self.items:
-            if i.name == name:
-                return i
-        return None
+        # An index built on first use (completion and hovers ask for every item by name).
+        index = self.__dict__.get("_by_name")
+        if index is None:
+            index = {}
+            for i in self.items:
+                index.setdefault(i.name, i)
+            object.__setattr__(self, "_by_name", index)
+        return index.get(name)
 
     def top_contributors(self, n: int = 3) -> list[ItemPlan]:
         return sorted(self.items, key=lambda i: (-i.monthly_usd, i.name))[:n]
@@ -253,7 +260,39 @@ class _Pricer:
         return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key)
 
 
+#: Line items priced per (catalogue, region, quantities): entries of one kind and size in one
+#: environment have the same line items, so most items of a plan reuse them (issue 6).
+#: ``id(catalog) -> (catalog, {(region, specs): (line items, missing keys)})``; holding the
+#: catalogue keeps its id from being reused while its prices are remembered.
+_LINE_MEMO: dict[int, tuple[Catalog, dict[tuple, tuple[tuple[LineItem, ...], tuple[str, ...]]]]] = {}
+_LINE_MEMO_MAX = 4096
+
+
 def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
+    """The line items of ``specs`` and the keys without a price (``pricer.missing`` grows as
+    if each were priced here), LineItems are immutable: equal specs share them."""
+    specs = tuple(specs)
+    entry = _LINE_MEMO.get(id(pricer.catalog))
+    if entry is None or entry[0] is not pricer.catalog:
+        if len(_LINE_MEMO) >= 4:
+            _LINE_MEMO.clear()
+        entry = _LINE_MEMO[id(pricer.catalog)] = (pricer.catalog, {})
+    memo = entry[1]
+    key = (pricer.region, specs)
+    hit = memo.get(key)
+    if hit is None:
+        hit = _price_specs(pricer, specs)
+        if len(memo) >= _LINE_MEMO_MAX:
+            memo.clear()
+        memo[key] = hit
+    else:
+        for k in hit[1]:
+            if k not in pricer.missing:
+                pricer.missing.append(k)
+    return hit
+
+
+def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
     items = []
     missing = []
     for key, desc, qty in specs:
@@ -386,7 +425,18 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
     ]
 
 
+_LAST_CONSUMERS: list[Any] = [None, None]  # (spec, its consumers): the spec's environments share it
+
+
 def _consumers(spec: RunwaySpec) -> dict[str, list[str]]:
+    if _LAST_CONSUMERS[0] is spec:
+        return _LAST_CONSUMERS[1]
+    out = _consumers_of(spec)
+    _LAST_CONSUMERS[:] = [spec, out]
+    return out
+
+
+def _consumers_of(spec: RunwaySpec) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {n: [] for n in spec.entries}
     for c in spec.consumers:
         for u in c.uses:
@@ -395,22 +445,64 @@ def _consumers(spec: RunwaySpec) -> dict[str, list[str]]:
     return out
 
 
-def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str) -> EnvironmentPlan:
+def entry_cost(spec: RunwaySpec, catalog: Catalog, env: str, name: str, size: str | None = None, scale: int | None = None) -> Decimal:
+    """The monthly USD of entry ``name`` alone in ``env``, at ``size`` and ``scale`` tasks
+    (default: as ``spec`` has them): the ``monthly_usd`` its item would have in
+    :func:`plan_environment`, priced the same way, without planning the environment.
+
+    An entry's cost does not depend on the other entries; only the per-environment items
+    (``alb``, ``service-discovery``) depend on the workloads' ``expose`` and task counts.
+    A size the catalogue lacks costs 0 (not estimated). Raises KeyError for an unknown name.
+    """
+    entry = spec.entries[name]
+    if size is not None or scale is not None:
+        entry = dataclasses.replace(
+            entry,
+            sizes={**entry.sizes, env: size} if size is not None else entry.sizes,
+            scales={**entry.scales, env: scale} if scale is not None else entry.scales,
+        )
+    pricer = _Pricer(catalog, spec.region)
+    _size, _capacity, specs = _entry_specs(entry, env, catalog, pricer)
+    lines, _missing = _collect(pricer, specs)
+    return sum((li.monthly_usd for li in lines), Decimal("0.00"))
+
+
+def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tuple[RunwaySpec, EnvironmentPlan] | None = None) -> EnvironmentPlan:
     """Plan one environment of ``spec``. Pure; raises nothing for valid specs.
 
     Returns an :class:`EnvironmentPlan` whose items are the entries in declaration order
     (implicit ``shared-<kind>`` after declared resources, workloads next), then the
     per-environment items ``alb`` and ``service-discovery`` when needed. Figures: USD per
     month from ``catalog`` unit prices (sources in catalog/prices.csv), 730 h a month.
+
+    ``previous`` (the spec and this environment's plan of an earlier run with the same
+    ``catalog``) lets an item be reused when its entry and consumers are equal to what they
+    were: the result is the same, computed only for what changed (issue 6: an editor re-plans
+    after every keystroke).
     """
     envspec = spec.env(env) or EnvSpec(env, DEFAULT_CAPS.get(env), "default" if env in DEFAULT_CAPS else "none")
     pricer = _Pricer(catalog, spec.region)
     consumers = _consumers(spec)
+    reuse = _reusable(spec, env, previous)
     items: list[ItemPlan] = []
     internal_tasks = 0
     any_internal = False
     any_public = False
     for entry in spec.entries.values():
+        old = reuse.get(entry.name) if reuse else None
+        if old is not None and old[1].kind == entry.kind and (old[0] is entry or old[0] == entry) and old[1].consumers == tuple(consumers.get(entry.name, ())):
+            item = old[1]
+            for key in item.missing_prices:
+                if key not in pricer.missing:
+                    pricer.missing.append(key)
+            if entry.kind == "workload":
+                if entry.expose == "public":
+                    any_public = True
+                else:
+                    any_internal = True
+                    internal_tasks += entry.scale_in(env)
+            items.append(item)
+            continue
         size, capacity, specs = _entry_specs(entry, env, catalog, pricer)
         lines, missing = _collect(pricer, specs)
         notes: list[str] = []
@@ -493,6 +585,29 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str) -> Environmen
         missing_prices=tuple(pricer.missing),
         notes=("network (VPC, NAT gateways, endpoints, data transfer) is outside the runway and not estimated", "free tiers are ignored: estimates are conservative"),
     )
+
+
+def clear_memos() -> None:
+    """Forget the memoised line items and variable names (benchmarks measure a cold start)."""
+    _LINE_MEMO.clear()
+    injected_variables.cache_clear()
+    _LAST_CONSUMERS[:] = [None, None]
+
+
+def _reusable(spec: RunwaySpec, env: str, previous: tuple[RunwaySpec, EnvironmentPlan] | None) -> dict[str, tuple[EntrySpec, ItemPlan]]:
+    """name -> (entry, item) of a previous plan of ``env`` whose items may be reused: same
+    product and region (they are in every item); environment-level items are never reused."""
+    if previous is None:
+        return {}
+    old_spec, old_plan = previous
+    if old_plan.name != env or old_spec.product != spec.product or old_spec.region != spec.region:
+        return {}
+    entries = old_spec.entries
+    out = {}
+    for item in old_plan.items:
+        if item.origin != "environment" and (e := entries.get(item.name)) is not None:
+            out[item.name] = (e, item)
+    return out
 
 
 def plan_all(spec: RunwaySpec, catalog: Catalog, envs: Iterable[str] | None = None) -> Plan:
@@ -593,6 +708,7 @@ __all__ = [
     "EnvironmentPlan",
     "Plan",
     "plan_environment",
+    "entry_cost",
     "plan_all",
     "plan_json",
     "plan_digest",

@@ -44,12 +44,13 @@ CODES: dict[str, tuple[str, str]] = {
     "RW009": ("error", "a key that is a list or mapping"),
     "RW010": ("error", "nesting too deep"),
     "RW011": ("error", "file over the size limit (1 MiB): not analysed"),
+    "RW012": ("error", "more than 500 problems in one file: the rest are not shown"),
     "RW100": ("error", "wrong type or value (schema)"),
     "RW101": ("error", "missing required key"),
     "RW102": ("error", "unknown key (closest known key suggested)"),
     "RW103": ("error", "unsupported format version"),
     "RW110": ("error", "name format (product, resource, workload, environment, member)"),
-    "RW111": ("error", "declared name collides with an implicit `shared-<kind>` resource"),
+    "RW111": ("error", "declared name collides with an implicit item (`shared-<kind>`, `alb`, `service-discovery`)"),
     "RW112": ("error", "a resource and a workload share one name"),
     "RW120": ("error", "unknown kind (closest kind suggested)"),
     "RW121": ("error", "reserved kind (kafka, opensearch): why, and what brings it back"),
@@ -60,6 +61,9 @@ CODES: dict[str, tuple[str, str]] = {
     "RW142": ("warning", "reason names none of the three allowed grounds"),
     "RW143": ("error", "`env` or `secrets` name collides with an injected variable"),
     "RW144": ("error", "secret or variable name format"),
+    "RW145": ("warning", "an entry listed twice (`secrets`, `uses`, `requires`)"),
+    "RW146": ("warning", "a name in both `env` and `secrets`"),
+    "RW147": ("warning", "an `env` value that looks like a secret"),
     "RW150": ("error", "workload `uses` names no resource or workload"),
     "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
     "RW152": ("error", "member `uses` names no resource of the root"),
@@ -74,8 +78,9 @@ CODES: dict[str, tuple[str, str]] = {
 
 
 def usd(x: Decimal) -> str:
-    """``Decimal('1234.5')`` -> ``$1,234.50``."""
-    return f"${cents(x):,.2f}"
+    """``Decimal('1234.5')`` -> ``$1,234.50``; a negative zero prints as ``$0.00``."""
+    c = cents(x)
+    return f"${c.copy_abs() if c.is_zero() else c:,.2f}"
 
 
 def _d(an: "Analysis", file: str, rng: Range, code: str, msg: str, data: dict | None = None, severity: Severity | None = None, tags: tuple[int, ...] = ()) -> Diagnostic:
@@ -92,6 +97,13 @@ def _section(an: "Analysis", name: str) -> YMap | None:
     r = _root(an)
     s = r.get(name) if r is not None else None
     return s if isinstance(s, YMap) else None
+
+
+def _first_key_range(r: YMap) -> Range:
+    """``product``'s key, else the first key, else 0:0 (a mapping whose only key was a merge
+    key ``<<`` has no entries of its own)."""
+    kn = r.key_node("product") or (r.entries[0][0] if r.entries else None)
+    return kn.range if kn is not None else Range(Position(0, 0), Position(0, 0))
 
 
 def _scalar_str(n: YNode | None) -> str | None:
@@ -144,8 +156,13 @@ def names(an: "Analysis") -> Iterator[Diagnostic]:
                      f"member name `{f.member_name}` (the folder's name; `member:` is not set) must be a DNS label; set e.g. `member: {fix}`")
 
 
+#: Names of the per-environment plan items (planner: the ALB, the Cloud Map namespace): RW111.
+ENVIRONMENT_ITEM_NAMES = {"alb": "the environment's load balancer", "service-discovery": "the environment's service discovery namespace"}
+
+
 def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
-    """RW111: no declared resource or workload may be named `shared-<kind>`."""
+    """RW111: no declared resource or workload may be named `shared-<kind>`, `alb` or
+    `service-discovery` (the implicit items every plan may add)."""
     for sect in ("resources", "workloads"):
         s = _section(an, sect)
         if s is None:
@@ -154,6 +171,10 @@ def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
             if k.text.startswith("shared-") and k.text[7:] in RESOURCE_KINDS:
                 yield _d(an, an.root_file, k.range, "RW111",
                          f"`{k.text}` is the name of the implicit shared {k.text[7:]} pool (from members' `requires` and environments' `shared`); choose another name")
+            elif k.text in ENVIRONMENT_ITEM_NAMES:
+                yield _d(an, an.root_file, k.range, "RW111",
+                         f"`{k.text}` is the name of {ENVIRONMENT_ITEM_NAMES[k.text]}, an implicit item of every plan that needs one "
+                         "(the plan and the deploy would hold two items of that name); choose another name")
 
 
 def name_clash(an: "Analysis") -> Iterator[Diagnostic]:
@@ -378,6 +399,109 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
                     yield _d(an, an.root_file, ek.range, "RW144", f"`{ek.text}` is not a valid environment variable name (letters, digits, `_`; not starting with a digit)")
 
 
+def duplicate_entries(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW145: an entry listed twice in a workload's `secrets` or `uses`, or in a member's
+    `uses` or `requires` (reported at the second; the first one counts, nothing is lost).
+    A member folder listed twice in `members` is RW151's warning."""
+    lists: list[tuple[str, str, YNode | None]] = []
+    for k, v in _workloads(an):
+        for key in ("secrets", "uses"):
+            lists.append((an.root_file, f"workloads.{k.text}.{key}", v.get(key)))
+    for f in an.files.values():
+        if f.role == "member" and isinstance(f.parsed.root, YMap) and not f.parsed.partial:
+            for key in ("uses", "requires"):
+                lists.append((f.path, key, f.parsed.root.get(key)))
+    for file, where, seq in lists:
+        if not isinstance(seq, YSeq):
+            continue
+        first: dict[str, YNode] = {}
+        for it in seq.items:
+            s = _scalar_str(it)
+            if s is None:
+                continue
+            if s not in first:
+                first[s] = it
+                continue
+            line = first[s].range.start.line + 1
+            yield _d(an, file, it.range, "RW145", f"`{s}` is listed twice in `{where}` (first on line {line}); remove this one",
+                     {"entry": s, "first_line": line})
+
+
+def env_and_secrets(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW146: one name both in a workload's `env` (a plain value) and in its `secrets`."""
+    for k, v in _workloads(an):
+        env, secrets = v.get("env"), v.get("secrets")
+        if not isinstance(env, YMap) or not isinstance(secrets, YSeq):
+            continue
+        plain = {ek.text: ek for ek, _ev in env.entries}
+        seen: set[str] = set()
+        for it in secrets.items:
+            s = _scalar_str(it)
+            if s is None or s not in plain or s in seen:
+                continue
+            seen.add(s)
+            line = plain[s].range.start.line + 1
+            yield _d(an, an.root_file, it.range, "RW146",
+                     f"`{s}` is both a plain `env` variable (line {line}) and a secret of workload `{k.text}`: the container would get "
+                     "two values for one name; keep it in `secrets` only and remove it from `env`",
+                     {"variable": s, "workload": k.text, "env_line": line})
+
+
+#: Values that are credentials whatever their variable is called (value shapes, never quoted back).
+SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    ("a private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")),
+    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("a Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("a Stripe secret key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
+    ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("a URL with a password in it", re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)),
+)
+#: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`, ...).
+SECRET_NAME = re.compile(r"(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|SIGNING_?KEY|CREDENTIALS?)$", re.IGNORECASE)
+
+
+def secret_shape(name: str, value: object) -> str | None:
+    """Why an `env` value looks like a secret (a phrase for messages), or None.
+
+    By shape (an AWS access key id, a private key, a token with a vendor prefix, a URL with a
+    password) whatever the name; or by name (`*_PASSWORD`, `*_TOKEN`, `*_API_KEY`, ...) when the
+    value is a non-empty string that is not a path, a URL or a `${...}` reference.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return None
+    for why, pattern in SECRET_VALUE_SHAPES:
+        if pattern.search(value):
+            return why
+    v = value.strip()
+    if SECRET_NAME.search(name) and not (v.startswith(("/", "./", "${", "$(")) or "://" in v):
+        return f"its name, `{name}`, says it is a credential"
+    return None
+
+
+def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW147: a plain `env` value that looks like a credential (it belongs in `secrets`).
+
+    The message and ``data`` never quote the value: the diagnostic must not spread it further
+    (CI logs, SARIF uploads, pull-request annotations)."""
+    for k, v in _workloads(an):
+        env = v.get("env")
+        if not isinstance(env, YMap):
+            continue
+        for ek, ev in env.entries:
+            if not isinstance(ev, YScalar):
+                continue
+            why = secret_shape(ek.text, ev.value)
+            if why is None:
+                continue
+            yield _d(an, an.root_file, ev.range, "RW147",
+                     f"the value of `{ek.text}` looks like a secret ({why}): `env` values are plain text in the runway, in git, in "
+                     f"the plan and in the task definition; list `{ek.text}` in `secrets` instead (its value then lives in Infisical) "
+                     "and rotate the value if this file was ever committed",
+                     {"variable": ek.text, "workload": k.text})
+
+
 # --- references -----------------------------------------------------------------------------
 
 
@@ -427,7 +551,7 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
     if r is None or an.spec is None:
         return
     node = r.get("region")
-    rng = node.range if node is not None else (r.key_node("product") or r.entries[0][0]).range
+    rng = node.range if node is not None else _first_key_range(r)
     reg = an.spec.region
     if reg not in an.catalog.regions:
         from .analysis import suggest
@@ -461,8 +585,8 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
             return kn.range
     r = _root(an)
     if r is not None:
-        kn = r.key_node("environments") or r.key_node("product") or r.entries[0][0]
-        return kn.range
+        kn = r.key_node("environments")
+        return kn.range if kn is not None else _first_key_range(r)
     return Range(Position(0, 0), Position(0, 0))
 
 
@@ -508,6 +632,9 @@ RULES: tuple[Rule, ...] = (
     reasons,
     injected_collisions,
     variable_names,
+    duplicate_entries,
+    env_and_secrets,
+    secret_looking_env,
     uses,
     unused,
     region,

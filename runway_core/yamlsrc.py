@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent
 
 from .diagnostics import Diagnostic, Severity
 from .positions import LineIndex, Position, Range
@@ -48,6 +49,7 @@ _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 
 _SPECIAL_FIRST = frozenset("~nNtTfF0123456789+-.")
+_OPEN = Range(Position(0, 0), Position(0, 0))  # an open collection's range until it closes
 
 _CORE_TAGS = {
     "tag:yaml.org,2002:str",
@@ -72,7 +74,12 @@ def resolve_plain(text: str) -> Any:
     if _BOOL_FALSE.match(text):
         return False
     if _INT10.match(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:
+            # Past Python's limit on decimal digits (4,300 by default): a number no runway
+            # value can hold; as a float it is ±inf, which the model reports at its position.
+            return float(text)
     if _INT8.match(text):
         return int(text[2:], 8)
     if _INT16.match(text):
@@ -93,11 +100,31 @@ def resolve_plain(text: str) -> Any:
 
 @dataclass(eq=False, slots=True)
 class YNode:
-    """A composed node; ``range`` is in code-point positions of the whole file."""
+    """A composed node; ``range`` is in code-point positions of the whole file.
 
-    range: Range
+    The loader stores most scalars' ranges as ``(line, character, end line, end character)``
+    and builds the :class:`Range` when it is first read (issue 6: most ranges are never read,
+    and plain tuples of ints are invisible to the cyclic garbage collector)."""
+
+    _range: Any  # a Range, or its four ints until first read
     tag: str | None = None
     anchor: str | None = None
+
+    @property
+    def range(self) -> Range:
+        r = self._range
+        if r.__class__ is tuple:
+            r = self._range = Range(Position(r[0], r[1]), Position(r[2], r[3]))
+        return r
+
+    @range.setter
+    def range(self, value: Range) -> None:
+        self._range = value
+
+    def end_position(self) -> Position:
+        """``range.end`` without building the range."""
+        r = self._range
+        return Position(r[2], r[3]) if r.__class__ is tuple else r.end
 
 
 @dataclass(eq=False, slots=True)
@@ -240,6 +267,10 @@ class _Composer:
         only texts holding those take the slower offset path."""
         if self.fast:
             line = mark.line
+            if line >= self.lines.line_count:
+                # libyaml ends the stream on a virtual line after a last line without a line
+                # break (`?` alone): clamp to the end of the text, never past the document.
+                return self.lines.position(len(self.text))
             return Position(line, mark.column + self.shift if line == 0 else mark.column)
         return self.lines.position(mark.index + self.shift)
 
@@ -335,7 +366,7 @@ class _Composer:
             node.range = Range(begin, max(begin, end))
         else:
             # Block collections end where their last child ends, not after trailing comments.
-            node.range = Range(begin, max(last.range.end, begin) if last is not None else begin)
+            node.range = Range(begin, max(last.end_position(), begin) if last is not None else begin)
         if isinstance(node, YMap) and merges:
             self._apply_merges(node, merges)
         if len(self.stack) >= MAX_DEPTH:
@@ -344,16 +375,27 @@ class _Composer:
             weight = 1
         self.add(node, weight, anchor)
 
-    def _apply_merges(self, node: YMap, merges: list[YNode]) -> None:
+    def _apply_merges(self, node: YMap, merges: list[tuple[YScalar, YNode]]) -> None:
         # YAML merge keys (yaml.org/type/merge.html): explicit keys win, then earlier sources.
-        for src in merges:
+        for key, src in merges:
             sources = src.items if isinstance(src, YSeq) else [src]
+            culprits: list[str] = []
             for s in sources:
                 if isinstance(s, YMap):
                     for k, v in s.entries:
                         node.add(k, v)
-                else:
+                elif s.range.start >= key.range.end:
+                    # Written right here (`<<: [*a, 5]`): point at it.
                     self.diag(s.range, "RW100", "a merge key (<<) takes a mapping or a list of mappings")
+                else:
+                    # Reached through an alias, its text is elsewhere (the anchor may be fine
+                    # where it is written): this merge is what misuses it.
+                    name = s.anchor or src.anchor
+                    what = f"*{name}" if name else "a source"
+                    if what not in culprits:
+                        culprits.append(what)
+            if culprits:
+                self.diag(key.range, "RW100", f"a merge key (<<) takes a mapping or a list of mappings; {', '.join(culprits)} is not a mapping")
 
     def add(self, node: YNode, weight: int, anchor: str | None) -> None:
         self.count += 1
@@ -382,7 +424,7 @@ class _Composer:
         if key is False:
             return
         if key.text == "<<" and key.style == "" and key.tag is None:
-            top[4].append(node)
+            top[4].append((key, node))
             return
         if not parent.add(key, node):
             first = parent.key_node(key.text)
@@ -424,17 +466,12 @@ def _mask(body: str) -> tuple[str, dict[int, str] | None]:
 
 def _events(text: str) -> Iterator[Any]:
     if _CParser is not None:
-        parser = _CParser(text)
-        get = parser.get_event
-        while True:
-            ev = get()
-            yield ev
-            if type(ev).__name__ == "StreamEndEvent":
-                return
-    else:  # pragma: no cover
-        from ruamel.yaml import YAML
+        # get_event returns None after StreamEndEvent (which parse_yaml also stops at): a
+        # C-level iterator, no generator frame per event.
+        return iter(_CParser(text).get_event, None)
+    from ruamel.yaml import YAML  # pragma: no cover
 
-        yield from YAML(typ="safe", pure=True).parse(text)
+    return iter(YAML(typ="safe", pure=True).parse(text))  # pragma: no cover
 
 
 def _error_range(lines: LineIndex, text: str, offset: int) -> Range:
@@ -476,16 +513,63 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
     partial = False
     docs = 0
     try:
+        # Hot loop (issue 6): events dispatched by class; the common scalar (no tag, no anchor,
+        # no BOM, no masked line break) is built inline, exactly as _Composer.scalar builds it.
+        # (libyaml puts marks at the end of a last line without a line break on a virtual next
+        # line; _Composer.pos clamps those, so such a text takes the general path.)
+        plain_marks = shift == 0 and comp.unmask is None and (not body or body[-1] in "\r\n")
+        add = comp.add
+        stack = comp.stack
+        special = _SPECIAL_FIRST
         for ev in _events(body):
-            name = type(ev).__name__
-            if name == "ScalarEvent":
-                comp.scalar(ev)
-            elif name == "MappingStartEvent":
-                comp.start_collection(ev, YMap(comp.rng(ev.start_mark.index, ev.start_mark.index), ev.tag, ev.anchor, flow=bool(ev.flow_style)))
-            elif name == "SequenceStartEvent":
-                comp.start_collection(ev, YSeq(comp.rng(ev.start_mark.index, ev.start_mark.index), ev.tag, ev.anchor, flow=bool(ev.flow_style)))
-            elif name in ("MappingEndEvent", "SequenceEndEvent"):
+            cls = ev.__class__
+            if cls is ScalarEvent:
+                if plain_marks and ev.tag is None and ev.anchor is None:
+                    sm, em = ev.start_mark, ev.end_mark
+                    text_ = ev.value
+                    style = ev.style or ""
+                    value = text_ if style or (text_ and text_[0] not in special) else resolve_plain(text_)
+                    node = YScalar((sm.line, sm.column, em.line, em.column), None, None, value, text_, style)
+                    if stack:
+                        # _Composer.add's common cases, inlined: an item of a sequence, a key, or
+                        # a value under a new key (duplicates, merges and the root go to add).
+                        top = stack[-1]
+                        parent = top[0]
+                        if parent.__class__ is YSeq:
+                            comp.count += 1
+                            top[1] += 1
+                            parent.items.append(node)
+                            continue
+                        key = top[2]
+                        if key is None:
+                            comp.count += 1
+                            top[1] += 1
+                            top[2] = node
+                            continue
+                        if key is not False and key.text not in parent._index and (key.text != "<<" or key.style or key.tag is not None):
+                            comp.count += 1
+                            top[1] += 1
+                            top[2] = None
+                            parent._index[key.text] = len(parent.entries)
+                            parent.entries.append((key, node))
+                            continue
+                    add(node, 1, None)
+                else:
+                    comp.scalar(ev)
+                continue
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
                 comp.end_collection(ev)
+                continue
+            # A collection's range is set when it closes (_finish); until then a placeholder.
+            if cls is MappingStartEvent:
+                comp.start_collection(ev, YMap(_OPEN, ev.tag, ev.anchor, flow=bool(ev.flow_style)))
+                continue
+            if cls is SequenceStartEvent:
+                comp.start_collection(ev, YSeq(_OPEN, ev.tag, ev.anchor, flow=bool(ev.flow_style)))
+                continue
+            name = cls.__name__
+            if name == "StreamEndEvent":
+                break
             elif name == "AliasEvent":
                 comp.alias(ev)
             elif name == "DocumentStartEvent":

@@ -10,11 +10,49 @@ Must never import pulumi or deploy_engine: editor users never pay for the deploy
 
 from __future__ import annotations
 
-from importlib import metadata
+import os
+import sys
 
-try:
-    __version__ = metadata.version("runway-tooling")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+
+def _installed_version(dist: str = "runway_tooling") -> str | None:
+    """The version in the first ``<dist>-<version>.dist-info`` (or egg-info) on ``sys.path``,
+    where :func:`importlib.metadata.version` looks too, without importing
+    ``importlib.metadata`` (~30 ms of the server's start-up, issue 6). None when not found."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            base, ext = os.path.splitext(name)
+            if ext not in (".dist-info", ".egg-info") or not base.lower().replace("-", "_").startswith(dist):
+                continue
+            stem, _, version = base.partition("-")
+            if stem.lower().replace("-", "_") != dist:
+                continue
+            if version and ext == ".dist-info":
+                return version
+            try:
+                with open(os.path.join(entry or ".", name, "PKG-INFO"), encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip()
+                        if not line.strip():
+                            break
+            except OSError:
+                pass
+            if version:
+                return version
+    return None
+
+
+__version__ = _installed_version() or ""
+if not __version__:  # an unusual install: ask importlib.metadata
+    from importlib import metadata
+
+    try:
+        __version__ = metadata.version("runway-tooling")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        __version__ = "0+unknown"
 
 __all__ = ["__version__"]

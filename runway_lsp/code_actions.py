@@ -21,17 +21,19 @@ Handlers catch, log and return an empty list. Must not import pulumi or deploy_e
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.fixes import Fix, fixes_for
 from runway_core.positions import Range
 
 from . import convert
 from .server import RunwayLanguageServer, path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from runway_core.fixes import Fix
 
 log = logging.getLogger("runway_lsp")
 
@@ -92,6 +94,8 @@ def code_actions(ls: RunwayLanguageServer, params: types.CodeActionParams) -> li
         rng = decode(d.range)
         sent.setdefault((d.code, rng), d)
         core.append(Diagnostic(path, rng, Severity(int(d.severity or 1)), d.code, d.message, d.data if isinstance(d.data, dict) else None))
+    from runway_core.fixes import fixes_for  # imported on first use: not at start-up (issue 6)
+
     fixes = fixes_for(an, path, core) if core else fixes_for(an, path, decode(params.range))
     doc_changes = _document_changes(ls)
     out = []

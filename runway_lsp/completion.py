@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from runway_core.complete import CompletionCandidate, completions_at
 from runway_core.positions import Encoding, LineIndex
 from runway_core.yamlsrc import parse_yaml
 
 from . import convert
 from .server import RunwayLanguageServer, uri_to_path
+
+if TYPE_CHECKING:
+    from runway_core.complete import CompletionCandidate
 
 log = logging.getLogger("runway_lsp")
 
@@ -116,6 +119,8 @@ def complete(ls: RunwayLanguageServer, params: types.CompletionParams) -> types.
         parsed = parse_yaml(doc.text, path)  # an open buffer the analysis did not read
     lines = (src.parsed if src is not None else parsed).lines  # type: ignore[union-attr]
     pos = convert.from_position(params.position, lines, ls.encoding)
+    from runway_core.complete import completions_at  # imported on first use: not at start-up (issue 6)
+
     cands = completions_at(an, path, pos, parsed=parsed)
     return to_list(cands, lines, ls.encoding, CompletionSupport.of(ls.client_capabilities))
 

@@ -17,6 +17,12 @@ values of lenses and hints; positions go through :mod:`runway_lsp.convert`).
 - Deltas: the lenses and environment hovers compare with the runway as last saved (the
   disk) and at git HEAD (:class:`runway_core.baseline.BaselineStore`), unless
   ``runway.costDelta.enabled`` is false.
+- While typing breaks the YAML (a syntax error: the analysis of the real text is partial and
+  plans nothing), lenses, hints and hovers come from a tolerant analysis: the same text with
+  the offending line blanked (:func:`runway_core.analysis.tolerant_text`; positions hold),
+  else from the last analysis of the group that parsed, its lines mapped onto the current
+  text (:class:`runway_core.positions.LineMap`; lines changed since are left without). So
+  costs stay in view while a key is half typed; diagnostics still come from the real text.
 - Refresh (LSP 3.17 §"Code Lens Refresh Request", §"Inlay Hint Refresh Request"): after
   diagnostics are published, when what lenses or hints show changed (a member edit changes
   the root's lenses; a save changes "since save"), the server sends
@@ -29,16 +35,19 @@ Handlers catch, log and return an empty result. Must not import pulumi or deploy
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from typing import Any
 
 from lsprotocol import types
 
+from runway_core.analysis import Analysis, tolerant_analysis
 from runway_core.baseline import BaselineStore
+from runway_core.hover import HoverResult, hover_at
 from runway_core.lenses import Baselines, Hint, Lens, code_lenses, inlay_hints
 from runway_core.planner import environment_json
-from runway_core.positions import LineIndex, Range
+from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
 from .server import RunwayLanguageServer, uri_to_path
@@ -75,6 +84,49 @@ def from_range(rng: types.Range, lines: LineIndex, enc: Any) -> Range:
     return Range(convert.from_position(rng.start, lines, enc), convert.from_position(rng.end, lines, enc))
 
 
+# --- what is shown while the text does not parse ----------------------------------------------
+
+
+class View:
+    """The analysis the cost view shows for a group (``an``) and how its positions map onto
+    the current text of each file: the same positions for the current analysis or a tolerant
+    one; a :class:`LineMap` per file for the last analysis that parsed (``current`` is the
+    analysis of the real text)."""
+
+    def __init__(self, an: Analysis, current: Analysis | None = None) -> None:
+        self.an = an
+        self._current = current
+        self._maps: dict[str, LineMap | None] = {}
+
+    @property
+    def shifted(self) -> bool:
+        return self._current is not None
+
+    def _map(self, path: str) -> LineMap | None:
+        if path not in self._maps:
+            old, new = self.an.files.get(path), self._current.files.get(path) if self._current else None
+            self._maps[path] = LineMap(old.parsed.lines, new.parsed.lines) if old is not None and new is not None else None
+        return self._maps[path]
+
+    def range(self, path: str, rng: Range) -> Range | None:
+        """``rng`` (positions of ``an``) on the current text; None when its lines changed."""
+        if self._current is None:
+            return rng
+        m = self._map(path)
+        return m.range_to_new(rng) if m is not None else None
+
+    def position(self, path: str, pos: Position) -> Position | None:
+        """A position of the current text in ``an``'s positions; None when its line changed."""
+        if self._current is None:
+            return pos
+        m = self._map(path)
+        return m.position_to_old(pos) if m is not None else None
+
+
+def _parses(an: Analysis) -> bool:
+    return not any(f.parsed.partial for f in an.files.values())
+
+
 # --- state -----------------------------------------------------------------------------------
 
 
@@ -88,6 +140,30 @@ class CostView:
         self._signatures: dict[str, Any] = {}  # group key -> what its lenses and hints showed
         self._refresh_pending = False
         self._warned_envs: set[str] = set()
+        self._views: dict[str, tuple[Analysis, View]] = {}  # group key -> (real analysis, view)
+        self._good: dict[str, Analysis] = {}  # group key -> last analysis that parsed and planned
+
+    def view(self, key: str) -> View:
+        """What lenses, hints and hovers of group ``key`` show (see the module docstring)."""
+        ls = self.server
+        an = ls.analysis(key)
+        if _parses(an):
+            if an.plans:
+                self._good[key] = an
+            return View(an)
+        hit = self._views.get(key)
+        if hit is not None and hit[0] is an:
+            return hit[1]
+        tolerant = tolerant_analysis(an, ls.read_live)
+        if tolerant is not None and tolerant.plans:
+            view = View(tolerant)
+        elif key in self._good:
+            view = View(self._good[key], current=an)
+        else:
+            view = View(an)
+        self._views.pop(key, None)
+        self._views[key] = (an, view)
+        return view
 
     # --- queries ----------------------------------------------------------------------------
 
@@ -97,31 +173,68 @@ class CostView:
             return None
         return self.store.baselines(key, self.server.catalog)
 
+    def _lines(self, key: str, path: str, view: View) -> LineIndex | None:
+        """The current text's lines of ``path`` (positions of a view are positions of it)."""
+        cur = self.server.analysis(key).files.get(path)
+        src = cur or view.an.files.get(path)
+        return src.parsed.lines if src is not None else None
+
     def code_lenses(self, uri: str) -> list[types.CodeLens]:
         ls = self.server
         path = uri_to_path(uri)
         key = ls.group_of(path)
-        an = ls.analysis(key)
+        view = self.view(key)
+        an = view.an
         src = an.files.get(path)
-        if src is None or src.role != "root":
+        lines = self._lines(key, path, view)
+        if src is None or src.role != "root" or lines is None:
             return []
         lenses = code_lenses(an, path, self.baselines(key))
         self.served(key)
-        return [to_code_lens(lens, uri, src.parsed.lines, ls.encoding) for lens in lenses]
+        out = []
+        for lens in lenses:
+            rng = view.range(path, lens.range)
+            if rng is not None:
+                out.append(to_code_lens(lens if rng == lens.range else dataclasses.replace(lens, range=rng), uri, lines, ls.encoding))
+        return out
 
     def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
         ls = self.server
         path = uri_to_path(uri)
         key = ls.group_of(path)
-        an = ls.analysis(key)
+        view = self.view(key)
+        an = view.an
         src = an.files.get(path)
-        if src is None or src.role != "root" or not an.plans:
+        lines = self._lines(key, path, view)
+        if src is None or src.role != "root" or not an.plans or lines is None:
             return []
-        lines = src.parsed.lines
         env = self._hint_environment(an, self.settings.current)
-        hints = inlay_hints(an, path, from_range(rng, lines, ls.encoding), env)
+        wanted = from_range(rng, lines, ls.encoding)
+        hints = inlay_hints(an, path, None if view.shifted else wanted, env)
         self.served(key)
-        return [to_inlay_hint(h, lines, ls.encoding) for h in hints]
+        out = []
+        for h in hints:
+            at = view.range(path, Range(h.position, h.position))
+            if at is not None and wanted.start <= at.start <= wanted.end:
+                out.append(to_inlay_hint(h if at.start == h.position else dataclasses.replace(h, position=at.start), lines, ls.encoding))
+        return out
+
+    def hover(self, path: str, pos: Position) -> HoverResult | None:
+        """The hover at ``pos`` (code points of the current text of ``path``): from the view
+        while the text does not parse (names and sizes keep their costs), else, or when the
+        view has nothing there, from the analysis of the real text."""
+        ls = self.server
+        key = ls.group_of(path)
+        baseline = self.baselines(key)
+        view = self.view(key)
+        an = ls.analysis(key)
+        if view.an is not an:
+            at = view.position(path, pos)
+            result = hover_at(view.an, path, at, baseline=baseline) if at is not None else None
+            rng = view.range(path, result.range) if result is not None else None
+            if result is not None and rng is not None:
+                return result if rng == result.range else dataclasses.replace(result, range=rng)
+        return hover_at(an, path, pos, baseline=baseline)
 
     def _hint_environment(self, an: Any, settings: Settings) -> str | None:
         wanted = settings.inlay_hints_environment
@@ -141,7 +254,7 @@ class CostView:
         environment; None for arguments it does not understand."""
         if not isinstance(uri, str) or not isinstance(data, dict):
             return None
-        an = self.server.analysis_for(uri_to_path(uri))
+        an = self.view(self.server.group_of(uri_to_path(uri))).an
         env = data.get("env")
         if isinstance(env, str) and env in an.plans:
             return environment_json(an.plans[env])
@@ -158,7 +271,7 @@ class CostView:
     # --- refresh ----------------------------------------------------------------------------
 
     def _signature(self, key: str) -> Any:
-        an = self.server.analysis(key)
+        an = self.view(key).an
         plans = tuple(
             (p.name, p.total, p.cap, p.verdict, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
         )
@@ -178,11 +291,16 @@ class CostView:
         refresh lenses and hints when what they show differs from what it was last served
         (a client that never asked is never asked to refresh)."""
         ls = self.server
+        hit = ls._cache.get(key)  # never re-analyse a group publish_group just dropped
+        if hit is not None and hit[0].plans and _parses(hit[0]):
+            self._good[key] = hit[0]  # what stays in view if the next keystroke breaks the YAML
         previous = self._signatures.get(key)
         if previous is None:
             return
         if not any(p in ls.documents for p in ls.analysis(key).files):
             self._signatures.pop(key, None)
+            self._views.pop(key, None)
+            self._good.pop(key, None)
             return
         sig = self._signature(key)
         if sig != previous:
@@ -225,6 +343,8 @@ class CostView:
         self._warned_envs.clear()
         self.store.clear()
         self._signatures.clear()
+        self._views.clear()
+        self._good.clear()  # priced with the catalogue of the old settings
         if old != new:
             self.schedule_refresh()
 
@@ -242,6 +362,15 @@ def hover_baseline(server: RunwayLanguageServer, path: str) -> Baselines | None:
     except Exception:  # noqa: BLE001
         log.exception("baselines for the hover of %s failed", path)
         return None
+
+
+def view_hover(server: RunwayLanguageServer, path: str, pos: Position) -> HoverResult | None:
+    """The hover at ``pos`` (code points) of ``path``: :meth:`CostView.hover` when the cost
+    view is registered, else from the analysis of the real text."""
+    view = view_of(server)
+    if view is not None:
+        return view.hover(path, pos)
+    return hover_at(server.analysis_for(path), path, pos, baseline=hover_baseline(server, path))
 
 
 def register(server: RunwayLanguageServer) -> None:
@@ -294,4 +423,4 @@ def register(server: RunwayLanguageServer) -> None:
             return None
 
 
-__all__ = ["SHOW_COST", "CostView", "register", "hover_baseline", "to_code_lens", "to_inlay_hint"]
+__all__ = ["SHOW_COST", "CostView", "View", "register", "hover_baseline", "view_hover", "to_code_lens", "to_inlay_hint"]

@@ -15,7 +15,9 @@ JSON as ``runway-deploy plan --format json``, docs/cli.md).
   after the diagnostics of a group are published, when what ``runway/costs`` or
   ``runway/plan`` answer for it changed since the last notification for that group (and the
   first time a group is published while one of its files is open). ``uri`` is the group's
-  root runway, ``uris`` every file of the group.
+  root runway, ``uris`` every file of the group. Only to a client that opted in with
+  ``initializationOptions`` ``{"runwayCostNotifications": true}`` (the VS Code extension
+  does): another client would not know the method (Neovim logs each unknown notification).
 
 Requests never raise: a document that is not a runway, or a handler failure (logged), gets
 ``{"environments": [], "environment": null}``. Must not import pulumi or deploy_engine.
@@ -23,23 +25,24 @@ Requests never raise: a document that is not a runway, or a handler failure (log
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 from typing import Any
 
 from runway_core.analysis import ROOT_NAMES, Analysis
 from runway_core.diagnostics import Severity
-from runway_core.planner import Plan, cap_percent, environment_json, plan_json
+from runway_core.planner import Plan, cap_percent, plan_json
 
 from .server import RunwayLanguageServer, path_to_uri, uri_to_path
+from .settings import COST_NOTIFICATIONS_OPTION, settings_of
 
 log = logging.getLogger("runway_lsp.custom")
 
 COSTS = "runway/costs"
 PLAN = "runway/plan"
 COSTS_CHANGED = "runway/costsChanged"
+#: Error codes that never change what is priced (image digest, reason, variable names, over cap).
+_ESTIMATE_KEEPING = frozenset({"RW140", "RW141", "RW143", "RW144", "RW170"})
 
 
 def _money(value: Any) -> float | None:
@@ -83,7 +86,7 @@ def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
     uri = p.get("uri")
     found = _analysis(server, uri)
     if found is None:
-        return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None}
+        return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None, "complete": False, "errors": 0}
     an, _path = found
     envs = []
     for plan in an.plans.values():
@@ -104,6 +107,10 @@ def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
         "product": an.spec.product if an.spec is not None else None,
         "environments": envs,
         "environment": _selected(server, an, p.get("environment")),
+        # errors that may drop items from the plan (an unknown size or kind): totals are then
+        # lower bounds; the over-cap verdict and workload-only checks leave the estimate whole
+        "errors": (errors := sum(1 for ds in an.diagnostics.values() for d in ds if d.severity == Severity.ERROR and d.code not in _ESTIMATE_KEEPING)),
+        "complete": errors == 0 and not any(plan.missing_prices for plan in an.plans.values()),
     }
 
 
@@ -139,10 +146,14 @@ def _counts(an: Analysis | None) -> dict[str, int]:
     return out
 
 
-def _signature(an: Analysis) -> str:
-    """A digest of everything the cost views show for a group (plans, caps, verdicts)."""
-    doc = [environment_json(p) for p in an.plans.values()]
-    return hashlib.sha256(json.dumps([an.root_file, doc], sort_keys=True, default=str).encode()).hexdigest()
+def _signature(an: Analysis) -> tuple:
+    """Everything the cost views show for a group (plans, caps, verdicts), compared by value.
+
+    The plans are frozen dataclasses, so ``==`` on this tuple is ``==`` on every field that
+    :func:`environment_json` renders; it costs a comparison, not a JSON rendering and a hash
+    of every line item after each keystroke (issue 6), and unchanged items compare by
+    identity (the planner reuses them)."""
+    return (an.root_file, tuple((p.name, p.cap, p.cap_source, p.total, p.verdict, p.missing_prices, p.notes, p.items) for p in an.plans.values()))
 
 
 class CostsNotifier:
@@ -150,10 +161,17 @@ class CostsNotifier:
 
     def __init__(self, server: RunwayLanguageServer) -> None:
         self.server = server
-        self._sent: dict[str, str] = {}  # group key -> signature last notified
+        self._sent: dict[str, tuple] = {}  # group key -> signature last notified
+
+    def opted_in(self) -> bool:
+        """True when the client asked for ``runway/costsChanged`` (initializationOptions)."""
+        options = settings_of(self.server).init_options
+        return isinstance(options, dict) and options.get(COST_NOTIFICATIONS_OPTION) is True
 
     def after_publish(self, key: str) -> None:
         ls = self.server
+        if not self.opted_in():
+            return
         if key not in ls._cache:
             self._sent.pop(key, None)  # the group was dropped: nothing of it is open
             return

@@ -16,8 +16,9 @@ answer ``workspace/symbol``; that request waits for the scan (at most
 :data:`SCAN_WAIT_S`) so a query sent right after start-up sees the whole workspace.
 
 A refused rename (an implicit resource, an invalid or taken name) is answered with an LSP
-``RequestFailed`` error carrying the reason, which clients show to the user. Every other
-failure is logged and degrades to an empty result (STYLE.md §7).
+``RequestFailed`` error carrying the reason, which clients show to the user; it is logged as
+one line at INFO (``rename refused: ...``), never with a traceback. Every other failure is
+logged and degrades to an empty result (STYLE.md §7).
 
 Must not import pulumi or deploy_engine.
 """
@@ -323,8 +324,29 @@ def _request(ls: "RunwayLanguageServer", uri: str, position: types.Position) -> 
     return an, path, convert.from_position(position, src.parsed.lines, ls.encoding)
 
 
+class Refusal(JsonRpcException):
+    """A rename refused for a reason the user is told (an implicit resource, an invalid or
+    taken name): answered with ``RequestFailed``; an ordinary answer, not a server failure."""
+
+
 def _refuse(message: str) -> JsonRpcException:
-    return JsonRpcException(message=message, code=_REQUEST_FAILED)
+    return Refusal(message=message, code=_REQUEST_FAILED)
+
+
+class _OneLineRefusals(logging.Filter):
+    """pygls logs every exception a handler raises with its traceback, at ERROR. A
+    :class:`Refusal` is an answer, not an error: one line at INFO instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, Refusal):
+            record.msg, record.args = "rename refused: %s", (exc.message,)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
+        return True
+
+
+_ONE_LINE_REFUSALS = _OneLineRefusals()
 
 
 def _workspace_edit(ls: "RunwayLanguageServer", an: Analysis, edits: dict[str, list[navigate.TextEdit]]) -> types.WorkspaceEdit:
@@ -375,6 +397,9 @@ def _on_initialized(server: "RunwayLanguageServer", handler) -> None:
 def register(server: "RunwayLanguageServer") -> None:
     """Register the navigation, symbol and link features and the initial workspace scan."""
     state = _Scan()
+    json_rpc_log = logging.getLogger("pygls.protocol.json_rpc")  # where pygls logs handler errors
+    if _ONE_LINE_REFUSALS not in json_rpc_log.filters:
+        json_rpc_log.addFilter(_ONE_LINE_REFUSALS)
 
     async def initialized(params: types.InitializedParams) -> None:
         # A task, not an await: the scan must not hold up an initialized handler chained after.

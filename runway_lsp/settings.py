@@ -20,10 +20,18 @@ key                            default   meaning
 
 Where they come from (LSP 3.17 §"workspace/configuration", §"didChangeConfiguration"):
 pulled with ``workspace/configuration`` after ``initialized`` when the client supports it,
-otherwise taken from ``initializationOptions``; pulled again on every
-``workspace/didChangeConfiguration`` (or, for a client that cannot be asked, taken from its
-``settings``). The server registers for ``didChangeConfiguration`` when the client allows
-dynamic registration, as the spec advises for pull-model servers.
+otherwise taken from ``initializationOptions`` (``{"runway": {...}}`` or the section itself);
+pulled again on every ``workspace/didChangeConfiguration`` (or, for a client that cannot be
+asked, taken from its ``settings``: ``{"runway": {...}}`` or the section itself; empty
+settings fall back to the ``initializationOptions``). The server registers for
+``didChangeConfiguration`` when the client allows dynamic registration, as the spec advises
+for pull-model servers.
+
+Neovim 0.7 declares no ``workspace.configuration`` (0.8 does) yet answers it from
+``vim.lsp.start_client{ settings = ... }`` (runtime/lua/vim/lsp/handlers.lua), and 0.7 never
+sends those settings in a ``didChangeConfiguration``: a client whose ``clientInfo.name`` is
+``Neovim`` is asked anyway, after its ``initializationOptions`` are applied; a null answer
+(no ``runway`` settings) keeps them.
 
 An unknown key or an invalid value is never silent: one ``window/showMessage`` warning names
 each key, and the default is used for it (STYLE.md §8). A ``catalogPath`` that cannot be
@@ -54,6 +62,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("runway_lsp.settings")
 
 SECTION = "runway"
+
+#: ``initializationOptions`` key by which a client opts in to the ``runway/costsChanged``
+#: notification (runway_lsp/custom.py, docs/protocol.md); not a setting.
+COST_NOTIFICATIONS_OPTION = "runwayCostNotifications"
 
 #: How long a feature waits for the client's answer to ``workspace/configuration`` before it
 #: goes on with the settings it has, in seconds (a client that never answers must not hang
@@ -155,8 +167,12 @@ def warning_text(problems: list[str]) -> str:
 
 
 def init_options_section(options: Any) -> Any:
-    """The ``runway`` settings inside ``initializationOptions``: ``{"runway": {...}}`` or the
-    settings object itself."""
+    """The ``runway`` settings inside ``initializationOptions`` (or the ``settings`` of a
+    ``didChangeConfiguration``): ``{"runway": {...}}`` or the settings object itself; the
+    :data:`COST_NOTIFICATIONS_OPTION` flag is not a setting and is left out. None when
+    nothing but that flag is there (the defaults, silently)."""
+    if isinstance(options, dict) and COST_NOTIFICATIONS_OPTION in options:
+        options = {k: v for k, v in options.items() if k != COST_NOTIFICATIONS_OPTION} or None
     if isinstance(options, dict) and isinstance(options.get(SECTION), dict) and len(options) == 1:
         return options[SECTION]
     return options
@@ -182,6 +198,7 @@ class SettingsManager:
         self.server = server
         self.current = Settings()
         self.init_options: Any = None
+        self.client_name: str | None = None  # initialize's clientInfo.name
         self.catalog_folder: str | None = None  # the loaded override folder; None: packaged
         self._pending: asyncio.Future | None = None
         self._generation = 0
@@ -199,7 +216,12 @@ class SettingsManager:
         if pending is not None and not pending.done():
             try:
                 await asyncio.wait_for(asyncio.shield(pending), SETTINGS_WAIT_S)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the request waiting here was cancelled ($/cancelRequest): honour it
+                log.warning("the settings request was cancelled; using the settings in hand")
+            except asyncio.TimeoutError:
                 log.warning("the client did not answer workspace/configuration in %ss; using the settings in hand", SETTINGS_WAIT_S)
             except Exception:  # noqa: BLE001
                 log.exception("waiting for settings failed")
@@ -212,12 +234,25 @@ class SettingsManager:
             return False
         return bool(ws is not None and ws.configuration)
 
+    def _answers_anyway(self) -> bool:
+        """Neovim 0.7 answers ``workspace/configuration`` without declaring it."""
+        return self.client_name == "Neovim"
+
     def pull(self, pushed: Any = None) -> None:
         """Read the settings: ask the client when it can be asked, else use ``pushed`` (the
-        settings of a didChangeConfiguration) or the ``initializationOptions``."""
+        settings of a didChangeConfiguration) or the ``initializationOptions`` (and then ask
+        a Neovim that did not declare it, see the module docstring)."""
         if not self._supports_pull():
             self.apply(init_options_section(pushed if pushed is not None else self.init_options), "initializationOptions" if pushed is None else "didChangeConfiguration")
+            if pushed is None and self._answers_anyway():
+                self._ask(undeclared=True)
             return
+        self._ask()
+
+    def _ask(self, undeclared: bool = False) -> None:
+        """Send ``workspace/configuration`` for the ``runway`` section and apply the answer;
+        ``undeclared``: the client did not declare the request, so an error or a null answer
+        keeps the settings in hand."""
         self._generation += 1
         generation = self._generation
         loop = asyncio.get_running_loop()
@@ -231,9 +266,11 @@ class SettingsManager:
                 try:
                     result = future.result()
                 except Exception as exc:  # noqa: BLE001 - a client error answer
-                    log.warning("workspace/configuration failed (%s); keeping the current settings", exc)
+                    (log.info if undeclared else log.warning)("workspace/configuration failed (%s); keeping the current settings", exc)
                     return
                 section = result[0] if isinstance(result, (list, tuple)) and result else None
+                if undeclared and section is None:
+                    return  # nothing under `runway` in the client's settings: keep what is in hand
                 self.apply(section, "workspace/configuration")
             except Exception:  # noqa: BLE001
                 log.exception("applying settings failed")
@@ -358,6 +395,7 @@ def register(server: "RunwayLanguageServer") -> None:
 
     def initialize(ls: "RunwayLanguageServer", params: types.InitializeParams) -> None:
         try:
+            mgr.client_name = params.client_info.name if params.client_info is not None else None
             mgr.init_options = params.initialization_options
         except Exception:  # noqa: BLE001
             log.exception("reading initializationOptions failed")
@@ -384,9 +422,12 @@ def register(server: "RunwayLanguageServer") -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: "RunwayLanguageServer", params: types.DidChangeConfigurationParams) -> None:
         try:
+            # `{"runway": {...}}` or the runway section itself; empty: the initializationOptions.
             pushed = params.settings
             if isinstance(pushed, dict) and SECTION in pushed:
                 pushed = pushed[SECTION]
+            elif isinstance(pushed, dict) and not pushed:
+                pushed = None
             mgr.pull(pushed)
         except Exception:  # noqa: BLE001
             log.exception("didChangeConfiguration failed")
@@ -404,4 +445,4 @@ def log_failure(what: str) -> Callable[[Any], None]:
     return check
 
 
-__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "parse_settings", "warning_text", "settings_of", "register", "chain_feature", "log_failure"]
+__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "COST_NOTIFICATIONS_OPTION", "parse_settings", "warning_text", "settings_of", "register", "chain_feature", "log_failure"]

@@ -82,12 +82,15 @@ def neovim_caps(utf8: bool = False) -> types.ClientCapabilities:
     return caps
 
 
-async def init(client: LanguageClient, caps: types.ClientCapabilities, root: Path) -> types.InitializeResult:
+async def init(client: LanguageClient, caps: types.ClientCapabilities, root: Path, options: object = None) -> types.InitializeResult:
+    """``initialize`` + ``initialized`` for the folder ``root``; ``options`` are the
+    ``initializationOptions`` (none by default)."""
     return await client.initialize_session(
         types.InitializeParams(
             capabilities=caps,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=options,
         )
     )
 

@@ -33,6 +33,10 @@ EXCLUDED = {
         "A lone member is by definition not part of the product: the root lists every member "
         "folder of the example. test_member_alone_is_rw154 analyses one of them on its own."
     ),
+    "RW012": (
+        "500 problems in one file would bury the faults the example is for. "
+        "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."
+    ),
 }
 
 #: Excluded code -> the code it would displace, which the example shows instead.
@@ -101,6 +105,14 @@ def test_member_alone_is_rw154(catalog) -> None:
     an = analyze(str(checkout), catalog)
     # Checked as a member (no "missing `product`"), its `uses` unresolved (no RW152).
     assert [d.code for d in an.all_diagnostics()] == ["RW154"]
+
+
+def test_too_many_problems_is_rw012(catalog) -> None:
+    text = ROOT.read_text(encoding="utf-8").replace("secrets: [stripe-key,", "secrets: [" + "SENTRY_DSN, " * 600 + "stripe-key,")
+    an = analyze(str(ROOT), catalog, read=lambda p: text if p == str(ROOT) else read_disk(p))
+    root = an.diagnostics[str(ROOT)]
+    assert len(root) == 501 and root[-1].code == "RW012" and root[-1].severity.label == "error"
+    assert an.has_errors()
 
 
 def test_each_member_shows_its_planted_fault(analysis) -> None:

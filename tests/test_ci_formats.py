@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +16,7 @@ import jsonschema
 import pytest
 
 from deploy_engine.cli import diagnostic_github, github_escape_data, github_escape_property, main
+from deploy_engine.rule_help import RULE_HELP
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.positions import Position, Range
 from runway_core.rules import CODES
@@ -85,11 +87,14 @@ def test_a_message_cannot_inject_a_second_command():
 def test_check_github_annotations_of_the_example(capsys):
     rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "github")
     assert rc == 1
-    assert out.splitlines() == [
+    lines = out.splitlines()
+    assert lines[0] == (
         "::error file=runway.yaml,line=49,col=12,endLine=49,endColumn=100,title=RW140::image is not pinned by digest: "
-        "its sha256 digest has 63 hex digits, not 64; write `name@sha256:<64 hex digits>`",
-        "1 error, 0 warnings, 0 hints in 3 files",
-    ]
+        "its sha256 digest has 63 hex digits, not 64; write `name@sha256:<64 hex digits>`"
+    )
+    # Everything else between ::stop-commands::<token> and ::<token>:: (GitHub's mechanism).
+    token = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", lines[1]).group(1)
+    assert lines[2:] == ["1 error, 0 warnings, 0 hints in 3 files", f"::{token}::"]
 
 
 def test_github_columns_are_utf16_and_1_based_and_severities_map(capsys, tmp_path):
@@ -106,7 +111,8 @@ def test_github_file_property_is_relative_to_the_workspace_and_escaped(capsys, t
     folder = emoji_runway(tmp_path, "eu,prod:1")
     rc, out, _ = run(capsys, "check", str(folder), "--format", "github", environ={"GITHUB_WORKSPACE": str(tmp_path)})
     assert rc == 1
-    assert all("file=eu%2Cprod%3A1/runway.yaml," in ln for ln in out.splitlines() if ln.startswith("::"))
+    annotations = [ln for ln in out.splitlines() if ln.startswith(("::error ", "::warning ", "::notice "))]
+    assert annotations and all("file=eu%2Cprod%3A1/runway.yaml," in ln for ln in annotations)
 
 
 def test_plan_github_prints_annotations_then_the_table(capsys, tmp_path):
@@ -121,6 +127,10 @@ def test_plan_github_prints_annotations_then_the_table(capsys, tmp_path):
     assert first.startswith("::error file=runway.yaml,line=") and "title=RW170::dev: estimate $122.10/month is over its cap" in first
     assert "dev — $122.10 / $100.00 cap (122%) — REFUSED" in out and "\033[" not in out
     assert err == ""  # annotations replace the stderr diagnostics in this format
+    lines = out.splitlines()
+    stop = next(i for i, ln in enumerate(lines) if ln.startswith("::stop-commands::"))
+    assert all(ln.startswith("::error ") for ln in lines[:stop])
+    assert lines[-1] == "::" + lines[stop].split("::")[2] + "::" and "dev — $122.10" in "\n".join(lines[stop:])
 
 
 # --------------------------------------------------------------------------------------
@@ -128,19 +138,40 @@ def test_plan_github_prints_annotations_then_the_table(capsys, tmp_path):
 # --------------------------------------------------------------------------------------
 
 
+def validate_sarif(doc: dict, schema: dict) -> None:
+    """The OASIS schema, with formats checked: ``uri`` must be an absolute URI (RFC 3986: a
+    scheme), as SARIF's ``helpUri`` and ``$schema`` require. jsonschema checks ``uri`` only with
+    an optional package, so the check is registered here; the others are jsonschema's own."""
+    checker = jsonschema.FormatChecker()
+
+    @checker.checks("uri", raises=ValueError)
+    def absolute_uri(value: object) -> bool:
+        if not isinstance(value, str):
+            return True
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$", value):
+            raise ValueError(f"{value!r} is not an absolute URI")
+        return True
+
+    jsonschema.Draft4Validator(schema, format_checker=checker).validate(doc)
+
+
 def test_check_sarif_is_valid_sarif_2_1_0(capsys, sarif_schema):
     rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "sarif")
     assert rc == 1
     doc = json.loads(out)
-    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    validate_sarif(doc, sarif_schema)
     assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-schema-2.1.0.json")
     run0 = doc["runs"][0]
     driver = run0["tool"]["driver"]
     assert driver["name"] == "runway-deploy"
     assert [r["id"] for r in driver["rules"]] == list(CODES)
     for rule in driver["rules"]:
-        assert rule["shortDescription"]["text"] == CODES[rule["id"]][1]
-        assert rule["helpUri"] == f"docs/diagnostics.md#{rule['id'].lower()}"
+        title = CODES[rule["id"]][1]
+        triggered, fix = RULE_HELP[rule["id"]]
+        assert rule["shortDescription"]["text"] == title
+        assert "helpUri" not in rule  # only with RUNWAY_DOCS_URL: a relative URI is not valid SARIF
+        assert rule["fullDescription"]["text"] == f"{title}: {triggered}."
+        assert rule["help"]["text"] == f"{title}.\nTriggered by: {triggered}.\nFix: {fix}."
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
     assert run0["columnKind"] == "utf16CodeUnits"
     (result,) = run0["results"]
@@ -155,7 +186,7 @@ def test_check_sarif_is_valid_sarif_2_1_0(capsys, sarif_schema):
 def test_sarif_levels_columns_and_member_paths(capsys, tmp_path, sarif_schema):
     rc, out, _ = run(capsys, "check", str(emoji_runway(tmp_path)), "--format", "sarif")
     doc = json.loads(out)
-    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    validate_sarif(doc, sarif_schema)
     results = doc["runs"][0]["results"]
     levels = {r["ruleId"]: r["level"] for r in results}
     assert levels["RW150"] == "error" and levels["RW171"] == "warning" and levels["RW180"] == "note"
@@ -170,7 +201,7 @@ def test_sarif_levels_columns_and_member_paths(capsys, tmp_path, sarif_schema):
     rc, out, _ = run(capsys, "plan", str(dest), "--format", "sarif")
     assert rc == 1
     doc = json.loads(out)
-    jsonschema.Draft4Validator(sarif_schema).validate(doc)
+    validate_sarif(doc, sarif_schema)
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
     assert "services/billing/runway.yaml" in uris
 
@@ -203,3 +234,87 @@ def test_no_step_summary_without_the_variable_and_check_never_writes_one(capsys,
 def test_unwritable_step_summary_is_a_warning(capsys, tmp_path):
     rc, out, err = run(capsys, "plan", str(ORDERS), "--env", "dev", environ={"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "file")})
     assert rc == 1 and "warning: cannot append to GITHUB_STEP_SUMMARY" in err
+
+
+def test_sarif_help_uri_is_absolute_only_with_runway_docs_url(capsys, sarif_schema):
+    docs = "https://github.com/acme/runway-tooling/blob/v1.2.0/docs/"
+    rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "sarif", environ={"RUNWAY_DOCS_URL": docs})
+    doc = json.loads(out)
+    validate_sarif(doc, sarif_schema)
+    rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["RW140"]["helpUri"] == "https://github.com/acme/runway-tooling/blob/v1.2.0/docs/diagnostics.md#rw140--image-not-pinned-by-digest"
+    assert rules["RW111"]["helpUri"].endswith("#rw111--declared-name-collides-with-an-implicit-item-shared-kind-alb-service-discovery")
+    for bad in ("docs", "/abs/docs", "ftp://x/docs", "javascript:alert(1)"):
+        rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "sarif", environ={"RUNWAY_DOCS_URL": bad})
+        assert all("helpUri" not in r for r in json.loads(out)["runs"][0]["tool"]["driver"]["rules"]), bad
+
+
+def test_sarif_format_checker_rejects_a_relative_help_uri(sarif_schema):
+    doc = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x", "rules": [{"id": "RW1", "helpUri": "docs/diagnostics.md#rw1"}]}}}]}
+    with pytest.raises(jsonschema.ValidationError, match="is not a .uri."):
+        validate_sarif(doc, sarif_schema)
+
+
+def test_rule_help_matches_the_diagnostics_page():
+    """deploy_engine/rule_help.py is the "Triggered by" and "Fix" columns of docs/diagnostics.md."""
+    rows = {}
+    for line in (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\|\s*(RW\d{3})\s*\|", line)
+        if m:
+            cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows[m.group(1)] = (cells[3], cells[5])
+    assert set(rows) == set(CODES) == set(RULE_HELP)
+    for code, help_row in rows.items():
+        assert RULE_HELP[code] == help_row, f"{code}: update deploy_engine/rule_help.py from docs/diagnostics.md"
+
+
+# --------------------------------------------------------------------------------------
+# Workflow-command injection and the job summary
+# --------------------------------------------------------------------------------------
+
+HOSTILE_RUNWAY = """\
+runway: 1
+product: inject
+region: us-east-1
+environments:
+  "::error title=x::y": {}
+  dev: {}
+resources:
+  "<img src=x onerror=alert(1)>":
+    kind: queue
+  "[click](https://evil.example)":
+    kind: topic
+"""
+
+
+def test_hostile_names_cannot_inject_workflow_commands_or_markup(capsys, tmp_path):
+    d = tmp_path / "inject"
+    d.mkdir()
+    (d / "runway.yaml").write_text(HOSTILE_RUNWAY, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    rc, out, err = run(capsys, "plan", str(d), "--format", "github", environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert rc == 1  # RW110: the names are no DNS labels; the plan is printed anyway
+    lines = out.splitlines()
+    stop = next(i for i, ln in enumerate(lines) if ln.startswith("::stop-commands::"))
+    token = lines[stop][len("::stop-commands::"):]
+    assert re.fullmatch(r"[0-9a-f]{32}", token) and lines[-1] == f"::{token}::"
+    # Before the stop: only annotations, one per line, whose message cannot start a command.
+    for ln in lines[:stop]:
+        assert re.match(r"^::(error|warning|notice) file=[^:]*,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=RW\d{3}::", ln), ln
+    # The environment named like a command is printed only between the stop and resume lines.
+    inert = lines[stop + 1:-1]
+    assert "::error title=x::y — $0.90 — no cap" in inert  # inert: the runner is not reading commands here
+    assert not any(ln == f"::{token}::" for ln in inert)
+    # A second run uses another token: it cannot be guessed from an earlier log.
+    _, out2, _ = run(capsys, "plan", str(d), "--format", "github")
+    assert token not in out2
+    # The job summary: HTML escaped, links neutralised.
+    text = summary.read_text(encoding="utf-8")
+    assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert "[click](" not in text and "\\[click\\](https://evil.example)" in text
+    assert "<" not in text and ">" not in text.replace("&gt;", "")
+
+
+def test_markdown_escaping_keeps_plain_names_unchanged(capsys):
+    rc, out, _ = run(capsys, "plan", str(ORDERS), "--env", "production", "--format", "markdown")
+    assert "| main-db | postgres | large | $325.81 |" in out and "| alb (implicit) | load-balancer | - | $29.57 |" in out

@@ -171,6 +171,31 @@ def test_keys_inside_a_flow_mapping_insert_key_and_colon(catalog):
     assert "    health: {path: /api/health, timeout_s: }\n" in s.accept("timeout_s")
 
 
+def test_a_half_typed_key_in_a_flow_mapping_gets_its_colon_as_in_block_style(catalog, tmp_path):
+    # `si` parses as a key without a value: accepting `size` writes `size: `, as a block key would.
+    flow = lone(catalog, tmp_path, f"runway: 1\nproduct: shop\nresources:\n  db: {{kind: postgres, si{MARK}}}\n")
+    assert flow.labels == ["engine", "size"]
+    assert flow.accept("size").endswith("  db: {kind: postgres, size: }\n")
+    block = lone(catalog, tmp_path, f"runway: 1\nproduct: shop\nresources:\n  db:\n    kind: postgres\n    si{MARK}\n")
+    assert block.accept("size").endswith("    size: \n")
+    # A colon already there is not written twice.
+    written = lone(catalog, tmp_path, f"runway: 1\nproduct: shop\nresources:\n  db: {{kind: postgres, si{MARK}: small}}\n")
+    assert written.accept("size").endswith("  db: {kind: postgres, size: small}\n")
+
+
+def test_health_path_and_command_say_exactly_one_of_them(catalog):
+    s = Session(catalog, edited("    health:\n      path: /api/health\n", f"    health:\n      {MARK}\n"))
+    for key in ("path", "command"):
+        assert s.get(key).detail == "exactly one of path, command"
+        assert "Exactly one of `path` and `command`." in (s.get(key).documentation or "")
+
+
+def test_a_tab_indented_line_above_does_not_end_completion(catalog, tmp_path):
+    """A tab cannot indent YAML (RW006): the line above is skipped, not taken for the parent."""
+    s = lone(catalog, tmp_path, f"runway: 1\nproduct: shop\nresources:\n  db:\n\tkind: postgres\n    si{MARK}\n")
+    assert "size" in s.labels and s.accept("size").endswith("    size: \n")
+
+
 # --- kinds ---------------------------------------------------------------------------------------
 
 

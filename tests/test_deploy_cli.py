@@ -5,10 +5,11 @@ cap 2, not the protected job 4, no Pulumi CLI 5, configuration 3, lease held 6, 
 7) and so are the receipts every ``up`` writes. No test fakes the Pulumi CLI: without the
 binary, tests that must get past the CLI check pass ``which`` in (the lookup, STYLE.md §6) and
 stop at a later guard, or replace the Automation API calls (``automation.stored_state`` /
-``up`` / ``preview`` / ``drift``) with stubs that return or raise what the real ones would:
-:class:`FakeStack` keeps the stack outputs an ``up`` would leave (the secret
-``runway_credentials`` and ``resources``) and reads them back through the real
-``automation.state_from_outputs``. The one test that runs the Automation API for real needs the
+``up`` / ``preview`` / ``drift``, or ``open_stack`` with :class:`OpenedStack`) with stubs that
+return or raise what the real ones would: :class:`FakeStack` keeps the non-secret stack
+outputs an ``up`` would leave (``resources``) and reads them back through the real
+``automation.state_from_outputs``. Infisical is a recording server on 127.0.0.1
+(tests/test_infisical.py). The one test that runs the Automation API for real needs the
 ``pulumi`` binary and is skipped without it.
 """
 
@@ -140,7 +141,7 @@ def test_up_outside_the_protected_job_exits_4_even_before_the_pulumi_check(capsy
         environ["RUNWAY_DEPLOY_JOB"] = value
     rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ)
     assert rc == 4
-    assert "refused: `up` runs only in the production-protected deploy job (RUNWAY_DEPLOY_JOB=protected" in err
+    assert "refused: `up` runs only in a protected deploy job (RUNWAY_DEPLOY_JOB=protected" in err
     (r,) = receipts(root)
     assert r["outcome"] == "refused" and r["exit_code"] == 4 and r["lease"] == {"status": "not-taken"}
 
@@ -234,43 +235,81 @@ def test_a_group_readable_passphrase_file_is_refused(capsys, tmp_path):
 # up past the guards (Automation API calls stubbed; the real one is at the end)
 # --------------------------------------------------------------------------------------
 
+PROXY = "main-db.proxy-x.us-east-1.rds.amazonaws.com"
+INSTANCE = "db.abc.us-east-1.rds.amazonaws.com"
+MAIN_DB = {"endpoint": INSTANCE, "proxy_endpoint": PROXY, "port": 5432, "flavor": "rds",
+           "arn": "arn:aws:rds:us-east-1:123456789012:db:orders-dev-main-db"}
+
 
 class Captured:
     target = None
 
 
 class FakeStack:
-    """The stack in its backend, as far as runway-deploy reads it: the outputs of the last
-    successful ``up``. ``stored_state`` parses them with the real ``state_from_outputs``;
-    :meth:`program_ran` keeps what the real program exports (the passwords it received, as the
-    secret ``runway_credentials``, and ``resources``). ``received`` lists, per run, the
-    passwords the program got (preview and drift included; they keep nothing)."""
+    """The stack in its backend, as far as runway-deploy reads it: the **non-secret** outputs of
+    the last successful ``up`` (``resources``: endpoints, flavor). ``stored_state`` parses them
+    with the real ``state_from_outputs``; :meth:`program_ran` keeps what the real program
+    exports. ``received`` lists, per run, the passwords the program got, and ``set`` the
+    resources whose password it was told to set (no ``ignore_changes``)."""
 
     def __init__(self, monkeypatch) -> None:
-        from pulumi.automation import OutputValue
-
-        self._value = OutputValue
         self.outputs: dict = {}
         self.received: list[dict[str, str]] = []
+        self.set: list[tuple[str, ...]] = []
         monkeypatch.setattr(automation, "stored_state", self.stored_state)
 
     def stored_state(self, target):
-        return automation.state_from_outputs(self.outputs, target.redactor, postgres_resources(target.plan))
+        return automation.state_from_outputs(self.outputs, postgres_resources(target.plan))
 
     def program_ran(self, target, resources: dict | None = None, keep: bool = True) -> dict[str, str]:
         passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
         self.received.append(passwords)
+        self.set.append(tuple(target.set_passwords))
         if keep:
-            self.outputs = {
-                "resources": self._value(resources or {}, False),
-                automation.CREDENTIALS_OUTPUT: self._value(dict(passwords), True),
-            }
+            self.outputs = {"resources": resources or {}}
         return passwords
 
 
 @pytest.fixture
 def stack(monkeypatch) -> FakeStack:
     return FakeStack(monkeypatch)
+
+
+@contextlib.contextmanager
+def infisical(monkeypatch, **extra):
+    """A recording Infisical on 127.0.0.1 (tests/test_infisical.py) and the environment of a protected up."""
+    from test_infisical import CLIENT_ID, CLIENT_SECRET, PROJECT, FakeInfisical
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    srv = FakeInfisical()
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, "INFISICAL_HOST": srv.url, "INFISICAL_CLIENT_ID": CLIENT_ID,
+               "INFISICAL_CLIENT_SECRET": CLIENT_SECRET, "INFISICAL_PROJECT_ID": PROJECT, **extra}
+    try:
+        yield srv, environ
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def echoing_up(stack: FakeStack, host: str = PROXY, created: tuple[str, ...] = ()):
+    """An ``up`` that, like a careless provider, echoes the password it got, then leaves its outputs."""
+
+    def up(target, on_output):
+        resources = {"main-db": {**MAIN_DB, "proxy_endpoint": host}}
+        passwords = stack.program_ran(target, resources)
+        on_output(f"  + aws:rds/instance:Instance password={passwords['main-db']}")
+        return UpSummary({"update": 1}, ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
+                         {"resources": resources}, created)
+
+    return up
+
+
+def writes(srv) -> list[dict]:
+    return [r for r in srv.requests if r["path"].startswith("/api/v3/secrets/raw/")]
 
 
 def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack):
@@ -284,9 +323,8 @@ def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path,
         raise PulumiFailed(f"pulumi up failed: InvalidParameterValue: MasterUserPassword {pw}", ["urn:pulumi:orders-dev::runway-orders::a"])
 
     monkeypatch.setattr(automation, "up", failing_up)
-    environ = {"RUNWAY_DEPLOY_JOB": "protected", "PULUMI_CONFIG_PASSPHRASE": "team-passphrase-123", **NETWORK, **INFISICAL_OK,
-               "GITHUB_RUN_ID": "99", "GITHUB_ACTOR": "octocat"}
-    rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state/orders", environ=environ, which=found_pulumi)
+    with infisical(monkeypatch, PULUMI_CONFIG_PASSPHRASE="team-passphrase-123", GITHUB_RUN_ID="99", GITHUB_ACTOR="octocat") as (srv, environ):
+        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state/orders", environ=environ, which=found_pulumi)
     assert rc == 7
     password = seen.target.credentials["main-db"].password.reveal()
     assert len(password) >= 32
@@ -296,11 +334,12 @@ def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path,
     assert r["ci"]["run_id"] == "99" and r["actor"] == "octocat" and r["backend"] == "s3://state/orders"
     assert r["lease"]["status"] == "held" and r["lease"]["holder"] == "octocat (github-actions run 99)"
     assert read_lease(lease_path(root, "orders", "dev")) is None  # released
-    assert_no_secret([out, err, json.dumps(r)], [password, "team-passphrase-123", *NO_SECRETS_FOR])
+    assert_no_secret([out, err, json.dumps(r)], [password, "team-passphrase-123", "client-secret-that-must-never-print"])
 
 
 def test_backend_stack_lock_is_lease_held(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}  # the database exists: nothing to write, no login
 
     def locked(target, on_output):
         raise automation.StackLocked("pulumi up: the stack is locked by another update in the backend: error: the stack is currently locked by 1 lock(s)")
@@ -315,6 +354,7 @@ def test_backend_stack_lock_is_lease_held(capsys, tmp_path, monkeypatch, stack):
 
 def test_an_expired_lease_is_taken_over_and_the_receipt_says_so(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}
     acquire(root, "orders", "dev", holder="crashed-job", clock=lambda: T0 - timedelta(hours=3))
     monkeypatch.setattr(automation, "up", lambda target, on_output: (_ for _ in ()).throw(PulumiFailed("pulumi up failed: x")))
     environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
@@ -322,11 +362,29 @@ def test_an_expired_lease_is_taken_over_and_the_receipt_says_so(capsys, tmp_path
     assert rc == 7 and "took over the expired lease of crashed-job" in err
     (r,) = receipts(root)
     assert r["lease"]["status"] == "held" and r["lease"]["takeover"]["previous_holder"] == "crashed-job"
+    assert r["lease"]["takeover"]["reason"] == "expired"
+    assert read_lease(lease_path(root, "orders", "dev")) is None
+
+
+def test_a_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    dead_pid = int(gone.stdout)  # exited and reaped: no such process any more
+    acquire(root, "orders", "dev", holder="killed-job", clock=lambda: T0, pid=dead_pid)  # this host, not expired
+    monkeypatch.setattr(automation, "up", echoing_up(stack))
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi, clock=lambda: T0 + timedelta(minutes=1))
+    assert rc == 0, err
+    assert f"took over the lease of killed-job: holder process gone (pid {dead_pid} on" in err
+    (r,) = receipts(root)
+    assert r["lease"]["takeover"]["previous_pid"] == dead_pid and r["lease"]["takeover"]["reason"].startswith("holder process gone")
     assert read_lease(lease_path(root, "orders", "dev")) is None
 
 
 def test_a_bug_during_up_still_writes_a_receipt_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}
 
     def buggy_up(target, on_output):
         raise KeyError("something")
@@ -341,8 +399,6 @@ def test_a_bug_during_up_still_writes_a_receipt_and_releases_the_lease(capsys, t
 
 
 def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monkeypatch, stack):
-    from test_infisical import FakeInfisical
-
     root = orders(tmp_path)
     seen = Captured()
 
@@ -352,33 +408,26 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
         return UpSummary(
             {"create": 2},
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
-            {"resources": {"main-db": {"endpoint": "db.abc.us-east-1.rds.amazonaws.com", "proxy_endpoint": "main-db.proxy-x.us-east-1.rds.amazonaws.com"}}},
+            {"resources": {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": PROXY}}},
+            ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
         )
 
     monkeypatch.setattr(automation, "up", good_up)
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    srv = FakeInfisical()
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, "INFISICAL_HOST": srv.url, "INFISICAL_CLIENT_ID": "machine-identity-id",
-                   "INFISICAL_CLIENT_SECRET": "client-secret-that-must-never-print", "INFISICAL_PROJECT_ID": "proj-123"}
+    with infisical(monkeypatch) as (srv, environ):
         rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
-    finally:
-        srv.shutdown()
-        srv.server_close()
     assert rc == 0, err
     password = seen.target.credentials["main-db"].password.reveal()
+    assert seen.target.set_passwords == ("main-db",)  # a new database: its password is set
     assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_PASSWORD")] == password
-    assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_URL")].endswith(
-        f":{password}@main-db.proxy-x.us-east-1.rds.amazonaws.com:5432/main_db?sslmode=require")
+    assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_URL")].endswith(f":{password}@{PROXY}:5432/main_db?sslmode=require")
     assert all(r["method"] != "GET" for r in srv.requests)
+    # The login came first, before pulumi up ran: recorded before any write.
+    assert srv.requests[0]["path"] == "/api/v1/auth/universal-auth/login"
     doc = json.loads(out)
     assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 2}
     assert doc["resources"] == ["urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance"]
     assert "dev:/runtime/main-db/MAIN_DB_PASSWORD" in doc["secrets_written"] and len(doc["secrets_written"]) == 6
+    assert doc["credentials"] == {"main-db": "generated"}
     assert doc["receipt"].startswith(".runway/receipts/dev/20261130T090000.000000Z")
     assert read_lease(lease_path(root, "orders", "dev")) is None
     assert_no_secret([out, err, json.dumps(receipts(root))], [password, "client-secret-that-must-never-print"])
@@ -387,57 +436,18 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
 def test_missing_endpoint_output_fails_without_writing_secrets(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
     monkeypatch.setattr(automation, "up", lambda target, on_output: UpSummary({}, (), {}))
-    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
-    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
+    with infisical(monkeypatch) as (srv, environ):
+        rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
     assert rc == 7 and "exported no endpoint for main-db" in err
-    assert receipts(root)[0]["secrets_written"] == []
+    assert receipts(root)[0]["secrets_written"] == [] and writes(srv) == []
 
 
 # --------------------------------------------------------------------------------------
-# Credentials: generated once, kept in the stack, written to Infisical only when new
+# Credentials: set only by the up that needs one, written to Infisical, never read back
 # --------------------------------------------------------------------------------------
 
-PROXY = "main-db.proxy-x.us-east-1.rds.amazonaws.com"
-INSTANCE = "db.abc.us-east-1.rds.amazonaws.com"
 
-
-@contextlib.contextmanager
-def infisical(monkeypatch):
-    """A recording Infisical on 127.0.0.1 (tests/test_infisical.py) and the environment of a protected up."""
-    from test_infisical import CLIENT_ID, CLIENT_SECRET, PROJECT, FakeInfisical
-
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    srv = FakeInfisical()
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, "INFISICAL_HOST": srv.url, "INFISICAL_CLIENT_ID": CLIENT_ID,
-               "INFISICAL_CLIENT_SECRET": CLIENT_SECRET, "INFISICAL_PROJECT_ID": PROJECT}
-    try:
-        yield srv, environ
-    finally:
-        srv.shutdown()
-        srv.server_close()
-
-
-def echoing_up(stack: FakeStack, host: str = PROXY):
-    """An ``up`` that, like a careless provider, echoes the password it got, then leaves its outputs."""
-
-    def up(target, on_output):
-        passwords = stack.program_ran(target, {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": host}})
-        on_output(f"  + aws:rds/instance:Instance password={passwords['main-db']}")
-        return UpSummary({"update": 1}, ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
-                         {"resources": {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": host}}})
-
-    return up
-
-
-def writes(srv) -> list[dict]:
-    return [r for r in srv.requests if r["path"].startswith("/api/v3/secrets/raw/")]
-
-
-def test_first_up_generates_and_writes_the_second_reuses_and_writes_nothing(capsys, tmp_path, monkeypatch, stack):
+def test_first_up_generates_and_writes_the_second_sets_nothing_and_writes_nothing(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
     monkeypatch.setattr(automation, "up", echoing_up(stack))
     with infisical(monkeypatch) as (srv, environ):
@@ -445,27 +455,31 @@ def test_first_up_generates_and_writes_the_second_reuses_and_writes_nothing(caps
         assert rc == 0, err1
         password = stack.received[0]["main-db"]
         assert len(password) >= 32 and password != PREVIEW_PLACEHOLDER
+        assert stack.set[0] == ("main-db",)
         assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_PASSWORD")] == password
         assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_URL")].endswith(f":{password}@{PROXY}:5432/main_db?sslmode=require")
         first = json.loads(out1)
         assert first["credentials"] == {"main-db": "generated"} and len(first["secrets_written"]) == 6
-        assert "main-db: new credential: wrote 6 values to Infisical at dev:/runtime/main-db/" in err1
+        assert "main-db: new database: setting a new password (generated)" in err1
+        assert "main-db: generated credential: wrote 6 values to Infisical at dev:/runtime/main-db/" in err1
         assert "password=[redacted]" in err1
         requests_after_first = len(srv.requests)
 
-        # The second up: a new process as far as the CLI knows (a new redactor), same stack.
+        # The second up: the stack's non-secret outputs say main-db exists. Its password is left
+        # alone (ignore_changes): the program gets a throwaway value, and Infisical is untouched.
         rc, out2, err2 = deploy(capsys, "up", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi,
                                 clock=lambda: T0 + timedelta(minutes=1))
         assert rc == 0, err2
-        assert stack.received[1] == {"main-db": password}  # the same value went to the program
-        assert len(srv.requests) == requests_after_first  # no login, no write: Infisical untouched
+        assert stack.set[1] == ()
+        throwaway = stack.received[1]["main-db"]
+        assert throwaway != password and len(throwaway) >= 32
+        assert len(srv.requests) == requests_after_first  # no login, no write
         second = json.loads(out2)
-        assert second["outcome"] == "succeeded" and second["credentials"] == {"main-db": "stored"}
+        assert second["outcome"] == "succeeded" and second["credentials"] == {"main-db": "unchanged"}
         assert second["secrets_written"] == []
-        # The value read back from the stack is scrubbed like a generated one.
-        assert "password=[redacted]" in err2
-    assert_no_secret([out1, err1, out2, err2, json.dumps(receipts(root))], [password, "client-secret-that-must-never-print"])
-    assert [r["credentials"] for r in receipts(root)] == [{"main-db": "generated"}, {"main-db": "stored"}]
+        assert "password=[redacted]" in err2  # the throwaway is scrubbed like any generated value
+    assert_no_secret([out1, err1, out2, err2, json.dumps(receipts(root))], [password, throwaway, "client-secret-that-must-never-print"])
+    assert [r["credentials"] for r in receipts(root)] == [{"main-db": "generated"}, {"main-db": "unchanged"}]
 
 
 def test_rotate_credentials_generates_a_new_one_and_writes_it(capsys, tmp_path, monkeypatch, stack):
@@ -479,73 +493,124 @@ def test_rotate_credentials_generates_a_new_one_and_writes_it(capsys, tmp_path, 
                               environ=environ, which=found_pulumi)
         assert rc == 0, err
         new = stack.received[1]["main-db"]
-        assert new != old and len(new) >= 32
+        assert new != old and len(new) >= 32 and stack.set[1] == ("main-db",)  # ignore_changes lifted for this run
         assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_PASSWORD")] == new
         assert [r["method"] for r in writes(srv)[before:]] == ["PATCH"] * 6  # updated in place, never read
         doc = json.loads(out)
         assert doc["credentials"] == {"main-db": "rotated"} and len(doc["secrets_written"]) == 6
-        assert "main-db: rotated credential: wrote 6 values" in err
-        # The rotated value is what the stack keeps: the next up reuses it.
+        assert "main-db: --rotate-credentials: setting a new password (rotated)" in err
+        # The next up leaves the rotated password alone.
         assert deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
-        assert stack.received[2] == {"main-db": new} and len(writes(srv)) == before + 6
+        assert stack.set[2] == () and len(writes(srv)) == before + 6
     assert_no_secret([out, err, json.dumps(receipts(root))], [old, new])
 
 
-def test_an_endpoint_change_rewrites_the_same_password(capsys, tmp_path, monkeypatch, stack):
+def test_adding_the_proxy_rotates_the_password_its_secret_needs(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": {"endpoint": INSTANCE, "port": 5432, "flavor": "rds"}}}  # deployed without a proxy
+    monkeypatch.setattr(automation, "up", echoing_up(stack))
     with infisical(monkeypatch) as (srv, environ):
-        monkeypatch.setattr(automation, "up", echoing_up(stack))
-        assert deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
-        password = stack.received[0]["main-db"]
-        moved = "main-db.proxy-y.us-east-1.rds.amazonaws.com"
-        monkeypatch.setattr(automation, "up", echoing_up(stack, host=moved))
         rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
-        assert rc == 0, err
-        assert stack.received[1] == {"main-db": password}
-        assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_PASSWORD")] == password  # not rotated
-        assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_HOST")] == moved
-        doc = json.loads(out)
-        assert doc["credentials"] == {"main-db": "stored"} and len(doc["secrets_written"]) == 6
-        assert "main-db: endpoint changed: wrote 6 values" in err
-    assert_no_secret([out, err], [password])
+    assert rc == 0, err
+    assert stack.set[0] == ("main-db",)
+    assert json.loads(out)["credentials"] == {"main-db": "rotated"}
+    assert "main-db: RDS Proxy added: its login secret needs the password" in err
+    assert srv.secrets[("dev", "/runtime/main-db", "MAIN_DB_HOST")] == PROXY
 
 
-def test_preview_and_drift_generate_nothing_and_write_nothing(capsys, tmp_path, monkeypatch, stack):
+def test_a_database_created_unawares_fails_loudly(capsys, tmp_path, monkeypatch, stack):
+    """The stack said main-db exists, yet the engine created its instance (replaced outside
+    runway's knowledge): it got the throwaway password. Exit 7, and the way out is a rotation."""
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}
+    created = ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",)
+    monkeypatch.setattr(automation, "up", echoing_up(stack, created=created))
+    with infisical(monkeypatch) as (srv, environ):
+        rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
+    assert rc == 7 and "main-db: this up created or replaced the database or its proxy secret" in err
+    assert "runway-deploy up --rotate-credentials" in err and writes(srv) == []
+
+
+def test_an_endpoint_change_of_an_unchanged_database_fails_with_advice(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": MAIN_DB}}
+    moved = "main-db.proxy-y.us-east-1.rds.amazonaws.com"
+    monkeypatch.setattr(automation, "up", echoing_up(stack, host=moved))
+    with infisical(monkeypatch) as (srv, environ):
+        rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
+    assert rc == 7 and f"the endpoint of main-db ({PROXY}:5432 -> {moved}:5432) changed" in err
+    assert "--rotate-credentials" in err and writes(srv) == []
+
+
+def test_infisical_login_fails_before_pulumi_up_runs(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    monkeypatch.setattr(automation, "up", lambda target, on_output: pytest.fail("pulumi up must not run"))
+    with infisical(monkeypatch, INFISICAL_CLIENT_SECRET="a-wrong-client-secret") as (srv, environ):
+        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
+    assert rc == 7 and "login to" in err and "nothing was deployed" in err
+    assert [r["path"] for r in srv.requests] == ["/api/v1/auth/universal-auth/login"]
+    doc = json.loads(out)
+    assert doc["outcome"] == "failed" and doc["secrets_written"] == [] and doc["credentials"] == {"main-db": "unchanged"}
+    assert "a-wrong-client-secret" not in out + err
+    assert read_lease(lease_path(root, "orders", "dev")) is None
+
+
+def test_infisical_environment_slug_mapping(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    monkeypatch.setattr(automation, "up", echoing_up(stack))
+    with infisical(monkeypatch, INFISICAL_ENVIRONMENT_DEV="development") as (srv, environ):
+        srv.folders.add(("development", "/"))
+        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
+    assert rc == 0, err
+    assert {k[:2] for k in srv.secrets} == {("development", "/runtime/main-db")}
+    assert "wrote 6 values to Infisical at development:/runtime/main-db/" in err
+    assert all(s.startswith("development:/runtime/main-db/") for s in json.loads(out)["secrets_written"])
+
+
+@pytest.mark.parametrize("host", ["http://infisical.example.com", "ftp://127.0.0.1"])
+def test_a_plain_http_infisical_host_is_refused_as_configuration(capsys, tmp_path, host):
+    root = orders(tmp_path)
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "INFISICAL_HOST": host}
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
+    assert rc == 3 and "INFISICAL_HOST" in err
+
+
+def test_preview_and_drift_generate_nothing_write_nothing_and_set_no_password(capsys, tmp_path, monkeypatch, stack):
     root = orders(tmp_path)
     seen: list = []
 
     def preview(target, on_output):
-        seen.append(stack.program_ran(target, keep=False))  # a preview keeps no outputs
+        seen.append((stack.program_ran(target, keep=False), tuple(target.set_passwords)))  # a preview keeps no outputs
         on_output(f"  ~ password={target.credentials['main-db'].password.reveal()}")
         return PreviewSummary({"create": 1}, ())
 
     def drift(target, on_output):
-        seen.append(stack.program_ran(target, keep=False))
+        seen.append((stack.program_ran(target, keep=False), tuple(target.set_passwords)))
         return DriftReport((), 3)
 
     monkeypatch.setattr(automation, "preview", preview)
     monkeypatch.setattr(automation, "drift", drift)
     with infisical(monkeypatch) as (srv, environ):  # Infisical configured, and never called
-        # No credential in the stack yet: a placeholder stands in, so the preview shows a create.
+        # No database in the stack yet: a placeholder stands in, so the preview shows a create.
         rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
         assert rc == 0, err
-        assert seen[-1] == {"main-db": PREVIEW_PLACEHOLDER} and stack.outputs == {}
+        assert seen[-1] == ({"main-db": PREVIEW_PLACEHOLDER}, ("main-db",)) and stack.outputs == {}
         assert json.loads(out)["credentials"] == {"main-db": "placeholder"}
-        assert "main-db has no credential in the stack yet: previewed with a placeholder; `up` will generate it" in err
+        assert "main-db: new database: previewed with a placeholder password; `up` will generate one" in err
         assert deploy(capsys, "drift", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
-        assert seen[-1] == {"main-db": PREVIEW_PLACEHOLDER} and stack.outputs == {}
+        assert seen[-1] == ({"main-db": PREVIEW_PLACEHOLDER}, ())
 
-        # Once an up has stored one, preview and drift use it, unchanged (no diff on the password).
+        # Once an up has created it, preview passes the placeholder under ignore_changes: no diff.
         monkeypatch.setattr(automation, "up", echoing_up(stack))
         assert deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
         password = stack.received[-1]["main-db"]
         kept = dict(stack.outputs)
         requests = len(srv.requests)
         rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
-        assert rc == 0 and seen[-1] == {"main-db": password} and json.loads(out)["credentials"] == {"main-db": "stored"}
-        assert "~ password=[redacted]" in err and "placeholder" not in err
+        assert rc == 0 and seen[-1] == ({"main-db": PREVIEW_PLACEHOLDER}, ()) and json.loads(out)["credentials"] == {"main-db": "unchanged"}
+        assert "placeholder password" not in err
         assert deploy(capsys, "drift", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
-        assert seen[-1] == {"main-db": password}
+        assert seen[-1] == ({"main-db": PREVIEW_PLACEHOLDER}, ())
         assert stack.outputs == kept and len(srv.requests) == requests
     assert len(receipts(root)) == 1  # the up's only
     assert_no_secret([out, err], [password])
@@ -564,25 +629,26 @@ def test_a_failed_up_after_generating_says_how_to_recover(capsys, tmp_path, monk
         raise PulumiFailed("pulumi up failed: InvalidSubnet")
 
     monkeypatch.setattr(automation, "up", failing)
-    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
-    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
-    assert rc == 7 and "InvalidSubnet; the credentials of main-db may now be in the stack but not in Infisical" in err
+    with infisical(monkeypatch) as (srv, environ):
+        rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
+    assert rc == 7 and "InvalidSubnet; the credentials of main-db may now be set on the database but not in Infisical" in err
     assert "runway-deploy up --rotate-credentials" in err
     (r,) = receipts(root)
     assert r["credentials"] == {"main-db": "generated"} and r["secrets_written"] == [] and "--rotate-credentials" in r["reason"]
 
 
-def test_an_unreadable_stored_state_fails_before_pulumi_runs(capsys, tmp_path, monkeypatch, stack):
-    from pulumi.automation import OutputValue
-
+def test_an_unreadable_stack_fails_before_pulumi_up_runs(capsys, tmp_path, monkeypatch):
     root = orders(tmp_path)
-    stack.outputs = {automation.CREDENTIALS_OUTPUT: OutputValue("not-a-mapping-value", True)}
+
+    def unreadable(target):
+        raise PulumiFailed("pulumi stack output failed: error: could not read the stack")
+
+    monkeypatch.setattr(automation, "stored_state", unreadable)
     monkeypatch.setattr(automation, "up", lambda target, on_output: pytest.fail("Pulumi must not run"))
     environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
     rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi)
-    assert rc == 7 and "is not a mapping of resource names to passwords" in err
+    assert rc == 7 and "could not read the stack" in err
     assert read_lease(lease_path(root, "orders", "dev")) is None
-    assert_no_secret([out, err, json.dumps(receipts(root))], ["not-a-mapping-value"])
 
 
 def test_preview_and_drift_output_as_text_and_json(capsys, tmp_path, monkeypatch, stack):
@@ -607,6 +673,218 @@ def test_preview_and_drift_output_as_text_and_json(capsys, tmp_path, monkeypatch
     doc = json.loads(out)
     assert doc["drifted"] == [{"urn": urn, "type": "aws:sqs/queue:Queue", "change": "updated", "properties": ["visibilityTimeoutSeconds"]}]
     assert doc["checked"] == 9 and receipts(root) == []  # only `up` writes receipts
+
+
+class OpenedStack:
+    """What ``automation.open_stack`` returns, as far as preview and drift use it: the real
+    ``automation.preview`` / ``drift`` / ``stored_state`` run against it. ``outputs()`` and
+    ``export_stack()`` (both pass ``--show-secrets`` in the Automation API) fail the test; the
+    masked ``pulumi stack output --json`` goes through ``workspace.pulumi_command.run``."""
+
+    name = "orders-dev"
+
+    def __init__(self, outputs: dict) -> None:
+        from pulumi.automation._cmd import CommandResult
+
+        self.commands: list[list[str]] = []
+        stack = self
+
+        class Command:
+            def run(self, args, cwd, env, on_output=None, on_error=None):
+                stack.commands.append(list(args))
+                return CommandResult(stdout=json.dumps(outputs), stderr="", code=0)
+
+        self.workspace = type("Workspace", (), {"pulumi_command": Command(), "work_dir": "/tmp", "pulumi_home": None,
+                                                "env_vars": {"PULUMI_CONFIG_PASSPHRASE": "p"}})()
+
+    def outputs(self):
+        pytest.fail("Stack.outputs() passes --show-secrets: preview and drift must never call it")
+
+    def export_stack(self):
+        pytest.fail("Stack.export_stack() passes --show-secrets: preview and drift must never call it")
+
+    def preview(self, **kw):
+        from pulumi.automation import PreviewResult
+
+        return PreviewResult(stdout="", stderr="", change_summary={"same": 3})
+
+    def preview_refresh(self, **kw):
+        from pulumi.automation import PreviewResult
+
+        return PreviewResult(stdout="", stderr="", change_summary={})
+
+
+@pytest.mark.parametrize("command", ["preview", "drift"])
+def test_preview_and_drift_never_request_secret_outputs(capsys, tmp_path, monkeypatch, command):
+    root = orders(tmp_path)
+    opened = OpenedStack({"resources": {"main-db": MAIN_DB}, "runway_credentials": "[secret]"})
+    monkeypatch.setattr(automation, "open_stack", lambda target: opened)
+    rc, out, err = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={**NETWORK}, which=found_pulumi)
+    assert rc == 0, err
+    assert all("--show-secrets" not in c for c in opened.commands)
+    if command == "preview":
+        assert opened.commands == [["stack", "output", "--json", "--stack", "orders-dev"]]
+        assert json.loads(out)["credentials"] == {"main-db": "unchanged"}
+    else:
+        assert opened.commands == []  # drift reads no output at all
+
+
+@pytest.mark.parametrize("command", ["preview", "drift"])
+def test_preview_and_drift_print_a_json_error_object_when_they_fail(capsys, tmp_path, monkeypatch, command):
+    root = orders(tmp_path)
+    rc, out, err = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={"PATH": empty_path(tmp_path)})
+    assert rc == 5 and json.loads(out) == {"error": {"exit_code": 5, "message": json.loads(out)["error"]["message"]}}
+    assert "not on PATH" in json.loads(out)["error"]["message"]
+    monkeypatch.setattr(automation, command, lambda t, o: (_ for _ in ()).throw(PulumiFailed(f"pulumi {command} failed: boom")))
+    monkeypatch.setattr(automation, "stored_state", lambda t: automation.StoredState())
+    rc, out, _ = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={**NETWORK}, which=found_pulumi)
+    assert rc == 7 and json.loads(out) == {"error": {"exit_code": 7, "message": f"pulumi {command} failed: boom"}}
+    rc, out, _ = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={}, which=found_pulumi)
+    assert rc == 3 and json.loads(out)["error"]["exit_code"] == 3
+    rc, out, _ = deploy(capsys, command, str(ORDERS), "--env", "dev", "--format", "json", environ={})
+    assert rc == 1 and json.loads(out)["error"]["exit_code"] == 1  # the example's digest error
+    rc, out, _ = deploy(capsys, command, str(tmp_path / "nowhere"), "--env", "dev", "--format", "json", environ={})
+    assert rc == 3 and "no such file or folder" in json.loads(out)["error"]["message"]
+
+
+# --------------------------------------------------------------------------------------
+# The network guard: public subnets, public domain, HTTPS (exit 3, before Pulumi)
+# --------------------------------------------------------------------------------------
+
+CERT = "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
+PRIVATE_ONLY = {k: v for k, v in NETWORK.items() if k != "RUNWAY_PUBLIC_SUBNET_IDS"}
+
+
+def two_public(tmp_path: Path) -> Path:
+    root = orders(tmp_path)
+    f = root / "runway.yaml"
+    f.write_text(f.read_text(encoding="utf-8").replace("    expose: internal\n    reason: \"on-prem-parity", "    expose: public\n    reason: \"on-prem-parity"), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("command", ["preview", "drift", "up"])
+def test_network_gaps_are_configuration_errors_before_pulumi(capsys, tmp_path, monkeypatch, command):
+    monkeypatch.setattr(automation, "open_stack", lambda target: pytest.fail("Pulumi must not be reached"))
+    base = {"RUNWAY_DEPLOY_JOB": "protected", **INFISICAL_OK}
+    root = orders(tmp_path)
+    rc, _, err = deploy(capsys, command, str(root), "--env", "dev", environ={**base, **PRIVATE_ONLY}, which=found_pulumi)
+    assert rc == 3 and "public workload(s) zitadel need the ALB's subnets: set RUNWAY_PUBLIC_SUBNET_IDS" in err
+    root2 = two_public(tmp_path / "two")
+    rc, _, err = deploy(capsys, command, str(root2), "--env", "dev", environ={**base, **NETWORK}, which=found_pulumi)
+    assert rc == 3 and "2 public workloads (metabase, zitadel) share one ALB" in err and "set RUNWAY_PUBLIC_DOMAIN" in err
+    rc, _, err = deploy(capsys, command, str(root), "--env", "production", environ={**base, **NETWORK}, which=found_pulumi)
+    assert rc == 3 and "production: public workload(s) zitadel would be served over plain HTTP: set RUNWAY_CERTIFICATE_ARN" in err
+    assert "RUNWAY_ALLOW_HTTP=1" in err
+    if command == "up":
+        assert [r["exit_code"] for r in receipts(root, "production")] == [3]
+
+
+def test_http_in_production_needs_the_explicit_allowance_and_elsewhere_warns(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    monkeypatch.setattr(automation, "preview", lambda t, o: PreviewSummary({}, ()))
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "production", environ={**NETWORK, "RUNWAY_ALLOW_HTTP": "1"}, which=found_pulumi)
+    assert rc == 0, err
+    assert "warning: production: no RUNWAY_CERTIFICATE_ARN: public workload(s) zitadel are served over plain HTTP" in err
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "dev", environ={**NETWORK}, which=found_pulumi)
+    assert rc == 0 and "warning: dev: no RUNWAY_CERTIFICATE_ARN" in err
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "production",
+                        environ={**NETWORK, "RUNWAY_CERTIFICATE_ARN": CERT, "RUNWAY_PUBLIC_DOMAIN": "orders.example.com"}, which=found_pulumi)
+    assert rc == 0 and "RUNWAY_CERTIFICATE_ARN" not in err
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "production",
+                        environ={**NETWORK, "RUNWAY_CERTIFICATE_ARN": "arn:aws:iam::123:server-certificate/x"}, which=found_pulumi)
+    assert rc == 3 and "is not an ACM certificate ARN" in err
+
+
+def test_members_only_databases_warn_without_an_allowed_cidr(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    monkeypatch.setattr(automation, "preview", lambda t, o: PreviewSummary({}, ()))
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "dev", environ={**NETWORK}, which=found_pulumi)
+    assert rc == 0 and "warning: dev: shared-cache is used by member(s) checkout" in err
+    rc, _, err = deploy(capsys, "preview", str(root), "--env", "dev", environ={**NETWORK, "RUNWAY_ALLOWED_CIDR": "10.0.0.0/16"}, which=found_pulumi)
+    assert rc == 0 and "is used by member(s)" not in err
+
+
+# --------------------------------------------------------------------------------------
+# The backend URL's user info is never printed
+# --------------------------------------------------------------------------------------
+
+
+def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack):
+    root = orders(tmp_path)
+    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "https://alice:hunter2-secret@state.example.com/x?token=tok-123",
+                          environ={**NETWORK}, which=found_pulumi)
+    assert rc == 3 and "'https://***@state.example.com/x'" in err
+    assert "hunter2-secret" not in out + err and "alice" not in out + err and "tok-123" not in out + err
+
+    def echoing_preview(target, on_output):
+        on_output(f"error: backend {target.backend.url} is slow")  # as if Pulumi quoted it
+        return PreviewSummary({}, ())
+
+    monkeypatch.setattr(automation, "preview", echoing_preview)
+    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "s3://AKIA:wJalr-secret-key@state-bucket/orders",
+                          environ={**NETWORK, "PULUMI_CONFIG_PASSPHRASE": "x" * 12}, which=found_pulumi)
+    assert rc == 0, err
+    assert json.loads(out)["backend"] == "s3://***@state-bucket/orders"
+    assert "wJalr-secret-key" not in out + err and "[redacted]" in err
+
+
+# --------------------------------------------------------------------------------------
+# SIGTERM (what CI sends on cancel or timeout) ends a run like Ctrl-C
+# --------------------------------------------------------------------------------------
+
+SIGTERM_CHILD = """
+import json, sys, time
+sys.path.insert(0, {repo!r})
+sys.path.insert(0, {tests!r})
+from deploy_engine import automation, cli
+from deploy_engine.automation import PreviewSummary
+
+def blocking(target, on_output):
+    print("RUNNING", flush=True)  # the parent sends SIGTERM once it reads this
+    while True:
+        time.sleep(0.05)
+
+from deploy_engine.secrets import KnownDatabase
+automation.stored_state = lambda target: automation.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
+automation.up = blocking
+automation.preview = blocking
+rc = cli.main(sys.argv[1:], environ={environ!r}, which=lambda name, path=None: "/opt/pulumi/bin/pulumi")
+print("EXIT", rc, flush=True)
+sys.exit(rc)
+"""
+
+
+@pytest.mark.parametrize("command", ["up", "preview"])
+def test_sigterm_writes_the_receipt_releases_the_lease_and_exits_143(tmp_path, command):
+    import signal
+
+    root = orders(tmp_path)
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "PATH": os.environ.get("PATH", "")}
+    code = SIGTERM_CHILD.format(repo=str(REPO), tests=str(REPO / "tests"), environ=environ)
+    # The database exists (the lease is taken, nothing to write): the child blocks in `pulumi up`.
+    argv = [sys.executable, "-c", code, command, str(root), "--env", "dev", "--format", "json"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "RUNNING"
+        if command == "up":
+            held = read_lease(lease_path(root, "orders", "dev"))
+            assert held is not None and held.pid == proc.pid
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "runway-deploy: terminated (SIGTERM)" in err
+    assert read_lease(lease_path(root, "orders", "dev")) is None  # released
+    doc = json.loads(out[: out.rindex("EXIT")])
+    if command == "up":
+        (r,) = receipts(root)
+        assert r["outcome"] == "cancelled" and r["exit_code"] == 143 and r["reason"] == "cancelled: terminated (SIGTERM)"
+        assert doc["outcome"] == "cancelled"
+    else:
+        assert doc == {"error": {"exit_code": 143, "message": "cancelled: terminated (SIGTERM)"}} and receipts(root) == []
 
 
 # --------------------------------------------------------------------------------------
@@ -666,13 +944,13 @@ def test_postgres_endpoint_prefers_the_proxy():
 
 
 # --------------------------------------------------------------------------------------
-# The credential decision, as pure functions (an injected store: a mapping of stored values)
+# The credential decision, as pure functions (what the stack's non-secret outputs say exists)
 # --------------------------------------------------------------------------------------
 
 
 @pytest.fixture
 def dev_plan(tmp_path):
-    """The dev plan of examples/orders: one postgres resource, ``main-db``."""
+    """The dev plan of examples/orders: one postgres resource, ``main-db`` (rds, with a proxy)."""
     from runway_core.analysis import analyze
     from runway_core.catalog import load_catalog
 
@@ -684,87 +962,96 @@ def counter_token():
     return lambda nbytes: f"{next(n):03d}" + "t" * 40
 
 
-def test_plan_credentials_generates_only_what_the_store_lacks(dev_plan):
-    from deploy_engine.secrets import SecretValue, plan_credentials
+def test_plan_credentials_sets_a_password_only_where_the_database_needs_one(dev_plan):
+    from deploy_engine.secrets import KnownDatabase, plan_credentials
 
-    plan = dev_plan
     token = counter_token()
-    first = plan_credentials(plan, {}, generate=True, token=token)
-    assert first.sources == {"main-db": "generated"} and first.new == ("main-db",)
-    value = first.credentials["main-db"].password
-    assert value.reveal() == "001" + "t" * 40
+    first = plan_credentials(dev_plan, {}, generate=True, token=token)
+    assert first.sources == {"main-db": "generated"} and first.new == ("main-db",) and first.set_passwords == ("main-db",)
+    assert first.reasons == {"main-db": "new database"}
+    assert first.credentials["main-db"].password.reveal() == "001" + "t" * 40
     assert first.credentials["main-db"].username == "runway_admin" and first.credentials["main-db"].database == "main_db"
 
-    store = {"main-db": value, "gone-db": SecretValue("x" * 43)}  # values of removed resources are ignored
-    again = plan_credentials(plan, store, generate=True, token=token)
-    assert again.sources == {"main-db": "stored"} and again.new == ()
-    assert again.credentials["main-db"].password == value and list(again.credentials) == ["main-db"]
+    exists = {"main-db": KnownDatabase("rds", True, ("p.rds", 5432)), "gone-db": KnownDatabase("rds")}  # removed resources are ignored
+    again = plan_credentials(dev_plan, exists, generate=True, token=token)
+    assert again.sources == {"main-db": "unchanged"} and again.new == () and again.set_passwords == ()
+    assert again.credentials["main-db"].password.reveal() == "002" + "t" * 40  # a throwaway: ignored, never written
+    assert list(again.credentials) == ["main-db"]
 
-    rotated = plan_credentials(plan, store, generate=True, rotate=True, token=token)
-    assert rotated.sources == {"main-db": "rotated"} and rotated.new == ("main-db",)
-    assert rotated.credentials["main-db"].password.reveal() == "002" + "t" * 40
+    rotated = plan_credentials(dev_plan, exists, generate=True, rotate=True, token=token)
+    assert rotated.sources == {"main-db": "rotated"} and rotated.set_passwords == ("main-db",)
+    assert rotated.reasons == {"main-db": "--rotate-credentials"}
 
-    # An empty stored value is no value: a new one is generated.
-    assert plan_credentials(plan, {"main-db": SecretValue("")}, generate=True, token=token).sources == {"main-db": "generated"}
+    no_proxy = plan_credentials(dev_plan, {"main-db": KnownDatabase("rds", False)}, generate=True, token=token)
+    assert no_proxy.sources == {"main-db": "rotated"} and "RDS Proxy added" in no_proxy.reasons["main-db"]
+    aurora = plan_credentials(dev_plan, {"main-db": KnownDatabase("aurora", True)}, generate=True, token=token)
+    assert aurora.sources == {"main-db": "generated"} and aurora.reasons["main-db"] == "flavor aurora -> rds: a new database"
+    unknown_flavor = plan_credentials(dev_plan, {"main-db": KnownDatabase(None, True)}, generate=True, token=token)
+    assert unknown_flavor.sources == {"main-db": "unchanged"}
 
 
 def test_plan_credentials_for_preview_never_generates(dev_plan):
-    from deploy_engine.secrets import SecretValue, plan_credentials
-
-    plan = dev_plan
+    from deploy_engine.secrets import KnownDatabase, plan_credentials
 
     def no_token(nbytes):
         raise AssertionError("preview and drift never generate")
 
-    empty = plan_credentials(plan, {}, generate=False, token=no_token)
+    empty = plan_credentials(dev_plan, {}, generate=False, token=no_token)
     assert empty.sources == {"main-db": "placeholder"} and empty.new == () and empty.placeholders == ("main-db",)
+    assert empty.set_passwords == ("main-db",)  # the preview shows what up would set
     assert empty.credentials["main-db"].password.reveal() == PREVIEW_PLACEHOLDER
     assert empty.secret_credentials() == {}
-    stored = plan_credentials(plan, {"main-db": SecretValue("s" * 43)}, generate=False, token=no_token)
-    assert stored.sources == {"main-db": "stored"} and stored.credentials["main-db"].password.reveal() == "s" * 43
+    known = plan_credentials(dev_plan, {"main-db": KnownDatabase("rds", True)}, generate=False, token=no_token)
+    assert known.sources == {"main-db": "unchanged"} and known.set_passwords == ()
+    assert known.credentials["main-db"].password.reveal() == PREVIEW_PLACEHOLDER
     with pytest.raises(ValueError, match="only `up` rotates"):
-        plan_credentials(plan, {}, generate=False, rotate=True)
+        plan_credentials(dev_plan, {}, generate=False, rotate=True)
     with pytest.raises(TypeError):
-        plan_credentials(plan, {"main-db": "plain string"}, generate=True)
+        plan_credentials(dev_plan, {"main-db": "a password"}, generate=True)
 
 
-def test_state_from_outputs_registers_every_value_read_with_the_redactor():
+def test_state_from_outputs_reads_databases_and_skips_secret_outputs():
     from pulumi.automation import OutputValue
 
-    from deploy_engine.secrets import Redactor
+    from deploy_engine.secrets import KnownDatabase
 
-    redactor = Redactor()
-    outputs = {
-        automation.CREDENTIALS_OUTPUT: OutputValue({"main-db": "stored-password-value-0123456789abcdef"}, True),
-        "other_secret": OutputValue({"nested": ["another-secret-value-xyz"]}, True),
-        "resources": OutputValue({"main-db": {"endpoint": "i.rds:5432", "proxy_endpoint": "p.rds"}}, False),
-        "region": OutputValue("us-east-1", False),
+    masked = {
+        "runway_credentials": "[secret]",  # an earlier version's credential store: never read
+        "resources": {"main-db": {"endpoint": "i.rds:5432", "proxy_endpoint": "p.rds", "flavor": "rds"},
+                      "old-db": {"endpoint": "c.rds", "arn": "arn:aws:rds:us-east-1:1:cluster:x"},
+                      "queue": {"url": "https://sqs"}},
     }
-    state = automation.state_from_outputs(outputs, redactor, ["main-db", "other-db"])
-    assert state.credentials["main-db"].reveal() == "stored-password-value-0123456789abcdef"
-    assert state.endpoints == {"main-db": ("p.rds", 5432)}
-    line = "pw stored-password-value-0123456789abcdef and another-secret-value-xyz in us-east-1"
-    assert redactor.scrub(line) == "pw [redacted] and [redacted] in us-east-1"  # plain outputs stay readable
-    assert automation.state_from_outputs({}, Redactor(), ["main-db"]) == automation.StoredState()
+    state = automation.state_from_outputs(masked, ["main-db", "old-db", "other-db"])
+    assert state.databases == {"main-db": KnownDatabase("rds", True, ("p.rds", 5432)), "old-db": KnownDatabase("aurora", False, ("c.rds", 5432))}
+    assert state.endpoints == {"main-db": ("p.rds", 5432), "old-db": ("c.rds", 5432)}
+    # OutputValue objects too: a secret one is skipped unread.
+    values = {"resources": OutputValue({"main-db": {"endpoint": "h"}}, True)}
+    assert automation.state_from_outputs(values, ["main-db"]) == automation.StoredState()
+    assert automation.state_from_outputs({}, ["main-db"]) == automation.StoredState()
 
 
-@pytest.mark.parametrize("value, secret, message", [
-    ({"main-db": "a-password-that-was-not-secret"}, False, "is not a secret"),
-    ("a-password-that-was-not-secret", True, "is not a mapping"),
-    ({"main-db": 42}, True, "is not a mapping"),
-    ({"main-db": ""}, True, "is not a mapping"),
-])
-def test_state_from_outputs_refuses_a_credential_store_it_did_not_write(value, secret, message):
-    from pulumi.automation import OutputValue
+def test_stored_state_runs_stack_output_without_show_secrets_and_never_quotes_its_stdout(dev_plan):
+    from pulumi.automation._cmd import CommandResult
+    from pulumi.automation.errors import CommandError
 
-    from deploy_engine.secrets import Redactor
+    opened = OpenedStack({"resources": {"main-db": MAIN_DB}})
+    target = stack_target(dev_plan)
+    target._stack = opened
+    state = automation.stored_state(target)
+    assert list(state.databases) == ["main-db"] and state.databases["main-db"].proxy is True
+    assert opened.commands == [["stack", "output", "--json", "--stack", "orders-dev"]]
 
-    redactor = Redactor()
-    with pytest.raises(PulumiFailed, match=message) as info:
-        automation.state_from_outputs({automation.CREDENTIALS_OUTPUT: OutputValue(value, secret)}, redactor, ["main-db"])
-    assert "a-password-that-was-not-secret" not in str(info.value)
-    if isinstance(value, str) or value == {"main-db": "a-password-that-was-not-secret"}:
-        assert redactor.leaks("x a-password-that-was-not-secret x")
+    class Failing:
+        def run(self, args, cwd, env, on_output=None, on_error=None):
+            raise CommandError(CommandResult(stdout='{"half-printed": "value-987654321"}', stderr="error: could not read", code=255))
+
+    opened.workspace.pulumi_command = Failing()
+    target = stack_target(dev_plan)
+    target._stack = opened
+    with pytest.raises(PulumiFailed) as info:
+        automation.stored_state(target)
+    assert "pulumi stack output failed: error: could not read" in str(info.value)
+    assert "value-987654321" not in str(info.value)
 
 
 def test_redactor_add_tree_takes_values_not_keys():
@@ -784,35 +1071,6 @@ def stack_target(plan, **kw):
     return automation.StackTarget(**base)
 
 
-def test_stored_state_reads_the_opened_stack_and_never_quotes_its_stdout(dev_plan):
-    from pulumi.automation import OutputValue
-    from pulumi.automation._cmd import CommandResult
-    from pulumi.automation.errors import CommandError
-
-    class OpenedStack:
-        def __init__(self, result):
-            self.result = result
-
-        def outputs(self):
-            if isinstance(self.result, Exception):
-                raise self.result
-            return self.result
-
-    target = stack_target(dev_plan)
-    target._stack = OpenedStack({automation.CREDENTIALS_OUTPUT: OutputValue({"main-db": "kept-in-the-stack-0123456789"}, True)})
-    state = automation.stored_state(target)
-    assert state.credentials["main-db"].reveal() == "kept-in-the-stack-0123456789"
-    assert target.redactor.leaks("kept-in-the-stack-0123456789")
-
-    leaked = '{"runway_credentials": {"main-db": "half-printed-secret-987654321"}}'
-    target = stack_target(dev_plan)
-    target._stack = OpenedStack(CommandError(CommandResult(stdout=leaked, stderr="error: could not decrypt", code=255)))
-    with pytest.raises(PulumiFailed) as info:
-        automation.stored_state(target)
-    assert "pulumi stack output failed: error: could not decrypt" in str(info.value)
-    assert "half-printed-secret" not in str(info.value)
-
-
 def test_up_refuses_a_preview_placeholder_before_opening_the_stack(dev_plan):
     from deploy_engine.secrets import plan_credentials
 
@@ -821,6 +1079,18 @@ def test_up_refuses_a_preview_placeholder_before_opening_the_stack(dev_plan):
     with pytest.raises(ValueError, match="placeholder"):
         automation.up(target, print)
     assert target._stack is None
+
+
+def test_created_urns_and_password_holders():
+    a = "urn:pulumi:s::p::aws:rds/instance:Instance::dev-main-db-instance"
+    b = "urn:pulumi:s::p::aws:sqs/queue:Queue::dev-q-queue"
+    events = [
+        refresh_event("create-replacement", a, "aws:rds/instance:Instance", {}, {}, outputs_event=False),
+        refresh_event("update", b, "aws:sqs/queue:Queue", {}, {}, outputs_event=False),
+        refresh_event("create", b, "aws:sqs/queue:Queue", None, {}),  # an outputs event: not a step
+    ]
+    assert automation.created_from_events(events) == (a,)
+    assert automation.password_holders("dev", "main-db") == ("dev-main-db-instance", "dev-main-db-cluster", "dev-main-db-proxy-secret-version")
 
 
 def test_the_program_and_the_job_agree_on_the_admin_login():

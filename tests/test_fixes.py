@@ -210,6 +210,59 @@ def test_no_fit_when_nothing_can_fit(catalog):
     assert ts[0] == "Resize main-db in dev to small — saves $103.19/month, dev total becomes $132.07"
 
 
+def _scaled(cap: int, scale: str = "{ dev: 6 }") -> str:
+    """dev holds one workload at the smallest size, run as several tasks: only fewer tasks help."""
+    return (
+        HEAD
+        + f"environments:\n  dev:\n    limits: {{ monthly: {cap} }}\n"
+        + "workloads:\n"
+        + workload("metabase", extra=f"    scale: {scale}   # tasks\n    reason: \"on-prem-parity: BI\"\n")
+    )
+
+
+def test_over_cap_scales_down_when_resizing_cannot_help(catalog):
+    # 6 small tasks: $43.26, plus $1.10 of Cloud Map (each internal task is a registered
+    # instance, $0.10): one task fewer saves $7.31. Over $30 by $14.36: 4 tasks fit.
+    assert [(f.title, f.is_preferred) for f in fixes(_scaled(30), catalog, "RW170")] == [
+        ("Fit dev under its cap: scale metabase to 4 tasks — total $29.74", True),
+        ("Scale metabase in dev to 5 tasks — saves $7.31/month, dev total becomes $37.05", False),
+        ("Scale metabase in dev to 4 tasks — saves $14.62/month, dev total becomes $29.74", False),
+    ]
+    after = applied(_scaled(30), catalog, "RW170", "Fit dev")
+    assert after == _scaled(30).replace("{ dev: 6 }", "{ dev: 4 }")
+    assert analyse(after, catalog).plans["dev"].total == Decimal("29.74") and diags(analyse(after, catalog), "RW170") == []
+    # Nothing fits even at one task: the smallest cut and the most it saves, no fit.
+    assert titles(_scaled(5), catalog, "RW170") == [
+        "Scale metabase in dev to 5 tasks — saves $7.31/month, dev total becomes $37.05",
+        "Scale metabase in dev to 1 task — saves $36.55/month, dev total becomes $7.81",
+    ]
+
+
+def test_scale_down_of_one_count_for_every_environment_keeps_the_others(catalog):
+    text = _scaled(20, "4").replace("  dev:\n    limits: { monthly: 20 }\n", "  dev:\n    limits: { monthly: 20 }\n  production: {}\n")
+    assert titles(text, catalog, "RW170")[0] == "Fit dev under its cap: scale metabase to 2 tasks — total $15.12"
+    assert applied(text, catalog, "RW170", "Fit dev") == text.replace("scale: 4 ", "scale: {dev: 2, production: 4} ")
+
+
+def test_over_cap_fixes_price_entries_alone_and_plan_once(catalog, monkeypatch):
+    """Each choice is priced on its own (planner.entry_cost); the environment is re-planned
+    once, to confirm the fit -- never once per candidate (issue: 66 s at 1,000 entries)."""
+    import runway_core.fixes as fixes_module
+
+    entries = "".join(f"  db-{i}:\n    kind: postgres\n    size: {{ dev: medium }}\n" for i in range(40))
+    text = HEAD + "environments:\n  dev:\n    limits: { monthly: 5000 }\nresources:\n" + entries
+    an = analyse(text, catalog)
+    (d,) = diags(an, "RW170")
+    calls = []
+    real = fixes_module.plan_environment
+    monkeypatch.setattr(fixes_module, "plan_environment", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    fs = fixes_for(an, ROOT, [d])
+    assert len(calls) == 1  # the fit, confirmed
+    assert fs[0].title.startswith("Fit dev under its cap: resize ") and fs[0].is_preferred
+    after = analyse(apply_edits(text, fs[0].edits[ROOT]), catalog)
+    assert diags(after, "RW170") == [] and fs[0].title.endswith(f"— total ${after.plans['dev'].total:,.2f}")
+
+
 def test_over_cap_resizes_a_shared_pool(catalog):
     text = HEAD + "environments:\n  dev:\n    shared:\n      cache: large   # big\n"
     assert titles(text, catalog, "RW170") == [
@@ -226,7 +279,11 @@ def test_over_cap_with_an_explicit_cap_and_a_size_map(catalog):
         "Fit production under its cap: resize main-db to small — total $66.02",
         "Resize main-db in production to medium — saves $186.34/month, production total becomes $169.21",
         "Resize main-db in production to small — saves $289.53/month, production total becomes $66.02",
+        # api runs 4 tasks in production: one fewer, and (nothing fits by scaling alone) one task.
+        "Scale api in production to 3 tasks — saves $7.31/month, production total becomes $348.24",
+        "Scale api in production to 1 task — saves $21.93/month, production total becomes $333.62",
     ]
+    assert applied(text, catalog, "RW170", "Scale api in production to 3") == text.replace("{ production: 4 }", "{ production: 3 }")
     assert applied(text, catalog, "RW170", "Fit production") == text.replace("{ production: large }", "{ production: small }")
 
 
@@ -289,8 +346,9 @@ def test_resized_plan_and_cheaper_sizes(catalog):
     assert an.plans["dev"].total == Decimal("213.63")  # pure: the analysis's plan is unchanged
     assert [(d.size, d.monthly_usd) for d in cheaper_sizes(an.spec, catalog, plan, "main-db")] == [("small", Decimal("36.28"))]
     assert cheaper_sizes(an.spec, catalog, plan, "alb") == []
-    sizes, fitted = fit_under_cap(an.spec, catalog, plan, ["main-db", "cache"])
-    assert sizes == {"main-db": "small"} and fitted.total == Decimal("110.44")
+    choice, fitted = fit_under_cap(an.spec, catalog, plan, ["main-db", "cache"])
+    assert {n: (d.size, d.scale, d.saves) for n, d in choice.items()} == {"main-db": ("small", None, Decimal("103.19"))}
+    assert fitted.total == Decimal("110.44")
     assert fit_under_cap(an.spec, catalog, plan, ["cache"]) is None  # cache alone saves $28.04 of $63.63
 
 
@@ -349,6 +407,12 @@ def test_guess_kind(name, kind):
     assert guess_kind(name) == kind
 
 
+def test_a_create_resource_title_says_when_postgres_is_only_a_guess(catalog):
+    text = HEAD + "resources:\n  main-db:\n    kind: postgres\nworkloads:\n" + workload(extra="    uses: [main-db, ledger-store, ledger-db]\n    reason: \"no-managed-fit: our API\"\n")
+    assert titles(text, catalog, "RW150", 0)[-1] == "Create resource `ledger-store` (kind: postgres — change as needed)"
+    assert titles(text, catalog, "RW150", 1)[-1] == "Create resource `ledger-db` (kind: postgres)"  # `db`: not a guess
+
+
 def test_member_uses_unknown_edits_the_member_and_creates_in_the_root(catalog, tmp_path):
     root = tmp_path.resolve() / "runway.yaml"
     member = tmp_path.resolve() / "services" / "billing" / "runway.yaml"
@@ -362,7 +426,7 @@ def test_member_uses_unknown_edits_the_member_and_creates_in_the_root(catalog, t
     fs = fixes_for(an, str(member), [found[0]])
     assert [(f.title, f.is_preferred) for f in fs] == [
         ("Change `invoice` to `invoices`", True),
-        ("Create resource `invoice` (kind: postgres)", False),
+        ("Create resource `invoice` (kind: postgres — change as needed)", False),  # no hint in the name: a guess
     ]
     assert apply_edits(member_text, fs[0].edits[str(member)]) == member_text.replace("invoice,", "invoices,")
     assert list(fs[1].edits) == [str(root)]
@@ -564,7 +628,7 @@ def test_every_fix_of_every_golden_file_applies_cleanly(catalog, root):
                 texts = {p: apply_edits(an.files[p].parsed.text, es) for p, es in fix.edits.items()}
                 after = analyze(str(root), catalog, read=lambda p, texts=texts: texts[p] if p in texts else read_disk(p))
                 assert not [x for p in texts for x in after.diagnostics.get(p, []) if x.code == "RW001"], fix.title
-                if fix.title.startswith("Resize"):
+                if fix.title.startswith(("Resize", "Scale")):
                     continue
                 before = sum(1 for x in an.diagnostics.get(file, []) if x.code == d.code)
                 now = sum(1 for x in after.diagnostics.get(file, []) if x.code == d.code)

@@ -64,6 +64,15 @@ def _member_symlink_escape(case: Path) -> None:
     os.symlink(outside, case / "services" / "escape", target_is_directory=True)
 
 
+def _member_file_symlink_escape(case: Path) -> None:
+    # A member folder inside the product whose runway.yaml is a symlink to a file outside it.
+    outside = case.parent / "outside-the-repository-file"
+    outside.mkdir(exist_ok=True)
+    (outside / "runway.yaml").write_text("runway: 1\nuses: [secrets-of-another-product]\n", encoding="utf-8")
+    (case / "services" / "api").mkdir(parents=True, exist_ok=True)
+    os.symlink(outside / "runway.yaml", case / "services" / "api" / "runway.yaml")
+
+
 def _pad(path: Path, size: int) -> None:
     """Pad the runway at ``path`` with comment lines to exactly ``size`` bytes (ASCII, so as
     many characters): still a valid runway, only too large."""
@@ -93,6 +102,7 @@ SETUP: dict[str, Callable[[Path], None]] = {
     "rw011_root_too_large": _root_too_large,
     "rw151_member_not_utf8": _member_not_utf8,
     "rw151_symlink_escape": _member_symlink_escape,
+    "rw151_file_symlink_escape": _member_file_symlink_escape,
 }
 
 

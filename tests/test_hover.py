@@ -153,6 +153,8 @@ def test_environment_over_cap_and_without_cap(tmp_path, catalog):
     an = analyze(str(f), catalog)
     dev = hover(an, f, pos_of(f, r"^  dev:", "dev")).markdown
     assert "$36.28 of $20.00 cap" in dev and "over its cap by $16.28" in dev and "refused" in dev
+    # db is already at its smallest: no resize can fit, and the hover says how low it can go.
+    assert "Even at its smallest (every item at its cheapest size, one task per workload) dev costs $36.28, over its cap by $16.28" in dev
     prod = hover(an, f, pos_of(f, r"^  production:", "production")).markdown
     assert "no cap" in prod and "environments.production.limits.monthly" in prod
 

@@ -18,6 +18,8 @@ import pytest
 
 from deploy_engine.infisical import (
     DEFAULT_HOST,
+    check_host,
+    slug_variable,
     Endpoint,
     InfisicalConfig,
     InfisicalConfigError,
@@ -229,3 +231,47 @@ def test_values_travel_as_secret_values_and_the_client_secret_is_redacted(server
     line = redactor.scrub(f"debug: {values['MAIN_DB_URL'].reveal()} / {CLIENT_SECRET}")
     assert PASSWORD not in line and CLIENT_SECRET not in line
     assert "@db.internal:6432/main_db" in line  # not secret: stays readable
+
+
+@pytest.mark.parametrize("host, ok", [
+    ("https://app.infisical.com", True),
+    ("https://secrets.example.com:8443/infisical", True),
+    ("http://127.0.0.1:8080", True),
+    ("http://localhost:9", True),
+    ("http://[::1]:9", True),
+    ("http://infisical.example.com", False),
+    ("http://127.0.0.1.evil.example", False),
+    ("http://evil.example/127.0.0.1", False),
+    ("ftp://127.0.0.1", False),
+    ("https://user:pw@app.infisical.com", False),
+    ("app.infisical.com", False),
+])
+def test_plain_http_is_refused_except_to_a_local_server(host, ok):
+    environ = {"INFISICAL_HOST": host, "INFISICAL_CLIENT_ID": "i", "INFISICAL_CLIENT_SECRET": "s", "INFISICAL_PROJECT_ID": "p"}
+    if ok:
+        assert InfisicalConfig.from_environ(environ).host == host.rstrip("/") == check_host(host)
+    else:
+        with pytest.raises(InfisicalConfigError) as info:
+            InfisicalConfig.from_environ(environ)
+        assert info.value.missing == ("INFISICAL_HOST",) and "INFISICAL_HOST" in str(info.value)
+        assert "user:pw" not in str(info.value)
+
+
+def test_environment_slug_mapping():
+    base = {"INFISICAL_CLIENT_ID": "i", "INFISICAL_CLIENT_SECRET": "s", "INFISICAL_PROJECT_ID": "p"}
+    assert slug_variable("production") == "INFISICAL_ENVIRONMENT_PRODUCTION" and slug_variable("eu-prod") == "INFISICAL_ENVIRONMENT_EU_PROD"
+    cfg = InfisicalConfig.from_environ({**base, "INFISICAL_ENVIRONMENT_PRODUCTION": "prod"}, ["production", "staging"])
+    assert cfg.slug("production") == "prod" and cfg.slug("staging") == "staging"  # default: the runway name
+    with pytest.raises(InfisicalConfigError, match="INFISICAL_ENVIRONMENT_STAGING"):
+        InfisicalConfig.from_environ({**base, "INFISICAL_ENVIRONMENT_STAGING": "st ag/ing"}, ["staging"])
+
+
+def test_login_alone_reads_nothing_and_a_bad_identity_fails_early(server):
+    writer = InfisicalWriter(config(server), Redactor())
+    writer.login()
+    assert [r["path"] for r in server.requests] == ["/api/v1/auth/universal-auth/login"]
+    writer.write("dev", "main-db", {"MAIN_DB_PASSWORD": SecretValue(PASSWORD)})
+    assert sum(r["path"] == "/api/v1/auth/universal-auth/login" for r in server.requests) == 1  # logged in once
+    writer.close()
+    with pytest.raises(InfisicalWriteError, match="login"):
+        InfisicalWriter(config(server, secret="wrong-secret"), Redactor()).login()

@@ -1,7 +1,9 @@
 """The per-environment lease (deploy_engine/leases.py): atomic take, refusal, expiry takeover, release.
 
 The races run real, separate Python processes (subprocess): each child blocks on its stdin
-until every child has started, then all race for the same lease at once. No sleeps.
+until every child has started, then all race for the same lease at once, and stays alive until
+every child has answered (a holder that exited would be a dead holder, whose lease is taken
+over at once: tested on its own below). No sleeps.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ CHILD = textwrap.dedent(
     try:
         lease = acquire(root, "orders", "dev", holder=sys.argv[3], clock=lambda: now)
     except LeaseHeld as exc:
-        print(json.dumps({{"won": False, "why": str(exc)}}))
+        print(json.dumps({{"won": False, "why": str(exc)}}), flush=True)
     else:
-        print(json.dumps({{"won": True, "token": lease.token, "takeover": lease.takeover}}))
+        print(json.dumps({{"won": True, "token": lease.token, "takeover": lease.takeover}}), flush=True)
+    sys.stdin.readline()  # alive until every child has answered
     """
 ).format(repo=str(REPO))
 
@@ -54,11 +57,10 @@ def race(root: Path, now: datetime, n: int) -> list[dict]:
     for p in procs:  # release them all at once
         p.stdin.write("go\n")
         p.stdin.flush()
-    results = []
+    results = [json.loads(p.stdout.readline()) for p in procs]
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        _, err = p.communicate("exit\n", timeout=120)
         assert p.returncode == 0, err
-        results.append(json.loads(out))
     return results
 
 
@@ -140,3 +142,45 @@ def test_processes_race_to_take_over_an_expired_lease_and_exactly_one_wins(tmp_p
     current = read_lease(old.path)
     assert current.token == winners[0]["token"] and current.takeover["previous_token"] == old.token
     assert not list(old.path.parent.glob("*.takeover-*"))
+
+
+HOLD = textwrap.dedent(
+    """
+    import sys
+    from datetime import datetime
+    sys.path.insert(0, {repo!r})
+    from deploy_engine.leases import acquire
+    acquire(sys.argv[1], "orders", "dev", holder="killed-job", clock=lambda: datetime.fromisoformat(sys.argv[2]))
+    print("HELD", flush=True)
+    sys.stdin.readline()  # holds the lease until killed
+    """
+).format(repo=str(REPO))
+
+
+def holding_process(root: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(root), T0.isoformat()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "HELD"
+    return proc
+
+
+def test_the_lease_of_a_killed_process_on_this_host_is_taken_over_at_once(tmp_path):
+    proc = holding_process(tmp_path)
+    try:
+        # Alive: refused, however long before the expiry.
+        with pytest.raises(LeaseHeld, match="killed-job"):
+            acquire(tmp_path, "orders", "dev", holder="bob", clock=clock_at(T0 + timedelta(minutes=1)))
+    finally:
+        proc.kill()  # SIGKILL: no cleanup, the lease stays behind
+        proc.wait()
+    lease = acquire(tmp_path, "orders", "dev", holder="bob", clock=clock_at(T0 + timedelta(minutes=2)))
+    assert lease.takeover["previous_holder"] == "killed-job" and lease.takeover["previous_pid"] == proc.pid
+    assert lease.takeover["reason"] == f"holder process gone (pid {proc.pid} on {lease.host})"
+    assert read_lease(lease.path).token == lease.token
+
+
+def test_a_dead_pid_of_another_host_waits_for_the_expiry(tmp_path):
+    acquire(tmp_path, "orders", "dev", holder="elsewhere", clock=clock_at(T0), pid=999_999, host="another-runner")
+    with pytest.raises(LeaseHeld, match="elsewhere"):
+        acquire(tmp_path, "orders", "dev", holder="bob", clock=clock_at(T0 + timedelta(minutes=5)), alive=lambda pid: False)
+    lease = acquire(tmp_path, "orders", "dev", holder="bob", clock=clock_at(T0 + timedelta(hours=1)))
+    assert lease.takeover["reason"] == "expired"

@@ -52,7 +52,9 @@ def titles_at(lenses: list[Lens], line: int) -> list[str]:
 
 @pytest.mark.parametrize(
     ("amount", "text"),
-    [("36.28", "$36"), ("139.47", "$139"), ("325.81", "$326"), ("36.50", "$37"), ("0.50", "$1"), ("0.40", "<$1"), ("0", "$0"), ("1234.5", "$1,235")],
+    # One rule: cents under $10, whole dollars (half up) from $10.
+    [("36.28", "$36"), ("139.47", "$139"), ("325.81", "$326"), ("36.50", "$37"), ("0.50", "$0.50"), ("0.40", "$0.40"), ("7.21", "$7.21"),
+     ("9.99", "$9.99"), ("9.995", "$10"), ("10", "$10"), ("0", "$0.00"), ("1234.5", "$1,235")],
 )
 def test_whole_dollars_round_half_up(amount, text):
     assert whole_usd(Decimal(amount)) == text
@@ -89,7 +91,7 @@ def test_resource_lenses_show_whole_dollars_per_environment_and_consumers(catalo
     assert used.tooltip == "metabase, zitadel, checkout, billing"
     assert used.range == Range(Position(line, 2), Position(line, 9))
     # Under a dollar is not free; 50 cents rounds up.
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  order-events:")) == ["dev $1 · staging $1 · production $1", "used by 1"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  order-events:")) == ["dev $0.50 · staging $0.50 · production $0.50", "used by 1"]
     # A workload nobody uses has no "unused" lens; its scale counts (3 tasks in production).
     assert titles_at(lenses, at_line(ROOT_TEXT, "  pdf-renderer:")) == ["dev $29 · staging $29 · production $87"]
 
@@ -98,9 +100,9 @@ def test_implicit_shared_resources_have_their_lens_on_the_first_shared_key(catal
     an, root = analysis_of(catalog)
     lenses = code_lenses(an, root)
     cache_line = at_line(ROOT_TEXT, "      cache: small")  # dev's, the first
-    assert titles_at(lenses, cache_line) == ["shared-cache: dev $9 · staging $37 · production $185", "used by 1"]
+    assert titles_at(lenses, cache_line) == ["shared-cache: dev $9.34 · staging $37 · production $185", "used by 1"]
     assert titles_at(lenses, at_line(ROOT_TEXT, "      cache: medium")) == []  # only once
-    assert titles_at(lenses, at_line(ROOT_TEXT, "      queue: small")) == ["shared-queue: dev <$1 · staging <$1 · production $10", "used by 2"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "      queue: small")) == ["shared-queue: dev $0.40 · staging $0.40 · production $10", "used by 2"]
 
 
 def test_unused_resource_no_cap_and_over_cap_variants(catalog):
@@ -117,7 +119,7 @@ def test_unused_resource_no_cap_and_over_cap_variants(catalog):
     assert titles_at(lenses, at_line(text, "  invoices:"))[1] == "used by 1"
     text2 = text.replace("  order-events:\n    kind: topic\n", "  order-events:\n    kind: topic\n  spare:\n    kind: queue\n")
     an2, root2 = analysis_of(catalog, text2)
-    assert titles_at(code_lenses(an2, root2), at_line(text2, "  spare:")) == ["dev <$1 · staging <$1 · production <$1", "unused"]
+    assert titles_at(code_lenses(an2, root2), at_line(text2, "  spare:")) == ["dev $0.40 · staging $0.40 · production $0.40", "unused"]
 
 
 def test_default_environments_show_on_the_product_key(catalog, tmp_path):
@@ -167,7 +169,7 @@ def test_environment_lens_shows_deltas_vs_head_and_since_save(catalog):
     assert now.plans["staging"].total - saved.plans["staging"].total == Decimal("37.38") - Decimal("184.54") == Decimal("-147.16")
     lenses = code_lenses(now, root, Baselines(saved=saved.plans, head=head.plans))
     title = titles_at(lenses, at_line(STAGING_LARGE, "  staging:"))[0]
-    assert title == "staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · −$147.16 since save"
+    assert title == "staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · −$147.16/mo since save"
     # No change: nothing added to the lens.
     assert titles_at(lenses, at_line(STAGING_LARGE, "  dev:")) == ["dev $122.10 / $150 · 81%"]
     assert delta_parts("dev", now.plans, Baselines(head=head.plans), keep_zero=True) == ["no change vs HEAD"]

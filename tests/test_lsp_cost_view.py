@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, until, vscode_caps
+from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
 
 CAPS = [
     pytest.param(vscode_caps, "utf-16", id="vscode"),
@@ -104,7 +104,7 @@ async def test_code_lenses_on_the_orders_example(client: LanguageClient, orders:
     assert titles(lenses, line_of(root, "  production:")[0]) == ["production $802.59 / $2,500 · 32%"]
     db_line, _ = line_of(root, "  main-db:")
     assert titles(lenses, db_line) == ["dev $36 · staging $139 · production $326", "used by 4"]
-    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $7 · staging $7 · production $87"]
+    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $7.21 · staging $7.21 · production $87"]
 
     # The lens command changes nothing: it answers with the environment's plan JSON.
     plan = await asyncio.wait_for(
@@ -180,7 +180,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     lenses = await code_lenses(client, root)
     assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36 · staging $326 · production $326", "used by 4"]
     # The disk (the last save) still says medium: the change since save is in the lens.
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88% · +$186.34 since save"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88% · +$186.34/mo since save"]
     staging_line, _ = line_of(root, "      staging: medium")
     assert [h.label for h in await inlay_hints(client, root) if h.position.line == staging_line] == ["≈ $325.81/mo"]
 
@@ -194,7 +194,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     # Another edit after the save: only its own change shows.
     text = replace_line(client, root, text, 3, "production: large", "production: medium")
     lenses = await code_lenses(client, root)
-    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $616.25 / $2,500 · 25% · −$186.34 since save"]
+    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $616.25 / $2,500 · 25% · −$186.34/mo since save"]
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
 
 
@@ -228,6 +228,88 @@ async def test_no_refresh_request_to_a_client_without_refresh_support(client: La
     assert types.WORKSPACE_INLAY_HINT_REFRESH not in client.requests  # type: ignore[attr-defined]
 
 
+# --- while the YAML does not parse ----------------------------------------------------------------
+
+
+async def hover_at(client: LanguageClient, path: Path, line: int, character: int) -> types.Hover | None:
+    return await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=line, character=character))
+        ),
+        TIMEOUT,
+    )
+
+
+async def real_codes(client: LanguageClient, path: Path, caps) -> list[str]:
+    """The diagnostic codes of ``path`` for the current text (pulled, or awaited when pushed)."""
+    if caps().text_document.diagnostic is not None:
+        return [d.code for d in await pull(client, path)]
+    await until(client, lambda: "RW001" in codes(client, path))
+    return codes(client, path)
+
+
+def shown(lenses: list[types.CodeLens]) -> list[tuple]:
+    return [(lens.range.start.line, lens.range.start.character, lens.range.end.character, lens.command.title) for lens in lenses]
+
+
+@pytest.mark.parametrize(("caps", "encoding"), CAPS)
+async def test_costs_stay_in_view_while_a_key_is_half_typed(client: LanguageClient, orders: Path, caps, encoding):
+    """`  new-wl` (no colon yet) appended to the workloads breaks the YAML: the diagnostics say
+    so (RW001, from the real text), while lenses, hints and hovers keep their costs (from the
+    same text with that line blanked)."""
+    root, _checkout, _billing = files(orders)
+    await init(client, caps(), orders)
+    text = root.read_text(encoding="utf-8")
+    did_open(client, root, text)
+    lenses, hints = shown(await code_lenses(client, root)), await inlay_hints(client, root)
+    assert lenses and hints
+    last = text.count("\n")  # the empty line after the final line break
+    did_change(client, root, 2, (last, 0), (last, 0), "  new-wl")
+    assert "RW001" in await real_codes(client, root, caps)
+    assert shown(await code_lenses(client, root)) == lenses
+    assert [(h.position, h.label) for h in await inlay_hints(client, root)] == [(h.position, h.label) for h in hints]
+    db_line, _ = line_of(root, "  main-db:")
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in (await hover_at(client, root, db_line, 4)).contents.value
+    staging_line, staging = line_of(root, "      staging: medium")
+    assert "main-db in staging: medium, $139.47/month" in (await hover_at(client, root, staging_line, len(staging) - 2)).contents.value
+
+    # An unclosed quote no blanking repairs: the last analysis that parsed, its lines mapped
+    # onto the current text (a line inserted above shifts them all).
+    version_line, version = line_of(root, 'version: "16"')
+    did_change(client, root, 3, (version_line, len(version) - 1), (version_line, len(version)), "")
+    did_change(client, root, 4, (last, 0), (last, len("  new-wl")), "")
+    did_change(client, root, 5, (0, 0), (0, 0), "# a comment above\n")
+    assert "RW001" in await real_codes(client, root, caps)
+    assert shown(await code_lenses(client, root)) == [(line + 1, a, b, title) for line, a, b, title in lenses]
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in (await hover_at(client, root, db_line + 1, 4)).contents.value
+
+
+@pytest.mark.parametrize(("caps", "encoding"), CAPS)
+async def test_a_lone_surrogate_in_the_text_breaks_no_feature(client: LanguageClient, orders: Path, caps, encoding):
+    """JSON may carry a lone surrogate (``"\\ud800"``), which no UTF-8 holds: the server keeps
+    U+FFFD in its place (one code point, one UTF-16 unit: positions hold)."""
+    root, _checkout, _billing = files(orders)
+    await init(client, caps(), orders)
+    text = root.read_text(encoding="utf-8").replace("# Root runway", "# Root \ud800 runway", 1)
+    did_open(client, root, text)
+    expected = [(line, title) for line, _a, _b, title in shown(await code_lenses(client, root))]
+    assert expected and ("dev $122.10 / $150 · 81%" in [t for _l, t in expected])
+    product_line, product = line_of(root, "product: orders")
+    did_change(client, root, 2, (product_line, len(product)), (product_line, len(product)), "  # \udc00")
+    assert [(line, title) for line, _a, _b, title in shown(await code_lenses(client, root))] == expected
+    db_line, _ = line_of(root, "  main-db:")
+    assert "$139.47" in (await hover_at(client, root, db_line, 4)).contents.value
+    kind_line, kind = line_of(root, "    kind: postgres")
+    items = await asyncio.wait_for(
+        client.text_document_completion_async(
+            types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=kind_line, character=len(kind)))
+        ),
+        TIMEOUT,
+    )
+    assert "queue" in [i.label for i in (items.items if isinstance(items, types.CompletionList) else items)]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == line_of(root, "      staging: medium")[0]] == ["≈ $139.47/mo"]
+
+
 # --- git HEAD -------------------------------------------------------------------------------------
 
 
@@ -247,12 +329,12 @@ async def test_delta_against_git_head_in_lens_and_hover(client: LanguageClient, 
     assert titles(await code_lenses(client, root), staging_line) == ["staging $253.33 / $500 · 51%"]
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · +$186.34 since save"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · +$186.34/mo since save"]
     hover = await asyncio.wait_for(
         client.text_document_hover_async(types.HoverParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=staging_line, character=4))),
         TIMEOUT,
     )
-    assert "+$186.34/mo vs HEAD · +$186.34 since save" in hover.contents.value
+    assert "+$186.34/mo vs HEAD · +$186.34/mo since save" in hover.contents.value
 
     # Saved: only HEAD differs. Committed: nothing differs (HEAD moved; no editor event needed).
     root.write_text(text, encoding="utf-8")

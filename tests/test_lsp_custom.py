@@ -16,6 +16,8 @@ from lspclient import TIMEOUT, did_change, did_open, files, init, line_of, neovi
 
 COSTS_CHANGED = "runway/costsChanged"
 CAPS = [vscode_caps, neovim_caps]
+#: The initializationOptions by which a client (the VS Code extension) opts in to costsChanged.
+OPT_IN = {"runwayCostNotifications": True}
 
 
 def record_costs_changed(client: LanguageClient) -> list:
@@ -69,6 +71,7 @@ async def test_costs_of_every_environment(client: LanguageClient, orders: Path, 
         ("production", 802.59, 2500.0, "ok", 32),
     ]
     assert not any(e["missing_prices"] for e in result["environments"])
+    assert (result["complete"], result["errors"]) == (True, 0)
 
     # An explicit environment selects it; an unknown one falls back to the first.
     assert (await request(client, "runway/costs", {"uri": root.as_uri(), "environment": "production"}))["environment"] == "production"
@@ -79,6 +82,16 @@ async def test_costs_of_every_environment(client: LanguageClient, orders: Path, 
     member = await request(client, "runway/costs", {"uri": checkout.as_uri()})
     assert member["root_uri"] == root.as_uri()
     assert [e["name"] for e in member["environments"]] == ["dev", "staging", "production"]
+
+
+async def test_costs_flag_an_incomplete_estimate(client: LanguageClient, orders: Path):
+    """An error that drops an item (an unknown size) makes the totals lower bounds: complete false."""
+    root, _checkout, _billing = files(orders)
+    await init(client, vscode_caps(), orders)
+    did_open(client, root, text=root.read_text(encoding="utf-8").replace("      production: large", "      production: lage"))
+    result = await request(client, "runway/costs", {"uri": root.as_uri()})
+    assert [e["name"] for e in result["environments"]] == ["dev", "staging", "production"]
+    assert (result["complete"], result["errors"]) == (False, 1)
 
 
 async def test_costs_of_something_that_is_not_a_runway(client: LanguageClient, orders: Path):
@@ -93,7 +106,7 @@ async def test_costs_of_something_that_is_not_a_runway(client: LanguageClient, o
 async def test_selected_environment_follows_the_inlay_hints_setting(client: LanguageClient, orders: Path):
     root, _checkout, _billing = files(orders)
     client.set_configuration({"inlayHints": {"environment": "staging"}}, section="runway")
-    await init(client, vscode_caps(), orders)
+    await init(client, vscode_caps(), orders, OPT_IN)
     did_open(client, root)
     seen = record_costs_changed(client)
     await wait_changed(client, seen, 1)  # published: the settings were pulled after initialized
@@ -125,7 +138,7 @@ async def test_plan_of_every_environment(client: LanguageClient, orders: Path):
 async def test_costs_changed_after_publishing_only_when_costs_change(client: LanguageClient, orders: Path, caps):
     root, checkout, billing = files(orders)
     seen = record_costs_changed(client)
-    await init(client, caps(), orders)
+    await init(client, caps(), orders, OPT_IN)
     did_open(client, root)
     await wait_changed(client, seen, 1)
     first = as_json(seen[0])
@@ -153,7 +166,7 @@ async def test_costs_changed_after_publishing_only_when_costs_change(client: Lan
 async def test_a_member_edit_notifies_the_group(client: LanguageClient, orders: Path):
     root, checkout, _billing = files(orders)
     seen = record_costs_changed(client)
-    await init(client, neovim_caps(), orders)
+    await init(client, neovim_caps(), orders, OPT_IN)
     did_open(client, checkout)
     await wait_changed(client, seen, 1)
     # checkout stops requiring the shared cache: shared-cache leaves every plan.
@@ -161,3 +174,20 @@ async def test_a_member_edit_notifies_the_group(client: LanguageClient, orders: 
     did_change(client, checkout, 2, (line_no, 0), (line_no, len(line)), "requires: [queue]")
     await wait_changed(client, seen, 2)
     assert as_json(seen[1])["uri"] == root.as_uri()
+
+
+@pytest.mark.parametrize("options", [None, {"runwayCostNotifications": False}, {"runway": {"codeLens": {"enabled": True}}}])
+async def test_no_costs_changed_to_a_client_that_did_not_opt_in(client: LanguageClient, orders: Path, options):
+    """Only a client that asked (initializationOptions ``runwayCostNotifications: true``) gets
+    the custom notification: Neovim, for one, logs every notification it does not know."""
+    root, _checkout, _billing = files(orders)
+    seen = record_costs_changed(client)
+    await init(client, neovim_caps(), orders, options)
+    did_open(client, root)
+    await until(client, lambda: any(p.uri == root.as_uri() and p.version == 1 for p in client.published))  # type: ignore[attr-defined]
+    line_no, _line = line_of(root, "      staging: medium")
+    did_change(client, root, 2, (line_no + 1, 0), (line_no + 1, 0), "      dev: medium\n")
+    await until(client, lambda: any(p.uri == root.as_uri() and p.version == 2 for p in client.published))  # type: ignore[attr-defined]
+    # The notification would have been sent right after that publish, before this answer.
+    assert (await request(client, "runway/costs", {"uri": root.as_uri()}))["environments"][0]["verdict"] == "over-cap"
+    assert seen == []

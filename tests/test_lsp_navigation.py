@@ -10,15 +10,19 @@ compared with the expected file text. Tests await responses and notifications; n
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import Callable
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lspclient import TIMEOUT, codes, did_change, did_open, files, init, last_version, line_of, neovim_caps, pull, until, vscode_caps
+from lspclient import TIMEOUT, codes, did_change, did_open, files, init, last_version, line_of, make_client, neovim_caps, pull, until, vscode_caps
 
 CLIENTS: list[tuple[str, Callable[[], types.ClientCapabilities], str]] = [
     ("vscode", vscode_caps, "utf-16"),
@@ -216,6 +220,32 @@ async def test_rename_refusals_carry_the_reason(client: LanguageClient, orders: 
             await wait(client.text_document_rename_async(types.RenameParams(text_document=doc(checkout), position=at, new_name=bad)))
     # Nowhere near a name: no rename, and no error either.
     assert await wait(client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(checkout), position=types.Position(line=1, character=2)))) is None
+
+
+#: A server logging at INFO, its stderr appended to :data:`STDERR_LOG`, so a test can read it.
+STDERR_LOG = Path(tempfile.gettempdir()) / f"runway-lsp-navigation-{os.getpid()}.log"
+LOGGED_SERVER = ["sh", "-c", 'exec "$0" -m runway_lsp --stdio --log-level INFO 2>>"$RUNWAY_TEST_STDERR"', sys.executable]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=LOGGED_SERVER, client_factory=make_client, server_env={**os.environ, "RUNWAY_TEST_STDERR": str(STDERR_LOG)}))
+async def logged(lsp_client: LanguageClient):
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_refused_rename_is_one_line_in_the_log_not_a_traceback(logged: LanguageClient, orders: Path):
+    mark = STDERR_LOG.stat().st_size if STDERR_LOG.exists() else 0
+    root, _checkout, _billing = files(orders)
+    await start(logged, neovim_caps, "utf-16", orders)
+    did_open(logged, root)
+    with pytest.raises(JsonRpcException, match="not a valid name"):
+        await wait(logged.text_document_rename_async(types.RenameParams(text_document=doc(root), position=pos(root, "main-db", "utf-16"), new_name="Primary_DB")))
+    with open(STDERR_LOG, "rb") as fh:  # the server logs before it answers
+        fh.seek(mark)
+        log = fh.read().decode("utf-8", "replace")
+    refused = [line for line in log.splitlines() if "rename refused" in line]
+    assert len(refused) == 1 and " INFO " in refused[0] and "`Primary_DB` is not a valid name" in refused[0], log[-2000:]
+    assert "Traceback" not in log and " ERROR " not in log, log[-2000:]
 
 
 EMOJI_ROOT = (

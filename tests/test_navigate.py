@@ -173,9 +173,9 @@ def test_implicit_resources_cannot_be_renamed(orders):
     ("new_name", "says"),
     [
         ("Primary_DB", "not a valid name"),
-        ("x", "not a valid name"),
+        ("1db", "not a valid name"),
         ("primary-db-", "not a valid name"),
-        ("a" * 33, "not a valid name"),
+        ("a" * 64, "not a valid name"),
         ("invoices", "already names a resource"),
         ("metabase", "already names a workload"),
         ("shared-queue", "implicit shared queue pool"),
@@ -184,6 +184,14 @@ def test_implicit_resources_cannot_be_renamed(orders):
 def test_rename_refuses_invalid_and_taken_names(orders, new_name, says):
     got = navigate.rename_at(orders, str(ROOT), at(ROOT, "main-db"), new_name)
     assert isinstance(got, str) and says in got
+
+
+@pytest.mark.parametrize("new_name", ["x", "orders-primary-postgres-database-for-checkout", "a" * 63])
+def test_rename_accepts_every_valid_resource_name(orders, new_name):
+    """Resource and workload names are labels of 1 to 63 characters (RW110, rules.NAME_LABEL);
+    only the product name is limited to 32."""
+    got = navigate.rename_at(orders, str(ROOT), at(ROOT, "main-db"), new_name)
+    assert isinstance(got, dict) and {e.new_text for es in got.values() for e in es} == {new_name}
 
 
 def test_rename_to_the_same_name_changes_nothing(orders):

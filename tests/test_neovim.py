@@ -204,6 +204,16 @@ def test_code_lenses(nvim_session: Session):
     assert (27, "used by 4") in titles
 
 
+def test_start_client_settings_reach_the_server(nvim_session: Session):
+    """runway_client.lua passes `settings = { runway = { inlayHints = { environment =
+    "production" } } }` to start_client: Neovim 0.7 never sends them, but answers the server's
+    workspace/configuration with them, so the single `size: medium` is priced in production."""
+    hints = nvim_session.results.get("inlay_hints")
+    assert hints, nvim_session.explain()
+    line = _position((nvim_session.orders / "runway.yaml").read_text(encoding="utf-8"), "    size: medium")["line"]
+    assert [h["label"] for h in hints if h["line"] == line] == ["≈ $86.50/mo in production"]
+
+
 def test_completion_offers_sizes_with_costs(nvim_session: Session):
     items = nvim_session.results.get("completion")
     assert items, nvim_session.explain()

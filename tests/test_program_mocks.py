@@ -385,7 +385,7 @@ def test_workload_task_size_and_desired_count(mocks, catalog, size):
     service = mocks.one("aws:ecs/service:Service").inputs
     assert service["desiredCount"] == 4 and service["launchType"] == "FARGATE"
     assert service["cluster"] == f"arn:aws:ecs:{REGION}:{ACCOUNT}:cluster/production-workloads-ecs-cluster"
-    assert service["networkConfiguration"] == {"subnets": list(PRIVATE), "securityGroups": ["production-workloads-tasks-sg-id"], "assignPublicIp": False}
+    assert service["networkConfiguration"] == {"subnets": list(PRIVATE), "securityGroups": ["production-api-sg-id"], "assignPublicIp": False}
     assert mocks.one("aws:ecs/cluster:Cluster").inputs["name"] == "acme-production"
 
 
@@ -400,7 +400,9 @@ def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, ca
     run(plan, credentials={"main-db": new_password()})
     c = container(mocks, "api")
     assert c["image"] == f"example/api{DIGEST}" and c["portMappings"] == [{"containerPort": 8080, "protocol": "tcp"}]
-    assert c["healthCheck"] == {"command": ["CMD-SHELL", "curl -fsS http://localhost:8080/healthz > /dev/null || exit 1"], "interval": 15, "timeout": 4, "retries": 3, "startPeriod": 60}
+    # An internal workload's `health.path` becomes no container check: that would run curl
+    # inside the image, which many images lack (ECS health checks are optional).
+    assert "healthCheck" not in c
     assert c["logConfiguration"] == {"logDriver": "awslogs", "options": {"awslogs-group": "/runway/acme/production/api", "awslogs-region": REGION, "awslogs-stream-prefix": "api"}}
     assert c["environment"] == [{"name": "LOG_LEVEL", "value": "info"}]
     expected = ["API_SIGNING_KEY", "MAIN_DB_URL", "MAIN_DB_HOST", "MAIN_DB_PORT", "MAIN_DB_USER", "MAIN_DB_PASSWORD", "MAIN_DB_DATABASE", "FILES_NAME", "FILES_ARN"]
@@ -426,8 +428,9 @@ def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, ca
 
 
 def test_command_health_check_and_no_task_role_without_aws_uses(mocks, catalog):
-    run(make_plan(catalog, entry("worker", "workload", health={"command": ["/bin/check", "--quick"]})))
-    assert container(mocks, "worker")["healthCheck"]["command"] == ["CMD", "/bin/check", "--quick"]
+    run(make_plan(catalog, entry("worker", "workload", health={"command": ["/bin/check", "--quick"], "interval_s": 20, "timeout_s": 3})))
+    # The exec form (CMD): no shell needed in the image.
+    assert container(mocks, "worker")["healthCheck"] == {"command": ["CMD", "/bin/check", "--quick"], "interval": 20, "timeout": 3, "retries": 3, "startPeriod": 60}
     assert "taskRoleArn" not in mocks.one("aws:ecs/taskDefinition:TaskDefinition").inputs
     assert [r.name for r in mocks.of_type("aws:iam/role:Role")] == ["production-worker-execution-role"]
 
@@ -484,6 +487,8 @@ def test_public_workloads_alb_target_groups_listener_and_host_rules(mocks, catal
     web, admin = groups["production-web-target-group"], groups["production-admin-target-group"]
     assert (web["targetType"], web["port"], web["vpcId"], web["healthCheck"]["path"]) == ("ip", 3000, VPC, "/up")
     assert admin["healthCheck"]["path"] == "/admin/health"
+    # `health.path` of a public workload is the ALB's check, not a container check.
+    assert "healthCheck" not in container(mocks, "web") and "healthCheck" not in container(mocks, "admin")
     listener = mocks.one("aws:lb/listener:Listener").inputs
     assert listener["port"] == 80 and listener["protocol"] == "HTTP"
     web_arn = f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:targetgroup/production-web-target-group"
@@ -497,10 +502,12 @@ def test_public_workloads_alb_target_groups_listener_and_host_rules(mocks, catal
     assert "serviceRegistries" not in service
     # The internal workload still registers in Cloud Map: both kinds of exposure coexist.
     assert mocks.one("aws:servicediscovery/service:Service").inputs["name"] == "api"
-    # Tasks accept the ALB only on public ports.
-    tasks_sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-workloads-tasks-sg").inputs
-    from_alb = [r for r in tasks_sg["ingress"] if r.get("securityGroups") == ["production-alb-sg-id"]]
-    assert sorted(r["fromPort"] for r in from_alb) == [3000, 4000]
+    # Each public workload's own group accepts the ALB on its own port; the internal one does not.
+    from_alb = {r.name: r.inputs for r in mocks.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") if r.name.endswith("-sg-from-alb")}
+    assert {n: (i["fromPort"], i["securityGroupId"], i["referencedSecurityGroupId"]) for n, i in from_alb.items()} == {
+        "production-web-sg-from-alb": (3000, "production-web-sg-id", "production-alb-sg-id"),
+        "production-admin-sg-from-alb": (4000, "production-admin-sg-id", "production-alb-sg-id"),
+    }
     assert out["resources"]["web"]["url"] == "http://web.example.com"
 
 
@@ -528,9 +535,11 @@ def test_allowed_cidr_reaches_data_stores_and_internal_workloads_only(mocks, cat
         return sorted(r["fromPort"] for r in sg["ingress"] if r.get("cidrBlocks") == ["10.20.0.0/16"])
 
     assert cidr_ports("production-db-sg") == [5432]
-    assert cidr_ports("production-workloads-tasks-sg") == [8080]
+    rules = {r.name: r.inputs for r in mocks.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")}
+    assert rules["production-api-sg-from-allowed-cidr"]["cidrIpv4"] == "10.20.0.0/16" and rules["production-api-sg-from-allowed-cidr"]["fromPort"] == 8080
+    assert "production-web-sg-from-allowed-cidr" not in rules  # public: reached through the ALB only
     db_sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-db-sg").inputs
-    assert any(r.get("securityGroups") == ["production-workloads-tasks-sg-id"] for r in db_sg["ingress"])
+    assert not any(r.get("securityGroups") for r in db_sg["ingress"] if r.get("description") != "RDS Proxy to the database")  # no workload uses db
 
 
 def test_settings_gaps_are_refused_before_declaring(mocks, catalog):
@@ -684,6 +693,7 @@ def test_every_taggable_resource_is_tagged(orders_production):
         "aws:secretsmanager/secretVersion:SecretVersion", "aws:iam/rolePolicy:RolePolicy",
         "aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        "aws:s3/bucketPolicy:BucketPolicy",
     }
 
 
@@ -711,12 +721,16 @@ def test_orders_production_declares_the_expected_resources(orders_production):
         "aws:secretsmanager/secret:Secret": 1, "aws:secretsmanager/secretVersion:SecretVersion": 1,
         # proxy + 3 execution roles + pdf-renderer's task role (it uses the invoices bucket)
         "aws:iam/role:Role": 5, "aws:iam/rolePolicy:RolePolicy": 5,
-        # alb, workload tasks, main-db, shared-cache
-        "aws:ec2/securityGroup:SecurityGroup": 4,
+        # alb, one per workload (3), main-db, shared-cache
+        "aws:ec2/securityGroup:SecurityGroup": 6,
+        # per workload: all outbound; zitadel from the ALB (no allowed CIDR, no workload uses another)
+        "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": 3,
+        "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": 1,
         "aws:sns/topic:Topic": 1,
         "aws:s3/bucket:Bucket": 1, "aws:s3/bucketVersioning:BucketVersioning": 1,
         "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
         "aws:sqs/queue:Queue": 1,
         "aws:elasticache/subnetGroup:SubnetGroup": 1, "aws:elasticache/replicationGroup:ReplicationGroup": 1,
         "aws:ecs/cluster:Cluster": 1, "aws:ecs/taskDefinition:TaskDefinition": 3, "aws:ecs/service:Service": 3,
@@ -727,7 +741,7 @@ def test_orders_production_declares_the_expected_resources(orders_production):
         # + the workloads' own secrets MB_ENCRYPTION_SECRET_KEY and ZITADEL_MASTERKEY
         "aws:ssm/parameter:Parameter": 19,
     }
-    assert len(mocks.records) == len(out["urns"]) == 64
+    assert len(mocks.records) == len(out["urns"]) == 71
     # Capacities straight from the plan (CATALOG.md large rds, large cache, medium workloads).
     assert mocks.one("aws:rds/instance:Instance").inputs["instanceClass"] == "db.m7g.large"
     assert mocks.one("aws:elasticache/replicationGroup:ReplicationGroup").inputs["numCacheClusters"] == 2
@@ -851,39 +865,215 @@ def test_unreadable_or_unknown_settings_file(tmp_path):
 # --------------------------------------------------------------------------------------
 
 
-def test_inline_program_passes_the_chosen_credential_and_keeps_it_as_a_secret_output(mocks, catalog, monkeypatch):
-    """The program gets the run's credential (set on the target after the program was built,
-    as the CLI does once the stack is open) and exports it as the secret stack output the next
-    run reads back: the stored value reaches the database unchanged, and never in clear."""
+def test_inline_program_sets_only_the_passwords_it_is_told_to_and_exports_no_secret(mocks, catalog, monkeypatch):
+    """The program gets the run's credentials and ``set_passwords`` (set on the target after the
+    program was built, as the CLI does once the stack is open); it exports no secret output."""
     from deploy_engine import automation
-    from deploy_engine.secrets import Redactor, SecretValue, plan_credentials
+    from deploy_engine.secrets import KnownDatabase, Redactor, SecretValue, plan_credentials
 
-    plan = make_plan(catalog, entry("main-db", "postgres", "small", engine={"proxy": True}))
+    plan = make_plan(catalog, entry("main-db", "postgres", "small", engine={"proxy": True}), entry("old-db", "postgres", engine={"proxy": False}))
     target = automation.StackTarget(
         product="acme", environment="production", region=REGION, plan=plan, network=NETWORK, credentials={},
         backend=automation.Backend("file:///tmp/unused"), passphrase=SecretValue("p" * 20), redactor=Redactor(),
     )
     program = target.program()
-    stored = "kept-in-the-stack-" + secrets.token_urlsafe(16)
-    target.credentials = plan_credentials(plan, {"main-db": SecretValue(stored)}, generate=True).credentials
+    cplan = plan_credentials(plan, {"old-db": KnownDatabase("rds", False)}, generate=True)
+    target.credentials, target.set_passwords = cplan.credentials, cplan.set_passwords
+    assert cplan.sources == {"main-db": "generated", "old-db": "unchanged"}
     exported: dict[str, Any] = {}
     monkeypatch.setattr(pulumi, "export", lambda name, value: exported.__setitem__(name, value))
-    checked: dict[str, Any] = {}
 
     @pulumi.runtime.test
     def run_program():
         program()
-        held = exported[automation.CREDENTIALS_OUTPUT]
-
-        async def inspect_output():
-            checked["secret"] = await held.is_secret()
-            checked["value"] = await held.future()
-
-        return pulumi.Output.from_input(asyncio.ensure_future(inspect_output())).apply(lambda _: None)
+        return pulumi.Output.all(*exported["urns"].values())
 
     run_program()
-    assert checked == {"secret": True, "value": {"main-db": stored}}
-    assert unwrap_secret(mocks.one("aws:rds/instance:Instance").inputs["password"]) == stored
+    new = cplan.credentials["main-db"].password.reveal()
+    instances = {r.name: r for r in mocks.of_type("aws:rds/instance:Instance")}
+    assert unwrap_secret(instances["production-main-db-instance"].inputs["password"]) == new
+    assert mocks.ignored[("aws:rds/instance:Instance", "production-main-db-instance")] == []
+    assert mocks.ignored[("aws:rds/instance:Instance", "production-old-db-instance")] == ["password"]
     version = mocks.one("aws:secretsmanager/secretVersion:SecretVersion").inputs
-    assert json.loads(unwrap_secret(version["secretString"]))["password"] == stored
-    assert set(exported) >= {"resources", "urns", automation.CREDENTIALS_OUTPUT}
+    assert json.loads(unwrap_secret(version["secretString"]))["password"] == new
+    assert automation.CREDENTIALS_OUTPUT not in exported
+    assert set(exported) >= {"resources", "urns", "logical_names"}
+
+
+# --------------------------------------------------------------------------------------
+# Passwords: ignore_changes unless this run sets them (preview never needs the stored one)
+# --------------------------------------------------------------------------------------
+
+PASSWORD_HOLDERS = {
+    "rds": [("aws:rds/instance:Instance", "production-db-instance", "password"),
+            ("aws:secretsmanager/secretVersion:SecretVersion", "production-db-proxy-secret-version", "secretString")],
+    "aurora": [("aws:rds/cluster:Cluster", "production-db-cluster", "masterPassword"),
+               ("aws:secretsmanager/secretVersion:SecretVersion", "production-db-proxy-secret-version", "secretString")],
+}
+
+
+@pytest.mark.parametrize("flavor", ["rds", "aurora"])
+@pytest.mark.parametrize("set_password", [False, True])
+def test_password_inputs_ignore_changes_unless_this_run_sets_them(mocks, catalog, flavor, set_password):
+    plan = make_plan(catalog, entry("db", "postgres", engine={"flavor": flavor}))
+    result: dict[str, Any] = {}
+
+    @pulumi.runtime.test
+    def program():
+        result["out"] = declare_environment(plan, product="acme", region=REGION, network=NETWORK, credentials={"db": "a-placeholder-value"},
+                                            set_passwords=("db",) if set_password else ())
+        return pulumi.Output.all(*result["out"]["urns"].values())
+
+    program()
+    for typ, name, prop in PASSWORD_HOLDERS[flavor]:
+        assert mocks.ignored[(typ, name)] == ([] if set_password else [prop]), (typ, name)
+    # Nothing else is ignored but the secret SSM placeholders' values.
+    others = {k: v for k, v in mocks.ignored.items() if v and k[0] != "aws:ssm/parameter:Parameter" and k not in {(t, n) for t, n, _ in PASSWORD_HOLDERS[flavor]}}
+    assert others == {}
+    assert result["out"]["resources"]["db"]["flavor"] == flavor
+
+
+def test_program_and_automation_agree_on_the_password_holders():
+    from deploy_engine import automation
+    from deploy_engine.program import PASSWORD_INPUTS
+
+    assert tuple(PASSWORD_INPUTS) == automation.PASSWORD_HOLDER_PARTS
+
+
+def test_orders_health_checks_zitadel_by_the_alb_and_never_curl_in_a_container(orders_production):
+    mocks, _ = orders_production
+    group = mocks.one("aws:lb/targetGroup:TargetGroup", "production-zitadel-target-group").inputs
+    assert group["healthCheck"]["path"] == "/debug/healthz" and group["healthCheck"]["protocol"] == "HTTP"
+    for w in ("zitadel", "metabase", "pdf-renderer"):  # all three give a path: no container check at all
+        assert "healthCheck" not in container(mocks, w)
+    assert all("curl" not in json.dumps(r.inputs) for r in mocks.of_type("aws:ecs/taskDefinition:TaskDefinition"))
+
+
+def test_a_public_workload_with_a_command_gets_both_checks(mocks, catalog):
+    run(make_plan(catalog, entry("web", "workload", expose="public", health={"command": ["CMD-SHELL", "wget -q -O- localhost:8080/ok"]})))
+    assert container(mocks, "web")["healthCheck"]["command"] == ["CMD-SHELL", "wget -q -O- localhost:8080/ok"]  # kept as written
+    assert mocks.one("aws:lb/targetGroup:TargetGroup").inputs["healthCheck"]["path"] == "/"
+
+
+# --------------------------------------------------------------------------------------
+# HTTPS with RUNWAY_CERTIFICATE_ARN
+# --------------------------------------------------------------------------------------
+
+CERT = "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
+
+
+def test_certificate_gives_an_https_listener_and_an_http_redirect(mocks, catalog):
+    network = NetworkSettings(VPC, PRIVATE, PUBLIC, public_domain="example.com", certificate_arn=CERT)
+    plan = make_plan(catalog, entry("web", "workload", port=3000, expose="public"), entry("admin", "workload", port=4000, expose="public"))
+    out = run(plan, network=network)
+    listeners = {r.name: r.inputs for r in mocks.of_type("aws:lb/listener:Listener")}
+    https, http = listeners["production-alb-listener-https"], listeners["production-alb-listener-http"]
+    assert (https["port"], https["protocol"], https["certificateArn"], https["sslPolicy"]) == (443, "HTTPS", CERT, "ELBSecurityPolicy-TLS13-1-2-2021-06")
+    assert https["defaultActions"][0]["type"] == "forward"
+    assert (http["port"], http["protocol"]) == (80, "HTTP")
+    assert http["defaultActions"] == [{"type": "redirect", "redirect": {"protocol": "HTTPS", "port": "443", "statusCode": "HTTP_301"}}]
+    rule = mocks.one("aws:lb/listenerRule:ListenerRule").inputs
+    assert rule["listenerArn"] == f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:listener/production-alb-listener-https"
+    alb_sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-alb-sg").inputs
+    assert sorted(r["fromPort"] for r in alb_sg["ingress"]) == [80, 443]
+    assert out["resources"]["web"]["url"] == "https://web.example.com"
+    url = mocks.one("aws:ssm/parameter:Parameter", "production-admin-ssm-admin-url").inputs
+    assert url["insecureValue"] == "https://admin.example.com"
+
+
+def test_without_a_certificate_the_alb_serves_http_only(mocks, catalog):
+    run(make_plan(catalog, entry("web", "workload", expose="public")))
+    (listener,) = mocks.of_type("aws:lb/listener:Listener")
+    assert listener.name == "production-alb-listener-http" and listener.inputs["protocol"] == "HTTP"
+    assert listener.inputs["defaultActions"][0]["type"] == "forward"
+    assert [r["fromPort"] for r in mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-alb-sg").inputs["ingress"]] == [80]
+
+
+# --------------------------------------------------------------------------------------
+# Security groups per workload; data stores reachable only from the workloads that use them
+# --------------------------------------------------------------------------------------
+
+
+def test_each_data_store_admits_only_the_workloads_that_use_it(mocks, catalog):
+    plan = make_plan(
+        catalog,
+        entry("main-db", "postgres"),
+        entry("sessions", "cache"),
+        entry("api", "workload", uses=("main-db", "sessions")),
+        entry("worker", "workload", uses=("main-db",)),
+        entry("cron", "workload"),
+    )
+    run(plan, credentials={"main-db": new_password()})
+
+    def sources(name: str) -> dict[str, list[str]]:
+        sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", name).inputs
+        return {r["description"]: r.get("securityGroups") or r.get("cidrBlocks") for r in sg["ingress"]}
+
+    assert sources("production-main-db-sg") == {
+        "PostgreSQL from api": ["production-api-sg-id"],
+        "PostgreSQL from worker": ["production-worker-sg-id"],
+        "RDS Proxy to the database": None,  # the proxy shares the group (self rule)
+    }
+    assert sources("production-sessions-sg") == {"Valkey from api": ["production-api-sg-id"]}
+    groups = {r.name for r in mocks.of_type("aws:ec2/securityGroup:SecurityGroup")}
+    assert {"production-api-sg", "production-worker-sg", "production-cron-sg"} <= groups
+    services = {r.name: r.inputs["networkConfiguration"]["securityGroups"] for r in mocks.of_type("aws:ecs/service:Service")}
+    assert services == {f"production-{w}-service": [f"production-{w}-sg-id"] for w in ("api", "worker", "cron")}
+    # A workload's group has no inline rules (all are separate resources) and all outbound.
+    for w in ("api", "worker", "cron"):
+        sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", f"production-{w}-sg").inputs
+        assert "ingress" not in sg and "egress" not in sg
+        egress = mocks.one("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", f"production-{w}-sg-egress").inputs
+        assert (egress["ipProtocol"], egress["cidrIpv4"], egress["securityGroupId"]) == ("-1", "0.0.0.0/0", f"production-{w}-sg-id")
+
+
+def test_workloads_admit_the_workloads_that_use_them_even_both_ways(mocks, catalog):
+    plan = make_plan(catalog, entry("a", "workload", port=7000, uses=("b",)), entry("b", "workload", port=8000, uses=("a",)), entry("c", "workload"))
+    run(plan)  # two groups referring to each other: separate rule resources, no dependency cycle
+    rules = {r.name: r.inputs for r in mocks.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")}
+    assert rules == {
+        "production-a-sg-from-b": {**rules["production-a-sg-from-b"], "securityGroupId": "production-a-sg-id", "referencedSecurityGroupId": "production-b-sg-id", "fromPort": 7000, "toPort": 7000, "ipProtocol": "tcp"},
+        "production-b-sg-from-a": {**rules["production-b-sg-from-a"], "securityGroupId": "production-b-sg-id", "referencedSecurityGroupId": "production-a-sg-id", "fromPort": 8000, "toPort": 8000, "ipProtocol": "tcp"},
+    }  # c: used by nobody, reached by nobody
+
+
+def test_a_resource_used_only_by_members_is_reached_only_from_the_allowed_cidr(orders_production):
+    mocks, _ = orders_production  # shared-cache: required by members only
+    assert mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-shared-cache-sg").inputs["ingress"] == []
+
+
+# --------------------------------------------------------------------------------------
+# Bucket TLS-only policy; apply_immediately outside production
+# --------------------------------------------------------------------------------------
+
+
+def test_bucket_policy_denies_requests_without_tls(mocks, catalog):
+    run(make_plan(catalog, entry("files", "bucket")))
+    bucket = mocks.one("aws:s3/bucket:Bucket")
+    policy = mocks.one("aws:s3/bucketPolicy:BucketPolicy")
+    arn = "arn:aws:s3:::acme-production-files-20261129000000000000000001"
+    assert policy.inputs["bucket"] == f"{bucket.name}-id"
+    assert json.loads(policy.inputs["policy"])["Statement"] == [{
+        "Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+        "Resource": [arn, f"{arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+    }]
+
+
+@pytest.mark.parametrize("env, immediately", [("dev", True), ("staging", True), ("production", False)])
+def test_apply_immediately_outside_production(mocks, catalog, env, immediately):
+    plan = make_plan(catalog, entry("db", "postgres", in_env=env), entry("adb", "postgres", in_env=env, engine={"flavor": "aurora"}),
+                     entry("sessions", "cache", in_env=env), env=env)
+    run(plan, credentials={"db": new_password(), "adb": new_password()})
+    for typ in ("aws:rds/instance:Instance", "aws:rds/cluster:Cluster", "aws:rds/clusterInstance:ClusterInstance",
+                "aws:elasticache/replicationGroup:ReplicationGroup"):
+        assert {r.inputs["applyImmediately"] for r in mocks.of_type(typ)} == {immediately}, typ
+
+
+def test_certificate_arn_from_the_file_or_the_environment(tmp_path):
+    path = tmp_path / "network.json"
+    path.write_text(json.dumps({"vpc_id": VPC, "private_subnet_ids": list(PRIVATE), "certificate_arn": CERT}))
+    assert load_network_settings({}, path).certificate_arn == CERT
+    other = CERT.replace("0b1c", "ffff")
+    assert load_network_settings({"RUNWAY_CERTIFICATE_ARN": other}, path).certificate_arn == other
+    with pytest.raises(SettingsError, match="RUNWAY_CERTIFICATE_ARN: 'arn:aws:iam::1:server-certificate/x' is not an ACM certificate ARN"):
+        load_network_settings({"RUNWAY_CERTIFICATE_ARN": "arn:aws:iam::1:server-certificate/x"}, path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from deploy_engine.leases import acquire
-from deploy_engine.receipts import Receipt, actor, ci_run, git_commit, lease_json, public_backend_url, write_receipt
+from deploy_engine.receipts import Receipt, actor, ci_run, git_commit, lease_json, public_backend_url, url_secrets, write_receipt
 from deploy_engine.secrets import Redactor, generate_credentials
 from runway_core.analysis import analyze
 from runway_core.planner import plan_digest
@@ -146,5 +146,33 @@ def test_ci_run_and_actor_from_the_environment():
 
 def test_backend_urls_lose_credentials():
     assert public_backend_url("s3://bucket/prefix?region=eu-west-1&profile=x") == "s3://bucket/prefix"
-    assert public_backend_url("https://user:token@api.example.com/state") == "https://api.example.com/state"
+    assert public_backend_url("https://user:token@api.example.com/state") == "https://***@api.example.com/state"
+    assert public_backend_url("https://user:p@ss@host:8443/x#frag") == "https://***@host:8443/x"
+    assert public_backend_url("s3://AKIAEXAMPLE@bucket") == "s3://***@bucket"
     assert public_backend_url("file:///work/orders/.runway/state") == "file:///work/orders/.runway/state"
+    assert public_backend_url("not a url user:pw@host") == "host"  # never raises, never shows user info
+    assert url_secrets("https://user:token-123@api.example.com/state?sig=abc") == ["user:token-123", "token-123", "sig=abc"]
+    assert url_secrets("s3://bucket/prefix") == []
+
+
+def test_a_receipt_in_a_new_repository_writes_the_runway_gitignore(tmp_path, dev_plan):
+    write_receipt(tmp_path, make_receipt(dev_plan, outcome="cancelled", exit_code=143, reason="cancelled: terminated (SIGTERM)"), Redactor())
+    assert "leases/" in (tmp_path / ".runway" / ".gitignore").read_text(encoding="utf-8")
+    (path,) = (tmp_path / ".runway" / "receipts" / "dev").glob("*.json")
+    assert json.loads(path.read_text())["outcome"] == "cancelled"
+
+
+def test_a_lease_in_a_new_repository_writes_the_runway_gitignore(tmp_path):
+    acquire(tmp_path, "orders", "dev", holder="alice", clock=lambda: T0)
+    text = (tmp_path / ".runway" / ".gitignore").read_text(encoding="utf-8")
+    assert "pulumi-passphrase" in text and "leases/" in text
+    # An existing .gitignore is the product's: never overwritten.
+    (tmp_path / ".runway" / ".gitignore").write_text("# mine\n", encoding="utf-8")
+    write_receipt(tmp_path, make_receipt(dev_plan_of(), outcome="refused"), Redactor())
+    assert (tmp_path / ".runway" / ".gitignore").read_text(encoding="utf-8") == "# mine\n"
+
+
+def dev_plan_of():
+    from runway_core.catalog import load_catalog
+
+    return analyze(str(ORDERS), load_catalog()).plans["dev"]

@@ -13,6 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+import pytest_lsp.protocol
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -145,6 +147,83 @@ async def test_initialization_options_when_the_client_cannot_be_asked(client: La
     # A pushed didChangeConfiguration is read from its params.
     did_change_configuration(client, {"runway": {"codeLens": {"enabled": True}}})
     assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]
+
+
+async def init_neovim_07(client: LanguageClient, orders: Path, name: str | None = None, options=None) -> None:
+    """Neovim 0.7's own capabilities (no ``workspace.configuration``, no dynamic registration);
+    ``name`` is the ``clientInfo`` name (Neovim sends "Neovim")."""
+    caps = pytest_lsp.client_capabilities("neovim@v0.7.0")
+    assert caps.workspace.configuration is None and caps.workspace.did_change_configuration is None
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            client_info=types.ClientInfo(name=name, version="0.7.2") if name else None,
+            root_uri=orders.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=orders.as_uri(), name=orders.name)],
+            initialization_options=options,
+        )
+    )
+
+
+def record_configuration(client: LanguageClient) -> list:
+    """Answer ``workspace/configuration`` as the harness does, keeping each request."""
+    asked: list = []
+
+    def configuration(params: types.ConfigurationParams):
+        asked.append([item.section for item in params.items])
+        return [client.get_configuration(section=item.section, scope_uri=item.scope_uri) for item in params.items]
+
+    client.protocol.fm.features[types.WORKSPACE_CONFIGURATION] = configuration  # replaces the harness' handler
+    return asked
+
+
+async def test_did_change_configuration_settings_for_a_client_that_cannot_be_asked(client: LanguageClient, orders: Path):
+    """A Neovim-like client without ``workspace/configuration`` pushes its settings in
+    ``didChangeConfiguration``: under ``runway``, or the section itself."""
+    root, _checkout, _billing = files(orders)
+    asked = record_configuration(client)
+    await init_neovim_07(client, orders)
+    did_open(client, root)
+    dev_line, _ = line_of(root, "  dev:")
+    single, _ = line_of(root, "    size: medium")
+    assert titles(await code_lenses(client, root), dev_line) == ["dev $122.10 / $150 · 81%"]
+    did_change_configuration(client, {"runway": {"codeLens": {"enabled": False}, "inlayHints": {"environment": "production"}}})
+    assert await code_lenses(client, root) == []
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $86.50/mo in production"]
+    did_change_configuration(client, {"codeLens": {"enabled": True}, "inlayHints.environment": "staging"})  # the section itself
+    assert titles(await code_lenses(client, root), dev_line) == ["dev $122.10 / $150 · 81%"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $28.84/mo in staging"]
+    did_change_configuration(client, {})  # nothing pushed: the initializationOptions (none): defaults
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $28.84/mo in dev"]
+    assert client.messages == []  # all valid: no warning
+    assert asked == []  # a client that does not declare workspace/configuration (and is not Neovim) is never asked
+
+
+async def test_neovim_07_start_client_settings_are_asked_for(client: LanguageClient, orders: Path, monkeypatch):
+    """Neovim 0.7 answers ``workspace/configuration`` from ``start_client{ settings = ... }``
+    (runtime/lua/vim/lsp/handlers.lua) but neither declares it nor pushes those settings: the
+    server asks a client named Neovim anyway. A null answer keeps the initializationOptions."""
+    # This test client plays Neovim 0.7: it answers the request it did not declare.
+    monkeypatch.setattr(pytest_lsp.protocol, "check_params_against_client_capabilities", lambda *args: None)
+    root, _checkout, _billing = files(orders)
+    asked = record_configuration(client)
+    client.set_configuration({"inlayHints": {"environment": "production"}}, section="runway")
+    await init_neovim_07(client, orders, name="Neovim", options={"runway": {"codeLens": {"enabled": False}}})
+    did_open(client, root)
+    single, _ = line_of(root, "    size: medium")
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $86.50/mo in production"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]  # settings win
+    assert asked == [["runway"]]
+
+
+async def test_neovim_07_without_runway_settings_keeps_its_initialization_options(client: LanguageClient, orders: Path, monkeypatch):
+    monkeypatch.setattr(pytest_lsp.protocol, "check_params_against_client_capabilities", lambda *args: None)
+    root, _checkout, _billing = files(orders)
+    asked = record_configuration(client)
+    await init_neovim_07(client, orders, name="Neovim", options={"runway": {"codeLens": {"enabled": False}}})
+    did_open(client, root)
+    assert await code_lenses(client, root) == []  # the answer was null: init_options hold
+    assert asked == [["runway"]] and client.messages == []
 
 
 @pytest.mark.parametrize("caps", CAPS)

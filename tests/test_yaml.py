@@ -111,3 +111,23 @@ def test_yaml11_line_breaks_are_ordinary_characters():
 def test_colon_in_flow_plain_scalar_suggests_quoting():
     [d] = parse_yaml("env: { U: postgres://localhost/dev }\n").diagnostics
     assert d.code == "RW001" and "quote a value" in d.message
+
+
+def test_a_number_past_pythons_digit_limit_is_infinite_not_an_error(tmp_path):
+    """Python refuses int() of more than 4,300 decimal digits (ValueError); the loader never
+    raises: such a plain scalar is ±inf, which the model reports at its own position."""
+    from runway_core.analysis import analyze
+    from runway_core.catalog import load_catalog
+    from runway_core.yamlsrc import resolve_plain
+
+    big = "9" * 5000
+    assert resolve_plain(big) == float("inf") and resolve_plain("-" + big) == float("-inf")
+    assert resolve_plain("9" * 4000) == int("9" * 4000)  # below the limit: still an integer
+    p = parse_yaml(f"a: {big}\nb: 1\n")
+    assert p.diagnostics == [] and to_python(p.root) == {"a": float("inf"), "b": 1}
+    assert p.root.get("a").range == Range(Position(0, 3), Position(0, 5003))
+    f = tmp_path / "runway.yaml"
+    f.write_text(f"runway: 1\nproduct: shop\nenvironments:\n  dev:\n    limits: {{ monthly: {big} }}\n", encoding="utf-8")
+    an = analyze(str(f), load_catalog())
+    [d] = [d for d in an.all_diagnostics() if d.code == "RW100"]
+    assert d.range.start == Position(4, 23) and "finite" in d.message and len(d.message) < 200

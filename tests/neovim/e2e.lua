@@ -136,6 +136,18 @@ local function main()
     out.code_lenses = lenses
   end)
 
+  -- 3b. Inlay hints: a single size is priced in the environment of the `runway` settings
+  -- that runway_client.lua passes to start_client (Neovim 0.7 answers workspace/configuration
+  -- from them; it never sends them by itself).
+  step("inlay_hints", function()
+    local params = { textDocument = { uri = uri(root) }, range = { start = { line = 0, character = 0 }, ["end"] = { line = 10000, character = 0 } } }
+    local hints = {}
+    for _, hint in ipairs(request(root, "textDocument/inlayHint", params) or {}) do
+      table.insert(hints, { line = hint.position.line, label = hint.label })
+    end
+    out.inlay_hints = hints
+  end)
+
   -- 4. Completion at a size value.
   step("completion", function()
     local result = request(root, "textDocument/completion", { textDocument = { uri = uri(root) }, position = config.completion })

@@ -12,6 +12,8 @@ vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
         name = "runway",
         cmd = server_cmd,
         root_dir = vim.fn.getcwd(),
+        -- optional, see Settings below: price a single `size:` in production in inlay hints
+        settings = { runway = { inlayHints = { environment = "production" } } },
       })
     end
     vim.lsp.buf_attach_client(args.buf, runway_client)

@@ -1,0 +1,56 @@
+"""Help text of each diagnostic code, for SARIF rules (``help.text``, ``fullDescription``).
+
+The "Triggered by" and "Fix" columns of the summary table in docs/diagnostics.md, which is not
+shipped with the package: a test (tests/test_ci_formats.py) keeps this table equal to that
+page, and names the code whose row changed. Must not import pulumi.
+"""
+
+from __future__ import annotations
+
+#: Code -> (triggered by, fix), as in docs/diagnostics.md's summary table.
+RULE_HELP: dict[str, tuple[str, str]] = {
+    "RW001": ("text YAML cannot parse; an alias to no anchor; bytes that are not UTF-8", "close the bracket or quote; save as UTF-8"),
+    "RW002": ("the same key twice in one mapping", "keep one of them"),
+    "RW003": ("a `---` after the first document", "one runway per file; remove the second document"),
+    "RW004": ("nothing but whitespace or comments", "write at least `runway: 1` (and `product:` in a root)"),
+    "RW005": ("aliases that expand past 100,000 nodes", "use fewer nested aliases"),
+    "RW006": ("a tab where YAML expects indentation", "indent with spaces"),
+    "RW007": ("the file starts with U+FEFF", "save as UTF-8 without BOM"),
+    "RW008": ("any tag but YAML's core tags", "write the plain value"),
+    "RW009": ("an explicit `?` key or a flow mapping as key", "use a plain name as key"),
+    "RW010": ("more than 64 nested levels", "flatten the value"),
+    "RW011": ("a runway file larger than 1,048,576 bytes", "keep the runway small: generated or bulk data does not belong in it"),
+    "RW012": ("a generated or hostile file with hundreds of faults", "fix the problems shown; the rest appear as they go"),
+    "RW100": ("a value of the wrong type or out of range", "use the type and range the message names"),
+    "RW101": ("a required key absent, or an empty resource/workload", "add the key"),
+    "RW102": ("a key the format does not define", "fix the spelling (the closest key is suggested)"),
+    "RW103": ("`runway:` other than `1`", "write `runway: 1`"),
+    "RW110": ("a name that is not a DNS label", "lowercase letters, digits and `-`, starting with a letter"),
+    "RW111": ("a resource or workload named `shared-<kind>`, `alb` or `service-discovery`", "choose another name"),
+    "RW112": ("the same name under `resources` and `workloads`", "rename one of them"),
+    "RW120": ("a kind that is not postgres, queue, topic, cache, bucket", "use one of the five kinds"),
+    "RW121": ("`kafka` or `opensearch`", "use a managed kind; the message names the trigger that brings it back"),
+    "RW130": ("a size that is not small, medium, large", "use a catalogue size"),
+    "RW131": ("a `size:`/`scale:` map key that is no environment", "name a declared environment"),
+    "RW140": ("an image with a tag or a malformed digest", "`name@sha256:<64 hex digits>`"),
+    "RW141": ("`reason` missing, null or blank", "give one of the three grounds"),
+    "RW142": ("a reason that names no ground", "start it with `no-managed-fit`, `residency` or `on-prem-parity`"),
+    "RW143": ("a name that a `uses` entry injects", "rename or remove it"),
+    "RW144": ("a secret not in UPPER_SNAKE; an `env` name that is not a variable name", "`DB_PASSWORD`; letters, digits, `_`"),
+    "RW145": ("the same name twice in one list", "remove the second one"),
+    "RW146": ("a workload variable that is both plain and secret", "keep it in `secrets` only"),
+    "RW147": ("a credential-shaped value, or a `*_PASSWORD`/`*_TOKEN`/`*_API_KEY` name with a plain value", "list the name in `secrets`; rotate the value"),
+    "RW150": ("an unknown name in a workload's `uses`", "name a declared resource or workload"),
+    "RW151": ("a `members` entry that cannot be read safely", "fix the path; keep members inside the root's folder"),
+    "RW152": ("an unknown name in a member's `uses`", "name a resource of the root"),
+    "RW153": ("a workload listing its own name in `uses`", "remove it"),
+    "RW154": ("a member runway (`member`, `requires` or `uses`, no `product`) analysed with no root above that lists it", "list the folder in a root's `members` (or add `product:` if it is meant to be a root)"),
+    "RW160": ("a `region:` the catalogue has no prices for", "use a priced region"),
+    "RW161": ("a plan item whose unit price the region lacks", "accept the lower bound, or choose a fully priced region"),
+    "RW170": ("an estimate above `limits.monthly` (or the default cap)", "shrink sizes or scale, or raise the cap"),
+    "RW171": ("an environment with no cap", "set `environments.<env>.limits.monthly`"),
+    "RW180": ("a declared resource no workload or member uses", "use it or remove it"),
+}
+
+
+__all__ = ["RULE_HELP"]
