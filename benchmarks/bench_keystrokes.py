@@ -221,6 +221,7 @@ async def replay(cmd: list[str], root: Path, edits: list[Edit], *, language_id: 
         out["open_ms"] = (pub.at - t0) * 1000
         out["open_diagnostics"] = pub.count
         await asyncio.sleep(0.5)  # let the initial scan and first refreshes settle
+        cpu0 = client.cpu_s()
         for v, e in enumerate(edits, start=1):
             fut = client.wait_publish(lambda p, v=v: p.uri == uri and (p.version is None or p.version == v))
             sent = client.notify("textDocument/didChange", change_params(uri, v, e))
@@ -234,6 +235,9 @@ async def replay(cmd: list[str], root: Path, edits: list[Edit], *, language_id: 
             if gap > 0:
                 await asyncio.sleep(gap)
         await asyncio.sleep(0.2)
+        cpu1 = client.cpu_s()
+        if cpu0 is not None and cpu1 is not None and edits:
+            out["cpu_ms_per_edit"] = (cpu1 - cpu0) * 1000 / len(edits)
         out["rss_mb"] = client.rss_mb()
         out["server_requests"] = dict(client.server_requests)
     finally:
@@ -292,6 +296,7 @@ def report(results: dict[str, Any], out=sys.stdout) -> dict[str, Any]:
             "round_p95": [x["p95"] for x in rounds],
             "missed": sum(r["missed"] for r in runs),
             "rss_mb": [r.get("rss_mb") for r in runs],
+            "cpu_ms_per_edit": [r.get("cpu_ms_per_edit") for r in runs],
             "open_ms": [r.get("open_ms") for r in runs],
             "start_s": [r.get("start_s") for r in runs],
             "publishes_with_diagnostics": sum(1 for r in runs for c in r["diag_counts"] if c),
@@ -300,7 +305,8 @@ def report(results: dict[str, Any], out=sys.stdout) -> dict[str, Any]:
         name = "runway-lsp" if who == "ours" else f"yaml-language-server {results.get('peer_version')}"
         print(f"{name:>28}: didChange->publishDiagnostics {fmt(s)}; per-round p50 "
               + ", ".join(f"{x:.1f}" for x in summ[who]["round_p50"]) + " ms; p95 " + ", ".join(f"{x:.1f}" for x in summ[who]["round_p95"])
-              + f" ms; missed {summ[who]['missed']}; RSS after " + ", ".join(f"{x:.0f}" for x in summ[who]["rss_mb"] if x) + " MiB", file=out)
+              + f" ms; missed {summ[who]['missed']}; RSS after " + ", ".join(f"{x:.0f}" for x in summ[who]["rss_mb"] if x) + " MiB"
+              + "; server CPU per edit " + ", ".join(f"{x:.1f}" for x in summ[who]["cpu_ms_per_edit"] if x is not None) + " ms", file=out)
     if "ours" in summ and "peer" in summ:
         ratio = summ["ours"]["pooled"]["median"] / summ["peer"]["pooled"]["median"]
         summ["ratio_p50"] = ratio

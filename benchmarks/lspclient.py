@@ -110,6 +110,15 @@ class LspClient:
             return None
         return None
 
+    def cpu_s(self) -> float | None:
+        """User + system CPU seconds the server process has used (Linux /proc), or None."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
     async def stop(self, timeout: float = 10.0) -> None:
         if self.proc is None:
             return

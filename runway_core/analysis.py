@@ -482,7 +482,7 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
 
     _analyze_root(an, parsed)
     _analyze_members(an, parsed, read)
-    _build_spec(an)
+    _build_spec(an, previous)
     if an.spec is not None:
         prev = previous if previous is not None and previous.spec is not None and previous.catalog is catalog else None
         for env in an.spec.environments:
@@ -683,6 +683,10 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         if path is None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"}))
             continue
+        if os.path.realpath(path) == os.path.realpath(an.root_file):
+            # A symlink back to the root runway: it is not a member runway; refused, not re-read.
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: its runway.yaml is the root runway itself (a symlink); refused", {"member": rel}))
+            continue
         if not _inside(root_dir, path):
             # The folder is inside, but its runway.yaml is a symlink that leaves the product.
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151",
@@ -778,7 +782,7 @@ def _scale_map(spec: Any) -> tuple[dict[str, int], int]:
     return {}, 1
 
 
-def _build_spec(an: Analysis) -> None:
+def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     parsed = an.root.parsed
     root = parsed.root
     assert isinstance(root, YMap)
@@ -803,10 +807,20 @@ def _build_spec(an: Analysis) -> None:
     else:
         environments = default_environments()
     env_names = {e.name for e in environments}
+    # An entry whose model is the previous analysis' very object (its text did not change:
+    # _ENTRY_MODELS) has the same EntrySpec when the environments are the same: reuse it, and
+    # the planner then recognises it by identity (issue 6).
+    old_entries: dict[str, EntrySpec] = {}
+    if previous is not None and previous.spec is not None and {e.name for e in previous.spec.environments} == env_names:
+        old_entries = dict(previous.spec.entries)
 
     entries: dict[str, EntrySpec] = {}
     for name, r in an.resource_models.items():
         if r.kind not in RESOURCE_KINDS:
+            continue
+        old = old_entries.get(name)
+        if old is not None and not old.implicit and previous.resource_models.get(name) is r:  # type: ignore[union-attr]
+            entries[name] = old
             continue
         sizes, default = _size_map(r.size)
         entries[name] = EntrySpec(name, r.kind, {k: v for k, v in sizes.items() if k in env_names}, default, engine=engine_defaults(r.kind, r.engine))
@@ -840,6 +854,11 @@ def _build_spec(an: Analysis) -> None:
     consumers: list[ConsumerSpec] = []
     for name, w in an.workload_models.items():
         if name in entries:
+            continue
+        old = old_entries.get(name)
+        if old is not None and old.kind == "workload" and previous.workload_models.get(name) is w:  # type: ignore[union-attr]
+            entries[name] = old
+            consumers.append(ConsumerSpec(name, "workload", tuple(w.uses)))
             continue
         sizes, default = _size_map(w.size)
         scales, default_scale = _scale_map(w.scale)

@@ -886,7 +886,9 @@ class _Facts:
         item and, when the whole runway is known (the analysis' spec), the environment's plan."""
         base = self.spec if self.spec is not None else RunwaySpec("product", self.region, self.envs, {}, ())
         spec = dataclasses.replace(base, entries={**base.entries, entry.name: entry})
-        plan = plan_environment(spec, self.catalog, env)
+        # The analysis' own plan of env (from this very spec) lends every item but this one.
+        done = self.an.plans.get(env) if self.spec is not None else None
+        plan = plan_environment(spec, self.catalog, env, (self.spec, done) if done is not None else None)  # type: ignore[arg-type]
         return plan.item(entry.name), (plan if self.spec is not None else None)
 
     def monthly(self, name: str) -> list[tuple[str, ItemPlan]]:

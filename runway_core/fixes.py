@@ -147,13 +147,15 @@ def fixes_for(analysis: "Analysis", file: str, target: Range | Iterable[Diagnost
 # --------------------------------------------------------------------------------------
 
 
-def resized_plan(spec: RunwaySpec, catalog: Catalog, env: str, sizes: Mapping[str, str], scales: Mapping[str, int] | None = None) -> EnvironmentPlan:
+def resized_plan(spec: RunwaySpec, catalog: Catalog, env: str, sizes: Mapping[str, str], scales: Mapping[str, int] | None = None,
+                 previous: EnvironmentPlan | None = None) -> EnvironmentPlan:
     """The plan of ``env`` with entries resized (and workloads scaled) there.
 
     ``sizes`` maps an entry name of ``spec.entries`` (declared or implicit) to its new size in
     ``env``, ``scales`` a workload's name to its new task count there; other entries and
     other environments are unchanged. Pure: returns a new :class:`EnvironmentPlan` (USD per
-    month, like every plan). Raises KeyError for a name that is not an entry.
+    month, like every plan). Raises KeyError for a name that is not an entry. ``previous``,
+    the plan of ``env`` computed from ``spec`` with ``catalog``, lends its unchanged items.
     """
     entries = dict(spec.entries)
     for name, size in sizes.items():
@@ -162,7 +164,7 @@ def resized_plan(spec: RunwaySpec, catalog: Catalog, env: str, sizes: Mapping[st
     for name, count in (scales or {}).items():
         e = entries[name]
         entries[name] = dataclasses.replace(e, scales={**e.scales, env: count})
-    return plan_environment(dataclasses.replace(spec, entries=entries), catalog, env)
+    return plan_environment(dataclasses.replace(spec, entries=entries), catalog, env, (spec, previous) if previous is not None else None)
 
 
 @dataclass(frozen=True)
@@ -657,7 +659,7 @@ def _cost_note(an: "Analysis", entry: str, env: str | None, size: str) -> str:
     envs = [env] if env is not None else [e.name for e in spec.environments]
     costs = []
     for e in envs:
-        item = resized_plan(spec, an.catalog, e, {entry: size}).item(entry)
+        item = resized_plan(spec, an.catalog, e, {entry: size}, previous=an.plans.get(e)).item(entry)
         if item is None or item.size is None:
             return ""
         costs.append((e, ("at least " if item.missing_prices else "") + usd(item.monthly_usd)))

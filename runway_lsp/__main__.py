@@ -55,8 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     log.info("runway-lsp %s starting on stdio", __version__)
     # Everything loaded so far (modules, pygls and lsprotocol, the catalogue) lives as long as
     # the server: keep it out of every later garbage collection (issue 6: full collections
-    # walked it after every few keystrokes, tens of milliseconds each).
+    # walked it after every few keystrokes, tens of milliseconds each). Then no automatic
+    # collection at all: the server collects when the editor is quiet (server.IDLE_GC_S).
     gc.freeze()
+    gc.disable()
+    server.idle_gc = True
     server.start_io(stdin, stdout)
     return 0
 

@@ -26,6 +26,7 @@ Must not import pulumi or deploy_engine.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import re
@@ -59,6 +60,15 @@ log = logging.getLogger("runway_lsp")
 #: next flush reads the newest text. Measured: 40 ms -> 10 ms took ~30 ms off the median
 #: didChange -> publishDiagnostics (benchmarks/RESULTS.md).
 DEBOUNCE_S = 0.01
+
+#: With ``idle_gc`` (runway-lsp turns the cyclic garbage collector off, see __main__), garbage
+#: in reference cycles is collected once no edit came for this many seconds, so that no
+#: collection pauses typing (issue 6: they added ~10 ms to a completion right after a
+#: keystroke). Analyses make no cycles; pygls and asyncio make a few.
+IDLE_GC_S = 2.0
+#: ... and at once, edits or not, past this many objects allocated since the last collection
+#: (a client that is never quiet still has its memory bounded).
+GC_BACKSTOP = 1_000_000
 
 _DISK = "disk"  # the "version" of a file read from disk rather than from an open buffer
 
@@ -181,6 +191,9 @@ class RunwayLanguageServer(LanguageServer):
         self._last: dict[str, tuple[Diagnostic, ...]] = {}  # path -> last diagnostics computed
         self._dirty: set[str] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self.idle_gc = False  # see IDLE_GC_S
+        self._gc_timer: asyncio.TimerHandle | None = None
+        self._last_edit = 0.0
         # Within one flush (one synchronous callback: no buffer changes in between), a closed
         # file's disk version and each file's group are looked up once, not once per file
         # per check (issue 6: ~1,000 stat calls per keystroke on a 20-member workspace).
@@ -302,7 +315,20 @@ class RunwayLanguageServer(LanguageServer):
         self._dirty.add(path)
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = asyncio.get_running_loop().call_later(DEBOUNCE_S, self._flush)
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(DEBOUNCE_S, self._flush)
+        self._last_edit = loop.time()
+        if self.idle_gc and self._gc_timer is None:
+            self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
+
+    def _gc_tick(self) -> None:
+        """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
+        GC_BACKSTOP; then check again later."""
+        loop = asyncio.get_running_loop()
+        pending = gc.get_count()[0]
+        if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
+            gc.collect()
+        self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
 
     def _flush(self) -> None:
         self._timer = None

@@ -288,9 +288,9 @@ def test_size_completion_plans_each_size_once_per_environment(catalog, monkeypat
     calls = []
     real = complete_mod.plan_environment
 
-    def counting(spec, cat, env):
+    def counting(spec, cat, env, *previous):
         calls.append(env)
-        return real(spec, cat, env)
+        return real(spec, cat, env, *previous)
 
     monkeypatch.setattr(complete_mod, "plan_environment", counting)
     Session(catalog, edited("  order-events:\n    kind: topic\n", f"  order-events:\n    kind: topic\n    size: {MARK}\n"))

@@ -136,6 +136,18 @@ def test_flow_sections_merge_keys_and_anchors_are_reused_only_when_equal(tmp_pat
         _same(prev, reused)
 
 
+def test_what_if_plans_lent_the_analysis_items_equal_fresh_ones(workspace: Path, catalog):
+    from runway_core.fixes import resized_plan
+
+    an = core.analyze(str(workspace / "runway.yaml"), catalog)
+    for env, plan in an.plans.items():
+        for name in an.spec.entries:
+            for size in ("small", "medium", "large", "huge"):
+                lent = resized_plan(an.spec, catalog, env, {name: size}, previous=plan)
+                planner.clear_memos()
+                assert environment_json(lent) == environment_json(resized_plan(an.spec, catalog, env, {name: size}))
+
+
 def test_a_previous_analysis_with_another_catalogue_is_not_reused(workspace: Path, catalog):
     from runway_core.catalog import load_catalog
 
