@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: other code can be measured
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate  # noqa: E402

@@ -21,7 +21,7 @@ PEER_DIR = HERE / ".peer"  # gitignored: `npm install yaml-language-server@1.25`
 PEER_BIN = PEER_DIR / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
 
 if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+    sys.path.append(str(REPO))  # after PYTHONPATH, so that other code can be measured (variants.py --base)
 
 
 def pct(values: Sequence[float], p: float) -> float:

@@ -1,14 +1,14 @@
 """What each optimisation buys: the keystroke replay with one optimisation undone at a time.
 
-``python benchmarks/variants.py [--edits 120] [--rounds 1] [--only a,b]`` runs
-:mod:`bench_keystrokes`' replay (our server only) once with everything on, once per
+``python benchmarks/variants.py [--edits 150] [--rounds 2] [--only a,b] [--base REV]`` runs
+:mod:`bench_keystrokes`' replay (our server only) once with everything on and once per
 optimisation with that one undone (the server is started through ``variants.py serve
-<name>``, which patches it back to the old behaviour before starting it), and once with the
-code of git ``HEAD`` (``git archive``, put first on PYTHONPATH; skipped outside a git
-checkout). It also times the analysis alone (cold, and the keystroke case) for the
-analysis-level variants, and start-up for HEAD against now. Leave-one-out: each figure is
-what the whole loses without that one piece, with every other optimisation in place.
-Prints figures; asserts nothing.
+<name>``, which patches it back to the old behaviour first); with ``--base REV``, also once
+with the code of that git revision (``git archive``, put first on PYTHONPATH). Per row:
+didChange -> publishDiagnostics p50/p95, the server's CPU time per edit (/proc: all the work
+a keystroke causes, also what runs after the publish), and the analysis alone (cold, and the
+keystroke case, as bench_analysis measures them). Leave-one-out: each row is what the whole
+loses without that one piece, every other optimisation kept. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,14 +33,19 @@ VARIANTS = {
     "debounce": "debounce back to 40 ms (DEBOUNCE_S)",
     "gcpause": "no garbage-collector pause inside analyze()",
     "freeze": "no gc.freeze() of the start-up objects",
+    "idlegc": "automatic garbage collection left on (no collect-when-quiet policy)",
     "parsecache": "every file parsed again at every analysis (members included)",
     "entrycache": "every resource and workload converted and validated again",
-    "planreuse": "no previous analysis: every plan item priced again",
+    "planreuse": "no previous analysis: every entry spec built and plan item priced again",
     "linememo": "line items priced again for every item (no memo)",
     "signature": "runway/costsChanged decided by JSON + sha256 of every plan",
     "flushmemo": "no per-flush memo of disk stats, groups and roots",
     "sentskip": "every file of the group pushed again after every flush",
 }
+
+
+#: Variants that change only the server (the analysis alone is not timed for them).
+SERVER_ONLY = {"debounce", "freeze", "idlegc", "signature", "flushmemo", "sentskip"}
 
 
 def _patch(names: set[str]) -> None:
@@ -58,17 +63,22 @@ def _patch(names: set[str]) -> None:
         A.analyze = B.analyze = S.analyze = analyze
     if "freeze" in names:
         gc.freeze = lambda: None
+    if "idlegc" in names:
+        import types
+
+        import runway_lsp.__main__ as M
+        M.gc = types.SimpleNamespace(freeze=lambda: gc.freeze(), disable=lambda: None)  # main() leaves the collector on
     if "parsecache" in names:
         from runway_core.yamlsrc import parse_yaml
         A.parse_file = lambda text, path: parse_yaml(text, path)
     if "entrycache" in names:
         A._entry_text_keys = lambda *a, **k: None
     if "planreuse" in names:
-        inner = S.analyze
+        inner = A.analyze
 
-        def no_previous(*a, previous=None, **k):
-            return inner(*a, **k)
-        S.analyze = no_previous
+        def no_previous(root_file, catalog, read=None, previous=None):
+            return inner(root_file, catalog, read)
+        A.analyze = B.analyze = S.analyze = no_previous
     if "linememo" in names:
         P._collect = lambda pricer, specs: P._price_specs(pricer, tuple(specs))
     if "signature" in names:
@@ -105,10 +115,10 @@ def serve(names: set[str]) -> int:
     return lsp_main(["--stdio"])
 
 
-def _head_tree(dest: Path) -> bool:
-    """The packages at git HEAD, extracted under ``dest`` (read-only for git)."""
+def _head_tree(dest: Path, rev: str) -> bool:
+    """The packages at git revision ``rev``, extracted under ``dest`` (read-only for git)."""
     try:
-        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", "HEAD", "runway_core", "runway_lsp", "catalog", "deploy_engine"],
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", rev, "runway_core", "runway_lsp", "catalog", "deploy_engine"],
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
         return True
@@ -116,20 +126,22 @@ def _head_tree(dest: Path) -> bool:
         return False
 
 
-def _analysis_times(env: dict[str, str], undo: str, repeat: int) -> dict[str, float]:
+def _analysis_times(env: dict[str, str], undo: str, repeat: int, patch: bool = True) -> dict[str, float]:
     """Median ms of a cold analysis and of the keystroke case (bench_analysis' two figures),
-    in a fresh process with ``undo`` applied."""
+    in a fresh process with ``undo`` applied (``patch`` False: the code on PYTHONPATH as is)."""
     code = f"""
 import sys, json, statistics, io
 sys.path.insert(0, {str(HERE)!r})
-import variants
-variants._patch(set({undo!r}.split(',')) - {{''}})
+if {patch!r}:
+    import variants
+    variants._patch(set({undo!r}.split(',')) - {{''}})
 import bench_analysis
 out = io.StringIO()
 rows = bench_analysis.run([1], {repeat}, out=out)
 print(json.dumps({{"cold": statistics.median(rows[0]["cold_ms"]), "keystroke": statistics.median(rows[0]["keystroke_ms"])}}))
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    # cwd: not the checkout, whose packages would shadow PYTHONPATH's (sys.path[0] is the cwd)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(HERE))
     if done.returncode != 0:
         return {"error": done.stderr[-500:]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -141,7 +153,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--gap", type=float, default=0.05)
     ap.add_argument("--repeat", type=int, default=9, help="analysis timings per variant")
-    ap.add_argument("--only", default=None, help="comma-separated variants (default: all, HEAD and 'all on')")
+    ap.add_argument("--only", default=None, help="comma-separated variants (default: 'all on' and every variant)")
+    ap.add_argument("--base", default=None, metavar="REV", help="also measure the code at this git revision (e.g. the commit before the optimisations)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args()
 
@@ -149,21 +162,23 @@ def main() -> None:
     from common import summary
     from generate import generate
 
-    wanted = ["all on", *VARIANTS, "HEAD"] if a.only is None else a.only.split(",")
+    wanted = ["all on", *VARIANTS] if a.only is None else a.only.split(",")
+    if a.base:
+        wanted.append("base")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "x1", 1)
         edits = bk.make_edits(root.read_text(), a.edits)
         head = Path(tmp) / "head"
         head.mkdir()
-        have_head = "HEAD" in wanted and _head_tree(head)
+        have_head = "base" in wanted and _head_tree(head, a.base)
         print(f"{len(edits)} edits, {a.rounds} round(s); leave-one-out (each row: that optimisation undone, every other kept)")
-        print(f"{'variant':<12} {'keystroke p50':>14} {'p95':>8} {'RSS MiB':>8} {'analysis cold':>14} {'keystroke analysis':>19}  what is undone")
+        print(f"{'variant':<12} {'keystroke p50':>14} {'p95':>8} {'CPU/edit':>9} {'RSS MiB':>8} {'analysis cold':>14} {'keystroke analysis':>19}  what is undone")
         for name in wanted:
             env = dict(os.environ)
-            if name == "HEAD":
+            if name == "base":
                 if not have_head:
-                    print(f"{'HEAD':<12} (not a git checkout: skipped)")
+                    print(f"{'base':<12} ({a.base}: git archive failed: skipped)")
                     continue
                 env["PYTHONPATH"] = str(head) + os.pathsep + env.get("PYTHONPATH", "")
                 cmd = [sys.executable, "-m", "runway_lsp", "--stdio"]
@@ -172,50 +187,27 @@ def main() -> None:
             else:
                 cmd = [sys.executable, str(HERE / "variants.py"), "serve", name]
             lat: list[float] = []
-            rss = []
+            rss, cpu = [], []
             for _ in range(a.rounds):
                 r = asyncio.run(_replay_env(bk, cmd, root, edits, a.gap, env))
                 lat += r["latencies"]
                 rss.append(r.get("rss_mb") or 0)
+                if r.get("cpu_ms_per_edit") is not None:
+                    cpu.append(r["cpu_ms_per_edit"])
             s = summary(lat)
-            if name == "HEAD":
-                times = _head_analysis(head, a.repeat)
-            else:
-                times = _analysis_times(env, "" if name == "all on" else name, a.repeat)
-            results[name] = {"keystroke": s, "rss_mb": rss, "analysis": times}
+            times = {} if name in SERVER_ONLY else _analysis_times(env, "" if name in ("all on", "base") else name, a.repeat, patch=name != "base")
+            results[name] = {"keystroke": s, "rss_mb": rss, "cpu_ms_per_edit": cpu, "analysis": times}
             cold = f"{times['cold']:.1f} ms" if "cold" in times else "-"
             keys = f"{times['keystroke']:.1f} ms" if "keystroke" in times else "-"
-            what = VARIANTS.get(name, "everything on" if name == "all on" else "the code at git HEAD (before issue 6)")
-            print(f"{name:<12} {s['median']:>11.1f} ms {s['p95']:>5.1f} ms {max(rss):>8.0f} {cold:>14} {keys:>19}  {what}", flush=True)
+            cpu_s = f"{statistics.median(cpu):.1f} ms" if cpu else "-"
+            what = VARIANTS.get(name, "everything on" if name == "all on" else f"the code at {a.base}")
+            print(f"{name:<12} {s['median']:>11.1f} ms {s['p95']:>5.1f} ms {cpu_s:>9} {max(rss):>8.0f} {cold:>14} {keys:>19}  {what}", flush=True)
     if a.json:
         a.json.write_text(json.dumps(results, indent=1))
 
 
 async def _replay_env(bk, cmd, root, edits, gap, env):
     return await bk.replay(cmd, root, edits, language_id="runway", settings=bk.ours_settings(), gap=gap, env=env)
-
-
-def _head_analysis(head: Path, repeat: int) -> dict[str, float]:
-    """Cold analysis time of the HEAD code (it has no keystroke path: every analysis is cold)."""
-    code = f"""
-import sys, json, statistics, tempfile, time, gc
-sys.path.insert(0, {str(head)!r}); sys.path.insert(1, {str(HERE)!r})
-from pathlib import Path
-from generate import generate
-from runway_core.analysis import analyze
-from runway_core.catalog import load_catalog
-cat = load_catalog()
-root = generate(Path(tempfile.mkdtemp()) / "x1", 1)
-analyze(str(root), cat)
-ts = []
-for _ in range({repeat}):
-    gc.collect(); t0 = time.perf_counter(); analyze(str(root), cat); ts.append((time.perf_counter() - t0) * 1000)
-print(json.dumps({{"cold": statistics.median(ts), "keystroke": statistics.median(ts)}}))
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode != 0:
-        return {"error": done.stderr[-500:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
