@@ -191,6 +191,16 @@ def fifo_root(folder: Path) -> Path:
     return folder
 
 
+def fifo_member(folder: Path) -> Path:
+    (folder / "services" / "pipe").mkdir(parents=True, exist_ok=True)
+    os.mkfifo(folder / "services" / "pipe" / "runway.yaml")
+    return _write(folder / "runway.yaml", HEAD + "members: [services/pipe]\n").parent
+
+
+def long_key(folder: Path) -> Path:
+    return _write(folder / "runway.yaml", "runway: 1\nproduct: shop\n" + "k" * 100_000 + ": 1\n").parent
+
+
 # --- expectations ------------------------------------------------------------------------------
 
 
@@ -326,6 +336,17 @@ def c_fifo_root(rc, doc, err):
     return "exit 3, `no runway found` (a FIFO is not a runway file; never opened)"
 
 
+def c_fifo_member(rc, doc, err):
+    (d,) = [d for d in doc["diagnostics"] if d["code"] == "RW151"]
+    _expect(rc == 1 and "not a regular file" in d["message"], f"{rc} {doc['diagnostics']}")
+    return "RW151 at 3:11 (its runway.yaml is not a regular file), refused, never opened (opening a FIFO would hang)"
+
+
+def c_long_key(rc, doc, err):
+    _expect(rc == 1 and _diags(doc) == [("RW001", 2, 100_000)] and "at most 1,024 characters" in doc["diagnostics"][0]["message"], f"{rc} {_diags(doc)}")
+    return "RW001 at 3:100001: a key of 100,000 characters, YAML allows at most 1,024 in a plain key"
+
+
 CASES: list[Case] = [
     Case("alias-bomb", "alias bomb (9 levels x 9 aliases, a billion nodes)", alias_bomb, c_alias_bomb),
     Case("ten-mb", "10 MB root runway", ten_mb, c_ten_mb),
@@ -348,6 +369,8 @@ CASES: list[Case] = [
     Case("escape-symlink-folder", "member folder symlinked out", escape_symlink_folder, c_escape),
     Case("escape-symlink-file", "member runway.yaml symlinked out (a file, /dev/zero)", escape_symlink_file, c_escape_file),
     Case("fifo-root", "runway.yaml is a FIFO", fifo_root, c_fifo_root),
+    Case("fifo-member", "a member's runway.yaml is a FIFO", fifo_member, c_fifo_member),
+    Case("long-key", "a 100,000-character key", long_key, c_long_key),
 ]
 
 

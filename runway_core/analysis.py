@@ -157,6 +157,9 @@ class Analysis:
     resource_models: dict[str, Resource] = field(default_factory=dict)
     environment_names: tuple[str, ...] = ()
     environments_declared: bool = False
+    #: file -> (count, errors among them) of diagnostics known to fall past the per-file cap,
+    #: counted in RW012 but never built (issue 7: an 85,000-item `members` line).
+    uncounted: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def root(self) -> SourceFile:
@@ -493,7 +496,7 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
             an.add(d)
     for f, ds in an.diagnostics.items():
         # An aliased or merged node is one node: report its problem once, not once per use.
-        an.diagnostics[f] = _capped(sorted(dict.fromkeys(ds), key=Diagnostic.sort_key))
+        an.diagnostics[f] = _capped(sorted(dict.fromkeys(ds), key=Diagnostic.sort_key), an.uncounted.get(f, (0, 0)))
     return an
 
 
@@ -503,14 +506,15 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
 MAX_DIAGNOSTICS_PER_FILE = 500
 
 
-def _capped(ds: list[Diagnostic]) -> list[Diagnostic]:
+def _capped(ds: list[Diagnostic], uncounted: tuple[int, int] = (0, 0)) -> list[Diagnostic]:
     """The first :data:`MAX_DIAGNOSTICS_PER_FILE` diagnostics of a sorted list, then one RW012
-    (an error, so a check still fails) at the first one left out, counting those left out."""
+    (an error, so a check still fails) at the first one left out, counting those left out and
+    ``uncounted`` = (diagnostics known to lie past the cap and never built, errors among them)."""
     if len(ds) <= MAX_DIAGNOSTICS_PER_FILE:
         return ds
     first = ds[MAX_DIAGNOSTICS_PER_FILE]
-    more = len(ds) - MAX_DIAGNOSTICS_PER_FILE
-    errors = sum(1 for d in ds[MAX_DIAGNOSTICS_PER_FILE:] if d.severity == Severity.ERROR)
+    more = len(ds) - MAX_DIAGNOSTICS_PER_FILE + uncounted[0]
+    errors = sum(1 for d in ds[MAX_DIAGNOSTICS_PER_FILE:] if d.severity == Severity.ERROR) + uncounted[1]
     return ds[:MAX_DIAGNOSTICS_PER_FILE] + [
         Diagnostic(first.file, first.range, Severity.ERROR, "RW012",
                    f"{more:,} more problems from here on are not shown ({errors:,} of them errors): a file reports at most "
@@ -657,29 +661,51 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     root_dir = os.path.dirname(an.root_file)
     seen: set[str] = set()
     resolved: dict[str, tuple[str | None, str | None]] = {}
+    # Items come in written order, so once MAX_DIAGNOSTICS_PER_FILE + 1 of them have a
+    # diagnostic, every later one sorts past the cap: such diagnostics of refused or repeated
+    # paths are counted for RW012, not built (a hostile list repeats one path 85,000 times).
+    built = 0
+    past_cap, past_cap_errors = 0, 0
+    reported: set[int] = set()  # id() of the items given a diagnostic, built or counted
     for item in members.items:
         if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
             continue  # the model reports non-string items
         rel = item.value
-        if rel not in resolved:  # one resolution per spelling (a hostile list repeats one 85,000 times)
+        if rel not in resolved:  # one resolution per spelling
             resolved[rel] = _member_folder(root_dir, rel)
         folder, why = resolved[rel]
-        if folder is None:
-            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
-            continue
-        if folder in seen:
-            an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
+        if folder is None or folder in seen:
+            if id(item) in reported:
+                continue  # one node reached twice through an alias: one diagnostic (deduplicated)
+            reported.add(id(item))
+            if built > MAX_DIAGNOSTICS_PER_FILE:
+                past_cap += 1
+                past_cap_errors += folder is None
+                continue
+            built += 1
+            if folder is None:
+                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
+            else:
+                an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
             continue
         seen.add(folder)
         if not os.path.isdir(folder):
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` does not exist", {"member": rel, "missing": "folder"}))
             continue
         path = None
+        odd = None  # a runway.yaml that is there but is no regular file (a FIFO, a device, a folder)
         for name in ROOT_NAMES:
             cand = os.path.join(folder, name)
             if os.path.isfile(cand):
                 path = cand
                 break
+            if odd is None and os.path.lexists(cand):
+                odd = name
+        if path is None and odd is not None:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151",
+                              f"member `{rel}`: its {odd} is not a regular file (a folder, FIFO, socket or device, or a broken symlink); refused, never read",
+                              {"member": rel}))
+            continue
         if path is None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"}))
             continue
@@ -734,6 +760,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                     if isinstance(it, YScalar) and isinstance(it.value, str):
                         target = it.value if via == "uses" else f"shared-{it.value}"
                         an.references.append(Reference(target, path, it.range, src.member_name or name, via))
+    if past_cap:
+        an.uncounted[parsed.path] = (past_cap, past_cap_errors)
 
 
 def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:

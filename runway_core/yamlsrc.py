@@ -605,14 +605,22 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
             comp.diag(rng, "RW001", f"the file holds a character YAML does not allow ({problem}); is it a text file?")
         else:
             msg = str(problem)
-            if "found unexpected ':'" in msg:
+            cmark = getattr(exc, "context_mark", None)
+            if "could not find expected ':'" in msg and context == "while scanning a simple key" and cmark is not None and mark is not None and mark.line == cmark.line \
+                    and mark.index - cmark.index > 1024:
+                # libyaml's generic message for a plain key past YAML's 1,024-character limit.
+                comp.diag(rng, "RW001", f"YAML syntax error: a key of {mark.index - cmark.index:,} characters (from column {cmark.column + 1}); "
+                                        "YAML allows at most 1,024 characters in a plain key")
+                context = None
+                msg = ""
+            elif "found unexpected ':'" in msg:
                 # libyaml (YAML 1.1) refuses ':' inside a plain scalar in [ ] or { } (a URL).
                 msg += "; inside [ ] or { }, quote a value that holds ':' (e.g. \"postgres://host/db\")"
             if context:
-                cmark = getattr(exc, "context_mark", None)
                 cline = lines.position(cmark.index + shift).line + 1 if cmark is not None else None
                 msg = f"{msg} ({context}" + (f" started on line {cline})" if cline is not None and cline != rng.start.line + 1 else ")")
-            comp.diag(rng, "RW001", f"YAML syntax error: {msg}")
+            if msg:
+                comp.diag(rng, "RW001", f"YAML syntax error: {msg}")
     except RecursionError:  # pragma: no cover - defensive; the composer does not recurse
         partial = True
         comp.diag(Range(Position(0, 0), Position(0, 0)), "RW010", "the file nests too deeply to read")

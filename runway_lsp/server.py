@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root, read_disk
@@ -81,6 +82,10 @@ class Document:
     path: str
     text: str
     version: int | None
+    #: False after a didChange that could not be read: the buffer no longer matches the
+    #: editor's, so incremental edits are not applied (they would land in the wrong place)
+    #: until a full-text change or a reopen brings the text back (issue 7).
+    in_sync: bool = True
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -98,6 +103,13 @@ def uri_to_path(uri: str) -> str:
     if parsed.scheme == "file":
         return os.path.realpath(urllib.request.url2pathname(parsed.path))
     return os.path.abspath(uri)
+
+
+def _uri_in(params: Any) -> str | None:
+    """``params.textDocument.uri`` of a raw message, if it is there and a string."""
+    td = params.get("textDocument") if isinstance(params, dict) else None
+    uri = td.get("uri") if isinstance(td, dict) else None
+    return uri if isinstance(uri, str) else None
 
 
 def path_to_uri(path: str) -> str:
@@ -118,6 +130,17 @@ class _UnreadableRequest:
     jsonrpc: str = "2.0"
 
 
+@dataclass
+class _UnreadableNotification:
+    """A notification whose params do not fit its method: there is no one to answer, so it
+    is logged in one line (no traceback, no "Error in server" pop-up) and dropped; an
+    unreadable didChange also marks its document out of sync (:attr:`Document.in_sync`)."""
+
+    method: str
+    uri: str | None
+    jsonrpc: str = "2.0"
+
+
 class RunwayProtocol(LanguageServerProtocol):
     """pygls' protocol with three changes: the position encoding preference (utf-8 when
     offered, else utf-16), open buffers kept by the server alone (pygls' workspace splits
@@ -126,14 +149,22 @@ class RunwayProtocol(LanguageServerProtocol):
     answered with a JSON-RPC error, InvalidParams (-32602), instead of no answer at all."""
 
     def structure_message(self, data: dict[str, Any]):
+        if not (isinstance(data, dict) and "jsonrpc" in data and "method" in data and "error" not in data and "result" not in data):
+            return super().structure_message(data)  # a nested object or a response
+        method = data["method"]
+        is_request = "id" in data
+        # The same decoding as pygls' structure_message, without its logged traceback: a
+        # message that does not fit is the client's mistake, answered or noted in one line.
+        known = self.get_message_type(method) if isinstance(method, str) else None
+        fallback = JsonRPCRequestMessage if is_request else JsonRPCNotification
         try:
-            return super().structure_message(data)
-        except Exception as exc:  # noqa: BLE001 - JsonRpcInvalidParams / JsonRpcInternalError
-            if isinstance(data, dict) and "method" in data and "id" in data and "error" not in data and "result" not in data:
+            return self._converter.structure(data, known or fallback)
+        except Exception as exc:  # noqa: BLE001 - cattrs ClassValidationError and friends
+            if is_request:
                 msg_id = data["id"] if isinstance(data["id"], (int, str)) and not isinstance(data["id"], bool) else None
-                log.warning("answering %s request %r with InvalidParams: its params do not fit the method", data.get("method"), msg_id)
-                return _UnreadableRequest(msg_id, str(data.get("method")), exc)
-            raise  # a notification or a response: nothing to answer; pygls logs it
+                log.warning("answering %s request %r with InvalidParams: its params do not fit the method", method, msg_id)
+                return _UnreadableRequest(msg_id, str(method), exc)
+            return _UnreadableNotification(str(method), _uri_in(data.get("params")))
 
     def handle_message(self, message: Any):
         if isinstance(message, _UnreadableRequest):
@@ -141,6 +172,11 @@ class RunwayProtocol(LanguageServerProtocol):
 
             error = JsonRpcInvalidParams(f"invalid params for {message.method}: they do not match the LSP specification").to_response_error()
             self._send_data(types.ResponseErrorMessage(id=message.id, error=error))
+            return None
+        if isinstance(message, _UnreadableNotification):
+            log.warning("ignoring a %s notification: its params do not fit the method", message.method)
+            if message.method == types.TEXT_DOCUMENT_DID_CHANGE and message.uri is not None:
+                self._server.lost_change(message.uri)
             return None
         return super().handle_message(message)
 
@@ -174,11 +210,27 @@ class RunwayProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+class _UnreadableJsonFilter(logging.Filter):
+    """pygls logs a message body that is not JSON (or not UTF-8) with a full traceback; it is
+    the client's mistake and nothing in the server failed, so it becomes one warning line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, ValueError):  # json.JSONDecodeError, UnicodeDecodeError
+            record.msg, record.args = "ignoring a message that is not JSON-RPC: %s", (type(exc).__name__,)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info = record.exc_text = None
+        return True
+
+
 class RunwayLanguageServer(LanguageServer):
     """Open buffers, cached analyses and the publishing state of one client session."""
 
     def __init__(self, catalog: Catalog) -> None:
         super().__init__("runway-lsp", __version__, protocol_cls=RunwayProtocol)
+        pygls_log = logging.getLogger("pygls.server")
+        if not any(isinstance(f, _UnreadableJsonFilter) for f in pygls_log.filters):
+            pygls_log.addFilter(_UnreadableJsonFilter())
         self.catalog = catalog
         self.encoding: Encoding = "utf-16"
         self.pull = False  # the client pulls diagnostics (textDocument.diagnostic)
@@ -205,6 +257,14 @@ class RunwayLanguageServer(LanguageServer):
         self._sent: dict[str, tuple[Any, tuple]] = {}
 
     # --- session ----------------------------------------------------------------------------
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows "Error in server: ..." for out-of-band errors. A message body that is
+        not JSON is no server error (and its id is unknown, so there is nothing to answer):
+        it is only logged (:class:`_UnreadableJsonFilter`). Everything else keeps pygls' pop-up."""
+        if isinstance(error, ValueError) and not isinstance(error, JsonRpcException):
+            return
+        super().report_server_error(error, source)
 
     def set_client(self, caps: types.ClientCapabilities, encoding: Any) -> None:
         self.encoding = convert.encoding_of(encoding)
@@ -425,6 +485,24 @@ class RunwayLanguageServer(LanguageServer):
         if refresh and self.pull and self.refresh_support:
             self.workspace_diagnostic_refresh(None, callback=lambda _r: None)
 
+    def lost_change(self, uri: str) -> None:
+        """A didChange for ``uri`` could not be read: its open buffer no longer matches the
+        editor's. Its diagnostics, costs and edits stay those of the last version read (edits
+        carry that version, so an editor refuses them) until the file is reopened or the
+        editor sends its whole text; the user is told once."""
+        try:
+            doc = self.documents.get(uri_to_path(uri))
+        except Exception:  # noqa: BLE001 - an odd URI: nothing open under it
+            return
+        if doc is None or not doc.in_sync:
+            return
+        doc.in_sync = False
+        name = os.path.basename(doc.path)
+        self.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"runway: the editor sent an edit to {name} that could not be read; its diagnostics and costs "
+                    f"are paused at the last version read. Close and reopen {name} to resume."))
+
     def opened(self, doc: Document) -> None:
         self.documents[doc.path] = doc
         if self.pull and doc.path in self._pushed:
@@ -462,7 +540,17 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
             if doc is None:
                 log.warning("didChange for a document that is not open: %s", params.text_document.uri)
                 return
-            for change in params.content_changes:
+            changes = params.content_changes
+            if not doc.in_sync:
+                # Only a full-text change can bring a buffer that missed an edit back; the
+                # incremental ones before it would land in the wrong place (issue 7).
+                full = [i for i, c in enumerate(changes) if isinstance(c, types.TextDocumentContentChangeWholeDocument)]
+                if not full:
+                    log.warning("didChange for %s ignored: the buffer is out of sync since an unreadable edit", doc.uri)
+                    return
+                changes = changes[full[-1]:]
+                doc.in_sync = True
+            for change in changes:
                 doc.text = convert.apply_change(doc.text, change, ls.encoding)
                 if _SURROGATE.search(change.text):
                     doc.text = without_lone_surrogates(doc.text)

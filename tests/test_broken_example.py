@@ -136,3 +136,36 @@ def test_no_exception_and_every_file_is_accounted_for(analysis) -> None:
     read_folders = {Path(f).parent.name for f in analysis.diagnostics if f != str(ROOT)}
     assert read_folders == folders
     assert str(ROOT) in analysis.files
+
+
+def test_members_past_the_cap_are_counted_exactly(catalog, tmp_path) -> None:
+    """A `members` list long enough to pass the cap: the diagnostics of its later items are
+    counted, not built (issue 7), and RW012 counts them as if they had been built."""
+    (tmp_path / "services" / "a").mkdir(parents=True)
+    (tmp_path / "services" / "a" / "runway.yaml").write_text("runway: 1\n", encoding="utf-8")
+    # 1 good item, then 700 repeats (warnings) and 300 refused paths (errors), interleaved.
+    items = ["services/a"] + [("services/a" if i % 10 < 7 else "../outside") for i in range(1000)]
+    root = tmp_path / "runway.yaml"
+    root.write_text("runway: 1\nproduct: shop\nmembers: [" + ", ".join(items) + "]\n", encoding="utf-8")
+    ds = analyze(str(root), catalog).diagnostics[str(root)]
+    member_ds = [d for d in ds if d.code == "RW151"]
+    n = len(member_ds)
+    assert len(ds) == 501 and ds[-1].code == "RW012" and n >= 490  # the rest: RW171 (no cap)
+    # Everything before the cap is exact: each item in written order, its own kind ...
+    expected = ["error" if i % 10 >= 7 else "warning" for i in range(1000)]
+    assert [d.severity.label for d in member_ds] == expected[:n]
+    # ... and the count past it is the count of what was not built.
+    assert ds[-1].data == {"more": 1000 - n, "errors": expected[n:].count("error")}
+    assert f"{1000 - n} more problems from here on are not shown ({expected[n:].count('error')} of them errors)" in ds[-1].message
+
+
+def test_members_reached_through_an_alias_are_reported_once(catalog, tmp_path) -> None:
+    (tmp_path / "services" / "a").mkdir(parents=True)
+    (tmp_path / "services" / "a" / "runway.yaml").write_text("runway: 1\n", encoding="utf-8")
+    root = tmp_path / "runway.yaml"
+    root.write_text("runway: 1\nproduct: shop\nx-paths: [&bad ../outside, &a services/a]\n"
+                    "members: [*a, *a, *a, *bad, *bad, services/a]\n", encoding="utf-8")
+    ds = [d for d in analyze(str(root), catalog).diagnostics[str(root)] if d.code == "RW151"]
+    # The alias's node is the anchor's: one warning there (listed twice), one error (refused),
+    # and one warning at the last, written item.
+    assert sorted((d.range.start.line, d.severity.label) for d in ds) == [(2, "error"), (2, "warning"), (3, "warning")]

@@ -85,7 +85,7 @@ def test_a_member_path_escaping_the_repository_is_never_opened(case, tmp_path: P
     assert len(an.files) == 1  # no member file was read
 
 
-TEXT_CASES = ["alias-bomb", "ten-mb", "deep-flow", "deep-block", "long-scalar", "nul", "bom", "yaml12", "merge-keys", "documents", "custom-tags"]
+TEXT_CASES = ["alias-bomb", "ten-mb", "deep-flow", "deep-block", "long-scalar", "long-key", "nul", "bom", "yaml12", "merge-keys", "documents", "custom-tags"]
 
 
 async def test_hostile_buffers_in_the_editor_get_diagnostics_in_bounds(client: LanguageClient, tmp_path: Path):

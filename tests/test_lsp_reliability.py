@@ -385,15 +385,20 @@ async def test_close_clears_diagnostics_of_every_file_it_published(client: Langu
 # --------------------------------------------------------------------------------------
 
 
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class RawServer:
     """runway-lsp over pipes, spoken to in raw JSON-RPC (no client library to tidy up the
     messages); every read is bounded by a deadline that only detects a hang."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, hooks: bool = False) -> None:
         # stderr to a file: a pipe nobody reads would fill up with the server's log and block it.
         self.stderr = tempfile.TemporaryFile()
+        env = {**os.environ, "RUNWAY_LSP_TEST_HOOKS": "1"} if hooks else None
         self.proc = subprocess.Popen([sys.executable, "-m", "runway_lsp", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, cwd=cwd)
+                                     stderr=self.stderr, cwd=cwd, env=env)
         self.buf = b""
         self.inbox: list[dict] = []
 
@@ -497,9 +502,64 @@ def test_invalid_requests_are_answered_with_errors_and_the_server_goes_on(tmp_pa
         answer = srv.response("after")
         assert answer["result"]["kind"] == "full"
         assert all(d["code"] in ("RW171",) for d in answer["result"]["items"])  # the text of version 1, untouched
+        # No error pop-up: an unreadable notification is the client's mistake, noted in the log.
+        errors = [m for m in srv.inbox if m.get("method") == "window/showMessage" and m["params"]["type"] == 1]
+        assert errors == []
     finally:
         rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
     assert rc == 0, stderr[-4000:]
+    assert "Traceback" not in stderr, stderr[-4000:]
+    assert "ignoring a textDocument/didChange notification: its params do not fit the method" in stderr
+    assert "ignoring a message that is not JSON-RPC: JSONDecodeError" in stderr
+
+
+def test_an_unreadable_edit_pauses_the_buffer_until_the_editor_resends_the_text(tmp_path: Path):
+    """A didChange that cannot be read leaves the server's buffer behind the editor's: the
+    incremental edits after it would land in the wrong place, so they are not applied (and
+    code actions keep the old version, which editors refuse) until a full-text change or a
+    reopen; the user is told once, as a warning."""
+    folder = tmp_path.resolve()
+    uri = (folder / "runway.yaml").as_uri()
+    text = "runway: 1\nproduct: shop\n"
+    srv = RawServer(folder, hooks=True)
+    try:
+        srv.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}})
+        srv.response(0)
+        srv.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        srv.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
+
+        def buffer(msg_id):
+            srv.send({"jsonrpc": "2.0", "id": msg_id, "method": DOCUMENT_TEXT, "params": {"uri": uri}})
+            return srv.response(msg_id)["result"]
+
+        def change(version, changes):
+            srv.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}})
+
+        at = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+        change(2, [{"range": at, "text": "# a\n"}])
+        assert buffer("v2")["version"] == 2
+        change(3, [{"range": {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "lost"}])  # unreadable
+        change(4, [{"range": at, "text": "# b\n"}])  # the editor's text now differs: not applied
+        paused = buffer("v4")
+        assert (paused["version"], paused["sha256"]) == (2, sha256("# a\n" + text))
+        warnings = [m for m in srv.inbox if m.get("method") == "window/showMessage"]
+        assert [m["params"]["type"] for m in warnings] == [2]  # one Warning, no Error
+        assert "Close and reopen runway.yaml" in warnings[0]["params"]["message"]
+        # A full-text change in a batch brings the buffer back (the edits after it apply).
+        change(5, [{"range": at, "text": "ignored"}, {"text": "# whole\n" + text}, {"range": at, "text": "# c\n"}])
+        resumed = buffer("v5")
+        assert (resumed["version"], resumed["sha256"]) == (5, sha256("# c\n# whole\n" + text))
+        # ... and so does a reopen, after another unreadable edit.
+        change(6, "not a list")
+        srv.send({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+        srv.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 7, "text": text}}})
+        change(8, [{"range": at, "text": "# d\n"}])
+        reopened = buffer("v8")
+        assert (reopened["version"], reopened["sha256"]) == (8, sha256("# d\n" + text))
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0, stderr[-4000:]
+    assert "Traceback" not in stderr, stderr[-4000:]
 
 
 # --------------------------------------------------------------------------------------
