@@ -30,6 +30,7 @@ from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.positions import Range
 
 from . import convert
+from .guard import degrades
 from .server import RunwayLanguageServer, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
@@ -44,12 +45,9 @@ def options() -> types.CodeActionOptions:
 
 def register(server: RunwayLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options())
+    @degrades("textDocument/codeAction", list)
     def code_action(ls: RunwayLanguageServer, params: types.CodeActionParams):
-        try:
-            return code_actions(ls, params)
-        except Exception:  # noqa: BLE001 - STYLE.md §7: log and degrade
-            log.exception("textDocument/codeAction failed")
-            return []
+        return code_actions(ls, params)
 
 
 def _wants_quickfix(only: Any) -> bool:

@@ -31,6 +31,7 @@ from runway_core.positions import Encoding, LineIndex
 from runway_core.yamlsrc import parse_yaml
 
 from . import convert
+from .guard import degrades
 from .server import RunwayLanguageServer, uri_to_path
 
 if TYPE_CHECKING:
@@ -129,9 +130,6 @@ def register(server: RunwayLanguageServer) -> None:
     """Register ``textDocument/completion`` on ``server``."""
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False))
+    @degrades("textDocument/completion", lambda: types.CompletionList(is_incomplete=False, items=[]))
     def completion(ls: RunwayLanguageServer, params: types.CompletionParams) -> types.CompletionList:
-        try:
-            return complete(ls, params)
-        except Exception:  # noqa: BLE001 - STYLE.md §7: log and degrade
-            log.exception("textDocument/completion failed")
-            return types.CompletionList(is_incomplete=False, items=[])
+        return complete(ls, params)

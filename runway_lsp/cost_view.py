@@ -50,6 +50,7 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
+from .guard import degrades
 from .server import RunwayLanguageServer, uri_to_path
 from .settings import Settings, SettingsManager, log_failure, settings_of
 
@@ -393,34 +394,25 @@ def register(server: RunwayLanguageServer) -> None:
     server.publish_group = publish_and_refresh  # type: ignore[method-assign]
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @degrades("textDocument/codeLens", list)
     async def code_lens(ls: RunwayLanguageServer, params: types.CodeLensParams):
-        try:
-            current = await settings.ready()
-            if not current.code_lens_enabled:
-                return []
-            return view.code_lenses(params.text_document.uri)
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/codeLens failed")
+        current = await settings.ready()
+        if not current.code_lens_enabled:
             return []
+        return view.code_lenses(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @degrades("textDocument/inlayHint", list)
     async def inlay_hint(ls: RunwayLanguageServer, params: types.InlayHintParams):
-        try:
-            current = await settings.ready()
-            if not current.inlay_hints_enabled:
-                return []
-            return view.inlay_hints(params.text_document.uri, params.range)
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/inlayHint failed")
+        current = await settings.ready()
+        if not current.inlay_hints_enabled:
             return []
+        return view.inlay_hints(params.text_document.uri, params.range)
 
     @server.command(SHOW_COST)
+    @degrades(SHOW_COST)
     def show_cost(ls, *args):  # no annotations: pygls reads them to convert arguments
-        try:
-            return view.show_cost(args[0] if args else None, args[1] if len(args) > 1 else None)
-        except Exception:  # noqa: BLE001
-            log.exception("%s failed", SHOW_COST)
-            return None
+        return view.show_cost(args[0] if args else None, args[1] if len(args) > 1 else None)
 
 
 __all__ = ["SHOW_COST", "CostView", "View", "register", "hover_baseline", "view_hover", "to_code_lens", "to_inlay_hint"]

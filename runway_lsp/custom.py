@@ -33,6 +33,7 @@ from runway_core.analysis import ROOT_NAMES, Analysis
 from runway_core.diagnostics import Severity
 from runway_core.planner import Plan, cap_percent, plan_json
 
+from .guard import degrades
 from .server import RunwayLanguageServer, path_to_uri, uri_to_path
 from .settings import COST_NOTIFICATIONS_OPTION, settings_of
 
@@ -201,20 +202,14 @@ def register(server: RunwayLanguageServer) -> None:
     server.publish_group = publish_and_notify  # type: ignore[method-assign]
 
     @server.feature(COSTS)
+    @degrades(COSTS, lambda: {"environments": [], "environment": None})
     def runway_costs(ls: RunwayLanguageServer, params: Any):
-        try:
-            return costs(ls, params)
-        except Exception:  # noqa: BLE001
-            log.exception("%s failed", COSTS)
-            return {"environments": [], "environment": None}
+        return costs(ls, params)
 
     @server.feature(PLAN)
+    @degrades(PLAN, lambda: {"environments": [], "environment": None})
     def runway_plan(ls: RunwayLanguageServer, params: Any):
-        try:
-            return plan(ls, params)
-        except Exception:  # noqa: BLE001
-            log.exception("%s failed", PLAN)
-            return {"environments": [], "environment": None}
+        return plan(ls, params)
 
 
 __all__ = ["COSTS", "PLAN", "COSTS_CHANGED", "CostsNotifier", "costs", "plan", "register"]

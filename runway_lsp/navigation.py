@@ -41,6 +41,7 @@ from runway_core.analysis import ROOT_NAMES, Analysis
 from runway_core.positions import LineIndex, Position, Range
 
 from . import convert
+from .guard import degrades
 
 if TYPE_CHECKING:
     from .server import RunwayLanguageServer
@@ -408,151 +409,125 @@ def register(server: "RunwayLanguageServer") -> None:
     _on_initialized(server, initialized)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @degrades("textDocument/definition")
     def definition(ls: "RunwayLanguageServer", params: types.DefinitionParams):
-        try:
-            req = _request(ls, params.text_document.uri, params.position)
-            if req is None:
-                return None
-            an, path, pos = req
-            return [_location(ls, an, loc) for loc in navigate.definition_at(an, path, pos)] or None
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/definition failed")
+        req = _request(ls, params.text_document.uri, params.position)
+        if req is None:
             return None
+        an, path, pos = req
+        return [_location(ls, an, loc) for loc in navigate.definition_at(an, path, pos)] or None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @degrades("textDocument/references")
     def references(ls: "RunwayLanguageServer", params: types.ReferenceParams):
-        try:
-            req = _request(ls, params.text_document.uri, params.position)
-            if req is None:
-                return None
-            an, path, pos = req
-            include = bool(params.context.include_declaration) if params.context is not None else False
-            return [_location(ls, an, loc) for loc in navigate.references_at(an, path, pos, include)] or None
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/references failed")
+        req = _request(ls, params.text_document.uri, params.position)
+        if req is None:
             return None
+        an, path, pos = req
+        include = bool(params.context.include_declaration) if params.context is not None else False
+        return [_location(ls, an, loc) for loc in navigate.references_at(an, path, pos, include)] or None
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    @degrades("textDocument/documentHighlight")
     def highlight(ls: "RunwayLanguageServer", params: types.DocumentHighlightParams):
-        try:
-            req = _request(ls, params.text_document.uri, params.position)
-            if req is None:
-                return None
-            an, path, pos = req
-            kinds = {"write": types.DocumentHighlightKind.Write, "read": types.DocumentHighlightKind.Read}
-            return [
-                types.DocumentHighlight(range=_range(ls, an, path, h.range), kind=kinds[h.kind])
-                for h in navigate.highlights_at(an, path, pos)
-            ] or None
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/documentHighlight failed")
+        req = _request(ls, params.text_document.uri, params.position)
+        if req is None:
             return None
+        an, path, pos = req
+        kinds = {"write": types.DocumentHighlightKind.Write, "read": types.DocumentHighlightKind.Read}
+        return [
+            types.DocumentHighlight(range=_range(ls, an, path, h.range), kind=kinds[h.kind])
+            for h in navigate.highlights_at(an, path, pos)
+        ] or None
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @degrades("textDocument/prepareRename")
     def prepare_rename(ls: "RunwayLanguageServer", params: types.PrepareRenameParams):
-        refusal = None
-        try:
-            req = _request(ls, params.text_document.uri, params.position)
-            if req is None:
-                return None
-            an, path, pos = req
-            found = navigate.prepare_rename_at(an, path, pos)
-            if found is not None:
-                return types.PrepareRenamePlaceholder(range=_range(ls, an, path, found.range), placeholder=found.placeholder)
-            refusal = navigate.rename_refusal_at(an, path, pos)
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/prepareRename failed")
+        req = _request(ls, params.text_document.uri, params.position)
+        if req is None:
             return None
+        an, path, pos = req
+        found = navigate.prepare_rename_at(an, path, pos)
+        if found is not None:
+            return types.PrepareRenamePlaceholder(range=_range(ls, an, path, found.range), placeholder=found.placeholder)
+        refusal = navigate.rename_refusal_at(an, path, pos)
         if refusal is not None:
             raise _refuse(refusal)  # clients show the message (LSP 3.17 §"Prepare Rename Request")
         return None
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
+    @degrades("textDocument/rename")
     def rename(ls: "RunwayLanguageServer", params: types.RenameParams):
-        try:
-            req = _request(ls, params.text_document.uri, params.position)
-            if req is None:
-                return None
-            an, path, pos = req
-            result = navigate.rename_at(an, path, pos, params.new_name)
-            edit = _workspace_edit(ls, an, result) if not isinstance(result, str) else None
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/rename failed")
+        req = _request(ls, params.text_document.uri, params.position)
+        if req is None:
             return None
+        an, path, pos = req
+        result = navigate.rename_at(an, path, pos, params.new_name)
         if isinstance(result, str):
-            raise _refuse(result)
-        return edit
+            raise _refuse(result)  # a JsonRpcException: it reaches the client (guard.degrades)
+        return _workspace_edit(ls, an, result)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @degrades("textDocument/documentSymbol")
     def document_symbol(ls: "RunwayLanguageServer", params: types.DocumentSymbolParams):
-        try:
-            from .server import uri_to_path
+        from .server import uri_to_path
 
-            path = uri_to_path(params.text_document.uri)
-            an = ls.analysis_for(path)
-            symbols = navigate.document_symbols(an, path)
-            caps = ls.client_capabilities
-            ds = caps.text_document.document_symbol if caps.text_document is not None else None
-            kinds = _supported_kinds(caps, "text_document", "document_symbol", "symbol_kind")
-            if ds is not None and ds.hierarchical_document_symbol_support:
-                return [_document_symbol(ls, an, path, s, kinds) for s in symbols]
-            return _flat_symbols(ls, an, path, symbols, kinds)
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/documentSymbol failed")
-            return None
+        path = uri_to_path(params.text_document.uri)
+        an = ls.analysis_for(path)
+        symbols = navigate.document_symbols(an, path)
+        caps = ls.client_capabilities
+        ds = caps.text_document.document_symbol if caps.text_document is not None else None
+        kinds = _supported_kinds(caps, "text_document", "document_symbol", "symbol_kind")
+        if ds is not None and ds.hierarchical_document_symbol_support:
+            return [_document_symbol(ls, an, path, s, kinds) for s in symbols]
+        return _flat_symbols(ls, an, path, symbols, kinds)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    @degrades("textDocument/documentLink")
     def document_link(ls: "RunwayLanguageServer", params: types.DocumentLinkParams):
-        try:
-            from .server import uri_to_path
+        from .server import uri_to_path
 
-            path = uri_to_path(params.text_document.uri)
-            an = ls.analysis_for(path)
-            root_dir = os.path.dirname(an.root_file)
-            caps = ls.client_capabilities.text_document
-            tooltips = bool(caps is not None and caps.document_link is not None and caps.document_link.tooltip_support)
-            return [
-                types.DocumentLink(
-                    range=_range(ls, an, path, link.range),
-                    target=_uri(ls, link.target),
-                    tooltip=f"Open the member runway {os.path.relpath(link.target, root_dir)}" if tooltips else None,
-                )
-                for link in navigate.document_links(an, path)
-            ]
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/documentLink failed")
-            return None
+        path = uri_to_path(params.text_document.uri)
+        an = ls.analysis_for(path)
+        root_dir = os.path.dirname(an.root_file)
+        caps = ls.client_capabilities.text_document
+        tooltips = bool(caps is not None and caps.document_link is not None and caps.document_link.tooltip_support)
+        return [
+            types.DocumentLink(
+                range=_range(ls, an, path, link.range),
+                target=_uri(ls, link.target),
+                tooltip=f"Open the member runway {os.path.relpath(link.target, root_dir)}" if tooltips else None,
+            )
+            for link in navigate.document_links(an, path)
+        ]
 
     @server.feature(types.WORKSPACE_SYMBOL)
+    @degrades("workspace/symbol", list)
     async def workspace_symbol(ls: "RunwayLanguageServer", params: types.WorkspaceSymbolParams):
-        try:
-            if state.task is not None:
-                try:
-                    await asyncio.wait_for(asyncio.shield(state.done.wait()), SCAN_WAIT_S)
-                except asyncio.TimeoutError:
-                    log.warning("workspace/symbol answered before the workspace scan ended")
-            roots = list(state.roots)
-            for path in list(ls.documents):
-                group = ls.group_of(path)
-                if group not in roots:
-                    roots.append(group)
-            analyses = []
-            for root in roots:
-                try:
-                    analyses.append(ls.analysis(root))
-                except Exception:  # noqa: BLE001 - one bad runway must not hide the others
-                    log.exception("analysing %s failed", root)
-            kinds = _supported_kinds(ls.client_capabilities, "workspace", "symbol", "symbol_kind")
-            lines = {p: src.parsed.lines for an in analyses for p, src in an.files.items()}
-            return [
-                types.SymbolInformation(
-                    name=s.name,
-                    kind=_symbol_kind(s.kind, kinds),
-                    location=types.Location(uri=_uri(ls, s.file), range=convert.to_range(s.range, lines.get(s.file, LineIndex("")), ls.encoding)),
-                    container_name=s.container,
-                )
-                for s in navigate.workspace_symbols(analyses, params.query)
-            ]
-        except Exception:  # noqa: BLE001
-            log.exception("workspace/symbol failed")
-            return []
+        if state.task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(state.done.wait()), SCAN_WAIT_S)
+            except asyncio.TimeoutError:
+                log.warning("workspace/symbol answered before the workspace scan ended")
+        roots = list(state.roots)
+        for path in list(ls.documents):
+            group = ls.group_of(path)
+            if group not in roots:
+                roots.append(group)
+        analyses = []
+        for root in roots:
+            try:
+                analyses.append(ls.analysis(root))
+            except Exception:  # noqa: BLE001 - one bad runway must not hide the others
+                log.exception("analysing %s failed", root)
+        kinds = _supported_kinds(ls.client_capabilities, "workspace", "symbol", "symbol_kind")
+        lines = {p: src.parsed.lines for an in analyses for p, src in an.files.items()}
+        return [
+            types.SymbolInformation(
+                name=s.name,
+                kind=_symbol_kind(s.kind, kinds),
+                location=types.Location(uri=_uri(ls, s.file), range=convert.to_range(s.range, lines.get(s.file, LineIndex("")), ls.encoding)),
+                container_name=s.container,
+            )
+            for s in navigate.workspace_symbols(analyses, params.query)
+        ]

@@ -48,6 +48,7 @@ from runway_core.diagnostics import Diagnostic
 from runway_core.positions import Encoding, LineIndex
 
 from . import __version__, convert
+from .guard import degrades
 
 log = logging.getLogger("runway_lsp")
 
@@ -524,87 +525,79 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     server = RunwayLanguageServer(catalog)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @degrades("textDocument/didOpen")
     def did_open(ls: RunwayLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        try:
-            td = params.text_document
-            path = uri_to_path(td.uri)
-            ls.opened(Document(td.uri, path, without_lone_surrogates(td.text), td.version))
-        except Exception:  # noqa: BLE001
-            log.exception("didOpen failed")
+        td = params.text_document
+        path = uri_to_path(td.uri)
+        ls.opened(Document(td.uri, path, without_lone_surrogates(td.text), td.version))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @degrades("textDocument/didChange")
     def did_change(ls: RunwayLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        try:
-            path = uri_to_path(params.text_document.uri)
-            doc = ls.documents.get(path)
-            if doc is None:
-                log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+        path = uri_to_path(params.text_document.uri)
+        doc = ls.documents.get(path)
+        if doc is None:
+            log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+            return
+        changes = params.content_changes
+        if not doc.in_sync:
+            # Only a full-text change can bring a buffer that missed an edit back; the
+            # incremental ones before it would land in the wrong place (issue 7).
+            full = [i for i, c in enumerate(changes) if isinstance(c, types.TextDocumentContentChangeWholeDocument)]
+            if not full:
+                log.warning("didChange for %s ignored: the buffer is out of sync since an unreadable edit", doc.uri)
                 return
-            changes = params.content_changes
-            if not doc.in_sync:
-                # Only a full-text change can bring a buffer that missed an edit back; the
-                # incremental ones before it would land in the wrong place (issue 7).
-                full = [i for i, c in enumerate(changes) if isinstance(c, types.TextDocumentContentChangeWholeDocument)]
-                if not full:
-                    log.warning("didChange for %s ignored: the buffer is out of sync since an unreadable edit", doc.uri)
-                    return
-                changes = changes[full[-1]:]
-                doc.in_sync = True
+            changes = changes[full[-1]:]
+            doc.in_sync = True
+        try:
             for change in changes:
                 doc.text = convert.apply_change(doc.text, change, ls.encoding)
                 if _SURROGATE.search(change.text):
                     doc.text = without_lone_surrogates(doc.text)
-            doc.version = params.text_document.version
-            ls.touch(path)
-        except Exception:  # noqa: BLE001
-            log.exception("didChange failed")
+        except Exception:  # noqa: BLE001 - an edit half applied: the buffer is no longer the editor's
+            log.exception("textDocument/didChange failed")
+            ls.lost_change(doc.uri)
+            return
+        doc.version = params.text_document.version
+        ls.touch(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @degrades("textDocument/didSave")
     def did_save(ls: RunwayLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        try:
-            path = uri_to_path(params.text_document.uri)
-            doc = ls.documents.get(path)
-            if doc is not None and params.text is not None:
-                doc.text = without_lone_surrogates(params.text)
-            ls._cache.clear()  # a save is when other files on disk may have changed too
-            ls.touch(path)
-        except Exception:  # noqa: BLE001
-            log.exception("didSave failed")
+        path = uri_to_path(params.text_document.uri)
+        doc = ls.documents.get(path)
+        if doc is not None and params.text is not None:
+            doc.text = without_lone_surrogates(params.text)
+            doc.in_sync = True  # the editor's whole text: whatever was missed is back
+        ls._cache.clear()  # a save is when other files on disk may have changed too
+        ls.touch(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @degrades("textDocument/didClose")
     def did_close(ls: RunwayLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        try:
-            path = uri_to_path(params.text_document.uri)
-            ls.documents.pop(path, None)
-            ls.touch(path)
-        except Exception:  # noqa: BLE001
-            log.exception("didClose failed")
+        path = uri_to_path(params.text_document.uri)
+        ls.documents.pop(path, None)
+        ls.touch(path)
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, convert.diagnostic_options())
+    @degrades("textDocument/diagnostic", lambda: convert.full_report([]))
     def diagnostic(ls: RunwayLanguageServer, params: types.DocumentDiagnosticParams):
-        try:
-            return convert.full_report(ls.pull_diagnostics(params.text_document.uri))
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/diagnostic failed")
-            return convert.full_report([])
+        return convert.full_report(ls.pull_diagnostics(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @degrades("textDocument/hover")
     def hover(ls: RunwayLanguageServer, params: types.HoverParams):
-        try:
-            path = uri_to_path(params.text_document.uri)
-            an = ls.analysis_for(path)
-            src = an.files.get(path)
-            if src is None:
-                return None
-            lines = src.parsed.lines
-            # Costs (with "+$103.19/mo vs HEAD"), also while a syntax error is being typed.
-            from .cost_view import view_hover
-
-            result = view_hover(ls, path, convert.from_position(params.position, lines, ls.encoding))
-            return convert.to_hover(result, lines, ls.encoding) if result is not None else None
-        except Exception:  # noqa: BLE001
-            log.exception("textDocument/hover failed")
+        path = uri_to_path(params.text_document.uri)
+        an = ls.analysis_for(path)
+        src = an.files.get(path)
+        if src is None:
             return None
+        lines = src.parsed.lines
+        # Costs (with "+$103.19/mo vs HEAD"), also while a syntax error is being typed.
+        from .cost_view import view_hover
+
+        result = view_hover(ls, path, convert.from_position(params.position, lines, ls.encoding))
+        return convert.to_hover(result, lines, ls.encoding) if result is not None else None
 
     from . import navigation
     navigation.register(server)
