@@ -53,6 +53,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping, NoReturn, Sequence
 
+from runway_core import markdown
 from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic, Severity
@@ -393,22 +394,15 @@ def plan_markdown(plan: Plan, details: bool) -> str:
             pct = _pct(p)
             out.append("Verdict: **ok**" + (f" ({pct} of the cap)." if pct else "."))
         out.append("")
-        out.append("| item | kind | size | monthly |")
-        out.append("|---|---|---|---:|")
-        for i in p.items:
-            name = _md(i.name) + (" (implicit)" if i.implicit else "") + (" (missing prices)" if i.missing_prices else "")
-            out.append(f"| {name} | {_md(i.kind)} | {_md(i.size or '-')} | {usd(i.monthly_usd)} |")
-        out.append(f"| **total** | | | **{usd(p.total)}** |")
+        rows = [[_md(i.name) + (" (implicit)" if i.implicit else "") + (" (missing prices)" if i.missing_prices else ""),
+                 _md(i.kind), _md(i.size or "-"), usd(i.monthly_usd)] for i in p.items]
+        rows.append(["**total**", "", "", f"**{usd(p.total)}**"])
+        out.extend(markdown.table(["item", "kind", "size", "monthly"], rows, right={3}))
         out.append("")
         if details:
-            out.append("| item | line item | quantity x unit price | monthly | confidence |")
-            out.append("|---|---|---|---:|---|")
-            for i in p.items:
-                for li in i.line_items:
-                    out.append(
-                        f"| {_md(i.name)} | {_md(li.description)} | {_qty(li.quantity)} x {_unit_price(li.unit_usd)} per {_md(li.unit)}"
-                        f" | {usd(li.monthly_usd)} | {li.confidence} |"
-                    )
+            rows = [[_md(i.name), _md(li.description), f"{_qty(li.quantity)} x {_unit_price(li.unit_usd)} per {_md(li.unit)}",
+                     usd(li.monthly_usd), li.confidence] for i in p.items for li in i.line_items]
+            out.extend(markdown.table(["item", "line item", "quantity x unit price", "monthly", "confidence"], rows, right={3}))
             out.append("")
     out.extend(f"- {note}" for _, note in _footnotes(plan, plan.environments, _md))
     return "\n".join(out) + "\n"

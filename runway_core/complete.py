@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from . import markdown
 from .catalog import SIZES
 from .hover import capacity_text
 from .model import (
@@ -1195,20 +1196,19 @@ class _Candidates:
             return out[0]
         out += ["", f"Capacity: {capacity_text(priced[0][1])}", ""]
         with_totals = all(p is not None for _e, _i, p in priced)
-        if with_totals:
-            out += ["| environment | monthly | environment total | cap |", "|---|---|---|---|"]
-        else:
-            out += ["| environment | monthly |", "|---|---|"]
+        rows = []
         for e, item, plan in priced:
-            row = f"| {e} | {_money(item)} |"
+            row = [e, _money(item)]
             if plan is not None and with_totals:
                 if plan.cap is None:
                     cap = "no cap"
                 else:
                     pct = (plan.total * 100 / plan.cap).quantize(Decimal(1), rounding=ROUND_HALF_UP) if plan.cap > 0 else None
                     cap = f"{usd(plan.cap)}" + (f" ({pct}%)" if pct is not None else "") + (" ✗ over" if plan.total > plan.cap else "")
-                row += f" {usd(plan.total)} | {cap} |"
-            out.append(row)
+                row += [usd(plan.total), cap]
+            rows.append(row)
+        header = ["environment", "monthly", "environment total", "cap"] if with_totals else ["environment", "monthly"]
+        out += markdown.table(header, rows, right={1, 2})
         out += ["", "*USD per month, 730 hours; free tiers ignored.*"]
         return "\n".join(out)
 

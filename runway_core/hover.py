@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from pydantic import BaseModel
 
+from . import markdown
 from .catalog import SIZES
 from .model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, model_for
 from .planner import EnvironmentPlan, ItemPlan, injected_variables
@@ -321,12 +322,11 @@ def _entity(an: "Analysis", name: str) -> str | None:
         return "\n".join(out)
     is_workload = kind == "workload"
     out.append("")
-    out.append("| | " + " | ".join(p.name for p, _ in items) + " |")
-    out.append("|---|" + "---|" * len(items))
-    out.append("| size | " + " | ".join(i.size or "—" for _, i in items) + " |")
+    rows = [["size", *(i.size or "—" for _, i in items)]]
     if is_workload:
-        out.append("| tasks | " + " | ".join(str(i.capacity.get("tasks", "—")) for _, i in items) + " |")
-    out.append("| monthly | " + " | ".join(usd(i.monthly_usd) + ("*" if i.missing_prices else "") for _, i in items) + " |")
+        rows.append(["tasks", *(str(i.capacity.get("tasks", "—")) for _, i in items)])
+    rows.append(["monthly", *(usd(i.monthly_usd) + ("*" if i.missing_prices else "") for _, i in items)])
+    out.extend(markdown.table(["", *(p.name for p, _ in items)], rows, right=range(1, len(items) + 1)))
     out.append("")
     first = items[0][1]
     consumers = list(first.consumers)
@@ -358,17 +358,16 @@ def _entity(an: "Analysis", name: str) -> str | None:
 
 
 def _line_items_table(item: ItemPlan) -> list[str]:
-    out = ["| item | quantity x unit price | monthly | price source |", "|---|---|---|---|"]
     sources: list[str] = []
+    rows = []
     for li in item.line_items:
         if li.source not in sources:
             sources.append(li.source)
         n = sources.index(li.source) + 1
-        out.append(
-            f"| {_cell(li.description)} | {_num(li.quantity)} x {_price(li.unit_usd)} / {_cell(li.unit)} | {usd(li.monthly_usd)} "
-            f"| {CONFIDENCE_WORDS.get(li.confidence, li.confidence)} [{n}] |"
-        )
-    out.append(f"| **total** | | **{usd(item.monthly_usd)}** | |")
+        rows.append([_cell(li.description), f"{_num(li.quantity)} x {_price(li.unit_usd)} / {_cell(li.unit)}", usd(li.monthly_usd),
+                     f"{CONFIDENCE_WORDS.get(li.confidence, li.confidence)} [{n}]"])
+    rows.append(["**total**", "", f"**{usd(item.monthly_usd)}**", ""])
+    out = markdown.table(["item", "quantity x unit price", "monthly", "price source"], rows, right={2})
     out.append("")
     out.extend(f"[{i}] {_cell(s)}  " for i, s in enumerate(sources, 1))
     return out
@@ -450,11 +449,8 @@ def _environment(an: "Analysis", env: str) -> str | None:
     top = [i for i in plan.top_contributors(TOP_CONTRIBUTORS) if i.monthly_usd > 0]
     if top:
         out.append("")
-        out.append("| top contributors | size | monthly |")
-        out.append("|---|---|---|")
-        for i in top:
-            label = i.name + (" (implicit)" if i.implicit and i.origin == "shared" else "")
-            out.append(f"| {label} | {i.size or '—'} | {usd(i.monthly_usd)} |")
+        rows = [[i.name + (" (implicit)" if i.implicit and i.origin == "shared" else ""), i.size or "—", usd(i.monthly_usd)] for i in top]
+        out.extend(markdown.table(["top contributors", "size", "monthly"], rows, right={2}))
     missing = {env: plan.missing_prices} if plan.missing_prices else {}
     if missing:
         out.append("")

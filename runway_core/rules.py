@@ -10,7 +10,6 @@ Must not import pygls, lsprotocol or pulumi.
 
 from __future__ import annotations
 
-import os
 import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator

@@ -20,6 +20,7 @@ from deploy_engine.rule_help import RULE_HELP
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.positions import Position, Range
 from runway_core.rules import CODES
+from mdtables import flat
 
 REPO = Path(__file__).resolve().parent.parent
 ORDERS = REPO / "examples" / "orders"
@@ -221,7 +222,7 @@ def test_plan_appends_markdown_to_the_step_summary_in_every_format(capsys, tmp_p
     assert text.startswith("# earlier step\n")
     for env, total, cap in (("dev", "$122.10", "$150.00"), ("staging", "$253.33", "$500.00"), ("production", "$802.59", "$2,500.00")):
         assert f"## {env} — {total} / {cap}" in text
-    assert "| item | kind | size | monthly |" in text
+    assert "| item | kind | size | monthly |" in flat(text)
 
 
 def test_no_step_summary_without_the_variable_and_check_never_writes_one(capsys, tmp_path, monkeypatch):
@@ -317,4 +318,4 @@ def test_hostile_names_cannot_inject_workflow_commands_or_markup(capsys, tmp_pat
 
 def test_markdown_escaping_keeps_plain_names_unchanged(capsys):
     rc, out, _ = run(capsys, "plan", str(ORDERS), "--env", "production", "--format", "markdown")
-    assert "| main-db | postgres | large | $325.81 |" in out and "| alb (implicit) | load-balancer | - | $29.57 |" in out
+    assert "| main-db | postgres | large | $325.81 |" in flat(out) and "| alb (implicit) | load-balancer | - | $29.57 |" in flat(out)

@@ -23,6 +23,7 @@ import pytest
 
 from deploy_engine import cli
 from deploy_engine.cli import main
+from mdtables import flat
 
 REPO = Path(__file__).resolve().parent.parent
 ORDERS = REPO / "examples" / "orders"
@@ -344,9 +345,9 @@ def test_plan_markdown_table(capsys, tmp_path):
     rc, out, _ = run(capsys, "plan", str(copy_orders(tmp_path)), "--format", "markdown")
     assert rc == 0
     assert "## dev — $122.10 / $150.00\n" in out
-    assert "| item | kind | size | monthly |\n|---|---|---|---:|\n| main-db | postgres | small | $36.28 |" in out
-    assert "| shared-queue (implicit) | queue | small | $0.40 |" in out
-    assert "| **total** | | | **$122.10** |" in out
+    assert "| item | kind | size | monthly |\n|---|---|---|---:|\n| main-db | postgres | small | $36.28 |" in flat(out)
+    assert "| shared-queue (implicit) | queue | small | $0.40 |" in flat(out)
+    assert "| **total** | | | **$122.10** |" in flat(out)
     assert "Verdict: **ok**" in out
     rc, out, _ = run(capsys, "plan", str(copy_orders(tmp_path / "capped", dev_cap=100)), "--format", "markdown", "--env", "dev")
     assert rc == 2

@@ -18,6 +18,7 @@ from runway_core.complete import CompletionCandidate, completions_at, resized
 from runway_core.planner import plan_environment
 from runway_core.positions import LineIndex, Position
 from runway_core.yamlsrc import parse_yaml
+from mdtables import flat
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ORDERS = EXAMPLES / "orders" / "runway.yaml"
@@ -232,7 +233,7 @@ def test_sizes_carry_the_environment_cost_and_sort_by_it(catalog):
     medium = s.get("medium")
     assert medium.kind == "size"
     # The environment's total if chosen, against its cap (staging: $500).
-    assert "| staging | $139.47 | $253.33 | $500.00 (51%) |" in medium.documentation
+    assert "| staging | $139.47 | $253.33 | $500.00 (51%) |" in flat(medium.documentation)
     assert "db.t4g.medium, Multi-AZ" in medium.documentation
     assert s.accept("large") == ROOT_TEXT.replace("      staging: medium\n", "      staging: large\n", 1)
 
@@ -242,7 +243,7 @@ def test_the_current_size_is_marked_and_an_over_cap_choice_is_flagged(catalog):
     assert s.get("small").detail == "$9.34/mo in dev · current"
     assert s.get("medium").detail == "$37.38/mo in dev"
     # dev: $122.10 today; a medium shared cache adds $28.04 and passes the $150 cap.
-    assert "| dev | $37.38 | $150.14 | $150.00 (100%) ✗ over |" in s.get("medium").documentation
+    assert "| dev | $37.38 | $150.14 | $150.00 (100%) ✗ over |" in flat(s.get("medium").documentation)
 
 
 def test_one_size_for_every_environment_lists_each_environment(catalog):
@@ -250,7 +251,7 @@ def test_one_size_for_every_environment_lists_each_environment(catalog):
     assert s.labels == ["small", "medium", "large"]
     assert s.get("large").detail == "$50.00/mo in dev"
     doc = s.get("large").documentation
-    assert "| dev | $50.00 | $171.60 |" in doc and "| staging | $50.00 |" in doc and "| production | $50.00 |" in doc
+    assert "| dev | $50.00 | $171.60 |" in flat(doc) and "| staging | $50.00 |" in flat(doc) and "| production | $50.00 |" in flat(doc)
 
 
 def test_a_workload_size_counts_its_tasks(catalog):

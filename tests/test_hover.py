@@ -15,6 +15,7 @@ from runway_core import hover as hover_mod
 from runway_core.analysis import analyze
 from runway_core.hover import HoverResult, hover_at
 from runway_core.positions import Position
+from mdtables import flat
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ORDERS = EXAMPLES / "orders" / "runway.yaml"
@@ -51,9 +52,9 @@ def test_resource_name_shows_costs_side_by_side_and_consumers(orders):
     assert "main-db" in md.splitlines()[0]
     assert "postgres" in md
     # One column per environment, costs on one row: dev, staging, production.
-    assert "| | dev | staging | production |" in md
-    assert "| monthly | $36.28 | $139.47 | $325.81 |" in md
-    assert "| size | small | medium | large |" in md
+    assert "| | dev | staging | production |" in flat(md)
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in flat(md)
+    assert "| size | small | medium | large |" in flat(md)
     assert "metabase, zitadel, checkout, billing" in md
     assert "`MAIN_DB_URL`" in md and "`MAIN_DB_PASSWORD`" in md
     assert "`<env>:/runtime/main-db/`" in md
@@ -66,7 +67,7 @@ def test_uses_item_in_workload_and_member_hover_the_resource(orders):
     in_root = hover(orders, ORDERS, pos_of(ORDERS, r"uses: \[invoices\]", "invoices"))
     assert "### invoices" in in_root.markdown and "$20.50" in in_root.markdown
     in_member = hover(orders, CHECKOUT, pos_of(CHECKOUT, r"^uses:", "main-db"))
-    assert "| monthly | $36.28 | $139.47 | $325.81 |" in in_member.markdown
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in flat(in_member.markdown)
 
 
 def test_member_requires_item_hovers_the_implicit_shared_pool(orders):
@@ -75,19 +76,19 @@ def test_member_requires_item_hovers_the_implicit_shared_pool(orders):
     assert "implicit" in md
     assert "`requires: [queue]` in checkout, billing" in md
     assert "`environments.dev.shared.queue`" in md
-    assert "| monthly | $0.40 | $0.40 | $10.00 |" in md
+    assert "| monthly | $0.40 | $0.40 | $10.00 |" in flat(md)
     assert "checkout, billing" in md and "`SHARED_QUEUE_URL`" in md
 
 
 def test_environment_shared_key_hovers_the_implicit_pool(orders):
     md = hover(orders, ORDERS, pos_of(ORDERS, r"^      cache: small", "cache")).markdown
     assert "### shared-cache" in md and "implicit" in md
-    assert "| monthly | $9.34 | $37.38 | $184.54 |" in md
+    assert "| monthly | $9.34 | $37.38 | $184.54 |" in flat(md)
 
 
 def test_workload_name_shows_tasks(orders):
     md = hover(orders, ORDERS, pos_of(ORDERS, r"^  zitadel:", "zitadel")).markdown
-    assert "| tasks | 1 | 1 | 3 |" in md
+    assert "| tasks | 1 | 1 | 3 |" in flat(md)
     assert "`ZITADEL_URL`" in md
     assert "- **Uses:** main-db" in md
 
@@ -100,7 +101,7 @@ def test_size_value_shows_capacity_line_items_and_sources(orders):
     md = hover(orders, ORDERS, pos_of(ORDERS, r"^      staging: medium", "medium")).markdown
     assert "main-db in staging: medium, $139.47/month" in md
     assert "db.t4g.medium, Multi-AZ, 100 GB gp3" in md
-    assert "| db.t4g.medium Multi-AZ, 730 h | 730 x $0.129 / instance-hour | $94.17 | secondary source [1] |" in md
+    assert "| db.t4g.medium Multi-AZ, 730 h | 730 x $0.129 / instance-hour | $94.17 | secondary source [1] |" in flat(md)
     assert "1,460 x $0.015 / vCPU-hour" in md and "AWS Price List" in md
     assert "**$139.47**" in md
     # Sources are cited, and the two caveats are said.
@@ -132,7 +133,7 @@ def test_environment_key_shows_total_against_cap(orders):
     assert "$122.10 of $150.00 cap, 81%" in md
     assert "(default cap)" in md
     assert "within its cap" in md
-    rows = [line for line in md.splitlines() if line.startswith("| ") and "$" in line]
+    rows = [line for line in flat(md).splitlines() if line.startswith("| ") and "$" in line]
     assert rows[0] == "| main-db | small | $36.28 |"
     assert len(rows) == 5  # top 5 contributors
     assert md.count("not estimated") == 1
@@ -243,3 +244,41 @@ def test_every_position_of_the_example_is_safe(orders):
             for ch in range(len(line) + 1):
                 h = hover_mod._hover(orders, str(path), Position(line_no, ch))
                 assert h is None or h.range.contains(Position(line_no, ch))
+
+
+def test_hover_tables_are_aligned_for_clients_that_show_markdown_as_text(orders):
+    """Neovim's hover window shows the markdown source: every table's lines are one width,
+    and money columns are right-aligned (``---:``)."""
+    from runway_core.markdown import width
+
+    for pattern, word in ((r"^  main-db:", "main-db"), (r"^      staging: medium", "medium"), (r"^  dev:", "dev")):
+        md = hover(orders, ORDERS, pos_of(ORDERS, pattern, word)).markdown
+        tables: list[list[str]] = []
+        for line in md.splitlines():
+            if line.startswith("|"):
+                if not tables or not tables[-1]:
+                    tables.append([])
+                tables[-1].append(line)
+            elif tables and tables[-1]:
+                tables.append([])
+        tables = [t for t in tables if t]
+        assert tables, md
+        for t in tables:
+            assert len({width(line) for line in t}) == 1, "\n".join(t)
+            assert ":|" in t[1], t[1]  # the money column is right-aligned
+
+
+def test_markdown_table_pads_wide_characters_and_fills_short_rows():
+    from runway_core.markdown import table, width
+
+    lines = table(["name", "monthly"], [["データ", "$1.00"], ["x"]], right={1})
+    assert lines == ["| name   | monthly |", "|--------|--------:|", "| データ |   $1.00 |", "| x      |         |"]
+    assert len({width(line) for line in lines}) == 1
+
+
+def test_the_markdown_module_examples_hold():
+    import doctest
+
+    from runway_core import markdown
+
+    assert doctest.testmod(markdown).failed == 0

@@ -21,6 +21,7 @@ from lsprotocol import types
 
 from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_close, did_open, files, init, last_version, line_of, neovim_caps, pull, span, until, vscode_caps
 from pytest_lsp import LanguageClient
+from mdtables import flat
 
 
 # --- push diagnostics ---------------------------------------------------------------------------
@@ -187,7 +188,7 @@ async def test_hover_over_a_resource_shows_costs_per_environment(client: Languag
         TIMEOUT,
     )
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert "| monthly | $36.28 | $139.47 | $325.81 |" in hover.contents.value
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in flat(hover.contents.value)
     assert "metabase, zitadel, checkout, billing" in hover.contents.value
     assert (hover.range.start.line, hover.range.start.character, hover.range.end.character) == (line_no, 2, 9)
 

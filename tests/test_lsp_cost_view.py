@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from mdtables import flat
 from pytest_lsp import LanguageClient
 
 from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
@@ -269,7 +270,7 @@ async def test_costs_stay_in_view_while_a_key_is_half_typed(client: LanguageClie
     assert shown(await code_lenses(client, root)) == lenses
     assert [(h.position, h.label) for h in await inlay_hints(client, root)] == [(h.position, h.label) for h in hints]
     db_line, _ = line_of(root, "  main-db:")
-    assert "| monthly | $36.28 | $139.47 | $325.81 |" in (await hover_at(client, root, db_line, 4)).contents.value
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in flat((await hover_at(client, root, db_line, 4)).contents.value)
     staging_line, staging = line_of(root, "      staging: medium")
     assert "main-db in staging: medium, $139.47/month" in (await hover_at(client, root, staging_line, len(staging) - 2)).contents.value
 
@@ -281,7 +282,7 @@ async def test_costs_stay_in_view_while_a_key_is_half_typed(client: LanguageClie
     did_change(client, root, 5, (0, 0), (0, 0), "# a comment above\n")
     assert "RW001" in await real_codes(client, root, caps)
     assert shown(await code_lenses(client, root)) == [(line + 1, a, b, title) for line, a, b, title in lenses]
-    assert "| monthly | $36.28 | $139.47 | $325.81 |" in (await hover_at(client, root, db_line + 1, 4)).contents.value
+    assert "| monthly | $36.28 | $139.47 | $325.81 |" in flat((await hover_at(client, root, db_line + 1, 4)).contents.value)
 
 
 @pytest.mark.parametrize(("caps", "encoding"), CAPS)
