@@ -46,7 +46,7 @@ from .planner import (
     plan_environment,
 )
 from .positions import Position, Range
-from .yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, parse_yaml, to_python
+from .yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, parse_yaml, resolve_plain, to_python
 
 ROOT_NAMES = ("runway.yaml", "runway.yml")
 #: Largest runway file read from disk (a 10 MB file is hostile input, not a runway).
@@ -199,11 +199,13 @@ def _yaml_hint(etype: str, node: YNode | None, exact: bool) -> str:
         return ""
     if node.value is None and etype.endswith("_type"):
         return "; the value is empty"
-    if etype not in ("bool_type", "int_type", "int_from_float"):
+    if etype not in ("bool_type", "int_type", "int_from_float", "decimal_type"):
         return ""
     want = "`true` or `false`" if etype == "bool_type" else "the number"
     if isinstance(node.value, str) and node.style in ("'", '"'):
-        return f"; `{node.style}{node.text}{node.style}` is a quoted string; write {want} without quotes"
+        unquoted = resolve_plain(node.value.strip()) if "\n" not in node.value else None
+        fits = isinstance(unquoted, bool) if etype == "bool_type" else isinstance(unquoted, (int, float)) and not isinstance(unquoted, bool)
+        return f"; `{node.style}{node.text}{node.style}` is a quoted string" + (f"; write {want} without quotes" if fits else "")
     if isinstance(node.value, str):
         return f"; `{node.text}` is a string in YAML 1.2" + (f"; write {want}" if etype == "bool_type" else "")
     if isinstance(node.value, float):

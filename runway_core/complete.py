@@ -209,10 +209,22 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
     if ctx.slot != "key" or ctx.flow:
         if before.endswith((":", ",")) or (ctx.slot == "item" and not ctx.flow and before.strip() == "-" and before.endswith("-")):
             ctx.lead = " "
+    if ctx.slot == "value" and not ctx.flow and not ctx.quote and ctx.range.start == ctx.range.end and before.endswith(":"):
+        # `kind:| postgres`: the cursor right after the colon, a value already written. The
+        # choice replaces that value instead of landing before it (`kind: queue postgres`,
+        # yaml-language-server#363).
+        written = _WRITTEN_VALUE.match(cur, ctx.range.end.character)
+        if written is not None:
+            ctx.range = Range(ctx.range.start, Position(pos.line, written.end(1)))
+            ctx.replaced = cur[ctx.range.start.character : ctx.range.end.character]
     after = cur[ctx.range.end.character :].lstrip()
     if ctx.flow and ctx.slot == "item" and not ctx.quote and after and after[0] not in ",]}#":
         ctx.trail = ","
     return _Candidates(ctx, facts, _indent_step(texts)).build()
+
+
+#: A plain value written after `key:` and the spaces that separate it (then only a comment).
+_WRITTEN_VALUE = re.compile(r"[ \t]+([A-Za-z0-9_][A-Za-z0-9_.\-/]*)[ \t]*(?:#.*)?$")
 
 
 def _word_range(cur: str, line: int, start: int, cursor: int, quote: str = "") -> Range:

@@ -108,6 +108,15 @@ class Limits(_Strict):
         "warns with its estimate). Defaults: dev $150, staging $500, others no cap.",
     )
 
+    @field_validator("monthly", mode="before")
+    @classmethod
+    def _a_number(cls, v: Any) -> Any:
+        # pydantic's Decimal reads "100" and "1_000" as numbers; YAML 1.2 reads them as
+        # strings, and every other number of the format refuses them (RUNWAY_FORMAT.md).
+        if isinstance(v, (str, bool)):
+            raise PydanticCustomError("decimal_type", "Input should be a number (USD per month)")
+        return v
+
     @field_validator("monthly")
     @classmethod
     def _no_negative_zero(cls, v: Decimal | None) -> Decimal | None:

@@ -464,6 +464,23 @@ def _mask(body: str) -> tuple[str, dict[int, str] | None]:
     return body.translate({ord(b): m for b, m in there.items()}), back
 
 
+#: The white space of a line that holds nothing else, or nothing but a comment, when it has
+#: a tab.
+_BLANK_WITH_TAB = re.compile(r"(?:(?<=[\r\n])|\A)[ \t]*\t[ \t]*(?=[#\r\n]|\Z)")
+
+
+def _blank_tabs(body: str) -> str:
+    """Tabs on blank and comment-only lines as spaces (same length: offsets hold).
+
+    YAML 1.2 allows a tab there (§6.6, ``s-separate-in-line`` of ``l-comment``) and only
+    indentation must be spaces; libyaml refuses a line starting with a tab even when it is
+    blank, which stopped the whole analysis at an invisible character. Inside a block scalar
+    such a line is content: its tab is then read as a space (no runway field cares)."""
+    if "\t" not in body:
+        return body
+    return _BLANK_WITH_TAB.sub(lambda m: m.group(0).replace("\t", " "), body)
+
+
 def _events(text: str) -> Iterator[Any]:
     if _CParser is not None:
         # get_event returns None after StreamEndEvent (which parse_yaml also stops at): a
@@ -508,7 +525,7 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
             )
         )
     comp = _Composer(path, text, lines, shift)
-    body, comp.unmask = _mask(body)
+    body, comp.unmask = _mask(_blank_tabs(body))
     comp.diags.extend(pre)
     partial = False
     docs = 0
@@ -625,6 +642,9 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
         partial = True
         comp.diag(Range(Position(0, 0), Position(0, 0)), "RW010", "the file nests too deeply to read")
     partial = partial or comp.undefined_alias
+    root = comp.root
+    if isinstance(root, YScalar) and root.value is None and root.style == "" and root.text == "" and root.tag is None and root.anchor is None:
+        comp.root = None  # `---` and nothing else: an empty document is an empty runway (RW004)
     if comp.root is None and not partial:
         comp.diag(
             Range(Position(0, 0), lines.position(len(text))) if text.strip() == "" else Range(Position(0, 0), Position(0, 0)),

@@ -2,7 +2,8 @@
 
 Usage: ``runway-lsp [--stdio]`` (stdio is the only transport and the default) or
 ``runway-lsp --version``. Logs go to stderr, never stdout: stdout carries the protocol.
-Exit codes: 0 normal exit, 1 the catalogue could not be loaded, 2 bad arguments.
+Exit codes: 0 after shutdown and exit, 1 the catalogue could not be loaded or the client
+left without a shutdown request (LSP 3.17 §exit), 2 bad arguments.
 
 Must not import pulumi or deploy_engine.
 """
@@ -61,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     gc.disable()
     server.idle_gc = True
     server.start_io(stdin, stdout)
-    return 0
+    # LSP 3.17 §"Exit Notification": exit code 0 after a shutdown request, else 1 (pygls's
+    # own sys.exit(1) ends the event loop but not with that code).
+    return 0 if server.protocol._shutdown else 1
 
 
 if __name__ == "__main__":

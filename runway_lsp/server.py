@@ -149,6 +149,8 @@ class RunwayProtocol(LanguageServerProtocol):
     requests with invalid params (a negative position, a string where an object belongs)
     answered with a JSON-RPC error, InvalidParams (-32602), instead of no answer at all."""
 
+    _initialize_seen = False
+
     def structure_message(self, data: dict[str, Any]):
         if not (isinstance(data, dict) and "jsonrpc" in data and "method" in data and "error" not in data and "result" not in data):
             return super().structure_message(data)  # a nested object or a response
@@ -179,6 +181,25 @@ class RunwayProtocol(LanguageServerProtocol):
             if message.method == types.TEXT_DOCUMENT_DID_CHANGE and message.uri is not None:
                 self._server.lost_change(message.uri)
             return None
+        method = getattr(message, "method", None)
+        if method is not None and method != types.EXIT:
+            # The lifecycle of LSP 3.17 §"Initialize Request" and §"Shutdown Request": pygls
+            # drops such requests silently, and a client waiting for the answer hangs.
+            is_request = getattr(message, "id", None) is not None
+            refusal = None
+            if self._shutdown:
+                refusal = (-32600, f"{method} after shutdown: the server is shutting down")  # InvalidRequest
+            elif method == types.INITIALIZE:
+                if self._initialize_seen:
+                    refusal = (-32600, "initialize may only be sent once")  # InvalidRequest
+                self._initialize_seen = True
+            elif not self._initialize_seen:
+                refusal = (-32002, f"{method} before initialize")  # ServerNotInitialized
+            if refusal is not None:
+                if is_request:
+                    self._send_data(types.ResponseErrorMessage(id=message.id, error=types.ResponseError(code=refusal[0], message=refusal[1])))
+                log.warning("refused %s %s", "request" if is_request else "notification", refusal[1])
+                return None
         return super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
@@ -236,7 +257,11 @@ class RunwayLanguageServer(LanguageServer):
         self.encoding: Encoding = "utf-16"
         self.pull = False  # the client pulls diagnostics (textDocument.diagnostic)
         self.refresh_support = False  # ... and accepts workspace/diagnostic/refresh
+        #: path -> the open buffer analyses read: of the URIs open on that file, the one
+        #: opened or edited last (one file can be open under two URIs: a symlinked folder).
         self.documents: dict[str, Document] = {}
+        self._views: dict[str, dict[str, Document]] = {}  # path -> uri -> every open buffer
+        self._published_uri: dict[str, str] = {}  # path -> the URI its diagnostics went to
         # group key (root runway path, or a lone file) -> (analysis, versions it read)
         self._cache: dict[str, tuple[Analysis, dict[str, Any]]] = {}
         self._owner: dict[str, str] = {}  # path -> group whose diagnostics it last received
@@ -420,7 +445,14 @@ class RunwayLanguageServer(LanguageServer):
 
     def _push(self, path: str, version: Any, diags: list[types.Diagnostic]) -> None:
         doc = self.documents.get(path)
-        uri = doc.uri if doc is not None else path_to_uri(path)
+        before = self._published_uri.get(path)
+        # An open file under the client's URI for it; a closed one where its diagnostics went
+        # (so closing a file opened through a symlinked folder clears them there).
+        uri = doc.uri if doc is not None else before or path_to_uri(path)
+        if before is not None and before != uri:
+            # The file was published under another URI (its other editor, now inactive).
+            self.text_document_publish_diagnostics(convert.publish_params(before, None, []))
+        self._published_uri[path] = uri
         self.text_document_publish_diagnostics(
             convert.publish_params(uri, version if isinstance(version, int) else None, diags)
         )
@@ -492,7 +524,7 @@ class RunwayLanguageServer(LanguageServer):
         carry that version, so an editor refuses them) until the file is reopened or the
         editor sends its whole text; the user is told once."""
         try:
-            doc = self.documents.get(uri_to_path(uri))
+            doc = self.view(uri, uri_to_path(uri))
         except Exception:  # noqa: BLE001 - an odd URI: nothing open under it
             return
         if doc is None or not doc.in_sync:
@@ -505,15 +537,43 @@ class RunwayLanguageServer(LanguageServer):
                     f"are paused at the last version read. Close and reopen {name} to resume."))
 
     def opened(self, doc: Document) -> None:
-        self.documents[doc.path] = doc
+        self._views.setdefault(doc.path, {})[doc.uri] = doc
+        self.activate(doc)
         if self.pull and doc.path in self._pushed:
             self._push(doc.path, None, [])  # from now on the client pulls it: no duplicates
         self.touch(doc.path)
+
+    def view(self, uri: str, path: str) -> Document | None:
+        """The open buffer of ``uri`` (``path`` is its real path), if open."""
+        views = self._views.get(path)
+        return views.get(uri) if views is not None else None
+
+    def activate(self, doc: Document) -> None:
+        """Make ``doc`` the buffer analyses read for its file (it was opened or edited last)."""
+        before = self.documents.get(doc.path)
+        self.documents[doc.path] = doc
+        if before is not None and before is not doc:
+            # Versions are per URI: an analysis of the other buffer may carry the same number.
+            self._cache.clear()
+            self._sent.pop(doc.path, None)
+
+    def closed(self, uri: str, path: str) -> None:
+        views = self._views.get(path, {})
+        doc = views.pop(uri, None)
+        if not views:
+            self._views.pop(path, None)
+            self.documents.pop(path, None)
+        elif doc is not None and self.documents.get(path) is doc:
+            self.activate(next(reversed(views.values())))  # the file is still open elsewhere
+        self.touch(path)
 
     def pull_diagnostics(self, uri: str) -> list[types.Diagnostic]:
         path = uri_to_path(uri)
         if os.path.basename(path) not in ROOT_NAMES and path not in self.documents:
             return []  # not a runway: never read a file the client did not give us
+        active = self.documents.get(path)
+        if active is not None and active.uri != uri and uri in self._views.get(path, {}):
+            return []  # the file's other URI holds the buffer analysed: its ranges are that text's
         an = self.analysis_for(path)
         diags = tuple(an.diagnostics.get(path, ()))
         self._last[path] = diags
@@ -535,10 +595,11 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     @degrades("textDocument/didChange")
     def did_change(ls: RunwayLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
-        doc = ls.documents.get(path)
+        doc = ls.view(params.text_document.uri, path)
         if doc is None:
             log.warning("didChange for a document that is not open: %s", params.text_document.uri)
             return
+        ls.activate(doc)
         changes = params.content_changes
         if not doc.in_sync:
             # Only a full-text change can bring a buffer that missed an edit back; the
@@ -565,7 +626,7 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     @degrades("textDocument/didSave")
     def did_save(ls: RunwayLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
-        doc = ls.documents.get(path)
+        doc = ls.view(params.text_document.uri, path)
         if doc is not None and params.text is not None:
             doc.text = without_lone_surrogates(params.text)
             doc.in_sync = True  # the editor's whole text: whatever was missed is back
@@ -575,9 +636,7 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @degrades("textDocument/didClose")
     def did_close(ls: RunwayLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        path = uri_to_path(params.text_document.uri)
-        ls.documents.pop(path, None)
-        ls.touch(path)
+        ls.closed(params.text_document.uri, uri_to_path(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, convert.diagnostic_options())
     @degrades("textDocument/diagnostic", lambda: convert.full_report([]))
@@ -610,9 +669,49 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     completion.register(server)
     from . import custom  # runway/costs, runway/plan, runway/costsChanged (docs/protocol.md)
     custom.register(server)
+    _register_file_watching(server)
     if os.environ.get(TEST_HOOKS_VARIABLE) == "1":
         _register_test_hooks(server)
     return server
+
+
+#: What the server asks the client to watch: every runway file of the workspace.
+WATCHED_FILES = "**/runway.{yaml,yml}"
+
+
+def _register_file_watching(server: RunwayLanguageServer) -> None:
+    """Runway files changed on disk by something else than the editor's buffers (a deleted
+    member, a ``git checkout``, another editor): ``workspace/didChangeWatchedFiles``
+    re-analyses their products, so a deleted member's diagnostics are cleared and its root
+    reports RW151 at once rather than at the next edit. The server registers the watcher
+    when the client allows dynamic registration (VS Code does; Neovim 0.7 does not, and
+    such a client's notifications are honoured all the same)."""
+    from .settings import chain_feature, log_failure
+
+    def initialized(ls: RunwayLanguageServer, params: types.InitializedParams) -> None:
+        ws = ls.client_capabilities.workspace
+        watched = ws.did_change_watched_files if ws is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        registration = types.Registration(
+            id="runway-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=WATCHED_FILES)]),
+        )
+        future = ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+        future.add_done_callback(log_failure("registering for didChangeWatchedFiles"))
+
+    chain_feature(server, types.INITIALIZED, degrades("initialized: watching runway files")(initialized))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @degrades("workspace/didChangeWatchedFiles")
+    def did_change_watched_files(ls: RunwayLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = uri_to_path(change.uri)
+            if os.path.basename(path) not in ROOT_NAMES or path in ls.documents:
+                continue  # not a runway, or open: the editor's buffer wins over the disk
+            ls._cache.clear()  # cheap: analyses are rebuilt from what is open and on disk
+            ls.touch(path)
 
 
 #: Set to ``1`` to register the test-only requests below (docs/reliability.md). Never set by
@@ -629,7 +728,7 @@ def _register_test_hooks(server: RunwayLanguageServer) -> None:
     @server.feature(DOCUMENT_TEXT_HOOK)
     def document_text(ls: RunwayLanguageServer, params: Any):
         uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
-        doc = ls.documents.get(uri_to_path(uri)) if isinstance(uri, str) else None
+        doc = ls.view(uri, uri_to_path(uri)) if isinstance(uri, str) else None
         if doc is None:
             return None
         digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()

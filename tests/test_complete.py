@@ -534,3 +534,20 @@ def test_a_file_outside_the_analysis_gets_nothing(catalog):
     an = analyze(str(ORDERS), catalog)
     assert completions_at(an, "/nowhere/runway.yaml", Position(0, 0)) == []
     assert completions_at(an, str(ORDERS), Position(9999, 9999)) == []
+
+
+@pytest.mark.parametrize("line, after", [
+    ("    kind:‸ postgres", "    kind: queue"),
+    ("    kind:‸ postgres  # the main store", "    kind: queue  # the main store"),
+    ("    kind:‸postgres", "    kind: queue"),
+])
+def test_a_choice_right_after_the_colon_replaces_the_written_value(catalog, tmp_path, line, after):
+    """yaml-language-server#363: the cursor right after `kind:` with a value already there;
+    the choice must replace it, not land before it (`kind: queue postgres`)."""
+    s = lone(catalog, tmp_path, "runway: 1\nproduct: shop\nresources:\n  db:\n" + line + "\n")
+    assert s.accept("queue").splitlines()[4] == after
+
+
+def test_a_flow_value_after_the_colon_is_left_alone(catalog, tmp_path):
+    s = lone(catalog, tmp_path, "runway: 1\nproduct: shop\nresources:\n  db: {kind: postgres}\nworkloads:\n  api:\n    image: x\n    uses:‸ [db]\n")
+    assert all(c.range.end.character <= len("    uses:") + 1 for c in s.items)  # `[db]` is never replaced

@@ -27,16 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import random
 import re
-import select
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -49,6 +45,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
+from rawlsp import RawServer, sha256
 from lspclient import EXAMPLES, TIMEOUT, codes, did_close, did_open, init, last_version, make_client, neovim_caps, pull, until, vscode_caps
 
 #: Server stderr goes to this file (appended), so that a test can read what the server logged.
@@ -383,64 +380,6 @@ async def test_close_clears_diagnostics_of_every_file_it_published(client: Langu
 # --------------------------------------------------------------------------------------
 # Invalid requests, as raw JSON-RPC
 # --------------------------------------------------------------------------------------
-
-
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class RawServer:
-    """runway-lsp over pipes, spoken to in raw JSON-RPC (no client library to tidy up the
-    messages); every read is bounded by a deadline that only detects a hang."""
-
-    def __init__(self, cwd: Path, hooks: bool = False) -> None:
-        # stderr to a file: a pipe nobody reads would fill up with the server's log and block it.
-        self.stderr = tempfile.TemporaryFile()
-        env = {**os.environ, "RUNWAY_LSP_TEST_HOOKS": "1"} if hooks else None
-        self.proc = subprocess.Popen([sys.executable, "-m", "runway_lsp", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, cwd=cwd, env=env)
-        self.buf = b""
-        self.inbox: list[dict] = []
-
-    def send(self, obj) -> None:
-        body = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-
-    def _pump(self, deadline: float) -> None:
-        fd = self.proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            raise TimeoutError("the server did not answer (hung?)")
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            raise EOFError("the server exited")
-        self.buf += chunk
-        while b"\r\n\r\n" in self.buf:
-            head, rest = self.buf.split(b"\r\n\r\n", 1)
-            length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
-            if len(rest) < length:
-                break
-            self.inbox.append(json.loads(rest[:length]))
-            self.buf = rest[length:]
-
-    def response(self, msg_id, timeout: float = TIMEOUT) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            for m in self.inbox:
-                if "method" not in m and m.get("id") == msg_id:
-                    self.inbox.remove(m)
-                    return m
-            self._pump(deadline)
-
-    def close(self) -> tuple[int, str]:
-        self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"})
-        assert self.response("bye")["result"] is None
-        self.send({"jsonrpc": "2.0", "method": "exit"})
-        self.proc.stdin.close()
-        rc = self.proc.wait(TIMEOUT)
-        self.stderr.seek(0)
-        return rc, self.stderr.read().decode("utf-8", "replace")
 
 
 def test_invalid_requests_are_answered_with_errors_and_the_server_goes_on(tmp_path: Path):

@@ -142,3 +142,28 @@ def test_a_key_past_the_plain_key_limit_names_the_limit():
     # A long line with no ':' at all is another error: libyaml's message, the key's line named.
     (d,) = parse_yaml("a: 1\n" + "k" * 1030 + "\n", "/r.yaml").diagnostics
     assert "could not find expected ':'" in d.message and "started on line 2" in d.message
+
+
+@pytest.mark.parametrize("text", [
+    "runway: 1\n\t\nproduct: shop\n",  # a blank line holding a tab
+    "runway: 1\n \t \nproduct: shop\n",
+    "runway: 1\n\t# a comment after a tab\nproduct: shop\n",
+    "runway: 1\r\n\t\r\nproduct: shop\r\n",
+    "runway: 1\nproduct: shop\n\t",  # at the end, no line break
+])
+def test_tabs_on_blank_and_comment_lines_are_white_space(text):
+    """YAML 1.2 §6.6: only indentation must be spaces; libyaml refuses a blank line that
+    starts with a tab, which stopped the whole analysis at an invisible character."""
+    parsed = parse_yaml(text, "/r.yaml")
+    assert parsed.diagnostics == [] and to_python(parsed.root) == {"runway": 1, "product": "shop"}
+
+
+def test_a_tab_that_indents_is_still_rw006():
+    assert codes("runway: 1\n\tproduct: shop\n") == [("RW006", 1, 0)]
+    assert codes("runway: 1\nresources:\n\t# c\n\tdb: {}\n") == [("RW006", 3, 0)]  # the key's line, not the comment's
+
+
+@pytest.mark.parametrize("text", ["---\n", "--- # nothing here\n", "---\n...\n", " \t\n"])
+def test_an_empty_document_is_an_empty_runway(text):
+    parsed = parse_yaml(text, "/r.yaml")
+    assert parsed.root is None and [d.code for d in parsed.diagnostics] == ["RW004"]
