@@ -469,6 +469,10 @@ def _mask(body: str) -> tuple[str, dict[int, str] | None]:
 _BLANK_WITH_TAB = re.compile(r"(?:(?<=[\r\n])|\A)[ \t]*\t[ \t]*(?=[#\r\n]|\Z)")
 
 
+#: Nothing but document markers, comments and white space.
+_ONLY_MARKERS = re.compile(r"(?:[ \t]*(?:(?:---|\.\.\.)(?=[ \t\r\n]|\Z))?[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*[ \t]*(?:(?:---|\.\.\.)[ \t]*)?(?:#[^\r\n]*)?")
+
+
 def _blank_tabs(body: str) -> str:
     """Tabs on blank and comment-only lines as spaces (same length: offsets hold).
 
@@ -526,6 +530,9 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
         )
     comp = _Composer(path, text, lines, shift)
     body, comp.unmask = _mask(_blank_tabs(body))
+    if "..." in body and _ONLY_MARKERS.fullmatch(body):
+        # `...` with no document: an empty stream in YAML 1.2 (§9.2), an error to libyaml.
+        body = ""  # an empty runway (RW004), not a syntax error
     comp.diags.extend(pre)
     partial = False
     docs = 0

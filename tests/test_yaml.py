@@ -163,7 +163,7 @@ def test_a_tab_that_indents_is_still_rw006():
     assert codes("runway: 1\nresources:\n\t# c\n\tdb: {}\n") == [("RW006", 3, 0)]  # the key's line, not the comment's
 
 
-@pytest.mark.parametrize("text", ["---\n", "--- # nothing here\n", "---\n...\n", " \t\n"])
+@pytest.mark.parametrize("text", ["---\n", "--- # nothing here\n", "---\n...\n", " \t\n", "...\n", "# c\n... # end\n"])
 def test_an_empty_document_is_an_empty_runway(text):
     parsed = parse_yaml(text, "/r.yaml")
     assert parsed.root is None and [d.code for d in parsed.diagnostics] == ["RW004"]
