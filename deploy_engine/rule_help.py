@@ -12,7 +12,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW001": ("text YAML cannot parse; an alias to no anchor; bytes that are not UTF-8", "close the bracket or quote; save as UTF-8"),
     "RW002": ("the same key twice in one mapping", "keep one of them"),
     "RW003": ("a `---` after the first document", "one runway per file; remove the second document"),
-    "RW004": ("nothing but whitespace or comments", "write at least `runway: 1` (and `product:` in a root)"),
+    "RW004": ("nothing but whitespace, comments or document markers", "write at least `runway: 1` (and `product:` in a root)"),
     "RW005": ("aliases that expand past 100,000 nodes", "use fewer nested aliases"),
     "RW006": ("a tab where YAML expects indentation", "indent with spaces"),
     "RW007": ("the file starts with U+FEFF", "save as UTF-8 without BOM"),

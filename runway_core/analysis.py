@@ -404,17 +404,16 @@ def is_lone_member(parsed: ParsedYaml) -> bool:
     return bool(keys & _MEMBER_ONLY_KEYS) and not (keys & _ROOT_ONLY_KEYS)
 
 
-def _inside(root_dir: str, path: str) -> bool:
-    """True when ``path``, fully resolved (symlinks followed), is inside ``root_dir``'s resolved folder."""
-    base = os.path.realpath(root_dir)
-    return os.path.commonpath([base, os.path.realpath(path)]) == base
+def _inside(base: str, real: str) -> bool:
+    """True when the resolved path ``real`` lies inside the resolved folder ``base``."""
+    return os.path.commonpath([base, real]) == base
 
 
-def _member_folder(root_dir: str, rel: str) -> tuple[str | None, str | None]:
-    """Resolve a member path; (folder, None) or (None, reason) when it escapes or is absolute."""
+def _member_folder(base: str, rel: str) -> tuple[str | None, str | None]:
+    """Resolve a member path against ``base``, the root runway's resolved folder; (folder,
+    None) or (None, reason) when it escapes or is absolute."""
     if os.path.isabs(rel) or rel.startswith("~"):
         return None, "member paths are relative to the root runway's folder; absolute paths are refused"
-    base = os.path.realpath(root_dir)
     target = os.path.realpath(os.path.join(base, rel))
     if os.path.commonpath([base, target]) != base:
         return None, "the member path leaves the product's repository (via `..` or a symlink); refused, never read"
@@ -661,6 +660,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     if not isinstance(members, YSeq):
         return
     root_dir = os.path.dirname(an.root_file)
+    base = os.path.realpath(root_dir)  # resolved once: each realpath costs a stat per path part
+    root_real = os.path.realpath(an.root_file)
     seen: set[str] = set()
     resolved: dict[str, tuple[str | None, str | None]] = {}
     # Items come in written order, so once MAX_DIAGNOSTICS_PER_FILE + 1 of them have a
@@ -674,7 +675,7 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
             continue  # the model reports non-string items
         rel = item.value
         if rel not in resolved:  # one resolution per spelling
-            resolved[rel] = _member_folder(root_dir, rel)
+            resolved[rel] = _member_folder(base, rel)
         folder, why = resolved[rel]
         if folder is None or folder in seen:
             if id(item) in reported:
@@ -711,11 +712,13 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         if path is None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"}))
             continue
-        if os.path.realpath(path) == os.path.realpath(an.root_file):
+        # The folder is resolved already: only the file itself may still be a symlink.
+        real = os.path.realpath(path) if os.path.islink(path) else path
+        if real == root_real:
             # A symlink back to the root runway: it is not a member runway; refused, not re-read.
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: its runway.yaml is the root runway itself (a symlink); refused", {"member": rel}))
             continue
-        if not _inside(root_dir, path):
+        if not _inside(base, real):
             # The folder is inside, but its runway.yaml is a symlink that leaves the product.
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151",
                               f"member `{rel}`: its {os.path.basename(path)} is a symlink that leaves the product's repository; refused, never read", {"member": rel}))

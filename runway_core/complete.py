@@ -785,6 +785,11 @@ class _Facts:
         self.catalog = an.catalog
         self.file = file
         self.tree = _repaired(parsed, line) if parsed.partial else parsed.root
+        # The analysis may be a keystroke or two older than ``parsed`` (the language server
+        # completes from the last analysis while the user types): names declared since are
+        # then read from the tree.
+        src = an.files.get(file)
+        self.newer_text = src is not None and src.parsed is not parsed and src.parsed.text != parsed.text
         tree = self.tree if isinstance(self.tree, YMap) else None
         lone_member = tree is not None and "member" in tree and "product" not in tree
         self.member = role == "member" or (role in (None, "root") and lone_member)
@@ -877,6 +882,15 @@ class _Facts:
         if self.spec is not None:
             for typ in ("resource", "implicit", "workload"):
                 out.extend((s.name, typ, s.kind) for s in self.an.symbols.values() if s.type == typ)
+            if self.newer_text and not self.member:
+                known = {n for n, _t, _k in out}
+                for sect in ("resources", "workloads"):
+                    node = self.section(sect)
+                    for k, v in node.entries if node is not None else []:
+                        if k.text not in known and k.text:
+                            kind = v.get("kind") if isinstance(v, YMap) and sect == "resources" else None
+                            out.append((k.text, sect[:-1], kind.value if isinstance(kind, YScalar) and isinstance(kind.value, str)
+                                        else (None if sect == "resources" else "workload")))
             return out
         res, wl = self.section("resources"), self.section("workloads")
         seen: set[str] = set()

@@ -426,6 +426,30 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
 
 
 _LAST_CONSUMERS: list[Any] = [None, None]  # (spec, its consumers): the spec's environments share it
+#: (spec, catalog, {(entry name, size, tasks): (size, capacity, line items, missing keys)}):
+#: an entry at the same size and task count costs the same in every environment of one spec,
+#: so a spec's environments price it once (issue 6: 7 environments, 215 entries).
+_LAST_PRICED: list[Any] = [None, None, {}]
+
+
+def _priced_entry(spec: RunwaySpec, entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) -> tuple[str | None, dict, tuple[LineItem, ...], tuple[str, ...]]:
+    """``_entry_specs`` then ``_collect`` for ``entry`` in ``env``, shared across the
+    environments of ``spec`` (the result holds no environment name; the capacity dict is
+    copied, so no two items share one)."""
+    if _LAST_PRICED[0] is not spec or _LAST_PRICED[1] is not catalog:
+        _LAST_PRICED[:] = [spec, catalog, {}]
+    memo = _LAST_PRICED[2]
+    key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None)
+    hit = memo.get(key)
+    if hit is None:
+        size, capacity, specs = _entry_specs(entry, env, catalog, pricer)
+        lines, missing = _collect(pricer, specs)
+        hit = memo[key] = (size, capacity, lines, missing)
+    else:
+        for k in hit[3]:
+            if k not in pricer.missing:
+                pricer.missing.append(k)
+    return hit[0], dict(hit[1]), hit[2], hit[3]
 
 
 def _consumers(spec: RunwaySpec) -> dict[str, list[str]]:
@@ -503,8 +527,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
                     internal_tasks += entry.scale_in(env)
             items.append(item)
             continue
-        size, capacity, specs = _entry_specs(entry, env, catalog, pricer)
-        lines, missing = _collect(pricer, specs)
+        size, capacity, lines, missing = _priced_entry(spec, entry, env, catalog, pricer)
         notes: list[str] = []
         if size is None:
             notes.append(f"size {entry.size_in(env)!r} is not in the catalogue; not estimated")
@@ -592,6 +615,7 @@ def clear_memos() -> None:
     _LINE_MEMO.clear()
     injected_variables.cache_clear()
     _LAST_CONSUMERS[:] = [None, None]
+    _LAST_PRICED[:] = [None, None, {}]
 
 
 def _reusable(spec: RunwaySpec, env: str, previous: tuple[RunwaySpec, EnvironmentPlan] | None) -> dict[str, tuple[EntrySpec, ItemPlan]]:

@@ -110,15 +110,14 @@ def to_list(cands: list[CompletionCandidate], lines: LineIndex, enc: Encoding, s
 def complete(ls: RunwayLanguageServer, params: types.CompletionParams) -> types.CompletionList:
     """The completion list at ``params.position`` (empty when nothing fits)."""
     path = uri_to_path(params.text_document.uri)
-    an = ls.analysis_for(path)
+    an, parsed = ls.analysis_while_typing(path)
     src = an.files.get(path)
-    parsed = None
-    if src is None:
+    if src is None and parsed is None:
         doc = ls.documents.get(path)
         if doc is None:
             return types.CompletionList(is_incomplete=False, items=[])
         parsed = parse_yaml(doc.text, path)  # an open buffer the analysis did not read
-    lines = (src.parsed if src is not None else parsed).lines  # type: ignore[union-attr]
+    lines = (parsed if parsed is not None else src.parsed).lines  # type: ignore[union-attr]
     pos = convert.from_position(params.position, lines, ls.encoding)
     from runway_core.complete import completions_at  # imported on first use: not at start-up (issue 6)
 

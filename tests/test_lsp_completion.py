@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import TIMEOUT, did_change, did_open, files, init, neovim_caps, vscode_caps
+from lspclient import TIMEOUT, did_change, did_open, files, init, last_version, neovim_caps, vscode_caps
 from mdtables import flat
 
 MARK = "‸"
@@ -278,3 +278,31 @@ async def test_an_unknown_document_and_out_of_range_positions(client: LanguageCl
     # Clamped into the text (its empty last line): the top-level keys not yet written.
     assert [i.label for i in result.items][:1] == ["region"]
     assert {i.text_edit.range.start.line for i in result.items} == {2}
+
+
+# --- right after a keystroke ----------------------------------------------------------------------
+
+
+async def test_completion_right_after_a_keystroke_sees_the_new_text(client: LanguageClient, orders: Path):
+    """The server may complete from the last analysis while the user types (issue 6: the
+    answer then waits for a parse only); the cursor's context is still the newest text, and
+    a resource declared since that analysis is offered."""
+    from lspclient import until
+
+    root = files(orders)[0]
+    base = root.read_text(encoding="utf-8")
+    line_text = '  web: {{reason: "on-prem-parity", uses: [main-db, {cursor}]}}\n'
+    text, line, col = await opened(client, neovim_caps, "utf-16", orders, root, base + line_text.format(cursor=MARK))  # push
+    await until(client, lambda: last_version(client, root) == 1)
+    res_line = text.split("\n").index("resources:") + 1
+    new_entry = "  fresh-db: {kind: postgres}\n"
+    did_change(client, root, 2, (res_line, 0), (res_line, 0), new_entry)  # no wait: completion at once
+    text = "\n".join([*text.split("\n")[:res_line], new_entry.rstrip("\n"), *text.split("\n")[res_line:]])
+    result = await complete(client, root, text, line + 1, col, "utf-16")
+    labels = ordered(result)
+    assert "fresh-db" in labels and "main-db" not in labels
+    assert apply(text, item(result, "fresh-db"), "utf-16").split("\n")[line + 1] == line_text.format(cursor="fresh-db").rstrip("\n")
+    # ... and the diagnostics that follow are the new text's, with its costs.
+    await until(client, lambda: last_version(client, root) == 2)
+    again = await complete(client, root, text, line + 1, col, "utf-16")
+    assert item(again, "fresh-db").detail == "postgres · $36.28/mo in dev"
