@@ -73,11 +73,29 @@ def _named(ref: str, description: str) -> dict[str, Any]:
     }
 
 
+#: A YAML merge key is allowed wherever a mapping is (RUNWAY_FORMAT.md: merge keys are
+#: applied before validation); a schema validator that does not apply them would otherwise
+#: report every `<<` of a valid runway as an unknown property.
+_MERGE_KEY = {"description": "YAML merge key (`<<: *anchor`): the aliased mapping's keys are merged into this one."}
+
+
+def _allow_merge_keys(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("additionalProperties") is False and isinstance(node.get("properties"), dict):
+            node["properties"].setdefault("<<", dict(_MERGE_KEY))
+        for value in node.values():
+            _allow_merge_keys(value)
+    elif isinstance(node, list):
+        for value in node:
+            _allow_merge_keys(value)
+
+
 def _document(top: dict[str, Any], defs: dict[str, Any], title: str, description: str) -> dict[str, Any]:
     # No $id: yaml-language-server would resolve the references against it (and fetch it).
     doc = {"$schema": DRAFT, **top, "title": title, "description": description}
     if defs:
         doc["definitions"] = dict(sorted(defs.items()))
+    _allow_merge_keys(doc)
     return doc
 
 
@@ -117,6 +135,10 @@ def _root(sizes: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     }
     limits = defs["Limits"]["properties"]
     limits["monthly"] = {"type": ["number", "null"], "minimum": 0, "description": limits["monthly"].get("description", "")}
+
+    # `version: 16` and `version: 8.0` are numbers in YAML 1.2; the models read them as text.
+    defs["PostgresEngine"]["properties"]["version"]["anyOf"] = [{"type": "string"}, {"type": "integer"}, {"type": "null"}]
+    defs["CacheEngine"]["properties"]["version"]["anyOf"] = [{"type": "string"}, {"type": "number"}, {"type": "null"}]
 
     res = defs["Resource"]
     rp = res["properties"]

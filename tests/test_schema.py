@@ -96,3 +96,15 @@ def test_schema_refuses_what_rules_refuse(change, where):
 def test_member_schema_refuses_unknown_keys_and_kinds():
     assert errors(member_schema(), {"runway": 1, "require": ["queue"]})
     assert errors(member_schema(), {"runway": 1, "requires": ["kafka"]})
+
+
+def test_what_the_format_accepts_the_schema_accepts():
+    """A schema validator that reads the YAML as written (Red Hat's YAML extension does not
+    apply merge keys) must not flag a valid runway: `version: 16` and merge keys."""
+    doc = load(ORDERS / "runway.yaml")
+    doc["workloads"]["metabase"]["image"] += "e"
+    doc["resources"]["main-db"]["engine"]["version"] = 16
+    doc["resources"]["cache-x"] = {"kind": "cache", "engine": {"version": 8.0}}
+    doc["workloads"]["zitadel"]["<<"] = {"scale": 2}  # as read without applying the merge
+    assert errors(root_schema(), doc) == []
+    assert errors(member_schema(), {"runway": 1, "<<": {"uses": ["main-db"]}, "uses": ["main-db"]}) == []
