@@ -81,10 +81,16 @@ _MERGE_KEY = {"description": "YAML merge key (`<<: *anchor`): the aliased mappin
 
 def _allow_merge_keys(node: Any) -> None:
     if isinstance(node, dict):
-        if node.get("additionalProperties") is False and isinstance(node.get("properties"), dict):
-            node["properties"].setdefault("<<", dict(_MERGE_KEY))
-        for value in node.values():
+        for value in list(node.values()):
             _allow_merge_keys(value)
+        is_map = node.get("type") == "object" or isinstance(node.get("properties"), dict) or "additionalProperties" in node
+        if is_map and ("properties" in node or "additionalProperties" in node or "propertyNames" in node):
+            # `properties` wins over `additionalProperties` for that key: the merged
+            # mapping is not validated as one more entry (an environment, a resource).
+            node.setdefault("properties", {}).setdefault("<<", dict(_MERGE_KEY))
+            names = node.get("propertyNames")
+            if isinstance(names, dict) and "anyOf" not in names:
+                node["propertyNames"] = {"anyOf": [{"const": "<<"}, names]}
     elif isinstance(node, list):
         for value in node:
             _allow_merge_keys(value)

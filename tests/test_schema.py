@@ -106,5 +106,7 @@ def test_what_the_format_accepts_the_schema_accepts():
     doc["resources"]["main-db"]["engine"]["version"] = 16
     doc["resources"]["cache-x"] = {"kind": "cache", "engine": {"version": 8.0}}
     doc["workloads"]["zitadel"]["<<"] = {"scale": 2}  # as read without applying the merge
+    doc["environments"]["<<"] = {"qa": {"limits": {"monthly": 10}}}  # in a map of names, too
+    doc["resources"]["main-db"]["size"] = {"<<": {"dev": "small"}, "production": "large"}
     assert errors(root_schema(), doc) == []
     assert errors(member_schema(), {"runway": 1, "<<": {"uses": ["main-db"]}, "uses": ["main-db"]}) == []
