@@ -1,25 +1,31 @@
 """Keystroke latency: didChange -> publishDiagnostics, our server beside yaml-language-server.
 
 A real LSP client over stdio (benchmarks/lspclient.py) opens the root runway of a generated
-workspace (or ``--root`` of any workspace) and replays realistic incremental edits, one
-``textDocument/didChange`` (one range edit, the way editors send keystrokes) at a time:
+workspace (or ``--root`` of any workspace; its text sent as on disk, CRLF kept) and replays
+realistic incremental edits, one ``textDocument/didChange`` (one range edit, the way editors
+send keystrokes) at a time:
 
-- typing a size character by character (backspaces over ``small``, then ``l``, ``la``, ...);
-- editing a workload's ``uses`` list (typing ``, <resource name>`` key by key, then deleting it);
+- typing a size character by character (backspaces over ``small``, then ``m``, ``me``, ...):
+  scalar sizes, block maps and flow maps (``size: {dev: small, production: large}``), trailing
+  comments or not;
+- editing a workload's ``uses`` list: flow (``, <resource name>`` typed key by key before the
+  ``]``, then deleted) or block (Enter after the last item, ``- <name>`` typed, then deleted);
 - adding a workload block line by line at the end of the ``workloads`` section.
 
-For each edit it measures the time from writing the didChange to reading the first
-``textDocument/publishDiagnostics`` of that document whose version is that edit's (or which
-carries no version, as yaml-language-server's do), then waits ``--gap`` before the next
-keystroke. The same replay then runs against yaml-language-server 1.25 (benchmarks/.peer,
-``npm install yaml-language-server@1.25``) validating the same file with the JSON Schema
-exported from our model, configured through ``workspace/configuration`` (``yaml.schemas``).
-Both servers publish after a delay of their own (ours: ``DEBOUNCE_S``; theirs: 200 ms); it
-is part of what a user waits for, so both are measured the same way, delay included.
+The places are found by benchmarks/scan.py on any runway; the edit mix is printed, with a
+WARNING for a kind of edit the file offers no place for. For each edit it measures the time
+from writing the didChange to reading the first ``textDocument/publishDiagnostics`` of that
+document whose version is that edit's (or which carries no version, as yaml-language-server's
+do), then waits ``--gap`` before the next keystroke. The same replay then runs against
+yaml-language-server 1.25 (benchmarks/.peer, ``npm install yaml-language-server@1.25``)
+validating the same file with the JSON Schema exported from our model, configured through
+``workspace/configuration`` (``yaml.schemas``). Both servers publish after a delay of their
+own (ours: ``DEBOUNCE_S``; theirs: 200 ms); it is part of what a user waits for, so both are
+measured the same way, delay included.
 
-Run: ``python benchmarks/bench_keystrokes.py [--scale 1] [--edits 210] [--rounds 2]
-[--gap 0.05] [--no-peer] [--json FILE]``. Prints p50/p95 per server and the ratio; asserts
-nothing.
+Run: ``.venv/bin/python benchmarks/bench_keystrokes.py [--scale 1] [--seed N] [--root PATH]
+[--edits 210] [--rounds 2] [--gap 0.05] [--no-peer] [--json FILE]``. Prints p50/p95 per
+server and the ratio; asserts nothing.
 """
 
 from __future__ import annotations
@@ -37,16 +43,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import export_schema, fmt, peer_command, peer_version, server_command, summary  # noqa: E402
-from generate import generate  # noqa: E402
+from common import export_schema, fmt, peer_command, peer_version, read_source, resolve_root, server_command, summary  # noqa: E402
+from generate import DEFAULT_SEED, generate  # noqa: E402
 from lspclient import LspClient  # noqa: E402
+from scan import SIZE_NAMES, Span, UsesList, body, from_u16, scan, section_insert_line, u16  # noqa: E402
 
 # --- the edits ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace [(l0, c0), (l1, c1)) with ``text`` (ASCII only: UTF-16 = code points)."""
+    """Replace [(l0, c0), (l1, c1)) with ``text``; columns in UTF-16 code units, as sent."""
 
     l0: int
     c0: int
@@ -56,13 +63,18 @@ class Edit:
     kind: str  # size | uses | workload
 
 
+EDIT_KINDS = ("size", "uses", "workload")
+
+
 class _Doc:
+    """The text as the server holds it, edit after edit (lines keep a CRLF file's ``\\r``)."""
+
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
 
     def apply(self, e: Edit) -> None:
-        before = self.lines[e.l0][: e.c0]
-        after = self.lines[e.l1][e.c1 :]
+        before = self.lines[e.l0][: from_u16(self.lines[e.l0], e.c0)]
+        after = self.lines[e.l1][from_u16(self.lines[e.l1], e.c1) :]
         new = (before + e.text + after).split("\n")
         self.lines[e.l0 : e.l1 + 1] = new
 
@@ -70,19 +82,8 @@ class _Doc:
         return "\n".join(self.lines)
 
 
-_SECTION = re.compile(r"^([A-Za-z_][\w-]*):")
-_SIZE_LINE = re.compile(r"^(\s+)(?:size|[a-z][\w-]*): (small|medium|large|xlarge)\s*$")
-_USES_LINE = re.compile(r"^(\s+)uses: \[(.*)\]\s*$")
+_SIZE_AT = re.compile("|".join(sorted(SIZE_NAMES, key=len, reverse=True)))
 _SIZES = ("small", "medium", "large")
-
-
-def _sections(lines: list[str]) -> dict[str, tuple[int, int]]:
-    """Top-level key -> (first line, end line exclusive)."""
-    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _SECTION.match(line))]
-    out = {}
-    for j, (i, name) in enumerate(starts):
-        out[name] = (i, starts[j + 1][0] if j + 1 < len(starts) else len(lines))
-    return out
 
 
 def _spread(items: list[Any], n: int) -> list[Any]:
@@ -95,104 +96,163 @@ def _spread(items: list[Any], n: int) -> list[Any]:
 
 def make_edits(text: str, count: int = 210) -> list[Edit]:
     """At least ``count`` edits (fewer only if the file offers no place for them), in three
-    scenarios interleaved: size typing, uses editing, a workload added line by line."""
-    doc = _Doc(text)
-    secs = _sections(doc.lines)
-    res = secs.get("resources", (0, len(doc.lines)))
-    wl = secs.get("workloads", (0, len(doc.lines)))
-    names = [m.group(1) for line in doc.lines[res[0] : res[1]] if (m := re.match(r"^  ([a-z][\w-]*):\s*$", line))]
-    size_lines = [i for i in range(*res) if _SIZE_LINE.match(doc.lines[i])]
-    uses_lines = [i for i in range(*wl) if _USES_LINE.match(doc.lines[i])]
-    n_rounds = max(1, count // 60 + 1)
-    sizes = _spread(size_lines, 3 * n_rounds)
-    uses = _spread(uses_lines, 2 * n_rounds)
-    edits: list[Edit] = []
-    added = 0
+    scenarios interleaved: size typing, uses editing, a workload added line by line.
 
-    def size_edit(line_no: int) -> None:
-        line = doc.lines[line_no]
-        m = _SIZE_LINE.match(line)
+    The places come from :func:`scan.scan` (CRLF, comments, block and flow styles); a kind of
+    edit the file offers no place for is left out (:func:`mix_warnings` says so)."""
+    places = scan(text)
+    doc = _Doc(text)
+    eol = places.eol
+    names = [sp.text for sp in places.entries.get("resources", [])]
+    envs = [sp.text for sp in places.entries.get("environments", [])]
+    env = "production" if "production" in envs or not envs else envs[0]
+    # New workloads go at the end of a block-style `workloads:` section (not `workloads: {}`).
+    ins0 = None if "workloads" in places.inline_sections else section_insert_line(places.lines, places.sections, "workloads")
+    one_per_line: dict[int, Span] = {}
+    for sp in places.sizes:  # a flow map's later values move when an earlier one changes length
+        one_per_line.setdefault(sp.line, sp)
+    n_rounds = max(1, count // 60 + 1)
+    sizes = _spread(list(one_per_line.values()), 3 * n_rounds)
+    uses = _spread([u for u in places.uses if names], 2 * n_rounds)
+    edits: list[Edit] = []
+    added = 0  # lines the workload blocks added at ins0: lines from ins0 on moved down by it
+
+    def moved(line: int) -> int:
+        return line + added if ins0 is not None and line >= ins0 else line
+
+    def push(l0: int, c0: int, l1: int, c1: int, new: str, kind: str) -> None:
+        """An edit given in code points of the current text (converted to UTF-16)."""
+        e = Edit(l0, u16(doc.lines[l0], c0), l1, u16(doc.lines[l1], c1), new, kind)
+        doc.apply(e)
+        edits.append(e)
+
+    def size_edit(sp: Span) -> None:
+        ln = moved(sp.line)
+        m = _SIZE_AT.match(doc.lines[ln], sp.start)
         if m is None:
             return
-        old = m.group(2)
+        old = m.group(0)
         new = _SIZES[(_SIZES.index(old) + 1) % 3] if old in _SIZES else "small"
-        end = line.index(old) + len(old)
+        end = m.end()
         for k in range(len(old)):  # backspaces
-            e = Edit(line_no, end - k - 1, line_no, end - k, "", "size")
-            doc.apply(e)
-            edits.append(e)
-        start = end - len(old)
+            push(ln, end - k - 1, ln, end - k, "", "size")
         for k, ch in enumerate(new):
-            e = Edit(line_no, start + k, line_no, start + k, ch, "size")
-            doc.apply(e)
-            edits.append(e)
+            push(ln, sp.start + k, ln, sp.start + k, ch, "size")
 
-    def uses_edit(line_no: int, j: int) -> None:
-        line = doc.lines[line_no]
-        if _USES_LINE.match(line) is None or not names:
-            return
-        col = line.rindex("]")
-        word = ", " + names[(j * 37) % len(names)]
-        for k, ch in enumerate(word):
-            e = Edit(line_no, col + k, line_no, col + k, ch, "uses")
-            doc.apply(e)
-            edits.append(e)
-        # then delete the added item with backspaces over the name, then the ", " (2 at a time)
-        end = col + len(word)
-        k = len(word)
-        while k > 0:
-            step = 1 if k > 2 else k
-            e = Edit(line_no, end - step, line_no, end, "", "uses")
-            doc.apply(e)
-            edits.append(e)
-            end -= step
-            k -= step
+    def uses_edit(ul: UsesList, j: int) -> None:
+        name = names[(j * 37) % len(names)]
+        if ul.style == "flow" and ul.close is not None:
+            ln, col = moved(ul.close[0]), ul.close[1]
+            if body(doc.lines[ln])[col : col + 1] != "]":
+                return
+            prefix = ", " if ul.items else ""
+            word = prefix + name
+            for k, ch in enumerate(word):  # typed key by key before the `]`
+                push(ln, col + k, ln, col + k, ch, "uses")
+            # then deleted: backspaces over the name, then the ", " at once
+            end, k = col + len(word), len(word)
+            while k > 0:
+                step = k if prefix and k <= len(prefix) else 1
+                push(ln, end - step, ln, end, "", "uses")
+                end -= step
+                k -= step
+        elif ul.style == "block" and ul.last_line >= 0:
+            ln = moved(ul.last_line)
+            end = len(body(doc.lines[ln]))
+            ind = ul.item_indent
+            push(ln, end, ln, end, eol + " " * ind, "uses")  # Enter after the last item (auto-indented)
+            for k, ch in enumerate("- " + name):
+                push(ln + 1, ind + k, ln + 1, ind + k, ch, "uses")
+            col = ind + 2 + len(name)
+            for k in range(len(name)):  # backspaces over the name
+                push(ln + 1, col - k - 1, ln + 1, col - k, "", "uses")
+            push(ln + 1, ind, ln + 1, ind + 2, "", "uses")  # the "- "
+            push(ln, end, ln + 1, ind, "", "uses")  # and the line break
+        # (each uses edit leaves the text as it found it: no line moves)
+
+    ent, prop = places.entry_indent.get("workloads", (2, 4))
+    prop = prop if prop > ent else ent + 2
+    sub = prop + (prop - ent)
 
     def workload_edit(j: int) -> int:
-        # insert before the end of the workloads section (recomputed: earlier blocks moved it)
-        s = _sections(doc.lines).get("workloads")
-        at = s[1] if s else len(doc.lines)
-        while at > 0 and doc.lines[at - 1].strip() == "":
-            at -= 1
+        # New blocks go one after the other at the end of the workloads section.
+        if ins0 is None:
+            return 0
+        at = ins0 + added
         name = f"bench-new-{j}"
         target = names[(j * 11) % len(names)] if names else "nothing"
+        p, q = " " * prop, " " * sub
         block = [
-            f"  {name}:",
-            f"    image: registry.example.com/{name}@sha256:{'ab' * 32}",
-            "    port: 8080",
-            "    health:",
-            "      path: /healthz",
-            "    env:",
-            f"      APP_NAME: {name}",
-            "    secrets: [API_TOKEN]",
-            "    size:",
-            "      production: medium",
-            "    scale:",
-            "      production: 2",
-            f"    uses: [{target}]",
-            "    expose: internal",
-            '    reason: "residency: tenants in an in-country region keep data there"',
+            f"{' ' * ent}{name}:",
+            f"{p}image: registry.example.com/{name}@sha256:{'ab' * 32}",
+            f"{p}port: 8080",
+            f"{p}health:",
+            f"{q}path: /healthz",
+            f"{p}env:",
+            f"{q}APP_NAME: {name}",
+            f"{p}secrets: [API_TOKEN]",
+            f"{p}size:",
+            f"{q}{env}: medium",
+            f"{p}scale:",
+            f"{q}{env}: 2",
+            f"{p}uses: [{target}]",
+            f"{p}expose: internal",
+            f'{p}reason: "residency: tenants in an in-country region keep data there"',
         ]
         for k, line in enumerate(block):
-            e = Edit(at + k, 0, at + k, 0, line + "\n", "workload")
-            doc.apply(e)
-            edits.append(e)
+            if at + k < len(doc.lines):  # a new line typed before the line at `at + k`
+                push(at + k, 0, at + k, 0, line + eol, "workload")
+            else:  # the file ends without a line break: a line break, then the line
+                last = len(doc.lines) - 1
+                end = len(body(doc.lines[last]))
+                push(last, end, last, end, eol + line, "workload")
         return len(block)
 
+    # Rounds of: a size, a uses edit, a workload block, a size, a uses edit, a size; each
+    # scenario starts early, so that a short replay (--edits 40) already holds all three.
     i = 0
     while len(edits) < count:
         before = len(edits)
-        # Blocks are appended at the end of `workloads`: lines above never move (uses lines,
-        # resources written first); resources written after the workloads move down.
-        for ln in sizes[3 * i : 3 * i + 3]:
-            size_edit(ln + (added if res[0] > wl[0] else 0))
-        for k, ln in enumerate(uses[2 * i : 2 * i + 2]):
-            uses_edit(ln, 2 * i + k)
-        added += workload_edit(i)
+        sz, us = sizes[3 * i : 3 * i + 3], uses[2 * i : 2 * i + 2]
+        for step in ("size", "uses", "workload", "size", "uses", "size"):
+            if step == "size" and sz:
+                size_edit(sz.pop(0))
+            elif step == "uses" and us:
+                uses_edit(us.pop(0), 2 * i + (1 if len(us) == 0 else 0))
+            elif step == "workload" and ins0 is not None:
+                added += workload_edit(i)
         i += 1
         if len(edits) == before or i > 1000:
             break
     return edits[:count]  # each edit applies to the text the previous ones left: a prefix is valid
+
+
+def edit_mix(edits: list[Edit]) -> dict[str, int]:
+    return {k: sum(1 for e in edits if e.kind == k) for k in EDIT_KINDS}
+
+
+def mix_warnings(edits: list[Edit], text: str) -> list[str]:
+    """A WARNING line per kind of edit missing from the replay of ``text`` (none: empty)."""
+    mix = edit_mix(edits)
+    missing = [k for k, v in mix.items() if v == 0]
+    if not missing:
+        return []
+    places = scan(text)
+    has = {"size": bool(places.sizes), "uses": bool(places.uses) and bool(places.entries.get("resources")),
+           "workload": "workloads" in places.sections and "workloads" not in places.inline_sections}
+    why = {"size": "no size value (scalar, block map or flow map) under resources/workloads",
+           "uses": "no `uses` list (flow or block) under workloads, or no resource to name",
+           "workload": "no block-style top-level `workloads:` section to add a block to"}
+    mix_s = ", ".join(f"{v} {k}" for k, v in mix.items())
+    found = ", ".join(f"{v} {n}" for n, v in places.kinds_found().items())
+    return [f"WARNING: no {k} edits in this replay ("
+            + (why[k] if not has[k] else f"the {len(edits)} edits ended before the first: raise --edits")
+            + f"); the mix is {mix_s}; the file has {found}" for k in missing]
+
+
+def describe(edits: list[Edit]) -> str:
+    """``210 edits (75 size, 105 uses, 30 workload)``."""
+    return f"{len(edits)} edits ({', '.join(f'{v} {k}' for k, v in edit_mix(edits).items())})"
 
 
 def change_params(uri: str, version: int, e: Edit) -> dict[str, Any]:
@@ -223,7 +283,7 @@ async def replay(cmd: list[str], root: Path, edits: list[Edit], *, language_id: 
         # The cost notifications the VS Code extension opts in to (runway/costsChanged): the
         # replay runs with the server's whole per-keystroke feature set.
         out["start_s"] = await client.initialize(root.parent.as_uri(), initialization_options={"runwayCostNotifications": True})
-        text = root.read_text()
+        text = read_source(root)  # CRLF kept, as an editor sends it
         first = client.wait_publish(lambda p: p.uri == uri)
         t0 = client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language_id, "version": 0, "text": text}})
         pub = await asyncio.wait_for(first, 60)
@@ -338,21 +398,26 @@ def report(results: dict[str, Any], out=sys.stdout) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=1, help="generated workspace scale (default 1: ~3,200-line root)")
-    ap.add_argument("--root", type=Path, default=None, help="replay on this root runway instead of a generated one (edits are made on a copy in memory only)")
-    ap.add_argument("--edits", type=int, default=210)
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the generated workspace (default {DEFAULT_SEED})")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="replay on this workspace instead of a generated one: its root runway file or its folder (edits are sent to the servers only, never written)")
+    ap.add_argument("--edits", type=int, default=210, help="didChange edits to replay (default 210; ~40 or more hold all three kinds)")
     ap.add_argument("--rounds", type=int, default=2, help="replays per server, alternating ours and the peer's")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between a publish and the next keystroke")
-    ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--no-peer", action="store_true", help="skip yaml-language-server even when installed")
     ap.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = a.root.resolve() if a.root else generate(Path(tmp) / f"x{a.scale}", a.scale)
-        text = root.read_text()
+        root = resolve_root(a.root) if a.root else generate(Path(tmp) / f"x{a.scale}", a.scale, a.seed)
+        text = read_source(root)
         edits = make_edits(text, a.edits)
-        kinds = {k: sum(1 for e in edits if e.kind == k) for k in ("size", "uses", "workload")}
-        print(f"{root} ({text.count(chr(10))} lines): {len(edits)} edits ({', '.join(f'{v} {k}' for k, v in kinds.items())}), gap {a.gap * 1000:.0f} ms, {a.rounds} round(s)")
+        eol = "CRLF" if "\r\n" in text else "LF"
+        print(f"{root} ({text.count(chr(10))} lines, {eol}): {describe(edits)}, gap {a.gap * 1000:.0f} ms, {a.rounds} round(s)")
+        for w in mix_warnings(edits, text):
+            print(w)
         t0 = time.perf_counter()
         results = asyncio.run(run(root, edits, a.rounds, a.gap, not a.no_peer, Path(tmp)))
+        results["mix"] = edit_mix(edits)
         summ = report(results)
         print(f"({time.perf_counter() - t0:.0f} s)")
         if a.json:

@@ -3,17 +3,21 @@
 Over a real stdio client (benchmarks/lspclient.py):
 
 - **start**: spawn -> the ``initialize`` response, median of ``--starts`` fresh processes;
-- **requests** on the generated ~3,200-line root (or ``--root``), after its diagnostics are
-  published: ``textDocument/hover`` (resource and workload names, sizes, environments),
-  ``textDocument/completion`` (sizes, ``uses`` items, kinds), ``textDocument/codeLens`` and
-  ``textDocument/inlayHint``, each ``--requests`` times, p50/p95 of send -> response;
-- **completion after a keystroke**: a ``didChange`` typing one character into a ``uses`` list,
-  immediately followed by a completion there (what an editor sends): the answer includes the
-  analysis of the new text;
+- **requests** on the generated ~3,200-line root (or ``--root``: any workspace, its text sent
+  as on disk, CRLF kept), after its diagnostics are published: ``textDocument/hover`` (resource,
+  workload and environment names, sizes), ``textDocument/completion`` (sizes, ``uses`` items,
+  kinds), ``textDocument/codeLens`` and ``textDocument/inlayHint``, each ``--requests`` times,
+  p50/p95 of send -> response. The places come from benchmarks/scan.py (block and flow styles,
+  trailing comments, CRLF);
+- **completion after a keystroke**: a ``didChange`` typing one character where a ``uses``
+  item starts (where a size starts when the file has no ``uses`` list), immediately followed by
+  a completion there (what an editor sends): the answer includes the analysis of the new text;
 - **memory**: the server's VmRSS (/proc) after all of that.
 
-Run: ``python benchmarks/bench_lsp.py [--scale 1] [--starts 10] [--requests 100] [--json F]``.
-Prints figures; asserts nothing.
+A measure the file offers no place for prints ``not measured`` and a WARNING.
+
+Run: ``.venv/bin/python benchmarks/bench_lsp.py [--scale 1] [--seed N] [--root PATH]
+[--starts 10] [--requests 100] [--json F]``. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -29,9 +32,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import fmt, server_command, summary  # noqa: E402
-from generate import generate  # noqa: E402
+from common import fmt, read_source, resolve_root, server_command, summary  # noqa: E402
+from generate import DEFAULT_SEED, generate  # noqa: E402
 from lspclient import LspClient  # noqa: E402
+from scan import scan, u16  # noqa: E402
+
+REQUEST_KINDS = ("hover", "completion", "completion_after_keystroke", "codeLens", "inlayHint")
 
 
 async def measure_start(n: int) -> list[float]:
@@ -49,27 +55,25 @@ async def measure_start(n: int) -> list[float]:
 
 
 def _positions(text: str) -> dict[str, list[tuple[int, int]]]:
-    """Where to hover and complete, found in the text (works on any runway)."""
-    lines = text.split("\n")
-    hov: list[tuple[int, int]] = []
-    comp_size: list[tuple[int, int]] = []
-    comp_uses: list[tuple[int, int]] = []
-    comp_kind: list[tuple[int, int]] = []
-    section = None
-    for i, line in enumerate(lines):
-        if m := re.match(r"^([a-z][\w-]*):", line):
-            section = m.group(1)
-            continue
-        if section in ("resources", "workloads", "environments") and (m := re.match(r"^  ([a-z][\w-]*):\s*$", line)):
-            hov.append((i, 3))  # an entry or environment name
-        if m := re.match(r"^(\s+[a-z][\w-]*: )(small|medium|large)\s*$", line):
-            hov.append((i, len(m.group(1)) + 1))  # a size
-            comp_size.append((i, len(m.group(1)) + len(m.group(2))))
-        if m := re.match(r"^(\s+uses: \[)", line):
-            comp_uses.append((i, len(m.group(1))))
-        if m := re.match(r"^(\s+kind: )\w+\s*$", line):
-            comp_kind.append((i, len(line.rstrip())))
-    return {"hover": hov, "size": comp_size, "uses": comp_uses, "kind": comp_kind}
+    """Where to hover and complete, found in the text by benchmarks/scan.py (any runway: CRLF,
+    comments, block and flow styles); columns in UTF-16 code units, as sent."""
+    places = scan(text)
+    lines = places.lines
+
+    def at(line: int, col: int) -> tuple[int, int]:
+        return line, u16(lines[line], col)
+
+    hov = [at(sp.line, sp.start + 1) for sec in ("environments", "resources", "workloads") for sp in places.entries.get(sec, [])]
+    hov += [at(sp.line, sp.start + 1) for sp in places.sizes]  # a size
+    hov.sort()
+    return {
+        "hover": hov,
+        "size": [at(sp.line, sp.end) for sp in places.sizes],  # after the size typed
+        "size_start": [at(sp.line, sp.start) for sp in places.sizes],
+        # where a list's first item starts (inside `[]` for an empty flow list)
+        "uses": [at(line, col) for ul in places.uses for line, col in (ul.items[:1] or ([ul.close] if ul.close else []))],
+        "kind": [at(sp.line, sp.end) for sp in places.kinds],
+    }
 
 
 def _spread(items: list, n: int) -> list:
@@ -86,7 +90,7 @@ async def measure_requests(root: Path, n: int) -> dict[str, Any]:
     res: dict[str, Any] = {}
     try:
         await client.initialize(root.parent.as_uri())
-        text = root.read_text()
+        text = read_source(root)  # CRLF kept, as an editor sends it
         first = client.wait_publish(lambda p: p.uri == uri)
         client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "runway", "version": 0, "text": text}})
         await asyncio.wait_for(first, 60)
@@ -102,17 +106,21 @@ async def measure_requests(root: Path, n: int) -> dict[str, Any]:
         res["hover"] = hover
         comp: list[float] = []
         kinds = [k for k in ("size", "uses", "kind") if pos[k]]
-        for i in range(n):
+        res["completion_places"] = {k: len(pos[k]) for k in ("size", "uses", "kind")}
+        for i in range(n if kinds else 0):
             l, c = _spread(pos[kinds[i % len(kinds)]], n)[i]
             comp.append(await timed("textDocument/completion", {"textDocument": td, "position": {"line": l, "character": c}}))
         res["completion"] = comp
         res["codeLens"] = [await timed("textDocument/codeLens", {"textDocument": td}) for _ in range(max(5, n // 4))]
         res["inlayHint"] = [await timed("textDocument/inlayHint", {"textDocument": td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": min(nlines, 120), "character": 0}}})
                             for _ in range(max(5, n // 4))]
-        # Completion right after a keystroke: didChange then completion at once (no wait).
+        # Completion right after a keystroke: didChange then completion at once (no wait): a
+        # character typed where a `uses` item starts (else where a size starts).
         after: list[float] = []
         version = 0
-        targets = _spread(pos["uses"], n) if pos["uses"] else []
+        where = "uses" if pos["uses"] else "size_start" if pos["size_start"] else None
+        res["after_keystroke_at"] = where
+        targets = _spread(pos[where], n) if where else []
         for l, c in targets[: max(5, n // 2)]:
             version += 1
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
@@ -131,26 +139,49 @@ async def measure_requests(root: Path, n: int) -> dict[str, Any]:
     return res
 
 
+def report_requests(res: dict[str, Any], out=sys.stdout) -> list[str]:
+    """Print the request figures of :func:`measure_requests`; returns the WARNING lines."""
+    warnings = []
+    if not res.get("hover"):
+        warnings.append("WARNING: hover not measured: no entry name or size found in the file")
+    if not res.get("completion"):
+        warnings.append("WARNING: completion not measured: no size, `uses` item or kind found in the file")
+    if not res.get("completion_after_keystroke"):
+        warnings.append("WARNING: completion after a keystroke not measured: no `uses` item or size found in the file")
+    elif res.get("after_keystroke_at") != "uses":
+        warnings.append("WARNING: no `uses` list in the file: completion after a keystroke typed into sizes instead")
+    for k in REQUEST_KINDS:
+        print(f"{k:>30}: {fmt(summary(res.get(k, [])))}", file=out)
+    places = res.get("completion_places")
+    if places:
+        print(f"{'(completion places found)':>30}: " + ", ".join(f"{v} {k}" for k, v in places.items()), file=out)
+    for w in warnings:
+        print(w, file=out)
+    return warnings
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scale", type=int, default=1)
-    ap.add_argument("--root", type=Path, default=None)
-    ap.add_argument("--starts", type=int, default=10)
-    ap.add_argument("--requests", type=int, default=100)
-    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--scale", type=int, default=1, help="generated workspace scale (default 1: ~3,200-line root)")
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the generated workspace (default {DEFAULT_SEED})")
+    ap.add_argument("--root", type=Path, default=None, help="measure on this workspace instead of a generated one: its root runway file or its folder")
+    ap.add_argument("--starts", type=int, default=10, help="fresh servers started for the start-up time")
+    ap.add_argument("--requests", type=int, default=100, help="requests of each kind (code lens, inlay hints: a quarter; after a keystroke: half)")
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args()
     out: dict[str, Any] = {}
     starts = asyncio.run(measure_start(a.starts))
     out["start_ms"] = summary(starts)
     print(f"{'start (spawn->initialize)':>30}: {fmt(summary(starts), p95=False)}")
     with tempfile.TemporaryDirectory() as tmp:
-        root = a.root.resolve() if a.root else generate(Path(tmp) / f"x{a.scale}", a.scale)
+        root = resolve_root(a.root) if a.root else generate(Path(tmp) / f"x{a.scale}", a.scale, a.seed)
+        print(f"{'workspace':>30}: {root}")
         res = asyncio.run(measure_requests(root, a.requests))
-    for k in ("hover", "completion", "completion_after_keystroke", "codeLens", "inlayHint"):
+    report_requests(res)
+    for k in REQUEST_KINDS:
         out[k] = summary(res[k])
-        print(f"{k:>30}: {fmt(out[k])}")
     out["rss_mb"] = res["rss_mb"]
-    print(f"{'RSS after':>30}: {res['rss_mb']:.0f} MiB" if res["rss_mb"] else "RSS: n/a")
+    print(f"{'RSS after':>30}: {res['rss_mb']:.0f} MiB" if res["rss_mb"] else f"{'RSS after':>30}: not measured (no /proc)")
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
 

@@ -42,11 +42,31 @@ def summary(values: Sequence[float]) -> dict[str, float]:
 
 
 def fmt(s: dict[str, float], unit: str = "ms", p95: bool = True) -> str:
-    """``median 12.3 ms (p95 15.0, min 11.0, max 20.1, n 200)``."""
+    """``median 12.3 ms (p95 15.0, min 11.0, max 20.1, n 200)``; ``not measured`` without values."""
     if not s.get("n"):
-        return "n/a"
+        return "not measured"
     p = f"p95 {s['p95']:.1f}, " if p95 else ""
     return f"median {s['median']:.1f} {unit} ({p}min {s['min']:.1f}, max {s['max']:.1f}, n {s['n']})"
+
+
+def read_source(path: str | Path) -> str:
+    """A runway file's text exactly as on disk (UTF-8, CRLF kept: no newline translation), as
+    an editor sends it in ``didOpen`` and as ``runway_core.analysis.read_disk`` reads it."""
+    return Path(path).read_bytes().decode("utf-8")
+
+
+def resolve_root(path: str | Path) -> Path:
+    """``--root``: a root runway file, or a folder holding ``runway.yaml`` (or ``runway.yml``);
+    returns the root runway file (absolute). Exits with a message when there is none."""
+    p = Path(path).expanduser().resolve()
+    if p.is_dir():
+        for name in ("runway.yaml", "runway.yml"):
+            if (p / name).is_file():
+                return p / name
+        sys.exit(f"--root {path}: no runway.yaml or runway.yml in that folder")
+    if not p.is_file():
+        sys.exit(f"--root {path}: no such file or folder")
+    return p
 
 
 def server_command() -> list[str]:

@@ -2,9 +2,10 @@
 
 At scale 1: about 200 resources, 100 workloads, 5 environments, 20 member runways and a
 ~3,000-line root (issue: performance). ``--scale N`` multiplies resources, workloads and
-members. Deterministic: the same arguments give the same files.
+members. Deterministic: the same arguments (scale and seed) give the same files; another
+``--seed`` gives another workspace of the same shape (sizes, ``uses`` items, digests).
 
-Usage: python benchmarks/generate.py OUT_DIR [--scale N]
+Usage: .venv/bin/python benchmarks/generate.py OUT_DIR [--scale N] [--seed N]
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from pathlib import Path
 KINDS = ("postgres", "queue", "topic", "cache", "bucket")
 ENVS = ("dev", "staging", "production", "qa", "perf")
 SIZES = ("small", "medium", "large")
+DEFAULT_SEED = 493  # the seed of every figure in RESULTS.md
 
 
-def generate(out: Path, scale: int = 1, seed: int = 493) -> Path:
+def generate(out: Path, scale: int = 1, seed: int = DEFAULT_SEED) -> Path:
     """Write the workspace under ``out``; returns the root runway path."""
     rnd = random.Random(seed)
     n_res, n_wl, n_mem = 200 * scale, 100 * scale, 20 * scale
@@ -84,11 +86,12 @@ def generate(out: Path, scale: int = 1, seed: int = 493) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("out", type=Path, help="folder to write the workspace into (created)")
+    ap.add_argument("--scale", type=int, default=1, help="multiplies resources, workloads and members (default 1: ~3,200-line root)")
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED}, the one RESULTS.md's figures use)")
     a = ap.parse_args()
-    root = generate(a.out, a.scale)
-    print(f"{root} ({sum(1 for _ in root.open())} lines)")
+    root = generate(a.out, a.scale, a.seed)
+    print(f"{root} ({sum(1 for _ in root.open())} lines, seed {a.seed})")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What each optimisation buys: the keystroke replay with one optimisation undone at a time.
 
-``python benchmarks/variants.py [--edits 150] [--rounds 2] [--only a,b] [--base REV]`` runs
+``.venv/bin/python benchmarks/variants.py [--edits 150] [--rounds 2] [--only a,b] [--base REV]`` runs
 :mod:`bench_keystrokes`' replay (our server only) once with everything on and once per
 optimisation with that one undone (the server is started through ``variants.py serve
 <name>``, which patches it back to the old behaviour first); with ``--base REV``, also once
@@ -22,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -159,7 +158,7 @@ def main() -> None:
     a = ap.parse_args()
 
     import bench_keystrokes as bk
-    from common import summary
+    from common import read_source, summary
     from generate import generate
 
     wanted = ["all on", *VARIANTS] if a.only is None else a.only.split(",")
@@ -168,7 +167,7 @@ def main() -> None:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "x1", 1)
-        edits = bk.make_edits(root.read_text(), a.edits)
+        edits = bk.make_edits(read_source(root), a.edits)
         head = Path(tmp) / "head"
         head.mkdir()
         have_head = "base" in wanted and _head_tree(head, a.base)
