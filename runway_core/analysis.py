@@ -769,6 +769,12 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         an.uncounted[parsed.path] = (past_cap, past_cap_errors)
 
 
+def _secret_name_ok(name: str) -> bool:
+    from .rules import UPPER_SNAKE, secret_shape
+
+    return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
+
+
 def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
     """A member runway with no root above that lists it: shape checks only, and RW154."""
     src = an.files[parsed.path]
@@ -906,7 +912,9 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
             port=w.port,
             health=w.health.model_dump(exclude_none=True),
             env={k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in w.env.items()},
-            secrets=tuple(w.secrets),
+            # Only names: an item that is no name, or looks like a value (RW144, an error), is
+            # kept out of the plan, which CI prints and stores.
+            secrets=tuple(x for x in w.secrets if _secret_name_ok(x)),
             uses=tuple(w.uses),
             expose=w.expose,
         )

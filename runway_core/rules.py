@@ -62,7 +62,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW144": ("error", "secret or variable name format"),
     "RW145": ("warning", "an entry listed twice (`secrets`, `uses`, `requires`)"),
     "RW146": ("warning", "a name in both `env` and `secrets`"),
-    "RW147": ("warning", "an `env` value that looks like a secret"),
+    "RW147": ("warning", "a value that looks like a secret (`env`, image, health command)"),
     "RW150": ("error", "workload `uses` names no resource or workload"),
     "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
     "RW152": ("error", "member `uses` names no resource of the root"),
@@ -389,8 +389,22 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
         if isinstance(secrets, YSeq):
             for it in secrets.items:
                 s = _scalar_str(it)
-                if s is not None and not UPPER_SNAKE.match(s):
-                    yield _d(an, an.root_file, it.range, "RW144", f"secret name `{s}` must be UPPER_SNAKE (e.g. `{re.sub(r'[^A-Za-z0-9]', '_', re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', s)).upper()}`)")
+                if s is None:
+                    continue
+                shape = secret_shape("", s)
+                if shape is not None:
+                    # A value pasted where a name belongs: never quoted (CI logs, SARIF, PR annotations).
+                    yield _d(an, an.root_file, it.range, "RW144",
+                             f"this `secrets` item looks like a secret value ({shape}), not a name: `secrets` lists the names of "
+                             "Infisical secrets (e.g. `DB_PASSWORD`); write the name, keep the value in Infisical, and rotate it "
+                             "if this file was ever committed")
+                elif not UPPER_SNAKE.match(s):
+                    if _NAME_LIKE.match(s):
+                        yield _d(an, an.root_file, it.range, "RW144", f"secret name `{s}` must be UPPER_SNAKE (e.g. `{re.sub(r'[^A-Za-z0-9]', '_', re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', s)).upper()}`)")
+                    else:
+                        yield _d(an, an.root_file, it.range, "RW144",
+                                 "this `secrets` item is not a name (UPPER_SNAKE, e.g. `DB_PASSWORD`); if it is a secret value, "
+                                 "keep it in Infisical and rotate it if this file was ever committed")
         env = v.get("env")
         if isinstance(env, YMap):
             for ek, _ev in env.entries:
@@ -457,6 +471,9 @@ SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("a URL with a password in it", re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)),
 )
+#: What a secret's name may look like before it is UPPER_SNAKE (`stripeKey`, `db-password`):
+#: quoted in RW144 with its UPPER_SNAKE form. Anything else is not quoted (it may be a value).
+_NAME_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*$")
 #: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`, ...).
 SECRET_NAME = re.compile(r"(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|SIGNING_?KEY|CREDENTIALS?)$", re.IGNORECASE)
 
@@ -485,6 +502,25 @@ def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
     The message and ``data`` never quote the value: the diagnostic must not spread it further
     (CI logs, SARIF uploads, pull-request annotations)."""
     for k, v in _workloads(an):
+        # Credentials in a URL or token shape elsewhere in the workload (an image pulled with a
+        # password in its URL, a health command with one): same warning, never quoted.
+        elsewhere: list[tuple[str, YNode]] = []
+        image = v.get("image")
+        if isinstance(image, YScalar):
+            elsewhere.append(("image", image))
+        health = v.get("health")
+        command = health.get("command") if isinstance(health, YMap) else None
+        if isinstance(command, YSeq):
+            elsewhere.extend(("health command", it) for it in command.items if isinstance(it, YScalar))
+        elif isinstance(command, YScalar):
+            elsewhere.append(("health command", command))
+        for where, node in elsewhere:
+            why = secret_shape("", node.value)
+            if why is not None:
+                yield _d(an, an.root_file, node.range, "RW147",
+                         f"the {where} holds what looks like a secret ({why}): it is plain text in the runway, in git, in the plan "
+                         "and in the task definition; read it from a variable listed in `secrets` instead, and rotate it if this "
+                         "file was ever committed", {"workload": k.text, "where": where})
         env = v.get("env")
         if not isinstance(env, YMap):
             continue

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from runway_core import navigate
 from runway_core.analysis import ROOT_NAMES, Analysis
@@ -183,7 +183,9 @@ def _publish_closed_group(ls: "RunwayLanguageServer", root: str, an: Analysis) -
     return count
 
 
-async def _scan(ls: "RunwayLanguageServer", state: _Scan) -> None:
+async def _scan(ls: "RunwayLanguageServer", state: _Scan, only: list[str] | None = None) -> None:
+    """Scan the workspace folders (``only``: these folders, added at run time) for root
+    runways, analyse each and push the diagnostics of those with no open document."""
     token: str | None = None
     try:
         caps = ls.client_capabilities
@@ -196,7 +198,7 @@ async def _scan(ls: "RunwayLanguageServer", state: _Scan) -> None:
                 token = None
         if token is not None:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="Scanning runway files", cancellable=False, percentage=0))
-        folders = _folders(ls)
+        folders = only if only is not None else _folders(ls)
         found = await asyncio.get_running_loop().run_in_executor(None, find_runway_files, folders)
         roots: list[str] = []
         for path in found.files:
@@ -336,14 +338,23 @@ def _refuse(message: str) -> JsonRpcException:
 
 class _OneLineRefusals(logging.Filter):
     """pygls logs every exception a handler raises with its traceback, at ERROR. A
-    :class:`Refusal` is an answer, not an error: one line at INFO instead."""
+    :class:`Refusal` is an answer, not an error: one line at INFO instead. So is any other
+    protocol error meant for the client (InvalidParams for an unknown command in
+    ``workspace/executeCommand``, MethodNotFound): one line at WARNING. An internal error keeps
+    its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, Refusal):
             record.msg, record.args = "rename refused: %s", (exc.message,)
-            record.exc_info, record.exc_text = None, None
-            record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
+            level = logging.INFO
+        elif isinstance(exc, JsonRpcException) and not isinstance(exc, JsonRpcInternalError):
+            record.msg, record.args = "answered with error %s: %s", (exc.code, exc.message)
+            level = logging.WARNING
+        else:
+            return True
+        record.exc_info, record.exc_text = None, None
+        record.levelno, record.levelname = level, logging.getLevelName(level)
         return True
 
 
@@ -407,6 +418,31 @@ def register(server: "RunwayLanguageServer") -> None:
         state.task = asyncio.ensure_future(_scan(server, state))
 
     _on_initialized(server, initialized)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @degrades("workspace/didChangeWorkspaceFolders")
+    def did_change_workspace_folders(ls: "RunwayLanguageServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has updated ls.workspace already. Removed folders: their runways leave
+        # workspace/symbol and their diagnostics are cleared (open files keep theirs).
+        from .server import uri_to_path
+
+        removed = [uri_to_path(f.uri) for f in params.event.removed or () if f.uri.startswith("file:")]
+        remaining = _folders(ls)
+
+        def under(path: str, folders: list[str]) -> bool:
+            return any(path == f or path.startswith(os.path.join(f, "")) for f in folders)
+
+        for root in [r for r in state.roots if under(r, removed) and not under(r, remaining)]:
+            state.roots.remove(root)
+            ls._cache.pop(root, None)
+            for path in [p for p, g in ls._owner.items() if g == root and p not in ls.documents]:
+                ls._owner.pop(path, None)
+                ls._last.pop(path, None)
+                ls._push(path, None, [])
+        added = [uri_to_path(f.uri) for f in params.event.added or () if f.uri.startswith("file:")]
+        if added:
+            state.done.clear()  # workspace/symbol waits for this scan too
+            state.task = asyncio.ensure_future(_scan(ls, state, added))
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @degrades("textDocument/definition")

@@ -503,11 +503,16 @@ class RunwayLanguageServer(LanguageServer):
         files = list(dict.fromkeys([*an.files, *an.diagnostics]))
         owned_before = {p for p, g in self._owner.items() if g == key}
         if not any(p in self.documents for p in files):
+            self._cache.pop(key, None)
             for p in sorted(owned_before | ({key} if key in self._pushed else set())):
                 self._owner.pop(p, None)
                 self._last.pop(p, None)
-                self._push(p, None, [])
-            self._cache.pop(key, None)
+                if p in self.documents and p not in files:
+                    # An open file this group no longer holds (its root was deleted or stopped
+                    # listing it): it gets its own group's diagnostics now, not nothing.
+                    self.publish_group(self.group_of(p), changed | {p})
+                else:
+                    self._push(p, None, [])
             return
         refresh = False
         for path in files:

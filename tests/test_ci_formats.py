@@ -319,3 +319,48 @@ def test_hostile_names_cannot_inject_workflow_commands_or_markup(capsys, tmp_pat
 def test_markdown_escaping_keeps_plain_names_unchanged(capsys):
     rc, out, _ = run(capsys, "plan", str(ORDERS), "--env", "production", "--format", "markdown")
     assert "| main-db | postgres | large | $325.81 |" in flat(out) and "| alb (implicit) | load-balancer | - | $29.57 |" in flat(out)
+
+
+# --------------------------------------------------------------------------------------
+# Credentials pasted where a name or plain config belongs (a reviewer's second pass)
+# --------------------------------------------------------------------------------------
+
+PASTED = ["hunter2pass", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnopqrstuvwx", "hunter16pass",
+          "AKIAIOSFODNN7EXAMPLE", "hunter8pass"]
+PASTED_RUNWAY = """\
+runway: 1
+product: shop
+environments: {production: {limits: {monthly: 1000}}}
+resources:
+  main-db:
+    kind: postgres
+workloads:
+  api:
+    image: x/api@sha256:4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd0
+    port: 8080
+    health: {command: [curl, 'https://u:hunter8pass@localhost/h']}
+    secrets: ['postgres://u:hunter2pass@h/db', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnopqrstuvwx', 'DB_PASSWORD=hunter16pass', AKIAIOSFODNN7EXAMPLE, STRIPE_KEY]
+    uses: [main-db]
+    reason: "no-managed-fit: x"
+"""
+
+
+def test_values_pasted_into_secrets_are_reported_unquoted_and_kept_out_of_the_plan(capsys, tmp_path):
+    d = tmp_path / "pasted"
+    d.mkdir()
+    (d / "runway.yaml").write_text(PASTED_RUNWAY, encoding="utf-8")
+    rc, out, _ = run(capsys, "check", str(d), "--format", "json")
+    doc = json.loads(out)
+    rw144 = [x for x in doc["diagnostics"] if x["code"] == "RW144"]
+    assert rc == 1 and len(rw144) == 4  # the four values; STRIPE_KEY is a name
+    assert [x["range"]["start"]["character"] for x in rw144] == [14, 47, 112, 140]
+    assert [x for x in doc["diagnostics"] if x["code"] == "RW147"][0]["range"]["start"]["line"] == 10  # the health command
+    for fmt in ("text", "json", "markdown", "github", "sarif"):
+        _rc, out, err = run(capsys, "check", str(d), "--format", fmt)
+        assert not [v for v in PASTED[:4] if v in out + err], fmt  # the secrets items are never quoted
+    for fmt in ("json", "markdown", "text"):
+        _rc, out, err = run(capsys, "plan", str(d), "--format", fmt)
+        assert not [v for v in PASTED[:4] if v in out + err], fmt  # nor listed as secret names in the plan
+    _rc, out, _ = run(capsys, "plan", str(d), "--format", "json")
+    api = [i for i in json.loads(out)["environments"][0]["items"] if i["name"] == "api"][0]
+    assert api["capacity"]["secrets"] == ["STRIPE_KEY"]

@@ -176,3 +176,78 @@ def test_closing_a_file_opened_through_a_symlinked_folder_clears_its_diagnostics
         assert srv.publishes(uri)[-1]["diagnostics"] == []
     finally:
         srv.close()
+
+
+def test_an_unknown_command_is_refused_in_one_log_line(tmp_path: Path):
+    srv = RawServer(tmp_path)
+    try:
+        srv.initialize(tmp_path)
+        srv.send({"jsonrpc": "2.0", "id": "cmd", "method": "workspace/executeCommand", "params": {"command": "nope"}})
+        assert srv.response("cmd")["error"]["code"] == -32602
+    finally:
+        rc, stderr = srv.close()
+    assert rc == 0 and "Traceback" not in stderr and "answered with error -32602" in stderr, stderr[-4000:]
+
+
+def copy_orders(folder: Path) -> Path:
+    import shutil
+
+    from lspclient import EXAMPLES
+
+    shutil.copytree(EXAMPLES / "orders", folder)
+    return folder
+
+
+def test_workspace_folders_added_and_removed_at_run_time(tmp_path: Path):
+    """An added folder is scanned like the first ones (diagnostics, workspace/symbol); a
+    removed one's runways leave workspace/symbol and their diagnostics are cleared (VS Code
+    multi-root; python-language-server#951)."""
+    a, b = copy_orders(tmp_path / "a"), copy_orders(tmp_path / "b")
+    srv = RawServer(tmp_path)
+
+    def codes(folder: Path) -> list[str]:
+        pubs = srv.publishes((folder / "runway.yaml").as_uri())
+        return [d["code"] for d in pubs[-1]["diagnostics"]] if pubs else []
+
+    def symbol_roots() -> set[str]:
+        srv.send({"jsonrpc": "2.0", "id": "sym", "method": "workspace/symbol", "params": {"query": "main-db"}})
+        return {Path(s["location"]["uri"].removeprefix("file://")).parent.name for s in srv.response("sym")["result"]}
+
+    try:
+        srv.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "processId": None, "rootUri": a.as_uri(), "workspaceFolders": [{"uri": a.as_uri(), "name": "a"}],
+            "capabilities": {"workspace": {"workspaceFolders": True}}}})
+        srv.response("init")
+        srv.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        assert symbol_roots() == {"a"} and codes(a) == ["RW140"]  # the example's digest
+        srv.send({"jsonrpc": "2.0", "method": "workspace/didChangeWorkspaceFolders",
+                  "params": {"event": {"added": [{"uri": b.as_uri(), "name": "b"}], "removed": []}}})
+        assert symbol_roots() == {"a", "b"}
+        srv.drain(0.3)
+        assert codes(b) == ["RW140"]
+        srv.send({"jsonrpc": "2.0", "method": "workspace/didChangeWorkspaceFolders",
+                  "params": {"event": {"added": [], "removed": [{"uri": a.as_uri(), "name": "a"}]}}})
+        assert symbol_roots() == {"b"}
+        srv.drain(0.3)
+        assert codes(a) == [] and codes(b) == ["RW140"]
+    finally:
+        rc, stderr = srv.close()
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+
+
+def test_an_open_member_whose_root_is_deleted_is_checked_alone_at_once(tmp_path: Path):
+    orders = copy_orders(tmp_path / "orders")
+    member = orders / "services" / "billing" / "runway.yaml"
+    srv = RawServer(orders)
+    try:
+        srv.initialize(orders, {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
+        srv.open(member.as_uri(), member.read_text(encoding="utf-8"))
+        srv.wait_publish(member.as_uri(), 1)
+        (orders / "runway.yaml").unlink()
+        srv.send({"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles",
+                  "params": {"changes": [{"uri": (orders / "runway.yaml").as_uri(), "type": 3}]}})
+        srv.drain(0.5)
+        assert [d["code"] for d in srv.publishes(member.as_uri())[-1]["diagnostics"]] == ["RW154"]  # no root lists it now
+    finally:
+        rc, stderr = srv.close()
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
