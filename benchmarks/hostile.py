@@ -344,7 +344,7 @@ def c_fifo_member(rc, doc, err):
 
 def c_long_key(rc, doc, err):
     _expect(rc == 1 and _diags(doc) == [("RW001", 2, 100_000)] and "at most 1,024 characters" in doc["diagnostics"][0]["message"], f"{rc} {_diags(doc)}")
-    return "RW001 at 3:100001: a key of 100,000 characters, YAML allows at most 1,024 in a plain key"
+    return "RW001 at 3:100001: a key of 100,000 characters, YAML allows at most 1,024 in an implicit key"
 
 
 CASES: list[Case] = [

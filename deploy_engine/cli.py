@@ -59,7 +59,7 @@ from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, ItemPlan, Plan, cap_percent, plan_digest, plan_json
 from runway_core.positions import Range
-from runway_core.rules import CODES, usd
+from runway_core.rules import CODES, redact, usd
 
 PROG = "runway-deploy"
 
@@ -580,7 +580,7 @@ def _append_step_summary(plan: Plan, details: bool, ctx: "_Context") -> None:
         return
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(plan_markdown(plan, details) + "\n")
+            fh.write(redact(plan_markdown(plan, details)) + "\n")
     except OSError as exc:
         print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
 
@@ -588,6 +588,24 @@ def _append_step_summary(plan: Plan, details: bool, ctx: "_Context") -> None:
 # --------------------------------------------------------------------------------------
 # Commands
 # --------------------------------------------------------------------------------------
+
+
+class _Redacting:
+    """A text stream whose writes pass through :func:`runway_core.rules.redact`: whatever a
+    command prints (diagnostics, plans in every format, errors), a credential-shaped string
+    the user pasted somewhere in a runway is never printed into a CI log. Each write is a
+    whole message, line or document, so no value is split across two. Everything else
+    (``isatty``, ``fileno``, ``flush``) is the wrapped stream's."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _Context:
@@ -1310,8 +1328,8 @@ def main(
     Never raises and never calls ``sys.exit``: ``--help`` returns 0, failures return their
     exit code (module docstring, docs/cli.md).
     """
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+    out = _Redacting(stdout if stdout is not None else sys.stdout)
+    err = _Redacting(stderr if stderr is not None else sys.stderr)
     env = environ if environ is not None else os.environ
     ctx = _Context(out, err, env, clock, which)
     try:

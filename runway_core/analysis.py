@@ -497,7 +497,7 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
             an.add(d)
     for f, ds in an.diagnostics.items():
         # An aliased or merged node is one node: report its problem once, not once per use.
-        an.diagnostics[f] = _capped(sorted(dict.fromkeys(ds), key=Diagnostic.sort_key), an.uncounted.get(f, (0, 0)))
+        an.diagnostics[f] = [rules.redacted(d) for d in _capped(sorted(dict.fromkeys(ds), key=Diagnostic.sort_key), an.uncounted.get(f, (0, 0)))]
     return an
 
 
@@ -518,7 +518,8 @@ def _capped(ds: list[Diagnostic], uncounted: tuple[int, int] = (0, 0)) -> list[D
     errors = sum(1 for d in ds[MAX_DIAGNOSTICS_PER_FILE:] if d.severity == Severity.ERROR) + uncounted[1]
     return ds[:MAX_DIAGNOSTICS_PER_FILE] + [
         Diagnostic(first.file, first.range, Severity.ERROR, "RW012",
-                   f"{more:,} more problems from here on are not shown ({errors:,} of them errors): a file reports at most "
+                   f"{more:,} more {'problem' if more == 1 else 'problems'} from here on {'is' if more == 1 else 'are'} not shown "
+                   f"({errors:,} of them {'an error' if errors == 1 and more == 1 else 'errors'}): a file reports at most "
                    f"{MAX_DIAGNOSTICS_PER_FILE} problems; fix the ones above first", {"more": more, "errors": errors})
     ]
 
@@ -802,7 +803,7 @@ def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
         for d in rule(an):
             an.add(d)
     for f, ds in an.diagnostics.items():
-        an.diagnostics[f] = _capped(sorted(ds, key=Diagnostic.sort_key))
+        an.diagnostics[f] = [rules.redacted(d) for d in _capped(sorted(ds, key=Diagnostic.sort_key))]
 
 
 def _size_map(spec: Any) -> tuple[dict[str, str], str]:

@@ -530,7 +530,9 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         size, capacity, lines, missing = _priced_entry(spec, entry, env, catalog, pricer)
         notes: list[str] = []
         if size is None:
-            notes.append(f"size {entry.size_in(env)!r} is not in the catalogue; not estimated")
+            from .rules import redact  # local: rules imports this module's users; a rare path
+
+            notes.append(redact(f"size {entry.size_in(env)!r} is not in the catalogue; not estimated"))
         variables = injected_variables(entry.name, entry.kind)
         if entry.kind == "workload":
             tasks = entry.scale_in(env)

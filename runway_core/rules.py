@@ -461,21 +461,52 @@ def env_and_secrets(an: "Analysis") -> Iterator[Diagnostic]:
 
 
 #: Values that are credentials whatever their variable is called (value shapes, never quoted back).
+#: Each pattern runs in linear time on any text (redact() sees every diagnostic message, and
+#: a hostile file quotes 1 MB values): a lookbehind lets a match start only where a run of
+#: the pattern's characters starts, and every open-ended part is bounded or followed by
+#: nothing that could make it backtrack.
 SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("a private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")),
-    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("a Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("a Stripe secret key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
-    ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("a URL with a password in it", re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)),
+    ("a private key", re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")),
+    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("a Slack token", re.compile(r"(?<![A-Za-z0-9-])xox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("a Stripe secret key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("a Google API key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}")),
+    ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}")),
+    ("a URL with a password in it", re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^/\s:@]{1,256}:[^/\s@]{1,256}@", re.IGNORECASE)),
 )
 #: What a secret's name may look like before it is UPPER_SNAKE (`stripeKey`, `db-password`):
 #: quoted in RW144 with its UPPER_SNAKE form. Anything else is not quoted (it may be a value).
 _NAME_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*$")
 #: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`, ...).
 SECRET_NAME = re.compile(r"(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|SIGNING_?KEY|CREDENTIALS?)$", re.IGNORECASE)
+
+
+#: What a secret-looking value is replaced with in a message (RW144/RW147 say where it is).
+REDACTED = "<a value that looks like a secret>"
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential-shaped part (:data:`SECRET_VALUE_SHAPES`) replaced by
+    :data:`REDACTED`: a diagnostic quotes what the user wrote (an unknown name, a wrong
+    value), and a credential pasted in the wrong place must not be quoted back into CI logs,
+    annotations or SARIF uploads."""
+    for _why, pattern in SECRET_VALUE_SHAPES:
+        if pattern.search(text):
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+def redacted(d: Diagnostic) -> Diagnostic:
+    """``d`` with its message and ``data`` strings passed through :func:`redact`."""
+    msg = redact(d.message)
+    data = d.data
+    if data:
+        clean = {k: (redact(v) if isinstance(v, str) else v) for k, v in data.items()}
+        data = clean if clean != data else data
+    if msg is d.message and data is d.data:
+        return d
+    return Diagnostic(d.file, d.range, d.severity, d.code, msg, data, d.tags)
 
 
 def secret_shape(name: str, value: object) -> str | None:
@@ -525,6 +556,13 @@ def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
         if not isinstance(env, YMap):
             continue
         for ek, ev in env.entries:
+            name_why = secret_shape("", ek.text)
+            if name_why is not None:
+                # A credential pasted as a variable's name (`AKIA…: x` is a valid name).
+                yield _d(an, an.root_file, ek.range, "RW147",
+                         f"an `env` variable's name looks like a secret ({name_why}): names are plain text in the runway, in git, "
+                         "in the plan and in the task definition; name the variable and keep the value in Infisical (list the "
+                         "name in `secrets`), and rotate it if this file was ever committed", {"workload": k.text, "where": "env name"})
             if not isinstance(ev, YScalar):
                 continue
             why = secret_shape(ek.text, ev.value)

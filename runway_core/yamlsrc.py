@@ -634,7 +634,7 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
                     and mark.index - cmark.index > 1024:
                 # libyaml's generic message for a plain key past YAML's 1,024-character limit.
                 comp.diag(rng, "RW001", f"YAML syntax error: a key of {mark.index - cmark.index:,} characters (from column {cmark.column + 1}); "
-                                        "YAML allows at most 1,024 characters in a plain key")
+                                        "YAML allows at most 1,024 characters in an implicit key")
                 context = None
                 msg = ""
             elif "found unexpected ':'" in msg:

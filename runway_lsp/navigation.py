@@ -204,7 +204,11 @@ async def _scan(ls: "RunwayLanguageServer", state: _Scan, only: list[str] | None
         for path in found.files:
             try:
                 group = ls.group_of(path)
-                if group not in roots and not (group == path and _looks_like_member(ls.read_live(path))):
+                try:
+                    member_alone = group == path and _looks_like_member(ls.read_live(path))
+                except (OSError, UnicodeDecodeError):
+                    member_alone = False  # unreadable: analysed as a root, which reports why (RW001)
+                if group not in roots and not member_alone:
                     roots.append(group)
             except Exception:  # noqa: BLE001 - one unreadable file must not stop the scan
                 log.exception("scanning %s failed", path)

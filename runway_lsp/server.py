@@ -137,6 +137,10 @@ class _UnreadableRequest:
     jsonrpc: str = "2.0"
 
 
+class _NotAMessage:
+    """A JSON object with "jsonrpc" but neither "method" nor "result"/"error"."""
+
+
 @dataclass
 class _UnreadableNotification:
     """A notification whose params do not fit its method: there is no one to answer, so it
@@ -158,6 +162,8 @@ class RunwayProtocol(LanguageServerProtocol):
     _initialize_seen = False
 
     def structure_message(self, data: dict[str, Any]):
+        if isinstance(data, dict) and "jsonrpc" in data and "method" not in data and "result" not in data and "error" not in data:
+            return _NotAMessage()  # neither a request, a notification nor a response
         if not (isinstance(data, dict) and "jsonrpc" in data and "method" in data and "error" not in data and "result" not in data):
             return super().structure_message(data)  # a nested object or a response
         method = data["method"]
@@ -176,6 +182,14 @@ class RunwayProtocol(LanguageServerProtocol):
             return _UnreadableNotification(str(method), _uri_in(data.get("params")))
 
     def handle_message(self, message: Any):
+        if isinstance(message, _NotAMessage) or not hasattr(message, "jsonrpc"):
+            # JSON, but no JSON-RPC message: `[]`, `42`, `null`, an object without "jsonrpc".
+            # JSON-RPC 2.0 §5: Invalid Request (-32600), answered when an id can be read.
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            if isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool) and "method" in message:
+                self._send_data(types.ResponseErrorMessage(id=msg_id, error=types.ResponseError(code=-32600, message="not a JSON-RPC 2.0 request")))
+            log.warning("ignoring a message that is not JSON-RPC 2.0 (%s)", type(message).__name__)
+            return None
         if isinstance(message, _UnreadableRequest):
             from pygls.exceptions import JsonRpcInvalidParams
 

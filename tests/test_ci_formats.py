@@ -364,3 +364,24 @@ def test_values_pasted_into_secrets_are_reported_unquoted_and_kept_out_of_the_pl
     _rc, out, _ = run(capsys, "plan", str(d), "--format", "json")
     api = [i for i in json.loads(out)["environments"][0]["items"] if i["name"] == "api"][0]
     assert api["capacity"]["secrets"] == ["STRIPE_KEY"]
+
+
+@pytest.mark.parametrize("where, old, new", [
+    ("a uses item", "uses: [main-db]", "uses: [main-db, 'AKIAIOSFODNN7EXAMPLE']"),
+    ("the product", "product: shop", "product: 'postgres://u:hunter2pass@h/db'"),
+    ("a size", "    kind: postgres", "    kind: postgres\n    size: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnopqrstuvwx'"),
+    ("an env name", "    uses: [main-db]", "    uses: [main-db]\n    env: {AKIAIOSFODNN7EXAMPLE: x}"),
+])
+def test_a_credential_pasted_anywhere_is_never_printed(capsys, tmp_path, where, old, new):
+    """Diagnostics quote what the user wrote (an unknown name, a wrong value); a credential
+    pasted in the wrong place is replaced by a placeholder in every output of check and plan."""
+    d = tmp_path / "anywhere"
+    d.mkdir()
+    (d / "runway.yaml").write_text(PASTED_RUNWAY.replace("    secrets: ['postgres://u:hunter2pass@h/db', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnopqrstuvwx', 'DB_PASSWORD=hunter16pass', AKIAIOSFODNN7EXAMPLE, STRIPE_KEY]\n", "").replace(old, new), encoding="utf-8")
+    printed = ""
+    for command, fmts in (("check", ("text", "json", "markdown", "github", "sarif")), ("plan", ("text", "json", "markdown", "github", "sarif"))):
+        for fmt in fmts:
+            _rc, out, err = run(capsys, command, str(d), "--format", fmt)
+            printed += out + err
+    assert "<a value that looks like a secret>" in printed, where
+    assert not [v for v in ("AKIAIOSFODNN7EXAMPLE", "hunter2pass", "eyJzdWIiOiIxIn0") if v in printed], where

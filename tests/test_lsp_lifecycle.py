@@ -251,3 +251,19 @@ def test_an_open_member_whose_root_is_deleted_is_checked_alone_at_once(tmp_path:
     finally:
         rc, stderr = srv.close()
     assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+
+
+def test_a_runway_that_is_not_utf8_is_reported_by_the_workspace_scan(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "runway.yaml").write_bytes(b"runway: 1\nproduct: caf\xe9\n")  # Latin-1
+    srv = RawServer(tmp_path)
+    try:
+        srv.initialize(tmp_path)
+        srv.drain(0.5)
+        pubs = srv.publishes((tmp_path / "a" / "runway.yaml").as_uri())
+        assert [d["code"] for d in pubs[-1]["diagnostics"]] == ["RW001"]
+        srv.send({"jsonrpc": "2.0", "id": "raw", "method": "[]"})  # and a request with an odd method name
+        assert srv.response("raw")["error"]["code"] in (-32601, -32602)  # answered, never dropped
+    finally:
+        rc, stderr = srv.close()
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]

@@ -435,6 +435,8 @@ def test_invalid_requests_are_answered_with_errors_and_the_server_goes_on(tmp_pa
             {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "never-sent"}},
             b'{"jsonrpc": "2.0", "id": "broken-json", "method": ',
             b"\xff\xfe not json at all",
+            # JSON, but no JSON-RPC message (a reviewer's second pass: each made an error pop-up)
+            b"[]", b"{}", b"42", b'"str"', b"null", b'{"method": "x"}', b'{"jsonrpc": "2.0", "params": {}}', b'{"jsonrpc": "2.0", "id": 1}',
         ):
             srv.send(note)
         srv.send({"jsonrpc": "2.0", "id": "after", "method": "textDocument/diagnostic", "params": {"textDocument": td}})

@@ -363,3 +363,22 @@ def test_a_cap_of_negative_zero_is_zero_dollars():
     an, root = analyse_one(text)
     assert an.plans["dev"].cap == 0 and not an.plans["dev"].cap.is_signed()
     assert "$-0" not in " ".join(d.message for d in an.diagnostics[root])
+
+
+def test_secret_shapes_run_in_linear_time_on_hostile_text():
+    """redact() sees every diagnostic message (a hostile file quotes 1 MB values): each shape
+    must be linear. Run in a child process: a quadratic pattern hangs it (the timeout is a hang
+    guard, not a timing assertion; each text takes about 0.1 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from runway_core.rules import redact, secret_shape\n"
+        "N = 1_000_000\n"
+        "for t in ['a' * N, 'a://' * (N // 4), 'a://' + 'b:' * (N // 2), '-eyJ' * (N // 4), 'eyJaaaaaaaa.' * (N // 12),\n"
+        "          '-----BEGIN ' + 'A' * N, 'xoxb-' * (N // 5), 'sk_live_' * (N // 8), 'AIza' * (N // 4), 'ghp_' + 'a' * N]:\n"
+        "    redact(t); secret_shape('X_TOKEN', t)\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -138,7 +138,7 @@ def test_a_key_past_the_plain_key_limit_names_the_limit():
     assert ok.diagnostics == [] and len(ok.root.entries) == 2
     (d,) = parse_yaml("a: 1\n" + "k" * 1025 + ": 1\n", "/r.yaml").diagnostics
     assert d.code == "RW001" and d.range.start == Position(1, 1025)
-    assert "a key of 1,025 characters (from column 1); YAML allows at most 1,024 characters in a plain key" in d.message
+    assert "a key of 1,025 characters (from column 1); YAML allows at most 1,024 characters in an implicit key" in d.message
     # A long line with no ':' at all is another error: libyaml's message, the key's line named.
     (d,) = parse_yaml("a: 1\n" + "k" * 1030 + "\n", "/r.yaml").diagnostics
     assert "could not find expected ':'" in d.message and "started on line 2" in d.message
