@@ -83,8 +83,7 @@ def _allow_merge_keys(node: Any) -> None:
     if isinstance(node, dict):
         for value in list(node.values()):
             _allow_merge_keys(value)
-        is_map = node.get("type") == "object" or isinstance(node.get("properties"), dict) or "additionalProperties" in node
-        if is_map and ("properties" in node or "additionalProperties" in node or "propertyNames" in node):
+        if "properties" in node or "additionalProperties" in node or (node.get("type") == "object" and "propertyNames" in node):
             # `properties` wins over `additionalProperties` for that key: the merged
             # mapping is not validated as one more entry (an environment, a resource).
             node.setdefault("properties", {}).setdefault("<<", dict(_MERGE_KEY))

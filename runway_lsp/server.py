@@ -748,11 +748,12 @@ def _register_file_watching(server: RunwayLanguageServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @degrades("workspace/didChangeWatchedFiles")
     def did_change_watched_files(ls: RunwayLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-        for change in params.changes:
-            path = uri_to_path(change.uri)
-            if os.path.basename(path) not in ROOT_NAMES or path in ls.documents:
-                continue  # not a runway, or open: the editor's buffer wins over the disk
-            ls._cache.clear()  # cheap: analyses are rebuilt from what is open and on disk
+        paths = [uri_to_path(change.uri) for change in params.changes]
+        # Not a runway, or open: the editor's buffer wins over the disk.
+        changed = [p for p in paths if os.path.basename(p) in ROOT_NAMES and p not in ls.documents]
+        if changed:
+            ls._cache.clear()  # once: analyses are rebuilt from what is open and on disk
+        for path in changed:
             ls.touch(path)
 
 
