@@ -115,20 +115,20 @@ def region_items(region: str, p: dict[str, str]) -> dict[str, list[Item]]:
                               _attrs(region, usage.replace("GP3-", "GP2-"), volumeType="General Purpose", deploymentOption=az, databaseEngine="Any"),
                               _one("GB-Mo", "0.5")))
     if "aurora:storage:standard" in p:
-        add("AmazonRDS", Item(sku(region, "aurora-storage"), "Database Storage",
+        add("AmazonRDS", Item(sku(region, "aurora:storage:standard"), "Database Storage",
                               _attrs(region, f"{pre}Aurora:StorageUsage", databaseEngine="Aurora PostgreSQL", volumeType="General Purpose-Aurora"),
                               _one("GB-Mo", p["aurora:storage:standard"])))
     add("AmazonRDS", Item(sku(region, "aurora-storage-io"), "Database Storage",
                           _attrs(region, f"{pre}Aurora:IO-OptimizedStorageUsage", databaseEngine="Aurora PostgreSQL", volumeType="IO Optimized-Aurora"),
                           _one("GB-Mo", "0.4")))
     if "aurora:io:standard" in p:
-        add("AmazonRDS", Item(sku(region, "aurora-io"), "System Operation",
+        add("AmazonRDS", Item(sku(region, "aurora:io:standard"), "System Operation",
                               _attrs(region, f"{pre}Aurora:StorageIOUsage", databaseEngine="Aurora PostgreSQL", group="Aurora I/O Operation"),
                               _one("IOs", p["aurora:io:standard"])))
     add("AmazonRDS", Item(sku(region, "aurora-io-mysql"), "System Operation",
                           _attrs(region, f"{pre}Aurora:StorageIOUsage", databaseEngine="Aurora MySQL"), _one("IOs", "0.0000009")))
     if "rds-proxy:vcpu" in p:
-        add("AmazonRDS", Item(sku(region, "proxy"), "RDS Proxy",
+        add("AmazonRDS", Item(sku(region, "rds-proxy:vcpu"), "RDS Proxy",
                               _attrs(region, f"{pre}RDS:ProxyUsage", databaseEngine="PostgreSQL"), _one("Hrs", p["rds-proxy:vcpu"])))
     add("AmazonRDS", Item(sku(region, "proxy-asv2"), "RDS Proxy",
                           _attrs(region, f"{pre}RDS:Proxy-ASv2-Usage", databaseEngine="PostgreSQL"), _one("ACU-Hr", "0.9")))
@@ -152,14 +152,14 @@ def region_items(region: str, p: dict[str, str]) -> dict[str, list[Item]]:
                                         [("0", "1000000", "Requests", "0.0000000000"), ("1000000", "100000000000", "Requests", p[key]),
                                          ("100000000000", "Inf", "Requests", "0.0000000001")]))
     if "sns:standard" in p:
-        add("AmazonSNS", Item(sku(region, "sns"), "API Request", _attrs(region, f"{pre}Requests-Tier1"),
+        add("AmazonSNS", Item(sku(region, "sns:standard"), "API Request", _attrs(region, f"{pre}Requests-Tier1"),
                               [("0", "1000000", "Requests", "0"), ("1000000", "Inf", "Requests", p["sns:standard"])]))
     if "sns:fifo" in p:
-        add("AmazonSNS", Item(sku(region, "sns-fifo"), "API Request", _attrs(region, f"{pre}F-Request-Tier1"), _one("Requests", p["sns:fifo"])))
+        add("AmazonSNS", Item(sku(region, "sns:fifo"), "API Request", _attrs(region, f"{pre}F-Request-Tier1"), _one("Requests", p["sns:fifo"])))
     add("AmazonSNS", Item(sku(region, "sns-http"), "Message Delivery", _attrs(region, f"{pre}DeliveryAttempts-HTTP"), _one("Notifications", "0.0000006")))
 
     if "s3:storage" in p:
-        add("AmazonS3", Item(sku(region, "s3"), "Storage",
+        add("AmazonS3", Item(sku(region, "s3:storage"), "Storage",
                              _attrs(region, f"{pre}TimedStorage-ByteHrs", storageClass="General Purpose", volumeType="Standard"),
                              [("0", "51200", "GB-Mo", p["s3:storage"]), ("51200", "512000", "GB-Mo", "0.001"), ("512000", "Inf", "GB-Mo", "0.0005")]))
     add("AmazonS3", Item(sku(region, "s3-ia"), "Storage",
@@ -185,23 +185,23 @@ def region_items(region: str, p: dict[str, str]) -> dict[str, list[Item]]:
             add("AWSELB", Item(sku(region, key), "Load Balancer-Application", _attrs(region, f"{pre}{usage}"), _one(unit, p[key])))
         add("AWSELB", Item(sku(region, key, "nlb"), "Load Balancer-Network", _attrs(region, f"{pre}{usage}"), _one(unit, "0.05")))
     if "vpc:public-ipv4" in p:
-        add("AmazonVPC", Item(sku(region, "ipv4"), "VPC Public IPv4 Address", _attrs(region, f"{pre}PublicIPv4:InUseAddress"),
+        add("AmazonVPC", Item(sku(region, "vpc:public-ipv4"), "VPC Public IPv4 Address", _attrs(region, f"{pre}PublicIPv4:InUseAddress"),
                               _one("Hrs", p["vpc:public-ipv4"])))
     add("AmazonVPC", Item(sku(region, "ipv4-idle"), "VPC Public IPv4 Address", _attrs(region, f"{pre}PublicIPv4:IdleAddress"), _one("Hrs", "0.05")))
     if "cloudmap:instance" in p:
-        add("AWSCloudMap", Item(sku(region, "cloudmap"), "Cloud Map Resource", _attrs(region, f"{pre}CloudMap-RegisteredResource"),
+        add("AWSCloudMap", Item(sku(region, "cloudmap:instance"), "Cloud Map Resource", _attrs(region, f"{pre}CloudMap-RegisteredResource"),
                                 _one("Resources", p["cloudmap:instance"])))
     if "secretsmanager:secret" in p:
-        add("AWSSecretsManager", Item(sku(region, "secret"), "Secret", _attrs(region, f"{pre}AWSSecretsManager-Secrets"),
+        add("AWSSecretsManager", Item(sku(region, "secretsmanager:secret"), "Secret", _attrs(region, f"{pre}AWSSecretsManager-Secrets"),
                                       _one("Secrets", p["secretsmanager:secret"])))
     add("AWSSecretsManager", Item(sku(region, "secret-api"), "API Request", _attrs(region, f"{pre}AWSSecretsManagerAPIRequest"),
                                   _one("API Requests", "0.000005")))
     if "logs:ingestion" in p:
-        add("AmazonCloudWatch", Item(sku(region, "logs-in"), "Data Payload", _attrs(region, f"{pre}DataProcessing-Bytes"),
+        add("AmazonCloudWatch", Item(sku(region, "logs:ingestion"), "Data Payload", _attrs(region, f"{pre}DataProcessing-Bytes"),
                                      [("0", "5", "GB", "0"), ("5", "Inf", "GB", p["logs:ingestion"])]))
     add("AmazonCloudWatch", Item(sku(region, "logs-ia"), "Data Payload", _attrs(region, f"{pre}DataProcessingIA-Bytes"), _one("GB", "0.25")))
     if "logs:storage" in p:
-        add("AmazonCloudWatch", Item(sku(region, "logs-store"), "Storage Snapshot", _attrs(region, f"{pre}TimedStorage-ByteHrs"),
+        add("AmazonCloudWatch", Item(sku(region, "logs:storage"), "Storage Snapshot", _attrs(region, f"{pre}TimedStorage-ByteHrs"),
                                      _one("GB-Mo", p["logs:storage"])))
     for key, usage, unit in (("nat:hour", "NatGateway-Hours", "Hrs"), ("nat:gb", "NatGateway-Bytes", "GB")):
         if key in p:
@@ -216,9 +216,29 @@ def global_items(p: dict[str, str]) -> list[Item]:
     items = [Item(sku("global", "zone-queries"), "DNS Query", {"location": "Global", "locationType": "AWS Region", "usagetype": "DNS-Queries"},
                   _one("Queries", "0.0000004"))]
     if "route53:private-zone" in p:
-        items.append(Item(sku("global", "zone"), "DNS Zone", {"location": "Global", "locationType": "AWS Region", "usagetype": "HostedZone"},
+        items.append(Item(sku("global", "route53:private-zone"), "DNS Zone", {"location": "Global", "locationType": "AWS Region", "usagetype": "HostedZone"},
                           [("0", "25", "HostedZone", p["route53:private-zone"]), ("25", "Inf", "HostedZone", "0.1")]))
     return items
+
+
+def terms(i: Item) -> tuple[dict, dict | None]:
+    """The item's ``terms.OnDemand[sku]`` and ``terms.Reserved[sku]`` objects (AWS's shapes)."""
+    dims = {}
+    for n, (begin, end, unit, usd) in enumerate(i.tiers):
+        rate = f"{i.sku}.{OD_CODE}.{6 + n:010d}"
+        dims[rate] = {"rateCode": rate, "description": f"${usd} per {unit}", "beginRange": begin, "endRange": end,
+                      "unit": unit, "pricePerUnit": {"USD": usd}, "appliesTo": []}
+    od = {f"{i.sku}.{OD_CODE}": {"offerTermCode": OD_CODE, "sku": i.sku, "effectiveDate": "2026-11-01T00:00:00Z",
+                                 "priceDimensions": dims, "termAttributes": {}}}
+    if i.reserved_usd is None:
+        return od, None
+    rate = f"{i.sku}.{RES_CODE}.2TG2D8R56U"
+    res = {f"{i.sku}.{RES_CODE}": {"offerTermCode": RES_CODE, "sku": i.sku, "effectiveDate": "2026-11-01T00:00:00Z",
+                                   "priceDimensions": {rate: {"rateCode": rate, "description": "reserved", "beginRange": "0",
+                                                              "endRange": "Inf", "unit": "Hrs", "pricePerUnit": {"USD": i.reserved_usd},
+                                                              "appliesTo": []}},
+                                   "termAttributes": {"LeaseContractLength": "1yr", "PurchaseOption": "No Upfront"}}}
+    return od, res
 
 
 def offer_json(code: str, items: Iterable[Item], version: str = VERSION, published: str = PUBLISHED) -> str:
@@ -227,20 +247,10 @@ def offer_json(code: str, items: Iterable[Item], version: str = VERSION, publish
     products = {i.sku: {"sku": i.sku, "productFamily": i.family, "attributes": {"servicecode": code, **i.attributes}} for i in items}
     on_demand, reserved = {}, {}
     for i in items:
-        dims = {}
-        for n, (begin, end, unit, usd) in enumerate(i.tiers):
-            rate = f"{i.sku}.{OD_CODE}.{6 + n:010d}"[:len(i.sku) + 22]
-            dims[rate] = {"rateCode": rate, "description": f"${usd} per {unit}", "beginRange": begin, "endRange": end,
-                          "unit": unit, "pricePerUnit": {"USD": usd}, "appliesTo": []}
-        on_demand[i.sku] = {f"{i.sku}.{OD_CODE}": {"offerTermCode": OD_CODE, "sku": i.sku, "effectiveDate": "2026-11-01T00:00:00Z",
-                                                    "priceDimensions": dims, "termAttributes": {}}}
-        if i.reserved_usd is not None:
-            rate = f"{i.sku}.{RES_CODE}.2TG2D8R56U"
-            reserved[i.sku] = {f"{i.sku}.{RES_CODE}": {"offerTermCode": RES_CODE, "sku": i.sku, "effectiveDate": "2026-11-01T00:00:00Z",
-                                                        "priceDimensions": {rate: {"rateCode": rate, "description": "reserved", "beginRange": "0",
-                                                                                   "endRange": "Inf", "unit": "Hrs", "pricePerUnit": {"USD": i.reserved_usd},
-                                                                                   "appliesTo": []}},
-                                                        "termAttributes": {"LeaseContractLength": "1yr", "PurchaseOption": "No Upfront"}}}
+        od, res = terms(i)
+        on_demand[i.sku] = od
+        if res is not None:
+            reserved[i.sku] = res
     doc = {"formatVersion": "v1.0", "disclaimer": "This pricing list is for informational purposes only.", "offerCode": code,
            "version": version, "publicationDate": published, "products": products,
            "terms": {"OnDemand": on_demand, "Reserved": reserved}}

@@ -290,7 +290,7 @@ def read_csv(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produc
     the file's details and the kept products with their OnDemand dimensions (rows of other
     ``TermType`` are dropped). Raises :class:`OfferFormatError` for another layout."""
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
-    reader = csv.reader(text)
+    reader = csv.reader(text, strict=True)  # strict: a quote left open at the end (truncated) is an error
     info = OfferFile()
     header: list[str] | None = None
     try:
