@@ -154,13 +154,15 @@ def test_refreshed_folder_priced_through_plan_catalog(http_source, tmp_path):
     """The refreshed folder, given to `runway-deploy plan --catalog DIR`, prices every line
     item of an eu-west-1 runway at the mirror's exact price (no missing price)."""
     source, _ = http_source
-    code, err = run_refresh("--source", source, "--region", "eu-west-1", "--output", str(tmp_path / "cat"))
-    assert code == command.EXIT_OK, err
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "deploy_engine", "catalog", "refresh", "--source", source, "--region", "eu-west-1",
+                           "--output", str(tmp_path / "cat")], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "catalog refresh: wrote" in proc.stderr and proc.stdout == ""
     product = tmp_path / "orders"
     shutil.copytree(REPO / "examples" / "orders", product)
     root = product / "runway.yaml"
     root.write_text(root.read_text(encoding="utf-8").replace("region: us-east-1", "region: eu-west-1"), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-m", "deploy_engine", "plan", str(product), "--catalog", str(tmp_path / "cat"), "--format", "json"],
                           capture_output=True, text=True, env=env, timeout=120)
     doc = json.loads(proc.stdout)

@@ -316,22 +316,29 @@ def read_csv(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produc
         attr_cols = [(i, name) for i, name in enumerate(header) if name not in _CSV_PRICE_COLUMNS and name != "productfamily"]
         fam = col.get("productfamily")
         kept: dict[str, Product] = {}
-        decided: dict[str, bool] = {}
         width = len(header)
+        # Nothing is remembered per rejected SKU (a file has ~10^5-10^6 of them): a row's
+        # SKU is decided again unless it is the previous row's (AWS writes a SKU's rows
+        # together) or a kept one. products_seen counts runs of rows of one SKU.
+        last_sku: str | None = None
+        wanted = False
         for row in reader:
             if not row:
                 continue
             if len(row) != width:
                 raise OfferFormatError(f"line {reader.line_num}: expected {width} fields, got {len(row)}: truncated download?")
             sku = row[col["sku"]]
-            wanted = decided.get(sku)
-            if wanted is None:
+            if sku != last_sku:
+                last_sku = sku
                 info.products_seen += 1
-                product = Product(sku=sku, family=row[fam] if fam is not None else "",
-                                  attributes={name: row[i] for i, name in attr_cols if row[i] != ""})
-                wanted = decided[sku] = keep(product)
-                if wanted:
-                    kept[sku] = product
+                if sku in kept:
+                    wanted = True
+                else:
+                    product = Product(sku=sku, family=row[fam] if fam is not None else "",
+                                      attributes={name: row[i] for i, name in attr_cols if row[i] != ""})
+                    wanted = keep(product)
+                    if wanted:
+                        kept[sku] = product
             if not wanted or norm(row[col["termtype"]]) != "ondemand" or row[col["currency"]].strip().upper() != "USD":
                 continue
             kept[sku].on_demand.append(Dimension(
@@ -343,7 +350,6 @@ def read_csv(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produc
                 end=(row[col["endingrange"]] if "endingrange" in col else "") or "Inf",
                 description=row[col["pricedescription"]] if "pricedescription" in col else "",
             ))
-        # Only the decision per SKU is remembered (a bool each), never the rows.
         return info, kept
     except csv.Error as exc:
         raise OfferFormatError(f"line {reader.line_num}: malformed CSV ({exc})") from None
