@@ -6,7 +6,7 @@
 - :mod:`.refresh`: the walk index -> region index -> offer files, and the written folder;
 - :mod:`.command`: the ``catalog refresh`` command (arguments, stderr, exit codes).
 
-See docs/catalog.md ("Refreshing prices") and catalog/README.md.
+See catalog/README.md ("Refreshing from the AWS Price List") and docs/cli.md ("catalog refresh").
 """
 
 from .refresh import Found, Missing, RefreshError, RefreshResult, refresh

@@ -7,7 +7,7 @@ region indexes give (``/offers/v1.0/aws/AmazonRDS/current/region_index.json``...
 the source as they are, so a mirror only has to copy the files at the same paths.
 
 Nothing is read whole: :func:`open_stream` returns a binary file object that the offer readers
-consume incrementally (bounded memory, docs/catalog.md "Refreshing prices").
+consume incrementally (bounded memory, catalog/README.md).
 """
 
 from __future__ import annotations
