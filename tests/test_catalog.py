@@ -305,7 +305,6 @@ def test_no_global_memoisation() -> None:
 #: a row re-sourced without a test fixture keeps its figure; these changed more than the source.
 _RESHAPED = {
     ("Route 53", "private hosted zone created by a Cloud Map DNS namespace", "us-east-1"),  # a global price: now every region
-    ("ECS Fargate", "Linux/ARM memory", "eu-central-1"),  # re-derived from the Frankfurt x86 Price List rate: 0.004093
 }
 
 
