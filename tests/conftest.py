@@ -30,3 +30,30 @@ def orders_root() -> Path:
 @pytest.fixture(scope="session")
 def python_exe() -> str:
     return sys.executable
+
+
+def catalog_without(folder: Path, gaps: set[tuple[str, str]]):
+    """The packaged catalogue written to ``folder`` without the prices ``{(key, region)}``
+    (a row covering several regions keeps the others), loaded: a catalogue with known gaps,
+    now that the packaged one prices every key in each of its regions (issue 13)."""
+    import csv
+    import io
+    import shutil
+
+    from runway_core.catalog import load_catalog
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "catalog" / "sizes.toml", folder / "sizes.toml")
+    with (ROOT / "catalog" / "prices.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for row in rows:
+        regions = [r for r in row["region"].split(";") if (row["key"], r) not in gaps]
+        if regions:
+            out.append({**row, "region": ";".join(regions)})
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(out)
+    (folder / "prices.csv").write_text(buf.getvalue(), encoding="utf-8")
+    return load_catalog(folder)

@@ -12,7 +12,9 @@ the case folder, a runway over the 1 MiB size limit); :data:`SETUP` writes them 
 case's temporary copy at run time (an oversized file is its committed small version, padded).
 
 Each case is analysed as ``analyze(<case>/runway.yaml)``: a case whose runway.yaml is a member
-runway (rw154_*) is a lone member folder, with no root above it.
+runway (rw154_*) is a lone member folder, with no root above it. A case holding a
+``prices.csv`` is analysed with that price table (and the packaged sizes): the packaged
+catalogue prices every key in each of its regions, so a missing price needs its own table.
 
 ``UPDATE_GOLDEN=1 pytest tests/test_golden.py`` rewrites the expected files. Review every
 changed line by hand: an expected file states what a user should see, not what the code
@@ -32,6 +34,7 @@ from typing import Callable
 import pytest
 
 from runway_core.analysis import MAX_FILE_CHARS, Analysis, analyze
+from runway_core.catalog import load_catalog
 from runway_core.rules import CODES
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -127,9 +130,17 @@ def _read_expected(case: Path) -> list[str]:
 
 def _run(case: Path, tmp_path: Path, catalog) -> list[str]:
     work = tmp_path / case.name
-    shutil.copytree(case, work, symlinks=True, ignore=shutil.ignore_patterns("expected.txt"))
+    shutil.copytree(case, work, symlinks=True, ignore=shutil.ignore_patterns("expected.txt", "prices.csv"))
     if case.name in SETUP:
         SETUP[case.name](work)
+    if (case / "prices.csv").is_file():
+        # A case with its own prices.csv is analysed with it (and the packaged sizes.toml):
+        # the packaged catalogue prices every key in its regions, so a gap needs its own.
+        folder = tmp_path / "catalog"
+        folder.mkdir()
+        shutil.copy(Path(__file__).resolve().parent.parent / "catalog" / "sizes.toml", folder / "sizes.toml")
+        shutil.copy(case / "prices.csv", folder / "prices.csv")
+        catalog = load_catalog(folder)
     an = analyze(str(work / "runway.yaml"), catalog)
     return format_diagnostics(an, work)
 

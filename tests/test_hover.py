@@ -105,7 +105,7 @@ def test_size_value_shows_capacity_line_items_and_sources(orders):
     assert "1,460 x $0.015 / vCPU-hour" in md and "AWS Price List" in md
     assert "**$139.47**" in md
     # Sources are cited, and the two caveats are said.
-    assert re.search(r"^\[1\] .*AmazonRDS offer", md, re.M)
+    assert re.search(r"^\[1\] .*InvAI hosting cost comparison", md, re.M)
     assert "Free tiers are ignored" in md
     assert "not estimated" in md and "Network" in md
 
@@ -160,7 +160,10 @@ def test_environment_over_cap_and_without_cap(tmp_path, catalog):
     assert "no cap" in prod and "environments.production.limits.monthly" in prod
 
 
-def test_missing_prices_for_the_region_are_flagged(tmp_path, catalog):
+def test_missing_prices_for_the_region_are_flagged(tmp_path):
+    from conftest import catalog_without
+
+    catalog = catalog_without(tmp_path / "cat", {("rds:db.m7g.large:multi-az", "eu-central-1"), ("rds:gp3:multi-az", "eu-central-1")})
     f = tmp_path / "runway.yaml"
     f.write_text("runway: 1\nproduct: shop\nregion: eu-central-1\nresources:\n  db:\n    kind: postgres\n    size: large\n")
     an = analyze(str(f), catalog)

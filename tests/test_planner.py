@@ -82,7 +82,10 @@ def test_public_workload_adds_alb(catalog):
     assert plan.item("service-discovery") is None
 
 
-def test_missing_region_price_is_a_gap_never_another_region(catalog):
+def test_missing_region_price_is_a_gap_never_another_region(tmp_path):
+    from conftest import catalog_without
+
+    catalog = catalog_without(tmp_path / "cat", {("rds:db.t4g.medium:multi-az", "eu-central-1")})
     db = EntrySpec("db", "postgres", {"dev": "medium"}, engine={"flavor": "rds", "proxy": True})
     plan = plan_environment(spec(db, region="eu-central-1"), catalog, "dev")
     item = plan.item("db")
