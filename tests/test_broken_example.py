@@ -21,8 +21,13 @@ ROOT = BROKEN / "runway.yaml"
 EXCLUDED = {
     "RW160": (
         "One root has one region. RW160 (the region is unknown to the catalogue) stops the price "
-        "check, so it never coexists with RW161 (a price missing for a known region), which the "
-        "example shows. test_unknown_region_replaces_rw161 shows RW160 on the same example."
+        "check, so it never coexists with RW161 (a price missing for a known region). "
+        "test_unknown_region_replaces_rw161 shows RW160 on the same example."
+    ),
+    "RW161": (
+        "The packaged catalogue prices every key in each of its regions (issue 13), so a price "
+        "missing for a known region needs a catalogue with a gap: test_missing_price_is_rw161 "
+        "analyses the same example with one."
     ),
     "RW011": (
         "A runway over the 1 MiB limit does not belong in the repository (the golden cases write "
@@ -40,7 +45,7 @@ EXCLUDED = {
 }
 
 #: Excluded code -> the code it would displace, which the example shows instead.
-DISPLACES = {"RW160": "RW161"}
+DISPLACES: dict[str, str] = {}
 
 #: Member folder -> the code its planted fault produces in that member's file.
 MEMBER_FAULTS = {
@@ -84,6 +89,15 @@ def test_unknown_region_replaces_rw161(catalog) -> None:
 
     seen = {d.code for d in analyze(str(ROOT), catalog, read=read).all_diagnostics()}
     assert "RW160" in seen and "RW161" not in seen
+
+
+def test_missing_price_is_rw161(tmp_path) -> None:
+    from conftest import catalog_without
+
+    gaps = catalog_without(tmp_path / "cat", {("rds-proxy:vcpu", "eu-central-1"), ("rds:gp3:single-az", "eu-central-1")})
+    an = analyze(str(ROOT), gaps)
+    rw161 = [d for d in an.all_diagnostics() if d.code == "RW161"]
+    assert len(rw161) == 1 and "rds-proxy:vcpu" in rw161[0].message and "eu-central-1" in rw161[0].message
 
 
 def test_oversized_member_is_rw011(catalog) -> None:
