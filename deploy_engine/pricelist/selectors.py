@@ -13,7 +13,7 @@ filters are used by public cost tools (Infracost's AWS resources, e.g. ``db_inst
 ``instanceType``/``deploymentOption``/``databaseEngine``, gp3 ``usagetype``
 ``-RDS:GP3-Storage``/``-RDS:Multi-AZ-GP3-Storage``, ElastiCache ``cacheEngine``, SQS
 ``queueType`` ``FIFO (first-in, first-out)``, CloudWatch Logs ``-DataProcessing-Bytes``).
-Rules the selection relies on are written in catalog/README.md ("Refreshing from the AWS Price List").
+The rules the selection relies on are written in docs/catalog.md ("Refreshing prices").
 """
 
 from __future__ import annotations
