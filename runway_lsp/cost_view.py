@@ -108,6 +108,24 @@ def _parses(an: Analysis) -> bool:
     return not any(f.parsed.partial for f in an.files.values())
 
 
+def cost_json(an: Analysis, data: dict) -> Any:
+    """What :data:`SHOW_COST` answers for ``data`` on analysis ``an``: the plan JSON of
+    environment ``{"env": name}``, or item ``{"name": item}`` in every environment; None
+    when neither is there."""
+    env = data.get("env")
+    if isinstance(env, str) and env in an.plans:
+        return environment_json(an.plans[env])
+    name = data.get("name")
+    if isinstance(name, str):
+        per_env = {}
+        for e, plan in an.plans.items():
+            for item in environment_json(plan)["items"]:
+                if item["name"] == name:
+                    per_env[e] = item
+        return {"name": name, "environments": per_env} if per_env else None
+    return None
+
+
 # --- state -----------------------------------------------------------------------------------
 
 
@@ -235,19 +253,7 @@ class CostView:
         environment; None for arguments it does not understand."""
         if not isinstance(uri, str) or not isinstance(data, dict):
             return None
-        an = self.view(self.session.group_of(uri_to_path(uri))).an
-        env = data.get("env")
-        if isinstance(env, str) and env in an.plans:
-            return environment_json(an.plans[env])
-        name = data.get("name")
-        if isinstance(name, str):
-            per_env = {}
-            for e, plan in an.plans.items():
-                for item in environment_json(plan)["items"]:
-                    if item["name"] == name:
-                        per_env[e] = item
-            return {"name": name, "environments": per_env} if per_env else None
-        return None
+        return cost_json(self.view(self.session.group_of(uri_to_path(uri))).an, data)
 
     # --- refresh ----------------------------------------------------------------------------
 
