@@ -5,12 +5,14 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from runway_core.lenses import Hint, Lens
 from runway_core.positions import LineIndex
+
+if TYPE_CHECKING:  # annotations only: converting needs no analysis module loaded
+    from runway_core.lenses import Hint, Lens
 
 from .positions import to_position, to_range
 

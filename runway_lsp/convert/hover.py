@@ -5,10 +5,14 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
-from runway_core.hover import HoverResult
 from runway_core.positions import Encoding, LineIndex
+
+if TYPE_CHECKING:  # annotations only: converting needs no analysis module loaded
+    from runway_core.hover import HoverResult
 
 from .positions import to_range
 
