@@ -22,6 +22,7 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from typing import Any
@@ -162,35 +163,18 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
 
         return complete.complete(session, params)
 
-    # --- navigation ----------------------------------------------------------------------------
+    # --- navigation: handlers of (session, params), each method once ---------------------------
 
-    @feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(params: types.DefinitionParams):
-        return navigation.definition(session, params)
-
-    @feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(params: types.ReferenceParams):
-        return navigation.references(session, params)
-
-    @feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-    def highlight(params: types.DocumentHighlightParams):
-        return navigation.highlight(session, params)
-
-    @feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(params: types.PrepareRenameParams):
-        return navigation.prepare_rename(session, params)
-
-    @feature(types.TEXT_DOCUMENT_RENAME)
-    def rename(params: types.RenameParams):
-        return navigation.rename(session, params)
-
-    @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(params: types.DocumentSymbolParams):
-        return navigation.document_symbol(session, params)
-
-    @feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-    def document_link(params: types.DocumentLinkParams):
-        return navigation.document_link(session, params)
+    for method, query in (
+        (types.TEXT_DOCUMENT_DEFINITION, navigation.definition),
+        (types.TEXT_DOCUMENT_REFERENCES, navigation.references),
+        (types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, navigation.highlight),
+        (types.TEXT_DOCUMENT_PREPARE_RENAME, navigation.prepare_rename),
+        (types.TEXT_DOCUMENT_RENAME, navigation.rename),
+        (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, navigation.document_symbol),
+        (types.TEXT_DOCUMENT_DOCUMENT_LINK, navigation.document_link),
+    ):
+        feature(method)(functools.partial(query, session))
 
     @feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(params: types.WorkspaceSymbolParams):
