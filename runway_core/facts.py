@@ -19,6 +19,7 @@ from .planner import EnvironmentPlan, RunwaySpec
 from .positions import Range
 from .yamlsrc import ParsedYaml
 
+
 @dataclass
 class SourceFile:
     """One runway file as analysed. ``role`` is ``root`` or ``member``."""

@@ -18,6 +18,7 @@ from . import cache
 from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
 from .validate import _validate
 
+
 def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     root = parsed.root
     assert isinstance(root, YMap)

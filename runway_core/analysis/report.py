@@ -11,6 +11,7 @@ from ..positions import Position, Range
 from ..text import redacted
 from ..workspace import MAX_FILE_CHARS, FileTooLarge
 
+
 def _too_large(path: str, exc: FileTooLarge) -> Diagnostic:
     return Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW011",
                       f"the file is {exc.size:,} {exc.unit}, over the 1 MiB ({MAX_FILE_CHARS:,}) limit for a runway; it is not analysed")

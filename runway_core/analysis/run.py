@@ -26,6 +26,7 @@ from .report import _not_utf8, _too_large, finish
 from .root import _analyze_root
 from .spec import _build_spec
 
+
 def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None) -> Analysis:
     """Analyse the root runway at ``root_file`` and every member it lists.
 

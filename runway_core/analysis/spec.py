@@ -16,6 +16,7 @@ from ..positions import Position, Range
 from ..text import secret_shape
 from ..yamlsrc import YMap, YScalar, YSeq
 
+
 def _secret_name_ok(name: str) -> bool:
     return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
 

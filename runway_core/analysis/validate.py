@@ -17,6 +17,7 @@ from ..positions import Position, Range
 from ..text import suggest
 from ..yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, resolve_plain
 
+
 def _clean_msg(msg: str) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):

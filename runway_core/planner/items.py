@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
+
 @dataclass(frozen=True)
 class LineItem:
     """One priced quantity: ``monthly_usd = cents(quantity x unit_usd)``."""

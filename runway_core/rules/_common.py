@@ -13,6 +13,7 @@ from ..yamlsrc import YMap, YNode, YScalar
 if TYPE_CHECKING:
     from ..facts import Analysis
 
+
 def _d(an: "Analysis", file: str, rng: Range, code: str, msg: str, data: dict | None = None, severity: Severity | None = None, tags: tuple[int, ...] = ()) -> Diagnostic:
     sev = severity if severity is not None else Severity[CODES[code][0].upper()]
     return Diagnostic(file, rng, sev, code, msg, data, tags)

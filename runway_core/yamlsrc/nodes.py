@@ -171,10 +171,8 @@ def to_python(node: YNode | None) -> Any:
     return None
 
 
-
 def node_flow(node: YNode) -> bool:
     return bool(getattr(node, "flow", False))
-
 
 
 @dataclass(slots=True)
@@ -194,7 +192,6 @@ class ParsedYaml:
     diagnostics: list[Diagnostic]
     partial: bool = False
     node_count: int = 0
-
 
 
 def find_path(root: YNode | None, path: tuple[str | int, ...]) -> tuple[YNode | None, YScalar | None, int]:

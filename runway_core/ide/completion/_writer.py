@@ -14,6 +14,7 @@ from .context import _Ctx
 if TYPE_CHECKING:
     from .facts import _Facts
 
+
 def _esc(text: str) -> str:
     """Text as a literal inside an LSP snippet (LSP 3.17 §"Snippet Syntax")."""
     return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")

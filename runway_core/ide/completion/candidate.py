@@ -36,7 +36,6 @@ _ENUM_SUMMARIES = {
 }
 
 
-
 @dataclass(frozen=True, slots=True)
 class CompletionCandidate:
     """One completion.

@@ -24,6 +24,7 @@ from ._writer import _esc
 from .candidate import _ENUM_SUMMARIES, GROUND_SUMMARIES, KIND_SUMMARIES, CompletionCandidate
 from .snippets import _Snippets
 
+
 def _field_values(model: type[BaseModel], name: str) -> list[str]:
     """The values a field allows when they are a fixed set: Literal values or booleans."""
     f = model.model_fields.get(name)

@@ -12,6 +12,7 @@ from ...positions import Position, Range
 from ...yamlsrc import YMap, YNode, YScalar, YSeq, find_path, node_path_at
 from ._scan import _WORD_STOP, _classify, _flow_start, _parent_path, _scan, _strip_comment, _suffix_names
 
+
 @dataclass
 class _Ctx:
     """Where the cursor is.

@@ -18,6 +18,7 @@ from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, parse_yaml, to_python
 if TYPE_CHECKING:
     from ...facts import Analysis
 
+
 def _repaired(parsed: ParsedYaml, line: int) -> YNode | None:
     """After a syntax error, the tree of the text with the cursor's line blanked (where a
     half-typed line usually breaks the file), else with the offending line blanked

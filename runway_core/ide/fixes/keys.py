@@ -18,6 +18,7 @@ from ._source import _local_path, _Src, _structure
 if TYPE_CHECKING:
     from ...facts import Analysis
 
+
 def _rename_fixes(ctx: _Ctx, diag: Diagnostic, names: Iterable[str], title: Callable[[str, str], str], preferred: str | None) -> list[Fix]:
     src = ctx.src()
     hit = _scalar_at(src, diag.range)

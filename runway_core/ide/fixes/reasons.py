@@ -10,6 +10,7 @@ from .._edit import TextEdit
 from ._context import Fix, _Ctx, _scalar_at
 from ._source import _literal, _local_path, _Src, _within
 
+
 def _workload_map(ctx: _Ctx, name: str) -> YMap | None:
     path = _local_path(ctx.root, ("workloads", name))
     return path[-1][1] if path is not None and isinstance(path[-1][1], YMap) else None

@@ -26,6 +26,7 @@ from .occurrences import (
 if TYPE_CHECKING:
     from ...facts import Analysis
 
+
 def _lookup(an: "Analysis", file: str, pos: Position) -> tuple[str, list[Occurrence], Occurrence | None]:
     """``file`` normalised, every occurrence of the analysis, and the one at ``pos`` (or None)."""
     path = _norm(file)
