@@ -1,6 +1,5 @@
-"""The name patterns of the runway format (docs/format.md, "Root runway" and "Member
-runway"): product, resource, workload, environment and member names, image digests, secret
-and variable names.
+"""The name patterns of the runway format (docs/format.md, "Names"): product, resource,
+workload, environment and member names, image digests, secret and variable names.
 
 The rules (:mod:`runway_core.rules`) check them, the JSON Schema (:mod:`runway_core.schema`)
 states them, and the quick fixes only offer names that match them. A leaf.
