@@ -47,7 +47,7 @@ from deploy_engine.exits import (
 )
 from deploy_engine.terminal import printable_lines, rel_path
 from runway_core.analysis import Analysis
-from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, plan_digest
+from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, cap_unchecked_text, plan_digest
 from runway_core.rules import usd
 
 #: ``up`` runs only where this variable is ``protected``: a protected deploy job (its CI
@@ -285,6 +285,12 @@ def _guarded_deploy(run: DeployRun) -> int:
         return run.finish(
             EXIT_REFUSED, "refused",
             f"refused: {run.env} is over its cap ({usd(env_plan.total)}/month > {usd(env_plan.cap)}); nothing was declared",
+        )
+    if env_plan.verdict == "unpriced":
+        # Fail closed (issue 13): a capped environment whose estimate misses a price.
+        return run.finish(
+            EXIT_REFUSED, "refused",
+            f"refused: {run.env}: {cap_unchecked_text(env_plan, run.region)}; nothing was declared",
         )
     reviewed = run.options.plan_digest
     if reviewed is not None:

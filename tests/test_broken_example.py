@@ -21,15 +21,13 @@ ROOT = BROKEN / "runway.yaml"
 #: shown on the same example by a test of its own.
 EXCLUDED = {
     "RW160": (
-        "One root has one region. RW160 (the region is unknown to the catalogue) stops the price "
-        "check, so it never coexists with RW161 (a price missing for a known region). "
-        "test_unknown_region_replaces_rw161 shows RW160 on the same example."
+        "One root has one region, and the packaged catalogue prices every key in the example's "
+        "(issue 13). test_unknown_region_is_refused shows RW160, RW161, RW162 and RW163 on the "
+        "same example with a region the catalogue does not price."
     ),
-    "RW161": (
-        "The packaged catalogue prices every key in each of its regions (issue 13), so a price "
-        "missing for a known region needs a catalogue with a gap: test_missing_price_is_rw161 "
-        "analyses the same example with one."
-    ),
+    "RW161": ("As RW160: shown by test_unknown_region_is_refused and test_missing_price_is_rw161."),
+    "RW162": ("As RW160: shown by test_unknown_region_is_refused."),
+    "RW163": ("As RW160: shown by test_unknown_region_is_refused."),
     "RW011": (
         "A runway over the 1 MiB limit does not belong in the repository (the golden cases write "
         "theirs at test time). test_oversized_member_is_rw011 shows it by reading one member of "
@@ -81,15 +79,19 @@ def test_every_code_appears(analysis) -> None:
         assert instead in seen, f"{code} is excluded for {instead}, which the example must show"
 
 
-def test_unknown_region_replaces_rw161(catalog) -> None:
+def test_unknown_region_is_refused(catalog) -> None:
     def read(path: str) -> str:
         text = read_disk(path)
         if Path(path) == ROOT:
-            text = text.replace("region: eu-central-1 ", "region: eu-central-9 ", 1)
+            text = text.replace("region: eu-central-1 ", "region: ap-southeast-2 ", 1)
         return text
 
-    seen = {d.code for d in analyze(str(ROOT), catalog, read=read).all_diagnostics()}
-    assert "RW160" in seen and "RW161" not in seen
+    an = analyze(str(ROOT), catalog, read=read)
+    seen = {d.code for d in an.all_diagnostics()}
+    # Nothing is priced: capped environments are refused (RW162 on the region, RW163 on each
+    # unpriced item), uncapped ones warn (RW161); never another region's price.
+    assert {"RW160", "RW161", "RW162", "RW163"} <= seen
+    assert all(p.verdict in ("unpriced", "no-cap") for p in an.plans.values())
 
 
 def test_missing_price_is_rw161(tmp_path) -> None:

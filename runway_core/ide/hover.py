@@ -35,7 +35,7 @@ from ..baseline import Baselines
 from ..catalog import SIZES
 from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
 from ..money import cap_percent, usd
-from ..planner import EnvironmentPlan, ItemPlan, injected_variables
+from ..planner import EnvironmentPlan, ItemPlan, injected_variables, refresh_command
 from ..positions import Position, Range
 from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
@@ -367,6 +367,9 @@ def _environment(an: "Analysis", env: str) -> str | None:
     verdict = {
         "ok": "✓ within its cap: the plan may proceed.",
         "over-cap": f"✗ over its cap by {usd(plan.total - plan.cap) if plan.cap is not None else ''}: the plan is refused before anything is created.",
+        "unpriced": f"✗ the cap cannot be checked: {', '.join(plan.missing_prices)} "
+                    f"{'has' if len(plan.missing_prices) == 1 else 'have'} no {an.spec.region if an.spec else ''} price, "
+                    f"so the plan is refused (run `{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).",
         "no-cap": "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)

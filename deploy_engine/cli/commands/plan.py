@@ -1,6 +1,7 @@
 """``plan [PATH]``: each selected environment's plan: items, monthly estimate (USD per month,
-730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``no-cap``; exit 1
-invalid, 2 refused (over cap), else 0. The markdown tables are also appended to
+730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``unpriced``
+(refused: a price is missing, the cap cannot be checked) / ``no-cap``; exit 1 invalid, 2
+refused, else 0. The markdown tables are also appended to
 ``$GITHUB_STEP_SUMMARY`` when it is set."""
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count
 from deploy_engine.cli.inputs import load, selected_environments
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, OVER_CAP_CODE
+from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES
 from runway_core.diagnostics import Severity
-from runway_core.planner import Plan
+from runway_core.planner import Plan, cap_unchecked_text
 
 NAME = "plan"
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser(NAME, help="print each environment's plan and estimate; exit 2 when one is over its cap",
+    p = sub.add_parser(NAME, help="print each environment's plan and estimate; exit 2 when one is over its cap or unpriced",
                        description="Print each environment's plan: items, monthly estimate (USD), cap and verdict.")
     add_path_arguments(p)
     p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all, in declaration order)")
@@ -34,7 +35,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    """Each selected environment's plan; exit 1 invalid, 2 refused (over cap), else 0."""
+    """Each selected environment's plan; exit 1 invalid, 2 refused (over cap, or unpriced), else 0."""
     an, base = load(args)
     names = selected_environments(an, args.env)
     diags = an.all_diagnostics()
@@ -68,9 +69,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     markdown.append_step_summary(plan, args.details, ctx)
     if diags and args.format != "github":
         text.print_diagnostics(an, diags, base, ctx.stderr, text.Style(ctx.stderr, ctx.environ))
-    invalid = any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags)
+    if spec is not None:
+        for p in envs:
+            if p.verdict == "unpriced":
+                # Fail closed (issue 13): the estimate misses a price, so the cap is not checked.
+                print(f"{PROG}: {p.name}: refused: {cap_unchecked_text(p, spec.region)}", file=ctx.stderr)
+    invalid = any(d.severity == Severity.ERROR and d.code not in REFUSAL_CODES for d in diags)
     if invalid or (spec is None and an.files[an.root_file].role != "member"):
         return EXIT_INVALID
-    if any(p.verdict == "over-cap" for p in envs):
+    if any(p.refused for p in envs):
         return EXIT_REFUSED
     return EXIT_OK

@@ -33,6 +33,9 @@ def plan_markdown(plan: Plan, details: bool) -> str:
         if p.verdict == "over-cap":
             assert p.cap is not None
             out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
+        elif p.verdict == "unpriced":
+            out.append(f"Verdict: **cannot check the cap — refused** (no {md(plan.region)} price for "
+                       f"{md(', '.join(p.missing_prices))}; run `runway-deploy catalog refresh --region {md(plan.region)}`).")
         elif p.verdict == "no-cap":
             out.append("Verdict: **no cap** (estimate only; set `limits.monthly` to cap it).")
         else:

@@ -45,12 +45,14 @@ def _verdict_text(p: EnvironmentPlan) -> str:
     if p.verdict == "over-cap":
         assert p.cap is not None
         return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
+    if p.verdict == "unpriced":
+        return "REFUSED: cannot check the cap (unit prices missing)"
     return "no cap" if p.verdict == "no-cap" else "ok"
 
 
 def _heading(p: EnvironmentPlan, style: Style) -> str:
     verdict = _verdict_text(p)
-    color = {"ok": "1;32", "over-cap": "1;31", "no-cap": "1;33"}.get(p.verdict, "1")
+    color = {"ok": "1;32", "over-cap": "1;31", "unpriced": "1;31", "no-cap": "1;33"}.get(p.verdict, "1")
     # A price missing for the region makes the total a lower bound (RW161): say so here too.
     total = ("at least " if p.missing_prices else "") + usd(p.total)
     if p.cap is None:
