@@ -285,3 +285,18 @@ def test_the_markdown_module_examples_hold():
     from runway_core import markdown
 
     assert doctest.testmod(markdown).failed == 0
+
+
+def test_size_hover_sources_are_brief_with_the_full_text_in_a_details_block(orders):
+    """Issue 13: each source briefly (offer, SKU, date) so a size hover fits on one screen; the
+    full texts behind a details block."""
+    md = hover(orders, ORDERS, pos_of(ORDERS, r"^      staging: medium", "medium")).markdown
+    shown, _, hidden = md.partition("<details><summary>Price sources in full</summary>")
+    assert hidden and "</details>" in hidden
+    briefs = [line for line in shown.splitlines() if re.match(r"^\[\d\] ", line)]
+    assert len(briefs) == 4 and all(len(b) <= 130 for b in briefs)
+    assert any("SKU AHVT2C6WP2BB5BXQ" in b and "AmazonRDS offer" in b and "2026-08-12" in b for b in briefs)
+    assert all(re.search(r"20\d\d-\d\d", b) for b in briefs)  # every brief keeps a date
+    assert len(shown.splitlines()) <= 20  # one screen
+    # The full text is all there, once, behind the details block.
+    assert "'Minimum Charge: 2 vCPUs'" in hidden and "'Minimum Charge: 2 vCPUs'" not in shown

@@ -41,7 +41,7 @@ from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
 from ._cursor import cursor_at
 from ._deltas import with_cost_delta
-from ._render import capacity_text, cell, quantity, unit_price
+from ._render import capacity_text, cell, quantity, source_brief, unit_price
 
 if TYPE_CHECKING:
     from ..facts import Analysis, SourceFile
@@ -302,7 +302,15 @@ def _line_items_table(item: ItemPlan) -> list[str]:
     rows.append(["**total**", "", f"**{usd(item.monthly_usd)}**", ""])
     out = markdown.table(["item", "quantity x unit price", "monthly", "price source"], rows, right={2})
     out.append("")
+    # Each source briefly (offer, SKU, date), the full texts behind a details block, so a size
+    # hover fits on one screen (issue 13).
+    out.extend(f"[{i}] {cell(source_brief(s))}  " for i, s in enumerate(sources, 1))
+    out.append("")
+    out.append("<details><summary>Price sources in full</summary>")
+    out.append("")
     out.extend(f"[{i}] {cell(s)}  " for i, s in enumerate(sources, 1))
+    out.append("")
+    out.append("</details>")
     return out
 
 
