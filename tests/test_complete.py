@@ -1,4 +1,4 @@
-"""Pure tests of runway_core.complete.completions_at: no server (docs/architecture.md §2).
+"""Pure tests of runway_core.ide.completion.completions_at: no server (docs/architecture.md §2).
 
 Documents are written with a cursor mark ``‸``; the example's files are read from disk and
 the edited one from the test, so examples/ is never modified. Accepted candidates are applied
@@ -14,8 +14,7 @@ import pytest
 
 from runway_core.analysis import analyze
 from runway_core.ide import completion as complete_mod
-from runway_core.ide.completion import CompletionCandidate, completions_at
-from runway_core.ide.completion import facts as facts_mod
+from runway_core.ide.completion import CompletionCandidate, completions_at, facts as facts_mod
 from runway_core.planner import plan_environment
 from runway_core.positions import LineIndex, Position
 from runway_core.whatif import resized
