@@ -14,7 +14,8 @@ import pytest
 
 from runway_core.analysis import analyze
 from runway_core.ide import completion as complete_mod
-from runway_core.ide.completion import CompletionCandidate, completions_at, facts as facts_mod
+from runway_core.ide.completion import CompletionCandidate, completions_at
+from runway_core.ide.completion import facts as facts_mod
 from runway_core.planner import plan_environment
 from runway_core.positions import LineIndex, Position
 from runway_core.whatif import resized

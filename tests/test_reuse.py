@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from runway_core import analysis as core, planner
+from runway_core import analysis as core
+from runway_core import planner
 from runway_core.planner import environment_json
 from runway_core.positions import LineIndex
 from runway_core.workspace import read_disk
