@@ -14,7 +14,7 @@ case's temporary copy at run time (an oversized file is its committed small vers
 Each case is analysed as ``analyze(<case>/runway.yaml)``: a case whose runway.yaml is a member
 runway (rw154_*) is a lone member folder, with no root above it.
 
-``UPDATE_GOLDEN=1 pytest tests/test_golden.py`` rewrites the expected files. Review every
+``UPDATE_GOLDEN=1 pytest tests/core/test_golden.py`` rewrites the expected files. Review every
 changed line by hand: an expected file states what a user should see, not what the code
 happens to print today.
 
@@ -35,8 +35,8 @@ from runway_core.analysis import Analysis, analyze
 from runway_core.diagnostics import CODES
 from runway_core.workspace import MAX_FILE_CHARS
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
