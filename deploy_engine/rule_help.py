@@ -1,7 +1,7 @@
 """Help text of each diagnostic code, for SARIF rules (``help.text``, ``fullDescription``).
 
 The "Triggered by" and "Fix" columns of the summary table in docs/diagnostics.md, which is not
-shipped with the package: a test (tests/test_ci_formats.py) keeps this table equal to that
+shipped with the package: a test (tests/deploy/test_ci_formats.py) keeps this table equal to that
 page, and names the code whose row changed. Must not import pulumi.
 """
 

@@ -7,7 +7,7 @@ language server, the CLI and the Pulumi program are thin adapters over this pack
 (docs/architecture.md, "one core").
 
 Layers: a module imports only modules of its own layer or of a lower one, never in a cycle
-(function-local and ``TYPE_CHECKING`` imports count); tests/test_layers.py enforces this
+(function-local and ``TYPE_CHECKING`` imports count); tests/core/test_layers.py enforces this
 table, and that no editor query under ``ide`` imports another one.
 
 ====  ================================================================================

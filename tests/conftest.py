@@ -1,4 +1,5 @@
-"""Shared fixtures: paths of the examples and the packaged catalogue."""
+"""Shared fixtures of every tier (paths of the examples, the packaged catalogue, the LSP
+harness), and the ``e2e`` marker of the slow tier."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ from lspclient import client, orders  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+#: The slow tier (docs/architecture.md, "Tests"): every test under tests/e2e/ carries the
+#: ``e2e`` marker registered in pyproject.toml, so ``pytest -m "not e2e"`` runs the fast tiers
+#: (tests/core, tests/lsp, tests/deploy) alone and plain ``pytest`` still runs everything.
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")

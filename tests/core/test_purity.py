@@ -28,7 +28,7 @@ def test_cli_check_and_plan_do_not_import_pulumi():
 import ast  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-LSP_PACKAGE = Path(__file__).resolve().parent.parent / "runway_lsp"
+LSP_PACKAGE = Path(__file__).resolve().parents[2] / "runway_lsp"
 CONVERT_PACKAGE = LSP_PACKAGE / "convert"
 
 

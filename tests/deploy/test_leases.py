@@ -19,7 +19,7 @@ import pytest
 
 from deploy_engine.leases import LeaseError, LeaseHeld, acquire, held, lease_path, read_lease, release
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 
 

@@ -25,7 +25,7 @@ from deploy_engine import cli
 from deploy_engine.cli import main
 from mdtables import flat
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 PRICES_CSV = REPO / "catalog" / "prices.csv"
 SCRIPT = Path(sys.executable).parent / "runway-deploy"

@@ -17,7 +17,7 @@ from runway_core.ide.hover import HoverResult, hover_at
 from runway_core.positions import Position
 from mdtables import flat
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ORDERS = EXAMPLES / "orders" / "runway.yaml"
 CHECKOUT = EXAMPLES / "orders" / "services" / "checkout" / "runway.yaml"
 BILLING = EXAMPLES / "orders" / "services" / "billing" / "runway.yaml"

@@ -23,7 +23,7 @@ from runway_core.analysis import analyze
 from runway_core.catalog import load_catalog
 from runway_lsp.settings import Settings, parse_settings
 
-CATALOG = Path(__file__).resolve().parent.parent / "catalog"
+CATALOG = Path(__file__).resolve().parents[2] / "catalog"
 CAPS = [pytest.param(vscode_caps, id="vscode"), pytest.param(lambda: neovim_caps(utf8=True), id="neovim")]
 
 

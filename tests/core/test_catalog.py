@@ -20,7 +20,7 @@ from runway_core.catalog import (
     load_catalog,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGED = REPO / "catalog"
 SHARED_CSV = Path("/work/shared/pricing/aws_unit_prices.csv")
 

@@ -21,8 +21,8 @@ from runway_core.whatif import cheaper_sizes, fit_under_cap, resized_plan
 from runway_core.workspace import read_disk
 
 ROOT = os.path.abspath("/virtual/shop/runway.yaml")
-GOLDEN = Path(__file__).resolve().parent / "golden"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DIGEST = "0123456789abcdef" * 4
 HEAD = "runway: 1\nproduct: shop\n"
 

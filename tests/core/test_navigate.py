@@ -17,7 +17,7 @@ from runway_core.analysis import analyze
 from runway_core.ide.navigation import Location, TextEdit
 from runway_core.positions import ZERO_RANGE, LineIndex, Position, Range
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ROOT = EXAMPLES / "orders" / "runway.yaml"
 CHECKOUT = EXAMPLES / "orders" / "services" / "checkout" / "runway.yaml"
 BILLING = EXAMPLES / "orders" / "services" / "billing" / "runway.yaml"

@@ -21,7 +21,7 @@ from runway_core.diagnostics import CODES, Diagnostic, Severity
 from runway_core.positions import Position, Range
 from mdtables import flat
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "deploy.md"
 
 
 @pytest.fixture(scope="module")

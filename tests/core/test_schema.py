@@ -15,7 +15,7 @@ from ruamel.yaml import YAML
 from deploy_engine.cli import main
 from runway_core.schema import member_schema, root_schema, schema_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "vscode-extension" / "schemas"
 ORDERS = ROOT / "examples" / "orders"
 REGENERATE = "runway-deploy schema --output vscode-extension/schemas/runway.schema.json; runway-deploy schema --member --output vscode-extension/schemas/runway-member.schema.json"

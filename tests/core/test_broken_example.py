@@ -14,7 +14,7 @@ from runway_core.analysis import analyze
 from runway_core.diagnostics import CODES
 from runway_core.workspace import MAX_FILE_CHARS, read_disk
 
-BROKEN = Path(__file__).resolve().parent.parent / "examples" / "broken"
+BROKEN = Path(__file__).resolve().parents[2] / "examples" / "broken"
 ROOT = BROKEN / "runway.yaml"
 
 #: Codes that cannot appear together with the others in one analysis, and why. Each is

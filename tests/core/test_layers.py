@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("runway_core", "runway_lsp", "deploy_engine")
 SHIM_MARKER = "# shim: removed when callers move (issue 11)"
 #: Any issue's marker counts (the next move names its own issue).

@@ -39,7 +39,7 @@ from runway_core.positions import LineIndex, Range
 from runway_core.diagnostics import CODES
 from runway_core.money import usd
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CATALOG = load_catalog()
 
 #: (example folder, runway files relative to it that a mutation may hit)

@@ -17,7 +17,7 @@ from deploy_engine.secrets import Redactor, generate_credentials
 from runway_core.analysis import analyze
 from runway_core.planner import plan_digest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders" / "runway.yaml"
 T0 = datetime(2026, 11, 30, 9, 15, 2, 123456, tzinfo=timezone.utc)
 T1 = datetime(2026, 11, 30, 9, 21, 40, tzinfo=timezone.utc)

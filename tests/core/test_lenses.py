@@ -23,7 +23,7 @@ from runway_core.ide.lenses import Lens, code_lenses, inlay_hints
 from runway_core.money import MINUS, signed_usd, whole_usd
 from runway_core.positions import Position, Range
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ORDERS = EXAMPLES / "orders"
 ROOT_TEXT = (ORDERS / "runway.yaml").read_text(encoding="utf-8")
 HAS_GIT = shutil.which("git") is not None

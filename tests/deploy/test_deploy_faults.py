@@ -35,7 +35,7 @@ from deploy_engine import automation
 from deploy_engine.automation import UpSummary
 from deploy_engine.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 HANG = 60.0  # seconds: only a hung child gets near this
 ENVIRON = {
     "RUNWAY_DEPLOY_JOB": "protected",

@@ -22,7 +22,7 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex
 from runway_core.workspace import read_disk
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _fresh(root: str, catalog, read):

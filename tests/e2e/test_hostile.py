@@ -29,7 +29,7 @@ from runway_core.analysis import analyze
 from runway_core.catalog import load_catalog
 from runway_core.positions import LineIndex
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("runway_hostile_cases", REPO / "benchmarks" / "hostile.py")
 hostile = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = hostile

@@ -25,7 +25,7 @@ from typing import Iterator
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 LUA = HERE / "neovim"
 EXAMPLES = HERE.parent / "examples"
 

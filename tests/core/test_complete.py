@@ -23,7 +23,7 @@ from runway_core.workspace import read_disk
 from runway_core.yamlsrc import parse_yaml
 from mdtables import flat
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ORDERS = EXAMPLES / "orders" / "runway.yaml"
 CHECKOUT = EXAMPLES / "orders" / "services" / "checkout" / "runway.yaml"
 ROOT_TEXT = ORDERS.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ runway (rw154_*) is a lone member folder, with no root above it. A case holding 
 ``prices.csv`` is analysed with that price table (and the packaged sizes): the packaged
 catalogue prices every key in each of its regions, so a missing price needs its own table.
 
-``UPDATE_GOLDEN=1 pytest tests/test_golden.py`` rewrites the expected files. Review every
+``UPDATE_GOLDEN=1 pytest tests/core/test_golden.py`` rewrites the expected files. Review every
 changed line by hand: an expected file states what a user should see, not what the code
 happens to print today.
 
@@ -38,8 +38,8 @@ from runway_core.catalog import load_catalog
 from runway_core.diagnostics import CODES
 from runway_core.workspace import MAX_FILE_CHARS
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 

@@ -9,7 +9,7 @@ stop at a later guard, or replace the Automation API calls (``automation.stored_
 return or raise what the real ones would: :class:`FakeStack` keeps the non-secret stack
 outputs an ``up`` would leave (``resources``) and reads them back through the real
 ``automation.state_from_outputs``. Infisical is a recording server on 127.0.0.1
-(tests/test_infisical.py). The one test that runs the Automation API for real needs the
+(tests/deploy/test_infisical.py). The one test that runs the Automation API for real needs the
 ``pulumi`` binary and is skipped without it.
 """
 
@@ -34,7 +34,7 @@ from deploy_engine.cli import main
 from deploy_engine.leases import acquire, lease_path, read_lease
 from deploy_engine.secrets import PREVIEW_PLACEHOLDER, postgres_resources
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 T0 = datetime(2026, 11, 30, 9, 0, 0, tzinfo=timezone.utc)
@@ -277,7 +277,7 @@ def stack(monkeypatch) -> FakeStack:
 
 @contextlib.contextmanager
 def infisical(monkeypatch, **extra):
-    """A recording Infisical on 127.0.0.1 (tests/test_infisical.py) and the environment of a protected up."""
+    """A recording Infisical on 127.0.0.1 (tests/deploy/test_infisical.py) and the environment of a protected up."""
     from test_infisical import CLIENT_ID, CLIENT_SECRET, PROJECT, FakeInfisical
 
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):

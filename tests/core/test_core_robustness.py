@@ -12,7 +12,7 @@ from runway_core.analysis import analyze
 from runway_core.positions import LineIndex
 from runway_core.yamlsrc import parse_yaml
 
-ORDERS = (Path(__file__).resolve().parent.parent / "examples" / "orders" / "runway.yaml").read_text()
+ORDERS = (Path(__file__).resolve().parents[2] / "examples" / "orders" / "runway.yaml").read_text()
 
 
 def _in_bounds(text: str, diags) -> None:

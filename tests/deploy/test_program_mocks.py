@@ -39,7 +39,7 @@ from deploy_engine.settings import NetworkSettings, SettingsError, load_network_
 from runway_core.analysis import analyze  # noqa: E402
 from runway_core.planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, engine_defaults, plan_environment  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
