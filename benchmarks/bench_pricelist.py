@@ -1,6 +1,6 @@
 """Memory and time of ``catalog refresh`` on a generated 500 MB offer file.
 
-Writes a Price List mirror (tests/pricelist_mirror.py) whose AmazonRDS eu-west-1 offer file is
+Writes a Price List mirror (tests/deploy/pricelist_mirror.py) whose AmazonRDS eu-west-1 offer file is
 inflated to ``--mb`` MB (default 500) with filler products in AWS's layout (Database Instance /
 Storage SKUs of other classes and engines, each with OnDemand and Reserved terms), as JSON, and
 as CSV with ``--csv``. Then runs ``python -m deploy_engine.pricelist refresh`` on it in a child
@@ -26,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "deploy"))
 sys.path.insert(0, str(REPO))
 
 import pricelist_mirror as mirror  # noqa: E402

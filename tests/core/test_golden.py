@@ -139,7 +139,7 @@ def _run(case: Path, tmp_path: Path, catalog) -> list[str]:
         # the packaged catalogue prices every key in its regions, so a gap needs its own.
         folder = tmp_path / "catalog"
         folder.mkdir()
-        shutil.copy(Path(__file__).resolve().parent.parent / "catalog" / "sizes.toml", folder / "sizes.toml")
+        shutil.copy(Path(__file__).resolve().parents[2] / "catalog" / "sizes.toml", folder / "sizes.toml")
         shutil.copy(case / "prices.csv", folder / "prices.csv")
         catalog = load_catalog(folder)
     an = analyze(str(work / "runway.yaml"), catalog)

@@ -19,7 +19,7 @@ from conftest import catalog_without
 from deploy_engine.cli import main
 from runway_core.analysis import analyze
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 IMAGE = "registry.example.com/web@sha256:" + "0" * 64
 
 #: Issue 13's runway: a Multi-AZ postgres, a large cache and a public workload, dev capped at

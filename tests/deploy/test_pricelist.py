@@ -29,7 +29,7 @@ from deploy_engine.pricelist import command, offers
 from deploy_engine.pricelist.refresh import refresh
 from deploy_engine.pricelist.selectors import selector_for, usage_matches
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 D = Decimal
 
 #: Made-up prices in AWS units (per hour, GB-Mo, request, IO), distinct per region.
