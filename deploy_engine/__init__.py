@@ -17,3 +17,6 @@ users of ``check`` and ``plan`` never pay for it, and pulumi lives in the ``[dep
 Only the ``preview`` / ``up`` / ``drift`` code paths import pulumi, lazily, after the cap and
 job guards.
 """
+
+#: The version of the ``runway-tooling`` distribution (pyproject.toml reads it from here).
+__version__ = "0.1.0"

@@ -44,12 +44,17 @@ def file_count(an: Analysis) -> int:
 
 def summary_text(an: Analysis, diags: Sequence[Diagnostic]) -> str:
     """``N errors, M warnings, K hints in F files`` (information counted only when present)."""
+    return summary_line(diags, file_count(an))
+
+
+def summary_line(diags: Sequence[Diagnostic], files: int) -> str:
+    """:func:`summary_text` over any diagnostics, ``files`` files."""
     c = counts(diags)
     parts = [plural(c[Severity.ERROR], "error"), plural(c[Severity.WARNING], "warning")]
     if c[Severity.INFORMATION]:
         parts.append(f"{c[Severity.INFORMATION]} information")
     parts.append(plural(c[Severity.HINT], "hint"))
-    return f"{', '.join(parts)} in {plural(file_count(an), 'file')}"
+    return f"{', '.join(parts)} in {plural(files, 'file')}"
 
 
 def qty(x: Decimal) -> str:
@@ -90,15 +95,23 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
 
 
 def ci_path(path: str, base: str, environ: Mapping[str, str]) -> str:
-    """The file as CI tools want it: relative to ``$GITHUB_WORKSPACE`` (the repository) when the
-    file is inside it, else relative to the root runway's folder; ``/`` separators."""
+    """A file as every format shows it: relative to ``$GITHUB_WORKSPACE`` (the repository)
+    when set and the file is inside it, else to the current folder when the file is inside
+    it, else to ``base`` (the root runway's folder); ``/`` separators (docs/cli.md, "Paths")."""
+    absolute = Path(os.path.abspath(path))
     workspace = environ.get("GITHUB_WORKSPACE")
-    if workspace:
+    for folder in ((workspace,) if workspace else ()) + (os.getcwd(),):
         try:
-            return Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(workspace))).as_posix()
+            return absolute.relative_to(Path(os.path.abspath(folder))).as_posix()
         except ValueError:
-            pass
+            continue
     return rel_path(path, base)
+
+
+def line_text(d: Diagnostic, an: Analysis) -> str:
+    """The text of the line a diagnostic starts on ('' when its file was not read)."""
+    src = an.files.get(d.file)
+    return src.parsed.lines.line_text(d.range.start.line) if src is not None else ""
 
 
 def one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:

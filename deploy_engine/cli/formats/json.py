@@ -5,21 +5,23 @@ folder with ``/`` separators."""
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Sequence
+from typing import IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import counts, file_count
+from deploy_engine.cli.formats._shared import ci_path, counts, file_count
+from deploy_engine.context import json_ascii
 from deploy_engine.terminal import rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import FORMAT_VERSION, Plan, plan_digest, plan_json
 
 
-def diagnostic_json(d: Diagnostic, an: Analysis, base: str) -> dict[str, Any]:
-    """One diagnostic as JSON: 0-based range, characters in UTF-16 code units (docs/cli.md)."""
+def diagnostic_json(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One diagnostic as JSON: 0-based range, characters in UTF-16 code units (docs/cli.md);
+    ``file`` relative to ``base``, or with ``environ`` as every format shows it (``ci_path``)."""
     src = an.files.get(d.file)
     rng = src.parsed.lines.encode_range(d.range, "utf-16") if src is not None else d.range
     return {
-        "file": rel_path(d.file, base),
+        "file": rel_path(d.file, base) if environ is None else ci_path(d.file, base, environ),
         "range": {
             "start": {"line": rng.start.line, "character": rng.start.character},
             "end": {"line": rng.end.line, "character": rng.end.character},
@@ -31,34 +33,36 @@ def diagnostic_json(d: Diagnostic, an: Analysis, base: str) -> dict[str, Any]:
 
 
 def dump(doc: Any, stream: IO[str]) -> None:
-    """``doc`` as indented JSON (non-ASCII kept) and a newline, in one write."""
-    stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    """``doc`` as indented JSON and a newline, in one write; non-ASCII kept unless the stream
+    cannot encode it (then ``\\uXXXX`` escapes: the same document)."""
+    stream.write(json.dumps(doc, indent=2, ensure_ascii=json_ascii(stream)) + "\n")
 
 
-def check_document(an: Analysis, diags: Sequence[Diagnostic], base: str) -> dict[str, Any]:
-    """``check --format json``: ``{"format_version", "diagnostics": [...], "summary": {...}}``."""
-    c = counts(diags)
+def check_document(entries: Sequence[tuple[Diagnostic, Analysis, str]], analyses: Sequence[Analysis], environ: Mapping[str, str]) -> dict[str, Any]:
+    """``check --format json``: ``{"format_version", "diagnostics": [...], "summary": {...}}``
+    over every analysed runway (``entries``: each diagnostic with its analysis and base)."""
+    c = counts([d for d, _, _ in entries])
     return {
         "format_version": FORMAT_VERSION,
-        "diagnostics": [diagnostic_json(d, an, base) for d in diags],
+        "diagnostics": [diagnostic_json(d, an, base, environ) for d, an, base in entries],
         "summary": {
             "errors": c[Severity.ERROR],
             "warnings": c[Severity.WARNING],
             "information": c[Severity.INFORMATION],
             "hints": c[Severity.HINT],
-            "files": file_count(an),
+            "files": sum(file_count(an) for an in analyses),
         },
     }
 
 
-def plan_document(plan: Plan, an: Analysis, diags: Sequence[Diagnostic], base: str) -> dict[str, Any]:
+def plan_document(plan: Plan, an: Analysis, diags: Sequence[Diagnostic], base: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """``plan --format json``: :func:`runway_core.planner.plan_json`, each environment with its
     ``plan_digest`` (for ``up --plan-digest``: the plan reviewed is the plan deployed), and the
     diagnostics."""
     doc = plan_json(plan)
     for env_doc, p in zip(doc["environments"], plan.environments):
         env_doc["plan_digest"] = plan_digest(p, plan.product, plan.region)
-    doc["diagnostics"] = [diagnostic_json(d, an, base) for d in diags]
+    doc["diagnostics"] = [diagnostic_json(d, an, base, environ) for d in diags]
     return doc
 
 

@@ -1,17 +1,18 @@
 """GitHub Markdown output: a ``## <env> — $total / $cap`` heading, a verdict and a table per
-environment (PR comments, ``$GITHUB_STEP_SUMMARY``). Runway-provided text is made inert
-(:func:`md`)."""
+environment (PR comments, ``$GITHUB_STEP_SUMMARY``), and a table of diagnostics.
+Runway-provided text is made inert (:func:`md`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import footnotes, pct, qty, unit_price
-from deploy_engine.exits import PROG
+from deploy_engine.cli.formats._shared import ci_path, footnotes, pct, qty, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
+from runway_core.analysis import Analysis
+from runway_core.diagnostics import Diagnostic
 from runway_core.planner import Plan
-from runway_core.rules import redact, usd
+from runway_core.rules import usd
 
 
 def md(text: str) -> str:
@@ -53,17 +54,22 @@ def plan_markdown(plan: Plan, details: bool) -> str:
     return "\n".join(out) + "\n"
 
 
-def append_step_summary(plan: Plan, details: bool, ctx: Any) -> None:
-    """Append the Markdown plan to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions set it
-    (``ctx``: a :class:`deploy_engine.context.Context`); a write failure is a warning on stderr."""
-    path = ctx.environ.get("GITHUB_STEP_SUMMARY")
-    if not path or not plan.environments:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(redact(plan_markdown(plan, details)) + "\n")
-    except OSError as exc:
-        print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
+#: At most this many diagnostics are listed in a Markdown table (the count is always exact).
+MAX_DIAGNOSTIC_ROWS = 50
 
 
-__all__ = ["append_step_summary", "md", "plan_markdown"]
+def diagnostics_markdown(entries: Sequence[tuple[Diagnostic, Analysis, str]], files: int, environ: Mapping[str, str]) -> str:
+    """The counts in bold and a table of the diagnostics (``file:line``, severity, code,
+    message; the first :data:`MAX_DIAGNOSTIC_ROWS`), for a job summary or a PR comment."""
+    diags = [d for d, _, _ in entries]
+    out = [f"**{summary_line(diags, files)}**"]
+    if entries:
+        rows = [[md(f"{ci_path(d.file, base, environ)}:{d.range.start.line + 1}"), d.severity.label, d.code, md(d.message)]
+                for d, an, base in entries[:MAX_DIAGNOSTIC_ROWS]]
+        out += ["", *markdown.table(["where", "severity", "code", "message"], rows)]
+        if len(entries) > MAX_DIAGNOSTIC_ROWS:
+            out += ["", f"… and {len(entries) - MAX_DIAGNOSTIC_ROWS} more (`runway-deploy check` lists them all)."]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["diagnostics_markdown", "md", "plan_markdown"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import footnotes, pct, qty, summary_text, unit_price
+from deploy_engine.cli.formats._shared import ci_path, footnotes, pct, qty, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -28,16 +28,19 @@ class Style:
 _SEVERITY_COLOR = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFORMATION: "1;34", Severity.HINT: "2"}
 
 
-def diagnostic_text(d: Diagnostic, base: str, style: Style) -> str:
-    """``file:line:col: severity CODE: message`` with 1-based line and column (code points)."""
-    where = f"{printable(rel_path(d.file, base))}:{d.range.start.line + 1}:{d.range.start.character + 1}"
+def diagnostic_text(d: Diagnostic, base: str, style: Style, environ: Mapping[str, str] | None = None) -> str:
+    """``file:line:col: severity CODE: message`` with 1-based line and column (code points);
+    the file relative to ``base``, or with ``environ`` as every format shows it (``ci_path``)."""
+    shown = rel_path(d.file, base) if environ is None else ci_path(d.file, base, environ)
+    where = f"{printable(shown)}:{d.range.start.line + 1}:{d.range.start.character + 1}"
     return f"{where}: {style(d.severity.label, _SEVERITY_COLOR[d.severity])} {d.code}: {printable(d.message)}"
 
 
-def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stream: IO[str], style: Style) -> None:
+def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stream: IO[str], style: Style,
+                      environ: Mapping[str, str] | None = None) -> None:
     """Each diagnostic on a line, then the summary line."""
     for d in diags:
-        print(diagnostic_text(d, base, style), file=stream)
+        print(diagnostic_text(d, base, style, environ), file=stream)
     print(summary_text(an, diags), file=stream)
 
 
