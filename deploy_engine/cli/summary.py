@@ -30,9 +30,9 @@ def wanted(args: argparse.Namespace, ctx: Context) -> bool:
 
 
 def section(command: str, label: str, parts: Sequence[str]) -> str:
-    """``<!-- runway-deploy <command> -->``, a ``### runway-deploy <command> — <label>``
-    heading and the parts, separated by blank lines."""
-    head = f"<!-- {PROG} {command} -->\n### {PROG} {command} — {label}"
+    """A ``### runway-deploy <command> — <label>`` heading and the parts, separated by blank
+    lines (no HTML: nothing in a job summary is markup but the tables)."""
+    head = f"### {PROG} {command} — {label}"
     return "\n\n".join([head, *(p.strip("\n") for p in parts if p.strip())]) + "\n\n"
 
 

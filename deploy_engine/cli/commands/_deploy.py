@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             raise
         diags = an.all_diagnostics()
         if diags:
-            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ))
+            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ), ctx.environ)
         if spec is None or any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags):
             print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
             _print_json_error(args, ctx, EXIT_INVALID, "the runway has errors; nothing was run (run `runway-deploy check`)")
