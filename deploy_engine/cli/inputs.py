@@ -21,6 +21,7 @@ from typing import IO, Any, Iterable, Sequence
 from deploy_engine.exits import PROG, InputError, UsageError
 from runway_core.analysis import MAX_FILE_BYTES, ROOT_NAMES, Analysis, FileTooLarge, analyze, find_root, read_disk
 from runway_core.catalog import Catalog, CatalogError, load_catalog
+from runway_core.diagnostics import Diagnostic
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
 STDIN_PATH = "-"
@@ -36,6 +37,15 @@ class Loaded:
 
     analysis: Analysis
     base: str
+
+
+#: A diagnostic with its analysis and the base of its paths.
+Entry = tuple[Diagnostic, Analysis, str]
+
+
+def entries_of(loaded: Sequence[Loaded]) -> list[Entry]:
+    """Every diagnostic with its analysis and its root's base, runway by runway."""
+    return [(d, item.analysis, item.base) for item in loaded for d in item.analysis.all_diagnostics()]
 
 
 def runway_file(path: str) -> str | None:
@@ -229,4 +239,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Loaded", "catalog_for", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]

@@ -10,7 +10,12 @@ nothing. Every section is redacted; a write failure is a warning on stderr, neve
 from __future__ import annotations
 
 import argparse
-from typing import Sequence
+import os
+from typing import Mapping, Sequence
+
+from deploy_engine.cli.formats._shared import ci_path
+from deploy_engine.cli.formats.markdown import md
+from deploy_engine.cli.inputs import Loaded
 
 from deploy_engine.context import Context
 from deploy_engine.exits import PROG
@@ -36,6 +41,12 @@ def section(command: str, label: str, parts: Sequence[str]) -> str:
     return "\n\n".join([head, *(p.strip("\n") for p in parts if p.strip())]) + "\n\n"
 
 
+def label(loaded: Sequence[Loaded], environ: Mapping[str, str]) -> str:
+    """The runways of a run as a section heading names them: their folders, shown as paths are."""
+    names = [ci_path(os.path.dirname(item.analysis.root_file), item.base, environ) or "." for item in loaded]
+    return ", ".join(f"`{md(n)}`" for n in names) or "no runway"
+
+
 def append(args: argparse.Namespace, ctx: Context, text: str) -> None:
     """Append ``text`` (one :func:`section`) when :func:`wanted`."""
     if not wanted(args, ctx):
@@ -48,4 +59,4 @@ def append(args: argparse.Namespace, ctx: Context, text: str) -> None:
         print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
 
 
-__all__ = ["append", "section", "wanted"]
+__all__ = ["append", "label", "section", "wanted"]

@@ -6,24 +6,20 @@ from __future__ import annotations
 import argparse
 from typing import IO, Any, Sequence
 
-from deploy_engine.cli import summary
+import deploy_engine.cli.summary as summary
 from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
-from deploy_engine.cli.formats._shared import ci_path, file_count, summary_line
-from deploy_engine.cli.inputs import Loaded, load_all
+from deploy_engine.cli.formats._shared import file_count, summary_line
+from deploy_engine.cli.inputs import Entry, entries_of, load_all
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, InputError
-from runway_core.analysis import Analysis
-from runway_core.diagnostics import Diagnostic, Severity
+from runway_core.diagnostics import Severity
 
 NAME = "check"
 #: ``--fail-on``: the least severe diagnostic that fails the run.
 FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING, "information": Severity.INFORMATION, "hint": Severity.HINT}
-
-Entry = tuple[Diagnostic, Analysis, str]
-
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="print diagnostics; exit 1 when any is an error",
@@ -36,19 +32,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="exit 1 when a diagnostic is this severe or more (default: error)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics would fail the run (report only)")
     return p
-
-
-def entries_of(loaded: Sequence[Loaded]) -> list[Entry]:
-    """Every diagnostic with its analysis and its root's folder, runway by runway."""
-    return [(d, item.analysis, item.base) for item in loaded for d in item.analysis.all_diagnostics()]
-
-
-def label(loaded: Sequence[Loaded], ctx: Context) -> str:
-    """The runways of a run as the summary heading names them (their folders, shown as paths are)."""
-    import os
-
-    names = [ci_path(os.path.dirname(item.analysis.root_file), item.base, ctx.environ) or "." for item in loaded]
-    return ", ".join(f"`{markdown.md(n)}`" for n in names) or "no runway"
 
 
 def render_text(entries: Sequence[Entry], files: int, stream: IO[str], ctx: Context) -> None:
@@ -88,5 +71,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if output.text is not None:
         render_text(entries, files, output.text, ctx)
     output.close()
-    summary.append(args, ctx, summary.section(NAME, label(loaded, ctx), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
+    summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
     return code

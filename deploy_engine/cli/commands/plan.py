@@ -9,13 +9,12 @@ from __future__ import annotations
 import argparse
 from typing import IO, Any
 
-from deploy_engine.cli import summary
+import deploy_engine.cli.summary as summary
 from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
-from deploy_engine.cli.commands.check import entries_of, label
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count, file_count
-from deploy_engine.cli.inputs import Loaded, load_all, selected_environments
+from deploy_engine.cli.inputs import Loaded, entries_of, load_all, selected_environments
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, OVER_CAP_CODE, PROG, InputError, UsageError
@@ -119,5 +118,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                 text.print_diagnostics(item.analysis, diags, item.base, ctx.stderr, style, ctx.environ)
     parts = [markdown.diagnostics_markdown(entries, sum(file_count(i.analysis) for i in loaded), ctx.environ)]
     parts += [markdown.plan_markdown(plan, args.details) for plan in plans if plan.environments]
-    summary.append(args, ctx, summary.section(NAME, label(loaded, ctx), parts))
+    summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), parts))
     return code

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import EnvironmentPlan, Plan, cap_percent
+from runway_core.plan_diff import EnvironmentDiff, ItemDiff
+from runway_core.planner import EnvironmentPlan, Plan, cap_percent, cents
 from runway_core.positions import Range
 from runway_core.rules import usd
 
@@ -122,3 +123,66 @@ def one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:
     src = an.files.get(d.file)
     rng: Range = src.parsed.lines.encode_range(d.range, "utf-16") if src is not None else d.range
     return rng.start.line + 1, rng.start.character + 1, rng.end.line + 1, rng.end.character + 1
+
+
+# --------------------------------------------------------------------------------------
+# Diffs (runway_core.plan_diff)
+# --------------------------------------------------------------------------------------
+
+#: Cells of the cap bar (each 5% of the cap).
+CAP_BAR_CELLS = 20
+
+
+def signed_usd(x: Decimal) -> str:
+    """``+$86.50``, ``-$20.50``; zero as ``$0.00``."""
+    c = cents(x)
+    return usd(c) if c.is_zero() else ("+" if c > 0 else "-") + usd(c.copy_abs())
+
+
+def plain_value(v: Any) -> str:
+    """A capacity value as text: ``-`` when absent, ``true``/``false``, numbers without exponent."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, Decimal):
+        return qty(v)
+    return str(v)
+
+
+def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
+    """What changed in a ``changed`` item: ``size medium -> large, tasks 3 -> 4`` (arrows
+    ``→``); empty for an added, removed or unchanged item."""
+    if i.change != "changed":
+        return ""
+    parts = []
+    if i.base_size != i.head_size:
+        parts.append(f"size {esc(i.base_size or '-')} → {esc(i.head_size or '-')}")
+    parts += [f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}" for c in i.capacity_changes]
+    return ", ".join(parts)
+
+
+def cap_bar(percent: int | None) -> str:
+    """``█████████░░░░░░░░░░░`` for 45%: one cell per 5% of the cap, full past 100%."""
+    if percent is None:
+        return ""
+    filled = min(CAP_BAR_CELLS, max(0, round(percent * CAP_BAR_CELLS / 100)))
+    return "█" * filled + "░" * (CAP_BAR_CELLS - filled)
+
+
+def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: Callable[[str], str] = lambda s: s) -> str:
+    """One line per environment: ``production: +$86.50/month ($802.59 → $889.09), 32% → 36% of
+    the $2,500.00 cap — ok``; ``strong`` marks the delta (bold in Markdown)."""
+    name = esc(e.name)
+    if e.head_verdict is None:
+        money = f"removed ({usd(e.base_total)}/month before)"
+    elif e.delta.is_zero():
+        money = f"no change ({usd(e.head_total)}/month"
+        money += f", {e.head_percent}% of the {usd(e.cap)} cap)" if e.cap is not None and e.head_percent is not None else ")"
+    else:
+        money = f"{strong(signed_usd(e.delta) + '/month')} ({usd(e.base_total)} → {usd(e.head_total)})"
+        if e.cap is not None:
+            before = f"{e.base_percent}% → " if e.base_percent is not None and e.base_cap == e.cap else ""
+            money += f", {before}{e.head_percent}% of the {usd(e.cap)} cap"
+    verdict = {"ok": "ok", "over-cap": "OVER THE CAP (refused)", "no-cap": "no cap", None: ""}.get(e.head_verdict, e.head_verdict or "")
+    return f"{name}: {money}" + (f" — {verdict}" if verdict else "")

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import ci_path, footnotes, pct, qty, summary_line, unit_price
+from deploy_engine.cli.formats._shared import cap_bar, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic
+from runway_core.plan_diff import PlanDiff
 from runway_core.planner import Plan
 from runway_core.rules import usd
 
@@ -72,4 +73,36 @@ def diagnostics_markdown(entries: Sequence[tuple[Diagnostic, Analysis, str]], fi
     return "\n".join(out) + "\n"
 
 
-__all__ = ["diagnostics_markdown", "md", "plan_markdown"]
+#: The hidden marker of the PR comment: a CI step finds its own comment by it and updates it.
+DIFF_MARKER = "<!-- runway-cost-diff -->"
+
+
+def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
+    """The PR comment: the marker, a headline per environment, then per environment with
+    changes its cap bar and a table of the changed items (runway text inert, :func:`md`)."""
+    out = [DIFF_MARKER, f"### Cost change of **{md(diff.product or '(no product)')}**", ""]
+    out += [f"- {headline(e, md, lambda s: f'**{s}**')}" for e in diff.environments]
+    if not diff.environments:
+        out.append("- no environment on either side")
+    for e in diff.environments:
+        changed = e.changed_items
+        if not changed:
+            continue
+        out += ["", f"#### {md(e.name)}", ""]
+        if e.cap is not None and e.head_percent is not None:
+            out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
+        rows = [[
+            md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
+            f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
+            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
+            signed_usd(i.delta_monthly_usd),
+        ] for i in changed]
+        out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
+        unchanged = len(e.items) - len(changed)
+        if unchanged:
+            out += ["", f"{unchanged} item(s) unchanged."]
+    out += ["", f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["DIFF_MARKER", "diagnostics_markdown", "diff_markdown", "md", "plan_markdown"]

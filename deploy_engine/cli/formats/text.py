@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import ci_path, footnotes, pct, qty, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
+from runway_core.plan_diff import PlanDiff
 from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
 from runway_core.rules import usd
 
@@ -102,4 +103,34 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["Style", "diagnostic_text", "plan_text", "print_diagnostics"]
+
+
+_CHANGE_MARK = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
+
+
+def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) -> str:
+    """Per environment its headline and a row per added, removed or changed item (mark, name,
+    kind, size, monthly base -> head, delta, what changed); unchanged items counted."""
+    out = [f"cost change of {printable(diff.product or '(no product)')}: {printable(base_label)} → {printable(head_label)} (USD per month)", ""]
+    for e in diff.environments:
+        color = "1;31" if e.head_verdict == "over-cap" else ("1;33" if e.delta > 0 else "1;32")
+        out.append(style(headline(e), color if not e.delta.is_zero() or e.head_verdict == "over-cap" else "1"))
+        rows = [(
+            _CHANGE_MARK[i.change], printable(i.name), printable(i.kind),
+            f"{i.base_size or '-'} → {i.head_size or '-'}" if i.base_size != i.head_size else (i.head_size or "-"),
+            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
+            signed_usd(i.delta_monthly_usd), change_details(i),
+        ) for i in e.changed_items]
+        widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]
+        for r in rows:
+            cells = [f"{r[0]}", f"{r[1]:<{widths[1]}}", f"{r[2]:<{widths[2]}}", f"{r[3]:<{widths[3]}}", f"{r[4]:<{widths[4]}}", f"{r[5]:>{widths[5]}}"]
+            out.append(("  " + "  ".join(cells) + (f"  {r[6]}" if r[6] else "")).rstrip())
+        unchanged = len(e.items) - len(e.changed_items)
+        if unchanged:
+            out.append(f"  ({unchanged} unchanged)")
+        out.append("")
+    out.append(NOTE_UNITS)
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Style", "diagnostic_text", "diff_text", "plan_text", "print_diagnostics"]
