@@ -29,14 +29,28 @@ def docs_url(environ: Mapping[str, str] | None = None) -> str | None:
     return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
 
 
+#: The checkout's (or unpacked sdist's) docs folder, next to the packages.
+SOURCE_DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def docs_folders() -> list[Path]:
+    """Where the docs may be, in order: :data:`SOURCE_DOCS`, then the data folder of this
+    install's scheme (a venv's or the system's prefix), then the user scheme's (``pip install
+    --user``)."""
+    import site
+    import sysconfig
+
+    folders = [SOURCE_DOCS, Path(sysconfig.get_path("data")) / INSTALLED_DOCS, Path(sys.prefix) / INSTALLED_DOCS]
+    try:
+        folders.append(Path(site.getuserbase()) / INSTALLED_DOCS)
+    except (AttributeError, OSError):
+        pass
+    return folders
+
+
 def docs_folder() -> Path | None:
-    """The folder holding cli.md, deploy.md, ci.md...: the checkout's or sdist's ``docs/``, else
-    the installed data files; None when neither exists."""
-    here = Path(__file__).resolve().parent.parent / "docs"
-    for folder in (here, Path(sys.prefix) / INSTALLED_DOCS):
-        if (folder / "cli.md").is_file():
-            return folder
-    return None
+    """The first of :func:`docs_folders` that holds cli.md; None when none does."""
+    return next((f for f in docs_folders() if (f / "cli.md").is_file()), None)
 
 
 def doc(name: str) -> str:
@@ -71,4 +85,4 @@ class _Docs:
 
 DOCS = _Docs()
 
-__all__ = ["DOCS", "DOCS_URL_VARIABLE", "doc", "docs_folder", "docs_url"]
+__all__ = ["DOCS", "DOCS_URL_VARIABLE", "SOURCE_DOCS", "doc", "docs_folder", "docs_folders", "docs_url"]

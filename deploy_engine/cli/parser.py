@@ -20,12 +20,17 @@ from deploy_engine.links import DOCS
 from runway_core.analysis import suggest
 
 DESCRIPTION = "Check runway.yaml files, show each environment's plan and monthly estimate, compare two plans, and deploy one with Pulumi."
-EPILOG = (
-    "Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap, or over --max-increase), 3 no runway, unreadable "
-    "input, deploy configuration or the [deploy] extra missing, 4 up outside the protected deploy job, 5 Pulumi CLI "
-    "missing, 6 lease held, 7 deploy failed, 8 plan differs from --plan-digest, 64 usage error, 70 internal error, "
-    f"130 interrupted, 143 terminated (SIGTERM). Reference: {DOCS.cli}; deploying: {DOCS.deploy}."
-)
+
+
+def epilog() -> str:
+    """The help's last paragraph: exit codes and where the docs are (:mod:`deploy_engine.links`,
+    looked up when the parser is built)."""
+    return (
+        "Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap, or over --max-increase), 3 no runway, unreadable "
+        "input, deploy configuration or the [deploy] extra missing, 4 up outside the protected deploy job, 5 Pulumi CLI "
+        "missing, 6 lease held, 7 deploy failed, 8 plan differs from --plan-digest, 64 usage error, 70 internal error, "
+        f"130 interrupted, 143 terminated (SIGTERM). Reference: {DOCS.cli}; deploying: {DOCS.deploy}; in CI: {DOCS.ci}."
+    )
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -75,7 +80,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def build_parser() -> ArgumentParser:
     """The argument parser (usage errors raise :class:`UsageError`, exit 64); each subcommand's
     ``func`` default is its module's ``run``."""
-    parser = ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
+    parser = ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=epilog())
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
