@@ -93,10 +93,31 @@ def main(
     env = environ if environ is not None else os.environ
     ctx = Context(out, err, env, clock, which, stdin)
     try:
-        return _run(argv, ctx)
+        code = _run(argv, ctx)
     finally:
         out.flush()
         err.flush()
+    if argv is None and stdout is None and stderr is None and environ is None and ctx.command in HARD_EXIT_COMMANDS:
+        _hard_exit(code)
+    return code
+
+
+#: The commands that, run as the process itself (the console script, ``python -m
+#: deploy_engine``), end it with :func:`os._exit` once their output is flushed: the
+#: interpreter's teardown would free the whole analysis object by object (~60 ms of a
+#: 0.5 s ``plan --format json`` on the 3,218-line workspace; mypy's ``hard_exit`` does the
+#: same). Their files are closed and their temporary folders removed before; the deploy
+#: commands (Pulumi subprocesses, leases) always exit normally.
+HARD_EXIT_COMMANDS = frozenset({"check", "plan", "diff", "schema"})
+
+
+def _hard_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
 
 
 def _run(argv: Sequence[str] | None, ctx: Context) -> int:
@@ -107,6 +128,7 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else EXIT_OK
+        ctx.command = args.command
         return args.func(args, ctx)
     except UsageError as exc:
         print(str(exc), file=err)

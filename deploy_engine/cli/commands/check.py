@@ -71,5 +71,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if output.text is not None:
         render_text(entries, files, output.text, ctx)
     output.close()
-    summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
+    if summary.wanted(args, ctx):
+        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
     return code

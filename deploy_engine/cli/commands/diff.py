@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import deploy_engine.cli.summary as summary
 from deploy_engine.cli.commands._args import add_ci_arguments
@@ -21,10 +21,12 @@ from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count
 from deploy_engine.cli.inputs import catalog_for, entries_of
 from deploy_engine.cli.output import Output
-from deploy_engine.cli.sides import Side, base_of, resolve_side
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
-from runway_core.plan_diff import PlanDiff, PlanSide, diff_json, diff_plans
+
+if TYPE_CHECKING:  # imported when a diff runs (git, tar and the pure diff are no cost of check or plan)
+    from deploy_engine.cli.sides import Side
+    from runway_core.plan_diff import PlanDiff, PlanSide
 
 NAME = "diff"
 
@@ -59,10 +61,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _only(side: PlanSide, wanted: set[str]) -> PlanSide:
+    from runway_core.plan_diff import PlanSide
+
     return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted))
 
 
 def _sides(args: argparse.Namespace, ctx: Context) -> tuple[Side, Side]:
+    from deploy_engine.cli.sides import base_of, resolve_side
+
     catalog = catalog_for(args.catalog)
     if args.base is not None:
         if len(args.sides) != 1:
@@ -92,6 +98,8 @@ def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None) -> int:
 
 def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Namespace, stream: Any, ctx: Context) -> None:
     if fmt == "json":
+        from runway_core.plan_diff import diff_json
+
         json_format.dump(diff_json(diff), stream)
     elif fmt == "markdown":
         stream.write(markdown.diff_markdown(diff, base.label, head.label))
@@ -106,6 +114,8 @@ def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Nam
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """The diff of the two sides; the exit code as the module docstring says."""
+    from runway_core.plan_diff import diff_plans
+
     output = Output(args, ctx)
     base, head = _sides(args, ctx)
     try:
@@ -129,11 +139,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         if head.loaded is not None and entries:
             an = head.loaded.analysis
             text.print_diagnostics(an, an.all_diagnostics(), head.loaded.base, ctx.stderr, text.Style(ctx.stderr, ctx.environ), ctx.environ)
-        # The job summary is no PR comment: without the marker.
-        parts = [markdown.diff_markdown(diff, base.label, head.label).replace(markdown.DIFF_MARKER + "\n", "", 1)]
-        if head.loaded is not None:
-            parts.insert(0, markdown.diagnostics_markdown(entries, file_count(head.loaded.analysis), ctx.environ))
-        summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(base.label)}` → `{markdown.md(head.label)}`", parts))
+        if summary.wanted(args, ctx):
+            # The job summary is no PR comment: without the marker.
+            parts = [markdown.diff_markdown(diff, base.label, head.label).replace(markdown.DIFF_MARKER + "\n", "", 1)]
+            if head.loaded is not None:
+                parts.insert(0, markdown.diagnostics_markdown(entries, file_count(head.loaded.analysis), ctx.environ))
+            summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(base.label)}` → `{markdown.md(head.label)}`", parts))
         return code
     finally:
         base.close()

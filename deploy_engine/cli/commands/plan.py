@@ -116,7 +116,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             diags = item.analysis.all_diagnostics()
             if diags:
                 text.print_diagnostics(item.analysis, diags, item.base, ctx.stderr, style, ctx.environ)
-    parts = [markdown.diagnostics_markdown(entries, sum(file_count(i.analysis) for i in loaded), ctx.environ)]
-    parts += [markdown.plan_markdown(plan, args.details) for plan in plans if plan.environments]
-    summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), parts))
+    if summary.wanted(args, ctx):
+        parts = [markdown.diagnostics_markdown(entries, sum(file_count(i.analysis) for i in loaded), ctx.environ)]
+        parts += [markdown.plan_markdown(plan, args.details) for plan in plans if plan.environments]
+        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), parts))
     return code

@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.plan_diff import EnvironmentDiff, ItemDiff
 from runway_core.planner import EnvironmentPlan, Plan, cap_percent, cents
 from runway_core.positions import Range
 from runway_core.rules import usd
+
+if TYPE_CHECKING:  # the diff renderers' types; runway_core.plan_diff is imported by `diff` only
+    from runway_core.plan_diff import EnvironmentDiff, ItemDiff
 
 # Footnotes printed once per text or markdown plan (docs/catalog.md).
 NOTE_UNITS = "Estimates are USD per month (730 h a month), unit prices x quantities from the catalogue."

@@ -4,14 +4,15 @@ between ``::stop-commands::`` lines so no runway text is read as a command."""
 
 from __future__ import annotations
 
-import secrets
 from decimal import Decimal
-from typing import IO, Mapping
+from typing import TYPE_CHECKING, IO, Mapping
 
 from deploy_engine.cli.formats._shared import change_details, ci_path, headline, one_based_range, signed_usd
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.plan_diff import PlanDiff
+
+if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
+    from runway_core.plan_diff import PlanDiff
 
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice", Severity.HINT: "notice"}
 
@@ -36,6 +37,8 @@ def github_stop_commands() -> tuple[str, str]:
     runner must not read as workflow commands. Everything ``--format github`` prints that is not
     an intended annotation goes between the two; the token is random per run, so no runway text
     can guess it and resume command processing early."""
+    import secrets  # only --format github needs a token
+
     token = secrets.token_hex(16)
     return f"::stop-commands::{token}", f"::{token}::"
 
