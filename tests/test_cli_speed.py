@@ -98,7 +98,7 @@ def test_the_plan_digest_from_the_environment_json_is_plan_digest(catalog):
 
 
 def test_the_console_script_ends_with_its_output_complete(tmp_path):
-    # check/plan end the process with os._exit after flushing: nothing may be lost.
+    # Run as the process, main() freezes the garbage collector before exiting: nothing may be lost.
     proc = subprocess.run([sys.executable, "-m", "deploy_engine", "plan", str(ORDERS), "--format", "json"],
                           capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 1  # the example's digest error
