@@ -18,5 +18,6 @@ Only the ``preview`` / ``up`` / ``drift`` code paths import pulumi, lazily, afte
 job guards.
 """
 
-#: The version of the ``runway-tooling`` distribution (pyproject.toml reads it from here).
-__version__ = "0.1.0"
+#: The version of the ``runway-tooling`` distribution: set in one place, runway_core (which
+#: pyproject.toml reads); re-exported for ``runway-deploy --version`` and SARIF.
+from runway_core import __version__  # noqa: E402

@@ -22,7 +22,7 @@ from deploy_engine.redaction import redact_output
 ASCII_LOOKALIKES = {
     "—": "-", "–": "-", "→": "->", "←": "<-", "×": "x", "…": "...", "‘": "'", "’": "'",
     "“": '"', "”": '"', "≥": ">=", "≤": "<=", "█": "#", "░": ".", "•": "*", "·": "*",
-    "\u00a0": " ", "€": "EUR", "±": "+/-", "Δ": "delta ",
+    "\u00a0": " ", "€": "EUR", "±": "+/-", "−": "-", "Δ": "delta ",
 }
 FALLBACK_ERRORS = "runway-ascii-fallback"
 
@@ -54,7 +54,7 @@ def encodable(text: str, encoding: str | None) -> str:
 
 
 class Redacting:
-    """A text stream whose writes pass through :func:`runway_core.rules.redact` (as
+    """A text stream whose writes pass through :func:`runway_core.text.redact` (as
     :func:`deploy_engine.redaction.redact_output`, the same result faster): whatever a
     command prints (diagnostics, plans in every format, errors), a credential-shaped string
     the user pasted somewhere in a runway is never printed into a CI log. Each write is a

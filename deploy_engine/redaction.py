@@ -1,6 +1,6 @@
-""":func:`runway_core.rules.redact` for whole outputs, in linear time with a small constant.
+""":func:`runway_core.text.redact` for whole outputs, in linear time with a small constant.
 
-``redact`` runs every credential shape (:data:`runway_core.rules.SECRET_VALUE_SHAPES`) over
+``redact`` runs every credential shape (:data:`runway_core.text.SECRET_VALUE_SHAPES`) over
 the text; on a 3.5 MB ``plan --format json`` that was 40% of the run (issue 14: the shapes
 that start with a lookbehind are tried at every position). Each shape needs a literal that is
 in every match (``AKIA``..., ``ghp_``, ``eyJ``, ``://``...): :func:`redact_output` looks for
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from runway_core.rules import REDACTED, SECRET_VALUE_SHAPES
+from runway_core.text import REDACTED, SECRET_VALUE_SHAPES
 
 
 def _any(*needles: str) -> Callable[[str], bool]:
@@ -55,7 +55,7 @@ MAY_MATCH: dict[str, Callable[[str], bool]] = {
 
 
 def redact_output(text: str) -> str:
-    """``runway_core.rules.redact(text)``, skipping the shapes whose literal is absent."""
+    """``runway_core.text.redact(text)``, skipping the shapes whose literal is absent."""
     for why, pattern in SECRET_VALUE_SHAPES:
         may = MAY_MATCH.get(why)
         if may is not None and not may(text):

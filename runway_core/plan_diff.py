@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Mapping, Sequence
 
-from .planner import FORMAT_VERSION, Plan, cap_percent, cents
+from .money import cap_percent, cents
+from .planner import FORMAT_VERSION, Plan
 
 #: Capacity keys that configure a workload without sizing it: a change of image digest, of
 #: variables or of ``uses`` is not a capacity change (it shows in the runway's own diff).

@@ -1,5 +1,5 @@
 """What the CLI's speed work (issue 14) replaced gives the same bytes: the indented JSON encoder
-(``json.dumps(indent=2)``), the output redaction (``runway_core.rules.redact``) and the plan
+(``json.dumps(indent=2)``), the output redaction (``runway_core.text.redact``) and the plan
 digest from the built environment JSON (``runway_core.planner.plan_digest``). No timing here:
 benchmarks/bench_cli.py measures it.
 """
@@ -20,7 +20,7 @@ from deploy_engine.cli import main
 from deploy_engine.cli.formats.json import dumps, environment_digest
 from deploy_engine.redaction import MAY_MATCH, redact_output
 from runway_core.planner import environment_json, plan_digest
-from runway_core.rules import SECRET_VALUE_SHAPES, redact
+from runway_core.text import SECRET_VALUE_SHAPES, redact
 
 REPO = Path(__file__).resolve().parent.parent
 ORDERS = REPO / "examples" / "orders"

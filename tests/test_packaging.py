@@ -37,7 +37,7 @@ def test_license_file_and_spdx_metadata():
     assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
     assert "License ::" not in (REPO / "pyproject.toml").read_text(encoding="utf-8")  # no deprecated classifier
     assert PYPROJECT["project"]["dynamic"] == ["version"]
-    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "deploy_engine.__version__"}
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "runway_core.__version__"}
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
-from runway_core.analysis import MAX_FILE_BYTES, ROOT_NAMES, Analysis, FileTooLarge, analyze, find_root, read_disk
+from runway_core.analysis import analyze
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
+from runway_core.facts import Analysis
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
 STDIN_PATH = "-"

@@ -17,7 +17,7 @@ from deploy_engine import __version__
 from deploy_engine.cli.commands import COMMANDS
 from deploy_engine.exits import PROG, UsageError
 from deploy_engine.links import DOCS
-from runway_core.analysis import suggest
+from runway_core.text import suggest
 
 DESCRIPTION = "Check runway.yaml files, show each environment's plan and monthly estimate, compare two plans, and deploy one with Pulumi."
 

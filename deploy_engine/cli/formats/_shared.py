@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from deploy_engine.terminal import printable, rel_path
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import EnvironmentPlan, Plan, cap_percent, cents
+from runway_core.money import cap_percent, signed_usd, usd
+from runway_core.planner import EnvironmentPlan, Plan
 from runway_core.positions import Range
-from runway_core.rules import usd
 
 if TYPE_CHECKING:  # the diff renderers' types; runway_core.plan_diff is imported by `diff` only
     from runway_core.plan_diff import EnvironmentDiff, ItemDiff
@@ -133,12 +133,6 @@ def one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:
 
 #: Cells of the cap bar (each 5% of the cap).
 CAP_BAR_CELLS = 20
-
-
-def signed_usd(x: Decimal) -> str:
-    """``+$86.50``, ``-$20.50``; zero as ``$0.00``."""
-    c = cents(x)
-    return usd(c) if c.is_zero() else ("+" if c > 0 else "-") + usd(c.copy_abs())
 
 
 def plain_value(v: Any) -> str:

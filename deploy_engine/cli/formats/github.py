@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, IO, Mapping
 
 from deploy_engine.cli.formats._shared import change_details, ci_path, headline, one_based_range, signed_usd
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff

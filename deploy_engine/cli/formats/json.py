@@ -11,7 +11,7 @@ from typing import IO, Any, Mapping, Sequence
 from deploy_engine.cli.formats._shared import ci_path, counts, file_count
 from deploy_engine.context import json_ascii
 from deploy_engine.terminal import rel_path
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import FORMAT_VERSION, Plan, plan_json
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from deploy_engine.cli.formats._shared import cap_bar, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic
 from runway_core.planner import Plan
-from runway_core.rules import usd
+from runway_core.money import usd
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
     from runway_core.plan_diff import PlanDiff

@@ -11,9 +11,8 @@ from typing import Any, Mapping, Sequence
 from deploy_engine.cli.formats._shared import ci_path, line_text, one_based_range
 from deploy_engine.exits import PROG
 from deploy_engine.links import DOCS_URL_VARIABLE, docs_url
-from runway_core.analysis import Analysis
-from runway_core.diagnostics import Diagnostic
-from runway_core.rules import CODES
+from runway_core.facts import Analysis
+from runway_core.diagnostics import CODES, Diagnostic
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -25,7 +24,7 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "
 
 
 def tool_version() -> str:
-    """The version of runway-deploy (:data:`deploy_engine.__version__`, the one place it is set)."""
+    """The version of runway-deploy (:data:`runway_core.__version__`, the one place it is set)."""
     from deploy_engine import __version__
 
     return __version__

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
-from runway_core.rules import usd
+from runway_core.money import usd
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
     from runway_core.plan_diff import PlanDiff
