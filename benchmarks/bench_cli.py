@@ -8,8 +8,8 @@ hits all of them alike; prints median and spread per command and its median as a
 floor's. ``--scale 1 4`` also shows linearity (median at ×4 / median at ×1). Targets (issue 14):
 ``plan --format json`` and ``check`` ≤ 0.5 s at ×1. Asserts nothing.
 
-Run: ``.venv/bin/python benchmarks/bench_cli.py [--scale 1 [4]] [--seed N] [--root PATH]
-[--runs 10] [--json FILE]``.
+Run: ``.venv/bin/python benchmarks/bench_cli.py [--scale 1 [5]] [--seed N] [--root PATH]
+[--runs 10] [--json FILE] [--before DIR]`` (``--before``: the same rounds also on older code).
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ FLOOR = "python -c 'import runway_core'"
 TARGETS_MS = {"check": 500, "plan --format json": 500}
 
 
-def _run(cmd: list[str]) -> tuple[float, int]:
+def _run(cmd: list[str], pythonpath: str | None = None) -> tuple[float, int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     t0 = time.perf_counter()
     rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
     return (time.perf_counter() - t0) * 1000, rc
@@ -58,15 +60,22 @@ def wall_times(args: list[str], runs: int) -> tuple[list[float], int]:
     return out, rc
 
 
-def interleaved(target: str, runs: int) -> dict[str, dict]:
-    """Every command and the floor, one of each per round, ``runs`` rounds (after a warm-up round)."""
-    cmds = {name: cli_command() + [a.format(t=target) for a in args] for name, args in COMMANDS.items()}
-    cmds[FLOOR] = [sys.executable, "-c", "import runway_core"]
+def interleaved(target: str, runs: int, before: str | None = None) -> dict[str, dict]:
+    """Every command and the floor, one of each per round, ``runs`` rounds (after a warm-up
+    round); with ``before`` (a folder holding an older runway_core, deploy_engine... ) each
+    command also runs on that code in the same rounds, as ``<name> (before)``."""
+    cmds: dict[str, tuple[list[str], str | None]] = {}
+    for name, args in COMMANDS.items():
+        cmd = cli_command() + [a.format(t=target) for a in args]
+        if before is not None:
+            cmds[f"{name} (before)"] = (cmd, before)
+        cmds[name] = (cmd, None)
+    cmds[FLOOR] = ([sys.executable, "-c", "import runway_core"], None)
     times: dict[str, list[float]] = {name: [] for name in cmds}
     codes: dict[str, int] = {}
     for round_ in range(runs + 1):
-        for name, cmd in cmds.items():
-            ms, rc = _run(cmd)
+        for name, (cmd, path) in cmds.items():
+            ms, rc = _run(cmd, path)
             if round_:
                 times[name].append(ms)
             codes[name] = rc
@@ -86,6 +95,9 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=None, help="time this workspace instead of a generated one: its root runway file or its folder")
     ap.add_argument("--runs", type=int, default=10, help="rounds (one fresh run of each command per round), after a warm-up round (default 10)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="also run each command on this code (a folder holding runway_core, deploy_engine, catalog: "
+                    "git archive <commit> runway_core runway_lsp catalog deploy_engine | tar -x -C DIR), interleaved")
     a = ap.parse_args()
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     print(f"{'load average':>30}: {' '.join(f'{x:.2f}' for x in load) if load else 'unknown'}")
@@ -95,7 +107,7 @@ def main() -> None:
         for label, root in targets:
             lines = Path(root).read_text(encoding="utf-8").count("\n")
             print(f"\n## {label}: {cli_target(root)} ({lines:,}-line root)")
-            figures = interleaved(cli_target(root), a.runs)
+            figures = interleaved(cli_target(root), a.runs, str(a.before.resolve()) if a.before else None)
             floor = figures[FLOOR]["median"]
             for name, f in figures.items():
                 ratio = f["median"] / floor if floor else float("nan")
@@ -110,7 +122,7 @@ def main() -> None:
             if label == "x1":
                 continue
             size = r["lines"] / base["lines"]
-            for name in COMMANDS:
+            for name in [n for n in r["commands"] if n != FLOOR]:
                 m, m1 = r["commands"][name]["median"], base["commands"][name]["median"]
                 print(f"{name + ' ' + label:>30}: {m / m1:.2f}× the time for {size:.2f}× the lines")
     if a.json:
