@@ -1,4 +1,4 @@
-"""Tests of the ``runway-deploy`` command line (deploy_engine/cli.py, docs/cli.md).
+"""Tests of the ``runway-deploy`` command line (deploy_engine/cli/, docs/cli.md).
 
 Exit codes and output formats are part of the interface (STYLE.md, Habits): every code of the
 table in docs/cli.md is exercised here. Most tests call ``main()`` in-process (capsys); two run
@@ -468,7 +468,8 @@ def test_internal_error_exit_70_one_line(capsys, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("MB_ENCRYPTION_SECRET_KEY=hunter2")
 
-    monkeypatch.setattr(cli, "analyze", boom)
+    # deploy_engine.cli is a package: the analysis is called from its inputs module.
+    monkeypatch.setattr(cli.inputs, "analyze", boom)
     rc, out, err = run(capsys, "check", str(ORDERS), environ={})
     assert rc == cli.EXIT_INTERNAL
     assert err.count("\n") == 1 and "internal error (RuntimeError)" in err

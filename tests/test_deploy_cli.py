@@ -1,4 +1,4 @@
-"""``runway-deploy preview|up|drift`` (deploy_engine/cli.py, automation.py; docs/deploy.md).
+"""``runway-deploy preview|up|drift`` (deploy_engine/cli/, pipeline.py, automation.py; docs/deploy.md).
 
 Exit codes are the interface: each guard is tested in its documented order (invalid 1, over
 cap 2, not the protected job 4, no Pulumi CLI 5, configuration 3, lease held 6, deploy failed
