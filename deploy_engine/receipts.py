@@ -256,6 +256,25 @@ def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Pat
     return store.path(store_receipt(store, receipt, redactor).key)
 
 
+def start_retention(store: RecordStore, product: str, environment: str, ended_at: datetime, redactor: Redactor) -> dict[str, Any]:
+    """The environment ended at ``ended_at`` (``destroy`` succeeded): record its end and lock
+    every one of its receipts until ``ended_at`` + 7 years.
+
+    Writes ``ends/.../<stamp>.json`` (``ended_at``, ``retain_until``, how many receipts), itself
+    locked as long, and extends the Object Lock retention of each existing receipt with
+    ``PutObjectRetention`` (governance mode; never shortened). The file store locks nothing
+    (``locked`` 0). Returns ``{"ended_at", "retain_until", "receipts", "locked"}``. Raises
+    ``StoreError``.
+    """
+    until = receipt_retain_until(ended_at)
+    keys = store.list(store.key("receipts", product, environment))
+    locked = sum(1 for key in keys if store.retain(key, until) is not None)
+    doc = {"format_version": RECEIPT_FORMAT_VERSION, "product": product, "environment": environment,
+           "ended_at": _iso(ended_at), "retain_until": _iso(until), "receipts": len(keys), "locked": locked}
+    write_unique(store, "ends", product, environment, ended_at, doc, redactor, retain_until=until if store.scheme == "s3" else None)
+    return {k: doc[k] for k in ("ended_at", "retain_until", "receipts", "locked")}
+
+
 def list_receipts(store: RecordStore, product: str, environment: str | None, environments: Sequence[str]) -> list[str]:
     """Receipt keys of ``product`` in ``store``, oldest first: of ``environment``, or of every one
     of ``environments`` (the runway's) when None. Raises ``StoreError``."""
@@ -278,6 +297,7 @@ __all__ = [
     "url_secrets",
     "list_receipts",
     "receipt_dir",
+    "start_retention",
     "store_receipt",
     "write_receipt",
 ]

@@ -34,6 +34,12 @@ ACCESS_KEY = "testing"
 SECRET_KEY = "testing-secret-key-not-a-credential"
 
 
+def _no_proxy() -> str:
+    """NO_PROXY with 127.0.0.1 added: requests to moto never go through an HTTP proxy."""
+    current = [h for h in (os.environ.get("NO_PROXY") or os.environ.get("no_proxy") or "").split(",") if h]
+    return ",".join(current + [h for h in ("127.0.0.1", "localhost") if h not in current])
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -56,6 +62,7 @@ class MotoServer:
             "AWS_REGION": REGION,
             "AWS_DEFAULT_REGION": REGION,
             "AWS_ENDPOINT_URL": self.endpoint,
+            "NO_PROXY": _no_proxy(),
             **extra,
         }
 
@@ -107,6 +114,8 @@ def moto_server() -> Iterator[MotoServer]:
         text=True,
         env={**os.environ, "MOTO_PORT": str(port)},
     )
+    # boto3 in this process reads the proxy settings from os.environ: keep 127.0.0.1 direct.
+    os.environ["NO_PROXY"] = _no_proxy()
     try:
         _wait_until_listening(port, proc, log)
         yield MotoServer(endpoint=f"http://127.0.0.1:{port}", pid=proc.pid)

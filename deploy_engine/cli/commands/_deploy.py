@@ -72,6 +72,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             return EXIT_INVALID
         options = DeployOptions(
             command=args.command, env=args.env, backend=args.backend, network=args.network, format=args.format,
-            plan_digest=args.plan_digest, rotate_credentials=bool(getattr(args, "rotate_credentials", False)),
+            plan_digest=getattr(args, "plan_digest", None), rotate_credentials=bool(getattr(args, "rotate_credentials", False)),
+            include_protected=bool(getattr(args, "include_protected", False)),
         )
         return run_deploy(ctx, an, options)
