@@ -31,7 +31,7 @@ Keys are relative to the store's root (``.runway/`` or ``<prefix>/runway/``), bu
 :func:`record_key`: ``receipts/``, ``plans/``, ``drift/``, ``lease-history/``, ``ends/`` hold
 ``<env>/<name>`` in the file store (one product per repository) and ``<product>/<env>/<name>``
 in S3 (products may share a prefix); ``leases/<product>-<env>.json`` in both. Retention by kind
-(the Runtime Cloud page, ``/work/shared/seeds``; docs/deploy.md "Records"): receipts for the
+(docs/adr/runtime-cloud-deployment.md, "Data and recovery"; docs/deploy.md "Records"): receipts for the
 environment's lifetime plus :data:`RECEIPT_RETENTION_YEARS` years, drift reports
 :data:`DRIFT_RETENTION_DAYS` days (13 months), lease history :data:`LEASE_HISTORY_DAYS` days; in
 S3 by Object Lock and lifecycle rules (``runway-deploy state check``), in the file store by

@@ -15,7 +15,7 @@ DESCRIPTION = "Check runway.yaml files, show each environment's plan and monthly
 EPILOG = (
     "Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap), 3 no runway, unreadable input or deploy "
     "configuration missing, 4 up outside the protected deploy job, 5 Pulumi CLI missing, 6 lease held, "
-    "7 deploy failed, 8 plan differs from --plan-digest, 64 usage error, 70 internal error, 143 terminated (SIGTERM). "
+    "7 deploy failed, 8 plan differs from --plan-digest, 9 destroy refused (protected resources), 64 usage error, 70 internal error, 143 terminated (SIGTERM). "
     "See docs/cli.md and docs/deploy.md."
 )
 
