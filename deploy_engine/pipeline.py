@@ -374,7 +374,7 @@ def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
     """What changed since the reviewed plan, from the plan ``preview`` stored under its digest
     (:mod:`deploy_engine.reviewed`), as a sentence ending in a space; or why it cannot be said."""
     from deploy_engine.records import StoreError
-    from deploy_engine.reviewed import canonical_plan, load_reviewed_plan, plan_changes
+    from deploy_engine.reviewed import load_reviewed_plan, plan_changes, plan_document
 
     try:
         stored = load_reviewed_plan(run.store, run.product, run.env, reviewed)
@@ -382,7 +382,7 @@ def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
         return f"The reviewed plan could not be read ({exc}). "
     if stored is None:
         return f"No plan with digest {reviewed} is stored for {run.env} (`{PROG} preview` stores the plan it shows). "
-    changes = plan_changes(stored, json.loads(canonical_plan(run.plan, run.product, run.region)))
+    changes = plan_changes(stored, plan_document(run.plan, run.product, run.region))
     return "Changed since the reviewed plan: " + "; ".join(changes) + ". "
 
 

@@ -38,7 +38,8 @@ S3 by Object Lock and lifecycle rules (``runway-deploy state check``), in the fi
 pruning when a record of that kind is written.
 
 :func:`write_json` is the one way a JSON record is written: scrubbed by the run's
-:class:`~deploy_engine.secrets.Redactor`, refused when a known value survives.
+:class:`~deploy_engine.secrets.Redactor` (and, for what an author wrote, by
+:func:`runway_core.rules.redact`: credential shapes), refused when a known value survives.
 Must not import pulumi; boto3 is imported only by :class:`S3Store`.
 """
 
@@ -56,6 +57,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import parse_qs
+
+from runway_core.rules import redact
 
 from .secrets import Redactor
 from .workdir import runway_folder
@@ -554,13 +557,15 @@ def dumps(doc: Any) -> str:
 
 
 def write_json(store: RecordStore, key: str, doc: Any, redactor: Redactor, *, retain_until: datetime | None = None,
-               text: str | None = None) -> Written:
+               shapes: bool = False) -> Written:
     """Scrub ``doc`` with ``redactor``, check nothing known survived, and :meth:`~RecordStore.create`
-    ``key``. ``text`` replaces the default rendering (already scrubbed JSON, e.g. a canonical
-    plan). Raises ValueError when a secret survives (nothing is written), :class:`RecordExists`,
-    :class:`StoreError`."""
-    if text is None:
-        text = dumps(redactor.scrub_doc(doc))
+    ``key``. With ``shapes`` (a record holding what an author wrote in the runway: the reviewed
+    plan) also :func:`runway_core.rules.redact`: no credential-shaped value pasted there (RW147)
+    is spread into a record. Raises ValueError when a secret survives (nothing is written),
+    :class:`RecordExists`, :class:`StoreError`."""
+    text = dumps(redactor.scrub_doc(doc))
+    if shapes:
+        text = redact(text)
     if redactor.leaks(text):
         raise ValueError(f"record {key} still holds a secret value after redaction; not written")
     store.create(key, text.encode("utf-8"), retain_until=retain_until)

@@ -116,8 +116,12 @@ def test_preview_stores_the_reviewed_plan_and_up_says_what_changed(capsys, tmp_p
     doc = json.loads(out)
     reviewed = doc["plan_digest"]
     assert doc["plan_record"] == f"s3://{bucket}/orders/runway/plans/orders/dev/{reviewed}.json"
-    stored = s3(moto_server, bucket).read(f"plans/orders/dev/{reviewed}.json")
-    assert hashlib.sha256(stored.data).hexdigest() == reviewed  # the stored plan proves itself
+    stored = s3(moto_server, bucket).read(f"plans/orders/dev/{reviewed}.json").json()
+    assert stored["plan_digest"] == reviewed and stored["plan"]["environment"]["name"] == "dev"
+    # Plain env values are kept as hashes only (a pasted secret never spreads into a record).
+    envs = [i["capacity"]["env"] for i in stored["plan"]["environment"]["items"] if "env" in (i.get("capacity") or {})]
+    assert envs and all(v.startswith("sha256:") for env in envs for v in env.values())
+    assert any(env.get("MB_DB_TYPE") == "sha256:" + hashlib.sha256(b"postgres").hexdigest() for env in envs)
     # A second preview of the same plan: stored once, no error.
     assert deploy(capsys, "preview", str(root), "--env", "dev", environ=environ, which=found_pulumi)[0] == 0
 
@@ -125,11 +129,13 @@ def test_preview_stores_the_reviewed_plan_and_up_says_what_changed(capsys, tmp_p
     text = (root / "runway.yaml").read_text(encoding="utf-8")
     assert "monthly: 150" not in text
     (root / "runway.yaml").write_text(text.replace("  dev:                      # default cap: $150/month\n",
-                                                   "  dev:\n    limits:\n      monthly: 149\n"), encoding="utf-8")
+                                                   "  dev:\n    limits:\n      monthly: 149\n")
+                                      .replace("      MB_DB_TYPE: postgres\n", "      MB_DB_TYPE: postgresql\n"), encoding="utf-8")
     rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--plan-digest", reviewed, "--format", "json",
                           environ={**environ, "RUNWAY_DEPLOY_JOB": "protected", **INFISICAL_OK}, which=found_pulumi)
     assert rc == 8, err
     assert "Changed since the reviewed plan: cap: $150.00 -> $149.00 per month" in err
+    assert "env MB_DB_TYPE changed" in err and "postgresql" not in err
     ((_, r),) = stored_receipts(moto_server, bucket)
     assert r["outcome"] == "refused" and r["reviewed_plan_digest"] == reviewed and "cap: $150.00 -> $149.00" in r["reason"]
     # A digest nobody previewed: said so.
