@@ -152,6 +152,8 @@ class DeployRun:
                 git_commit=git_commit(self.root),
                 ci=self.ci,
                 actor=self.actor,
+                # Where its records go, also for a run refused before the backend is checked.
+                backend=url or None,
             )
 
     # Every line goes through the redactor (ADR 0493 §4: nobody reads a value).

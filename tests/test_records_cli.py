@@ -339,3 +339,29 @@ def test_ten_runway_deploy_up_from_ten_checkouts_one_holds_the_lease_nine_exit_6
     assert all(r["lease"]["status"] == "held-by-another" for r in rs if r["exit_code"] == 6)
     assert current_lease(s3(moto_server, bucket), "orders", "dev") is None  # released by the holder
     assert not list(tmp_path.glob("runner-*/orders/.runway"))  # every record is in the bucket
+
+
+def test_receipts_from_a_bucket_that_does_not_exist_exit_3_naming_it(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    rc, out, err = deploy(capsys, "receipts", str(root), "--backend", "s3://runway-no-such-bucket-x/orders", "--format", "json",
+                          environ=moto_server.env())
+    assert rc == 3 and "NoSuchBucket" in err and "s3://runway-no-such-bucket-x/orders/runway/receipts/" in err
+    assert json.loads(out)["error"]["exit_code"] == 3
+
+
+def test_a_refused_up_whose_bucket_is_missing_keeps_its_receipt_under_dot_runway(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://runway-no-such-bucket-y/orders", environ=moto_server.env())
+    assert rc == 4
+    assert "warning: the receipt could not be stored" in err and "NoSuchBucket" in err
+    (r,) = receipts(root)
+    assert r["outcome"] == "refused" and r["backend"] == "s3://runway-no-such-bucket-y/orders"
+
+
+def test_state_check_warns_about_a_default_retention(capsys, moto_server):
+    bucket = fully_configured(moto_server)
+    moto_server.client().put_object_lock_configuration(Bucket=bucket, ObjectLockConfiguration={
+        "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 30}}})
+    rc, out, _ = deploy(capsys, "state", "check", "--backend", f"s3://{bucket}/orders", environ=moto_server.env())
+    assert rc == 0, out  # a warning, not a failure
+    assert "warning  object lock default retention" in out
