@@ -24,14 +24,9 @@ from typing import Any
 from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, EXIT_PROTECTED_REMAIN, PROG
 
 
-def run_destroy(run: Any, target: Any) -> int:
-    """``destroy`` of ``run.env`` once the guards passed; returns the exit code (see module)."""
-    from deploy_engine.pipeline import under_lease
-
-    return under_lease(run, lambda: _destroy_under_lease(run, target))
-
-
-def _destroy_under_lease(run: Any, target: Any) -> int:
+def destroy_under_lease(run: Any, target: Any) -> int:
+    """``destroy`` of ``run.env`` (a :class:`deploy_engine.pipeline.DeployRun`) once the guards
+    passed and the lease is held (``pipeline.under_lease``); returns the exit code (see module)."""
     from deploy_engine import automation
     from deploy_engine.records import StoreError
     from deploy_engine.receipts import start_retention
@@ -72,4 +67,4 @@ def _destroy_under_lease(run: Any, target: Any) -> int:
     return run.finish(EXIT_OK, "succeeded")
 
 
-__all__ = ["run_destroy"]
+__all__ = ["destroy_under_lease"]

@@ -366,9 +366,9 @@ def _guarded_deploy(run: DeployRun) -> int:
     if run.command == "drift":
         return _run_drift(run, target, header)
     if run.command == "destroy":
-        from deploy_engine.destroy import run_destroy
+        from deploy_engine.destroy import destroy_under_lease
 
-        return run_destroy(run, target)
+        return under_lease(run, lambda: destroy_under_lease(run, target))
     return _run_up(run, target, infisical)
 
 

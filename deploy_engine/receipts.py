@@ -31,8 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from runway_core.money import usd
 from runway_core.planner import EnvironmentPlan, plan_digest
-from runway_core.rules import usd
 
 from .leases import Lease
 from .records import FileStore, RecordStore, Written, receipt_retain_until, record_order, write_unique

@@ -39,7 +39,7 @@ pruning when a record of that kind is written.
 
 :func:`write_json` is the one way a JSON record is written: scrubbed by the run's
 :class:`~deploy_engine.secrets.Redactor` (and, for what an author wrote, by
-:func:`runway_core.rules.redact`: credential shapes), refused when a known value survives.
+:func:`runway_core.text.redact`: credential shapes), refused when a known value survives.
 Must not import pulumi; boto3 is imported only by :class:`S3Store`.
 """
 
@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import parse_qs
 
-from runway_core.rules import redact
+from runway_core.text import redact
 
 from .secrets import Redactor
 from .workdir import runway_folder
@@ -560,7 +560,7 @@ def write_json(store: RecordStore, key: str, doc: Any, redactor: Redactor, *, re
                shapes: bool = False) -> Written:
     """Scrub ``doc`` with ``redactor``, check nothing known survived, and :meth:`~RecordStore.create`
     ``key``. With ``shapes`` (a record holding what an author wrote in the runway: the reviewed
-    plan) also :func:`runway_core.rules.redact`: no credential-shaped value pasted there (RW147)
+    plan) also :func:`runway_core.text.redact`: no credential-shaped value pasted there (RW147)
     is spread into a record. Raises ValueError when a secret survives (nothing is written),
     :class:`RecordExists`, :class:`StoreError`."""
     text = dumps(redactor.scrub_doc(doc))
