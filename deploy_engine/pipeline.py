@@ -12,9 +12,11 @@ creates the database, or that rotates it (``--rotate-credentials``, the proxy ad
 only those values are written to Infisical, after logging in before ``pulumi up``; no run reads
 a stored one (docs/deploy.md, "Credentials"). SIGTERM ends a run like Ctrl-C (exit 143,
 :class:`SigtermRaises`). With ``--format json`` a failed ``preview``/``drift`` prints
-``{"error": {"exit_code", "message"}}``. Every ``up`` writes a receipt
+``{"error": {"exit_code", "message"}}``. Every ``up`` and ``destroy`` writes a receipt
 (:mod:`deploy_engine.receipts`); every line it prints goes through the run's
-:class:`~deploy_engine.secrets.Redactor`.
+:class:`~deploy_engine.secrets.Redactor`. Every record (receipt, lease, the plan ``preview``
+showed, the drift report) goes to the records store of the backend (:mod:`deploy_engine.records`:
+``.runway/`` or the ``s3://`` state bucket), opened before the first guard.
 
 Must not import pulumi at module level: only the paths past the guards import
 :mod:`deploy_engine.automation` (and through it pulumi), lazily.
