@@ -600,6 +600,46 @@ def drift(target: StackTarget, on_output: OnOutput) -> DriftReport:
     return drift_from_events(events)
 
 
+@dataclass(frozen=True)
+class DestroySummary:
+    """What ``pulumi destroy`` did: operation counts and the URNs it reached."""
+
+    changes: Mapping[str, int]
+    resources: tuple[str, ...]
+
+
+def protected_resources(target: StackTarget) -> tuple[str, ...]:
+    """URNs of the stack's resources marked ``protect`` (Pulumi's resource option), sorted.
+
+    Read from ``pulumi stack export`` **without** ``--show-secrets``: secret values stay
+    ciphertext, and only each resource's ``urn`` and ``protect`` flag are looked at (a failure
+    quotes the command's stderr, never its stdout). Raises :class:`PulumiFailed`.
+    """
+    stack = open_stack(target)
+    try:
+        deployment = stack.export_stack()
+    except Exception as exc:  # noqa: BLE001
+        raise _failure("stack export", exc, target.redactor, quote_stdout=False) from None
+    resources = (getattr(deployment, "deployment", None) or {}).get("resources") or []
+    return tuple(sorted(str(r.get("urn")) for r in resources if isinstance(r, Mapping) and r.get("protect")))
+
+
+def destroy(target: StackTarget, on_output: OnOutput, *, unprotect: bool = False) -> DestroySummary:
+    """``pulumi destroy`` of the stack (the program is not run). With ``unprotect``, first
+    ``pulumi state unprotect --all --yes`` (the Automation API has no call for it), so protected
+    resources go too: only when asked explicitly (``destroy --include-protected``). Raises
+    :class:`PulumiFailed` (with the URNs seen), :class:`StackLocked`."""
+    stack = open_stack(target)
+    events: list[Any] = []
+    try:
+        if unprotect:
+            stack._run_pulumi_cmd_sync(["state", "unprotect", "--all", "--yes"], on_output, on_output)
+        result = stack.destroy(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False)
+    except Exception as exc:  # noqa: BLE001
+        raise _failure("destroy", exc, target.redactor, urns_from_events(events)) from None
+    return DestroySummary(_changes(getattr(result.summary, "resource_changes", None)), urns_from_events(events))
+
+
 # --------------------------------------------------------------------------------------
 # Endpoints of postgres resources, from the stack outputs
 # --------------------------------------------------------------------------------------
@@ -664,7 +704,10 @@ __all__ = [
     "created_from_events",
     "masked_outputs",
     "password_holders",
+    "DestroySummary",
+    "destroy",
     "drift",
+    "protected_resources",
     "drift_from_events",
     "open_stack",
     "postgres_endpoint",

@@ -12,9 +12,11 @@ creates the database, or that rotates it (``--rotate-credentials``, the proxy ad
 only those values are written to Infisical, after logging in before ``pulumi up``; no run reads
 a stored one (docs/deploy.md, "Credentials"). SIGTERM ends a run like Ctrl-C (exit 143,
 :class:`SigtermRaises`). With ``--format json`` a failed ``preview``/``drift`` prints
-``{"error": {"exit_code", "message"}}``. Every ``up`` writes a receipt
+``{"error": {"exit_code", "message"}}``. Every ``up`` and ``destroy`` writes a receipt
 (:mod:`deploy_engine.receipts`); every line it prints goes through the run's
-:class:`~deploy_engine.secrets.Redactor`.
+:class:`~deploy_engine.secrets.Redactor`. Every record (receipt, lease, the plan ``preview``
+showed, the drift report) goes to the records store of the backend (:mod:`deploy_engine.records`:
+``.runway/`` or the ``s3://`` state bucket), opened before the first guard.
 
 Must not import pulumi at module level: only the paths past the guards import
 :mod:`deploy_engine.automation` (and through it pulumi), lazily.
@@ -70,6 +72,8 @@ class DeployOptions:
     format: str = "text"
     plan_digest: str | None = None
     rotate_credentials: bool = False
+    #: ``destroy`` only: also destroy resources marked ``protect`` (unprotecting them first).
+    include_protected: bool = False
 
 
 class SigtermRaises:
@@ -141,7 +145,8 @@ class DeployRun:
     """One ``preview``/``up``/``drift`` run: its redactor, its output and (for ``up``) its receipt."""
 
     def __init__(self, options: DeployOptions, ctx: Context, an: Analysis, env_plan: EnvironmentPlan) -> None:
-        from deploy_engine.receipts import Receipt, actor, ci_run, git_commit
+        from deploy_engine.receipts import Receipt, actor, ci_run, git_commit, url_secrets
+        from deploy_engine.records import backend_url
         from deploy_engine.secrets import Redactor
 
         assert an.spec is not None
@@ -159,8 +164,15 @@ class DeployRun:
         self.stack = f"{self.product}-{self.env}"
         self.receipt: Any = None
         self.finished = False
-        if self.command == "up":
+        # The records store follows the backend (docs/deploy.md, "Records"); opened before any
+        # guard, so a refused run's receipt goes there too. A URL's user info is a credential.
+        url = backend_url(options.backend, ctx.environ)
+        for value in url_secrets(url):
+            self.redactor.add(value)
+        self.store = _open_records(url, self.root, ctx.environ, self.redactor)
+        if self.command in ("up", "destroy"):
             self.receipt = Receipt(
+                command=self.command,
                 product=self.product,
                 environment=self.env,
                 region=self.region,
@@ -170,6 +182,8 @@ class DeployRun:
                 git_commit=git_commit(self.root),
                 ci=self.ci,
                 actor=self.actor,
+                # Where its records go, also for a run refused before the backend is checked.
+                backend=url or None,
             )
 
     # Every line goes through the redactor (ADR 0493 §4: nobody reads a value).
@@ -199,20 +213,48 @@ class DeployRun:
             if code != EXIT_OK and self.options.format == "json":
                 self.out_json(json_error(code, reason or outcome))
             return code
-        from deploy_engine.receipts import write_receipt
-
         self.receipt.outcome = outcome
         self.receipt.exit_code = code
         self.receipt.reason = self.redactor.scrub(reason) if reason else None
         self.receipt.finished_at = self.ctx.now()
-        path = write_receipt(self.root, self.receipt, self.redactor)
-        shown = rel_path(str(path), str(self.root))
+        written, shown = self.write_receipt()
         if self.options.format == "json":
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(written.text)
             doc["receipt"] = shown
             self.out_json(doc)
-        self.err(f"{PROG} up: {outcome}; receipt {shown}")
+        self.err(f"{PROG} {self.command}: {outcome}; receipt {shown}")
         return code
+
+    def write_receipt(self) -> tuple[Any, str]:
+        """Write the receipt to the records store: (what was written, where, as shown). A store
+        that cannot take it (unreachable, access denied) gets it written to ``.runway/receipts/``
+        instead, with a warning: a receipt is never lost for want of a bucket."""
+        from deploy_engine.receipts import store_receipt
+        from deploy_engine.records import FileStore, StoreError
+
+        try:
+            written = store_receipt(self.store, self.receipt, self.redactor)
+        except StoreError as exc:
+            self.err(f"{PROG} {self.command}: warning: the receipt could not be stored: {exc}; writing it under .runway/receipts/")
+            written = store_receipt(FileStore(self.root), self.receipt, self.redactor)
+            return written, rel_path(written.location, str(self.root))
+        if self.store.scheme == "s3":
+            if written.retain_until is None:
+                self.err(f"{PROG} {self.command}: warning: receipt not locked: {getattr(self.store, 'unlocked_reason', None)} "
+                         f"(`{PROG} state check` names the fix)")
+            return written, written.location
+        return written, rel_path(written.location, str(self.root))
+
+
+def _open_records(url: str, root: Path, environ: Mapping[str, str], redactor: Any) -> Any:
+    """The records store of ``url`` (:func:`deploy_engine.records.open_store`); an ``s3://`` URL
+    without a bucket keeps the records in ``.runway/`` (the backend check refuses it, exit 3)."""
+    from deploy_engine.records import FileStore, open_store
+
+    try:
+        return open_store(url, root, environ, redactor)
+    except ValueError:
+        return FileStore(root)
 
 
 def run_deploy(ctx: Context, an: Analysis, options: DeployOptions) -> int:
@@ -262,16 +304,12 @@ def _changes_text(changes: Mapping[str, int]) -> str:
 
 def _deploy_config(run: DeployRun) -> tuple[Any, Any, Any, Any] | None:
     """(network, infisical config or None, backend, passphrase), or None after printing every problem (exit 3)."""
-    from deploy_engine.automation import ENV_BACKEND, DeployConfigError, resolve_backend, resolve_passphrase
+    from deploy_engine.automation import DeployConfigError, resolve_backend, resolve_passphrase
     from deploy_engine.infisical import InfisicalConfig, InfisicalConfigError
-    from deploy_engine.receipts import url_secrets
     from deploy_engine.settings import SettingsError, load_network_settings, plan_network_check
 
     problems: list[str] = []
     network = infisical = backend = passphrase = None
-    # A backend URL's user info is a credential: scrubbed from every line from now on.
-    for value in url_secrets((run.options.backend or run.ctx.environ.get(ENV_BACKEND) or "").strip()):
-        run.redactor.add(value)
     try:
         network = load_network_settings(run.ctx.environ, run.options.network)
     except SettingsError as exc:
@@ -308,7 +346,8 @@ def _guarded_deploy(run: DeployRun) -> int:
     ctx, env_plan = run.ctx, run.plan
 
     # The cap check runs before Pulumi is called (ADR 0493 §3): nothing declared, pulumi not imported.
-    if env_plan.verdict == "over-cap":
+    # `destroy` declares nothing: an environment over its cap may always be destroyed.
+    if env_plan.verdict == "over-cap" and run.command != "destroy":
         assert env_plan.cap is not None
         return run.finish(
             EXIT_REFUSED, "refused",
@@ -329,13 +368,13 @@ def _guarded_deploy(run: DeployRun) -> int:
             return run.finish(
                 EXIT_PLAN_MISMATCH, "refused",
                 f"refused: the plan of {run.env} is not the reviewed one: --plan-digest {reviewed}, but the runway now "
-                f"plans {current}; nothing was declared. Review the new plan (`{PROG} plan --env {run.env} --format json` "
-                "gives its plan_digest) and pass that digest",
+                f"plans {current}; nothing was declared. {_reviewed_changes(run, reviewed)}Review the new plan "
+                f"(`{PROG} plan --env {run.env} --format json` gives its plan_digest) and pass that digest",
             )
-    if run.command == "up" and ctx.environ.get(PROTECTED_VARIABLE) != PROTECTED_VALUE:
+    if run.command in ("up", "destroy") and ctx.environ.get(PROTECTED_VARIABLE) != PROTECTED_VALUE:
         return run.finish(
             EXIT_NOT_PROTECTED, "refused",
-            f"refused: `up` runs only in a protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
+            f"refused: `{run.command}` runs only in a protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
             "set by that job's protected environment; ADR 0493 §6). Use `preview` anywhere else",
         )
 
@@ -366,7 +405,39 @@ def _guarded_deploy(run: DeployRun) -> int:
         return _run_preview(run, target, header)
     if run.command == "drift":
         return _run_drift(run, target, header)
+    if run.command == "destroy":
+        from deploy_engine.destroy import destroy_under_lease
+
+        return under_lease(run, lambda: destroy_under_lease(run, target))
     return _run_up(run, target, infisical)
+
+
+def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
+    """What changed since the reviewed plan, from the plan ``preview`` stored under its digest
+    (:mod:`deploy_engine.reviewed`), as a sentence ending in a space; or why it cannot be said."""
+    from deploy_engine.records import StoreError
+    from deploy_engine.reviewed import load_reviewed_plan, plan_changes, plan_document
+
+    try:
+        stored = load_reviewed_plan(run.store, run.product, run.env, reviewed)
+    except StoreError as exc:
+        return f"The reviewed plan could not be read ({exc}). "
+    if stored is None:
+        return f"No plan with digest {reviewed} is stored for {run.env} (`{PROG} preview` stores the plan it shows). "
+    changes = plan_changes(stored, plan_document(run.plan, run.product, run.region))
+    return "Changed since the reviewed plan: " + "; ".join(changes) + ". "
+
+
+def store_record(run: DeployRun, what: str, write: Any) -> Any:
+    """Run ``write()`` (a records-store write) and return its result; a store that refuses it
+    leaves a warning line naming ``what`` and returns None (the command's own result stands)."""
+    from deploy_engine.records import StoreError
+
+    try:
+        return write()
+    except (StoreError, OSError) as exc:
+        run.err(f"{PROG} {run.command}: warning: {what} not stored: {exc}")
+        return None
 
 
 def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = False) -> tuple[Any, Any]:
@@ -399,6 +470,11 @@ def _run_preview(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
         summary = automation.preview(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    from deploy_engine.reviewed import plan_key, store_reviewed_plan
+
+    # The plan this preview showed, kept under its digest for `up --plan-digest` (docs/deploy.md).
+    if store_record(run, "the reviewed plan", lambda: store_reviewed_plan(run.store, run.plan, run.product, run.region, run.redactor)):
+        header = {**header, "plan_record": run.store.location(plan_key(run.store, run.product, run.env, header["plan_digest"]))}
     if run.options.format == "json":
         run.out_json({**header, "credentials": dict(cplan.sources), "changes": dict(summary.changes),
                       "steps": [{"urn": s.urn, "type": s.type, "op": s.op} for s in summary.steps]})
@@ -420,12 +496,14 @@ def _run_drift(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
         report = automation.drift(target, run.pulumi_line)
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    doc = {
+        **header,
+        "checked": report.checked,
+        "drifted": [{"urn": i.urn, "type": i.type, "change": i.change, "properties": list(i.properties)} for i in report.items],
+    }
+    written = store_record(run, "the drift report", lambda: _store_drift(run, doc))
     if run.options.format == "json":
-        run.out_json({
-            **header,
-            "checked": report.checked,
-            "drifted": [{"urn": i.urn, "type": i.type, "change": i.change, "properties": list(i.properties)} for i in report.items],
-        })
+        run.out_json({**doc, "report": written.location if written is not None else None})
     else:
         lines = [f"drift of {run.stack}: {len(report.items)} of {report.checked} resources changed outside Pulumi"]
         for i in report.items:
@@ -435,39 +513,62 @@ def _run_drift(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
     return EXIT_OK
 
 
+def _store_drift(run: DeployRun, doc: Mapping[str, Any]) -> Any:
+    """Keep the drift report in the records store (``drift/``; 13 months: an S3 lifecycle rule,
+    pruned in the file store)."""
+    from deploy_engine.records import DRIFT_RETENTION_DAYS, prune_kind, write_unique
+
+    now = run.ctx.now()
+    written = write_unique(run.store, "drift", run.product, run.env, now, doc, run.redactor)
+    prune_kind(run.store, "drift", run.product, run.env, now, DRIFT_RETENTION_DAYS)
+    return written
+
+
 def _rotate_advice(names: Sequence[str]) -> str:
     return (
         f"; the credentials of {', '.join(names)} may now be set on the database but not in Infisical: "
         f"once the cause is fixed, run `{PROG} up --rotate-credentials` (a new value, set and written to Infisical)"
     )
 def _run_up(run: DeployRun, target: Any, infisical: Any) -> int:
+    return under_lease(run, lambda: _up_under_lease(run, target, infisical, run.receipt))
+
+
+def under_lease(run: DeployRun, body: Any) -> int:
+    """Take the environment's lease in the records store (exit 6 while another deploy holds
+    it), run ``body()`` and release the lease on every way out."""
     from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
     from deploy_engine.receipts import lease_json
+    from deploy_engine.records import StoreError
 
     receipt = run.receipt
     try:
-        lease = acquire(run.root, run.product, run.env, holder=run.holder(), clock=run.ctx.now)
+        lease = acquire(run.root, run.product, run.env, holder=run.holder(), clock=run.ctx.now, store=run.store,
+                        redactor=run.redactor)
     except LeaseHeld as exc:
         receipt.lease = lease_json(exc.lease, "held-by-another")
         return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
     except LeaseError as exc:
         receipt.lease = {"status": "unreadable"}
         return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
+    except StoreError as exc:
+        # Fail closed: no lease, no deploy.
+        receipt.lease = {"status": "not-taken"}
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", f"the lease could not be taken: {exc}; nothing was deployed")
     try:
         receipt.lease = lease_json(lease, "held")
         if lease.takeover:
-            run.err(_takeover_text(lease.takeover))
-        return _up_under_lease(run, target, infisical, receipt)
+            run.err(_takeover_text(run.command, lease.takeover))
+        return body()
     finally:
         # On every way out: success, failure, a bug, Ctrl-C and SIGTERM (Terminated).
-        release(lease)
+        release(lease, run.ctx.now, run.redactor)
 
 
-def _takeover_text(takeover: Mapping[str, Any]) -> str:
+def _takeover_text(command: str, takeover: Mapping[str, Any]) -> str:
     reason = str(takeover.get("reason") or "expired")
     if reason == "expired":
-        return f"{PROG} up: took over the expired lease of {takeover.get('previous_holder')}"
-    return f"{PROG} up: took over the lease of {takeover.get('previous_holder')}: {reason}"
+        return f"{PROG} {command}: took over the expired lease of {takeover.get('previous_holder')}"
+    return f"{PROG} {command}: took over the lease of {takeover.get('previous_holder')}: {reason}"
 
 
 def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -> int:

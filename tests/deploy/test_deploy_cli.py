@@ -80,6 +80,15 @@ def receipts(root: Path, env: str = "dev") -> list[dict]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))] if folder.exists() else []
 
 
+def bucket_receipts(moto_server, bucket: str, env: str = "dev") -> list[dict]:
+    """The receipts an ``s3://<bucket>/orders`` backend keeps in the bucket (moto_server)."""
+    from deploy_engine.receipts import list_receipts
+    from deploy_engine.records import open_store
+
+    store = open_store(f"s3://{bucket}/orders", "/nonexistent", moto_server.env())
+    return [store.read(k).json() for k in list_receipts(store, "orders", env, [env])]
+
+
 def assert_no_secret(texts, secrets) -> None:
     for t in texts:
         for s in secrets:
@@ -176,15 +185,17 @@ def test_pulumi_missing_in_a_subprocess_with_a_sanitized_path(tmp_path):
     assert "curl -fsSL https://get.pulumi.com | sh" in proc.stderr
 
 
-def test_missing_configuration_exits_3_naming_every_variable(capsys, tmp_path):
+def test_missing_configuration_exits_3_naming_every_variable(capsys, tmp_path, moto_server):
     root = orders(tmp_path)
-    rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state-bucket/orders",
-                          environ={"RUNWAY_DEPLOY_JOB": "protected"}, which=found_pulumi)
+    bucket = moto_server.bucket(object_lock=True)
+    rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", f"s3://{bucket}/orders",
+                          environ={"RUNWAY_DEPLOY_JOB": "protected", **moto_server.env()}, which=found_pulumi)
     assert rc == 3
     for name in ("RUNWAY_VPC_ID", "RUNWAY_PRIVATE_SUBNET_IDS", "INFISICAL_CLIENT_ID", "INFISICAL_CLIENT_SECRET",
                  "INFISICAL_PROJECT_ID", "PULUMI_CONFIG_PASSPHRASE"):
         assert name in err
-    (r,) = receipts(root)
+    assert receipts(root) == []  # the s3:// backend keeps its receipts in the bucket
+    (r,) = bucket_receipts(moto_server, bucket)
     assert r["outcome"] == "failed" and r["exit_code"] == 3
     # preview needs no Infisical: only the network is missing.
     rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", environ={"PULUMI_CONFIG_PASSPHRASE": "x" * 12}, which=found_pulumi)
@@ -312,8 +323,12 @@ def writes(srv) -> list[dict]:
     return [r for r in srv.requests if r["path"].startswith("/api/v3/secrets/raw/")]
 
 
-def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack):
+def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack, moto_server):
+    from deploy_engine.leases import current_lease
+    from deploy_engine.records import open_store
+
     root = orders(tmp_path)
+    bucket = moto_server.bucket(object_lock=True)
     seen = Captured()
 
     def failing_up(target, on_output):
@@ -323,17 +338,19 @@ def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path,
         raise PulumiFailed(f"pulumi up failed: InvalidParameterValue: MasterUserPassword {pw}", ["urn:pulumi:orders-dev::runway-orders::a"])
 
     monkeypatch.setattr(automation, "up", failing_up)
-    with infisical(monkeypatch, PULUMI_CONFIG_PASSPHRASE="team-passphrase-123", GITHUB_RUN_ID="99", GITHUB_ACTOR="octocat") as (srv, environ):
-        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state/orders", environ=environ, which=found_pulumi)
+    with infisical(monkeypatch, PULUMI_CONFIG_PASSPHRASE="team-passphrase-123", GITHUB_RUN_ID="99", GITHUB_ACTOR="octocat",
+                   **moto_server.env()) as (srv, environ):
+        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", f"s3://{bucket}/orders", environ=environ, which=found_pulumi)
     assert rc == 7
     password = seen.target.credentials["main-db"].password.reveal()
     assert len(password) >= 32
     assert "password [redacted] rejected" in err and "MasterUserPassword [redacted]" in err
-    (r,) = receipts(root)
+    (r,) = bucket_receipts(moto_server, bucket)
     assert r["outcome"] == "failed" and r["exit_code"] == 7 and r["resources"] == ["urn:pulumi:orders-dev::runway-orders::a"]
-    assert r["ci"]["run_id"] == "99" and r["actor"] == "octocat" and r["backend"] == "s3://state/orders"
+    assert r["ci"]["run_id"] == "99" and r["actor"] == "octocat" and r["backend"] == f"s3://{bucket}/orders"
     assert r["lease"]["status"] == "held" and r["lease"]["holder"] == "octocat (github-actions run 99)"
-    assert read_lease(lease_path(root, "orders", "dev")) is None  # released
+    assert current_lease(open_store(f"s3://{bucket}/orders", root, moto_server.env()), "orders", "dev") is None  # released
+    assert receipts(root) == [] and read_lease(lease_path(root, "orders", "dev")) is None
     assert_no_secret([out, err, json.dumps(r)], [password, "team-passphrase-123", "client-secret-that-must-never-print"])
 
 
@@ -809,7 +826,7 @@ def test_members_only_databases_warn_without_an_allowed_cidr(capsys, tmp_path, m
 # --------------------------------------------------------------------------------------
 
 
-def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack):
+def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack, moto_server):
     root = orders(tmp_path)
     rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "https://alice:hunter2-secret@state.example.com/x?token=tok-123",
                           environ={**NETWORK}, which=found_pulumi)
@@ -821,10 +838,11 @@ def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack
         return PreviewSummary({}, ())
 
     monkeypatch.setattr(automation, "preview", echoing_preview)
-    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "s3://AKIA:wJalr-secret-key@state-bucket/orders",
-                          environ={**NETWORK, "PULUMI_CONFIG_PASSPHRASE": "x" * 12}, which=found_pulumi)
+    bucket = moto_server.bucket()
+    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", f"s3://AKIA:wJalr-secret-key@{bucket}/orders",
+                          environ={**NETWORK, "PULUMI_CONFIG_PASSPHRASE": "x" * 12, **moto_server.env()}, which=found_pulumi)
     assert rc == 0, err
-    assert json.loads(out)["backend"] == "s3://***@state-bucket/orders"
+    assert json.loads(out)["backend"] == f"s3://***@{bucket}/orders"
     assert "wJalr-secret-key" not in out + err and "[redacted]" in err
 
 
