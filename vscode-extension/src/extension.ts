@@ -18,7 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // The selected environment: in the workspace memento, never in .vscode/settings.json.
   const environments = new EnvironmentStore(context.workspaceState);
   // A code lens ("dev $122 / $150 · 81%") runs runway.showCost: show the plan it belongs to.
-  const client = new RunwayClient(output, (args) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
+  const client = new RunwayClient(context.extensionUri.fsPath, output, (args: unknown[]) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
   const status = new CostStatus(client, environments);
   runway = client;
   async function setEnvironment(name: string): Promise<void> {
