@@ -37,7 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     PlanPanel.show(client, target, setEnvironment, environments);
   }
-  context.subscriptions.push(output, environments, client, status);
+  context.subscriptions.push(output, environments, client, status, PlanPanel.register(client, setEnvironment, environments));
 
   context.subscriptions.push(
     vscode.commands.registerCommand('runway.restartServer', async () => {
