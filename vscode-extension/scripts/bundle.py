@@ -9,7 +9,8 @@ merges them: the pure-Python files are the same in each, the compiled modules di
 (``_pydantic_core.cpython-312-x86_64-linux-gnu.so``), so one ``libs`` folder serves every
 version and Python's import picks the module of the running interpreter. Then the project's
 own ``runway_core``, ``runway_lsp`` and ``catalog`` (with its data files, as ``pyproject.toml``
-packages them) are copied in; ``deploy_engine`` is not: the server never imports it.
+packages them) are copied in; ``deploy_engine`` is not: the server never imports it. And
+``docs/diagnostics.md`` goes to ``bundled/docs/`` (the extension opens a code's entry there).
 
 Wheels come from ``.bundle-cache/wheels/<target>/``; the ones missing there are downloaded from
 PyPI first (``pip download``), so a second build is offline; ``--offline`` never downloads.
@@ -35,6 +36,9 @@ from pathlib import Path
 EXT = Path(__file__).resolve().parent.parent
 REPO = EXT.parent
 LIBS = EXT / "bundled" / "libs"
+DOCS = EXT / "bundled" / "docs"
+#: Reference pages the extension opens itself (a diagnostic code's link): copied as they are.
+SHIPPED_DOCS = ("diagnostics.md",)
 REQUIREMENTS = EXT / "bundled" / "requirements.txt"
 CACHE = EXT / ".bundle-cache" / "wheels"
 #: Project packages the server imports, with the data files pyproject.toml ships for them.
@@ -156,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     for junk in [*LIBS.rglob("__pycache__"), LIBS / "bin"]:
         shutil.rmtree(junk, ignore_errors=True)
     copy_project(LIBS)
+    DOCS.mkdir(parents=True, exist_ok=True)
+    for name in SHIPPED_DOCS:
+        shutil.copy2(REPO / "docs" / name, DOCS / name)
     info = {"target": args.target, "pythons": versions, "requirements": reqs, "skipped": skipped}
     (LIBS / "BUNDLE.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     size = sum(f.stat().st_size for f in LIBS.rglob("*") if f.is_file())

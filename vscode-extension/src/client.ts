@@ -8,7 +8,7 @@
  * and the server's own output (its traceback included) is in the Runway output channel.
  */
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -24,6 +24,7 @@ import {
 } from 'vscode-languageclient/node';
 import * as readline from 'node:readline';
 import { enabledGlobs, filterConfigurationResult, injectEnvironment, mergedExclude, serverSection, withExclusions } from './config';
+import { codeLines, diagnosticCode } from './docs';
 import { isUsageLens, SHOW_COST, SHOW_USAGES } from './lensCommands';
 import { NOT_RUNNING } from './status';
 import { ServerLogParser } from './serverLog';
@@ -259,6 +260,13 @@ export class RunwayClient implements vscode.Disposable {
         },
       },
       middleware: {
+        // A code's link opens the reference shipped in the extension, at the code's heading.
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, this.linkCodes(diagnostics)),
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const report = await next(document, previousResultId, token);
+          if (report && report.kind === 'full') report.items = this.linkCodes(report.items);
+          return report;
+        },
         workspace: {
           // The server warns about keys it does not know: keep the client's own to itself. The
           // selected environment lives in the workspace memento, not settings.json: add it.
@@ -368,6 +376,33 @@ export class RunwayClient implements vscode.Disposable {
         if (choice === OUTPUT) this.output.show(true);
         if (choice === SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server.command');
       });
+  }
+
+  /** Where the shipped docs/diagnostics.md has each code's heading (empty when it is not shipped). */
+  private docsLines: Map<string, number> | undefined;
+
+  /** The shipped diagnostics reference, at `code`'s heading when it has one. */
+  docsTarget(code?: string | null): vscode.Uri | null {
+    const file = path.join(this.extensionPath, 'bundled', 'docs', 'diagnostics.md');
+    if (!this.docsLines) {
+      try {
+        this.docsLines = codeLines(readFileSync(file, 'utf8'));
+      } catch {
+        this.docsLines = new Map();
+      }
+    }
+    if (!this.docsLines.size) return null;
+    const line = code ? this.docsLines.get(code) : undefined;
+    return vscode.Uri.file(file).with({ fragment: line ? `L${line}` : '' });
+  }
+
+  private linkCodes(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+    for (const d of diagnostics) {
+      const code = diagnosticCode(d.code);
+      const target = code ? this.docsTarget(code) : null;
+      if (code && target && target.fragment) d.code = { value: code, target };
+    }
+    return diagnostics;
   }
 
   /** The Python extension's interpreter picker when it is installed, else a file picker for `runway.server.pythonPath`. */

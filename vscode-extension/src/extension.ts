@@ -45,6 +45,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.restart();
     }),
     vscode.commands.registerCommand('runway.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('runway.openDiagnosticsDocs', async (code?: unknown) => {
+      const target = client.docsTarget(typeof code === 'string' ? code : null);
+      if (!target) return void vscode.window.showWarningMessage('Runway: this build of the extension does not ship docs/diagnostics.md.');
+      const line = Number(/^L(\d+)$/.exec(target.fragment)?.[1] ?? 1) - 1;
+      await vscode.window.showTextDocument(target.with({ fragment: '' }), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+    }),
     vscode.commands.registerCommand('runway.selectInterpreter', () => client.selectInterpreter()),
     vscode.commands.registerCommand(SHOW_USAGES, (uri: vscode.Uri, position: vscode.Position) => client.showUsages(uri, position)),
     vscode.commands.registerCommand('runway.showPlan', (uri?: vscode.Uri) => showPlan(uri instanceof vscode.Uri ? uri : undefined)),
