@@ -559,6 +559,7 @@ try {
     if (!/small\s+\$36\.28\s+medium\s+\$139\.47\s+large\s+\$325\.81/.test(mainDb)) throw new Error(`main-db row: ${mainDb}`);
     await page.locator('.tab', { hasText: 'Runway Plan' }).first().click();
     await runCommand('View: Close Primary Side Bar');
+    await runCommand('View: Hide Panel');
     await runCommand('View: Toggle Maximize Editor Group');
     await runCommand('Notifications: Clear All Notifications');
     for (const width of [1200, 320]) {
