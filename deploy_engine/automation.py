@@ -1,9 +1,9 @@
 """The Pulumi Automation API face of the deploy side: ``preview``, ``up`` and ``drift``.
 
-ADR 0493 §2 and §6, RUNWAY_FORMAT.md "Deploying": one stack per product and environment,
+ADR 0493 §2 and §6, docs/format.md "Deploying": one stack per product and environment,
 ``<product>-<env>``, in the project ``runway-<product>``, run with an **inline program** that
 calls :func:`deploy_engine.program.declare_environment` with the environment's plan. The plan
-is data; the program is a function of it (STYLE.md §6).
+is data; the program is a function of it (docs/architecture.md §6).
 
 - **Backend**: ``--backend URL``, else ``PULUMI_BACKEND_URL``, else the embedded
   ``file://<product repo>/.runway/state`` (the folder is created). ``s3://bucket[/prefix]`` is
@@ -375,7 +375,7 @@ class StackTarget:
         target = self
 
         def runway_program() -> None:
-            # Imported here: the program module imports pulumi_aws (ADR 0493 §6, STYLE.md §6).
+            # Imported here: the program module imports pulumi_aws (ADR 0493 §6, docs/architecture.md §6).
             import pulumi
 
             from deploy_engine.program import declare_environment

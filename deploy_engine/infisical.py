@@ -1,4 +1,4 @@
-"""Write generated credentials blind to Infisical (ADR 0493 §4, 0482 decision 7).
+"""Write generated credentials blind to Infisical (ADR 0493 §4; docs/deploy.md, "Credentials").
 
 Values land at ``<slug>:/runtime/<resource>/``: the Infisical environment slug is
 ``INFISICAL_ENVIRONMENT_<ENV>`` when set (``<ENV>``: the runway environment in upper case,

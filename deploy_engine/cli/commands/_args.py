@@ -1,0 +1,21 @@
+"""Arguments more than one command takes (PATH, ``--catalog``, ``--plan-digest``)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_path_arguments(p: argparse.ArgumentParser) -> None:
+    """``PATH`` (default the current folder) and ``--catalog DIR``."""
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="a folder holding runway.yaml (or runway.yml), or a runway file; a member runway resolves to its root (default: the current folder)")
+    p.add_argument("--catalog", metavar="DIR", default=None,
+                   help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
+
+
+def digest_arg(text: str) -> str:
+    """A ``--plan-digest`` value: 64 hex digits (any case; compared in lowercase)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError("a plan digest is 64 hex digits (the plan_digest of `plan --format json`)")
+    return value

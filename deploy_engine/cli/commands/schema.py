@@ -1,0 +1,36 @@
+"""``schema [--member] [--output FILE]``: the JSON Schema (draft-07) of runway.yaml
+(:mod:`runway_core.schema`), for YAML editors; exit 3 when FILE cannot be written."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from deploy_engine.context import Context
+from deploy_engine.exits import EXIT_OK, InputError
+
+NAME = "schema"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(NAME, help="print the JSON Schema of runway.yaml (for YAML editors)",
+                       description="Print the JSON Schema (draft-07) of runway.yaml: a root runway when it has `product`, else a member.")
+    p.add_argument("--member", action="store_true", help="the schema of a member runway only")
+    p.add_argument("--output", metavar="FILE", default=None, help="write the schema to FILE instead of standard output")
+    return p
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    """The JSON Schema of runway.yaml; exit 3 when FILE cannot be written."""
+    from runway_core.schema import schema_text
+
+    schema = schema_text(member=args.member)
+    if args.output is None:
+        ctx.stdout.write(schema)
+        return EXIT_OK
+    try:
+        Path(args.output).write_text(schema, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    return EXIT_OK

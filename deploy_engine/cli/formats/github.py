@@ -1,0 +1,62 @@
+"""GitHub workflow commands (``--format github``): one annotation per diagnostic
+(``::error file=F,line=L,...::message``, 1-based, UTF-16 columns), everything else printed
+between ``::stop-commands::`` lines so no runway text is read as a command."""
+
+from __future__ import annotations
+
+import secrets
+from typing import IO, Mapping
+
+from deploy_engine.cli.formats._shared import ci_path, one_based_range
+from runway_core.analysis import Analysis
+from runway_core.diagnostics import Diagnostic, Severity
+
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice", Severity.HINT: "notice"}
+
+
+def github_escape_data(text: str) -> str:
+    """Escape a workflow command's message: ``%`` -> ``%25``, CR -> ``%0D``, LF -> ``%0A``.
+
+    (GitHub Actions toolkit, ``@actions/core`` ``command.ts`` ``escapeData``.) Other control
+    characters are shown as escapes so a runway cannot drive the log.
+    """
+    text = "".join(c if c.isprintable() or c in "\r\n" else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_escape_property(text: str) -> str:
+    """Escape a workflow command property: as the message, plus ``:`` -> ``%3A`` and ``,`` -> ``%2C`` (``escapeProperty``)."""
+    return github_escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_stop_commands() -> tuple[str, str]:
+    """(``::stop-commands::<token>``, ``::<token>::``): GitHub's documented way to print text the
+    runner must not read as workflow commands. Everything ``--format github`` prints that is not
+    an intended annotation goes between the two; the token is random per run, so no runway text
+    can guess it and resume command processing early."""
+    token = secrets.token_hex(16)
+    return f"::stop-commands::{token}", f"::{token}::"
+
+
+def print_inert(text: str, stream: IO[str]) -> None:
+    """``text`` between :func:`github_stop_commands` lines (ends with a newline)."""
+    stop, resume = github_stop_commands()
+    stream.write(f"{stop}\n{text if text.endswith(chr(10)) else text + chr(10)}{resume}\n")
+
+
+def diagnostic_github(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str]) -> str:
+    """``::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=RW140::message`` (1-based, UTF-16 columns)."""
+    line, col, end_line, end_col = one_based_range(d, an)
+    props = (
+        ("file", ci_path(d.file, base, environ)),
+        ("line", str(line)),
+        ("col", str(col)),
+        ("endLine", str(end_line)),
+        ("endColumn", str(end_col)),
+        ("title", d.code),
+    )
+    joined = ",".join(f"{k}={github_escape_property(v)}" for k, v in props)
+    return f"::{_GITHUB_COMMAND[d.severity]} {joined}::{github_escape_data(d.message)}"
+
+
+__all__ = ["diagnostic_github", "github_escape_data", "github_escape_property", "github_stop_commands", "print_inert"]

@@ -1,0 +1,102 @@
+"""Text output, for humans: ``file:line:col: severity CODE: message`` (1-based line and column in
+code points) and one aligned table per environment (monthly USD right-aligned). ANSI colour only
+on a TTY with ``NO_COLOR`` unset or empty (no-color.org)."""
+
+from __future__ import annotations
+
+from typing import IO, Any, Mapping, Sequence
+
+from deploy_engine.cli.formats._shared import footnotes, pct, qty, summary_text, unit_price
+from deploy_engine.terminal import printable, rel_path
+from runway_core.analysis import Analysis
+from runway_core.diagnostics import Diagnostic, Severity
+from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
+from runway_core.rules import usd
+
+
+class Style:
+    """ANSI colour, on only for a TTY with NO_COLOR unset or empty (no-color.org)."""
+
+    def __init__(self, stream: IO[str], environ: Mapping[str, str]) -> None:
+        isatty = getattr(stream, "isatty", None)
+        self.on = bool(isatty and isatty()) and not environ.get("NO_COLOR")
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.on else text
+
+
+_SEVERITY_COLOR = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFORMATION: "1;34", Severity.HINT: "2"}
+
+
+def diagnostic_text(d: Diagnostic, base: str, style: Style) -> str:
+    """``file:line:col: severity CODE: message`` with 1-based line and column (code points)."""
+    where = f"{printable(rel_path(d.file, base))}:{d.range.start.line + 1}:{d.range.start.character + 1}"
+    return f"{where}: {style(d.severity.label, _SEVERITY_COLOR[d.severity])} {d.code}: {printable(d.message)}"
+
+
+def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stream: IO[str], style: Style) -> None:
+    """Each diagnostic on a line, then the summary line."""
+    for d in diags:
+        print(diagnostic_text(d, base, style), file=stream)
+    print(summary_text(an, diags), file=stream)
+
+
+def _verdict_text(p: EnvironmentPlan) -> str:
+    if p.verdict == "over-cap":
+        assert p.cap is not None
+        return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
+    return "no cap" if p.verdict == "no-cap" else "ok"
+
+
+def _heading(p: EnvironmentPlan, style: Style) -> str:
+    verdict = _verdict_text(p)
+    color = {"ok": "1;32", "over-cap": "1;31", "no-cap": "1;33"}.get(p.verdict, "1")
+    # A price missing for the region makes the total a lower bound (RW161): say so here too.
+    total = ("at least " if p.missing_prices else "") + usd(p.total)
+    if p.cap is None:
+        money = total
+    else:
+        share = pct(p)
+        money = f"{total} / {usd(p.cap)} cap" + (f" ({share})" if share else "")
+    incomplete = f" (incomplete: {len(p.missing_prices)} unit price(s) missing for the region)" if p.missing_prices else ""
+    return f"{style(printable(p.name), '1')} — {money} — {style(verdict, color)}{incomplete}"
+
+
+def _item_label(i: ItemPlan) -> str:
+    return printable(i.name) + ("*" if i.implicit else "") + ("!" if i.missing_prices else "")
+
+
+def _line_item_text(li: Any) -> str:
+    return (
+        f"{printable(li.description)}: {qty(li.quantity)} x {unit_price(li.unit_usd)} per {printable(li.unit)}"
+        f" = {usd(li.monthly_usd)} ({li.confidence})"
+    )
+
+
+def plan_text(plan: Plan, details: bool, style: Style) -> str:
+    """Per environment a heading and an aligned table (monthly USD right-aligned)."""
+    out: list[str] = []
+    for p in plan.environments:
+        rows = [(_item_label(i), printable(i.kind), i.size or "-", usd(i.monthly_usd), i) for i in p.items]
+        w_name = max([len("item"), len("total")] + [len(r[0]) for r in rows])
+        w_kind = max([len("kind")] + [len(r[1]) for r in rows])
+        w_size = max([len("size")] + [len(r[2]) for r in rows])
+        w_money = max([len("monthly"), len(usd(p.total))] + [len(r[3]) for r in rows])
+        width = w_name + w_kind + w_size + w_money + 6
+        out.append(_heading(p, style))
+        out.append("  " + style(f"{'item':<{w_name}}  {'kind':<{w_kind}}  {'size':<{w_size}}  {'monthly':>{w_money}}", "2"))
+        for name, kind, size, money, item in rows:
+            out.append(f"  {name:<{w_name}}  {kind:<{w_kind}}  {size:<{w_size}}  {money:>{w_money}}")
+            if details:
+                for li in item.line_items:
+                    out.append(f"      {_line_item_text(li)}")
+                for key in item.missing_prices:
+                    out.append(f"      price {key}: missing for {plan.region}, not estimated")
+        out.append("  " + "-" * width)
+        out.append(f"  {'total':<{w_name + w_kind + w_size + 4}}  {usd(p.total):>{w_money}}")
+        out.append("")
+    out.extend(f"{mark} {note}" if mark else note for mark, note in footnotes(plan, plan.environments))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Style", "diagnostic_text", "plan_text", "print_diagnostics"]

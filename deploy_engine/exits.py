@@ -1,0 +1,87 @@
+"""Exit codes of ``runway-deploy`` and the two errors that end a run early (docs/cli.md, "Exit codes").
+
+The codes are part of the interface: 0 ok, 1 invalid runway, 2 plan refused (an environment over
+its cap), 3 no runway found, input unreadable or deploy configuration missing, 4 ``up`` refused
+outside the protected deploy job, 5 Pulumi CLI missing, 6 lease held by another deploy, 7 deploy
+failed, 8 the plan is not the one reviewed (``--plan-digest``), 64 usage error, 70 internal error,
+130 interrupted, 143 terminated (SIGTERM). They never collide with 2: argparse's own usage exit
+status 2 is replaced by 64 (sysexits.h ``EX_USAGE``).
+
+A leaf of :mod:`deploy_engine`: the command line (:mod:`deploy_engine.cli`) and the deploy
+pipeline (:mod:`deploy_engine.pipeline`) both return these codes. Imports nothing.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+#: The runway is invalid: an error diagnostic (``check``: any error; ``plan``: any error other
+#: than RW170 over-cap). Takes precedence over :data:`EXIT_REFUSED`.
+EXIT_INVALID = 1
+#: ``plan`` only: a selected environment is over its cap, its plan is refused (ADR 0493 §3).
+EXIT_REFUSED = 2
+#: No runway at PATH, PATH unreadable, or the ``--catalog`` folder missing or invalid; for
+#: ``preview``/``up``/``drift`` also deploy configuration missing (network settings, Infisical,
+#: Pulumi passphrase or backend): the message names the variables to set.
+EXIT_NO_INPUT = 3
+EXIT_CONFIG = EXIT_NO_INPUT
+#: ``up`` outside the protected deploy job (``RUNWAY_DEPLOY_JOB`` is not ``protected``; ADR 0493 §6).
+EXIT_NOT_PROTECTED = 4
+#: The Pulumi CLI is not on PATH (the Automation API drives it).
+EXIT_PULUMI_MISSING = 5
+#: Another deploy holds the environment's lease.
+EXIT_LEASE_HELD = 6
+#: Pulumi failed (preview, up or refresh), or writing the generated secrets to Infisical failed.
+EXIT_DEPLOY_FAILED = 7
+#: ``preview``/``up``/``drift --plan-digest SHA``: the plan computed now is not the plan that was
+#: reviewed (its digest differs): refused before anything else runs (docs/deploy.md).
+EXIT_PLAN_MISMATCH = 8
+#: Command-line usage error (sysexits.h EX_USAGE), instead of argparse's 2.
+EXIT_USAGE = 64
+#: A bug in runway-deploy (sysexits.h EX_SOFTWARE); traceback only with RUNWAY_DEBUG=1.
+EXIT_INTERNAL = 70
+#: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
+#: Terminated (SIGTERM, what CI sends on cancel or timeout): 128 + SIGTERM, handled like Ctrl-C.
+EXIT_TERMINATED = 143
+
+#: The one error diagnostic that refuses a plan (exit 2) rather than invalidating it (exit 1).
+OVER_CAP_CODE = "RW170"
+
+PROG = "runway-deploy"
+
+
+class UsageError(Exception):
+    """A command-line usage mistake: exit :data:`EXIT_USAGE`."""
+
+
+class InputError(Exception):
+    """No runway found, or PATH / the catalogue unreadable: exit :data:`EXIT_NO_INPUT`."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM during ``preview``/``up``/``drift``
+    (:class:`deploy_engine.pipeline.SigtermRaises`): like Ctrl-C, the run ends cleanly (receipt,
+    lease released) with :data:`EXIT_TERMINATED`."""
+
+
+__all__ = [
+    "EXIT_CONFIG",
+    "EXIT_DEPLOY_FAILED",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID",
+    "EXIT_LEASE_HELD",
+    "EXIT_NOT_PROTECTED",
+    "EXIT_NO_INPUT",
+    "EXIT_OK",
+    "EXIT_PLAN_MISMATCH",
+    "EXIT_PULUMI_MISSING",
+    "EXIT_REFUSED",
+    "EXIT_TERMINATED",
+    "EXIT_USAGE",
+    "InputError",
+    "OVER_CAP_CODE",
+    "PROG",
+    "Terminated",
+    "UsageError",
+]
