@@ -10,7 +10,7 @@ merges them: the pure-Python files are the same in each, the compiled modules di
 version and Python's import picks the module of the running interpreter. Then the project's
 own ``runway_core``, ``runway_lsp`` and ``catalog`` (with its data files, as ``pyproject.toml``
 packages them) are copied in; ``deploy_engine`` is not: the server never imports it. And
-``docs/diagnostics.md`` goes to ``bundled/docs/`` (the extension opens a code's entry there).
+``docs/diagnostics.md`` goes to ``bundled/libs/docs/`` (next to the packages, as in a checkout) (the extension opens a code's entry there).
 
 Wheels come from ``.bundle-cache/wheels/<target>/``; the ones missing there are downloaded from
 PyPI first (``pip download``), so a second build is offline; ``--offline`` never downloads.
@@ -36,7 +36,7 @@ from pathlib import Path
 EXT = Path(__file__).resolve().parent.parent
 REPO = EXT.parent
 LIBS = EXT / "bundled" / "libs"
-DOCS = EXT / "bundled" / "docs"
+DOCS = LIBS / "docs"  # next to the packages, where runway_core looks for the docs folder too
 #: Reference pages the extension opens itself (a diagnostic code's link): copied as they are.
 SHIPPED_DOCS = ("diagnostics.md",)
 REQUIREMENTS = EXT / "bundled" / "requirements.txt"

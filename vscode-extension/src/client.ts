@@ -383,7 +383,7 @@ export class RunwayClient implements vscode.Disposable {
 
   /** The shipped diagnostics reference, at `code`'s heading when it has one. */
   docsTarget(code?: string | null): vscode.Uri | null {
-    const file = path.join(this.extensionPath, 'bundled', 'docs', 'diagnostics.md');
+    const file = path.join(this.extensionPath, 'bundled', 'libs', 'docs', 'diagnostics.md');
     if (!this.docsLines) {
       try {
         this.docsLines = codeLines(readFileSync(file, 'utf8'));

@@ -1,5 +1,5 @@
 /**
- * The diagnostics reference shipped in the extension (bundled/docs/diagnostics.md, a copy of
+ * The diagnostics reference shipped in the extension (bundled/libs/docs/diagnostics.md, a copy of
  * the repository's docs/diagnostics.md made by scripts/bundle.py): a code's link in the
  * Problems panel and hovers opens the copy at the code's own heading, offline. The server's
  * `codeDescription.href` (its web address) is replaced by the copy when the copy has the code.
