@@ -10,7 +10,8 @@ merges them: the pure-Python files are the same in each, the compiled modules di
 version and Python's import picks the module of the running interpreter. Then the project's
 own ``runway_core``, ``runway_lsp`` and ``catalog`` (with its data files, as ``pyproject.toml``
 packages them) are copied in; ``deploy_engine`` is not: the server never imports it. And
-``docs/diagnostics.md`` goes to ``bundled/libs/docs/`` (next to the packages, as in a checkout) (the extension opens a code's entry there).
+``docs/diagnostics.md`` goes to ``bundled/libs/docs/``: next to the packages, as in a checkout,
+where the server finds it for ``codeDescription.href`` and the extension opens a code's entry.
 
 Wheels come from ``.bundle-cache/wheels/<target>/``; the ones missing there are downloaded from
 PyPI first (``pip download``), so a second build is offline; ``--offline`` never downloads.
