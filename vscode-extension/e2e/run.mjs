@@ -608,7 +608,9 @@ try {
   });
 
   await check('plan view survives a window reload and a syntax error (stale banner)', async () => {
-    await page.reload();
+    // As a user reloads (the workbench saves its state on the way out; a bare page reload may not).
+    await runCommand('Developer: Reload Window');
+    await page.waitForEvent('load', { timeout: 60_000 }).catch(() => undefined);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const frame = await planFrame('svg.chart');
     if ((await page.locator('.tab', { hasText: 'Runway Plan' }).count()) !== 1) throw new Error('the plan tab is not back');
