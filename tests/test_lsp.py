@@ -317,3 +317,19 @@ def test_version_flag_and_exit_codes():
     assert ok.returncode == 0 and ok.stdout.startswith("runway-lsp ") and ok.stderr == ""
     bad = subprocess.run([sys.executable, "-m", "runway_lsp", "--log-level", "LOUD"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and ok.stdout and "invalid choice" in bad.stderr and bad.stdout == ""
+
+
+async def test_every_diagnostic_links_to_its_entry_in_docs_diagnostics_md(client: LanguageClient, orders: Path):
+    """codeDescription.href: the code's heading in the docs folder (this checkout's docs/ when
+    RUNWAY_DOCS_URL is not set), GitHub's anchor of ``### RW140 — image not pinned by digest``."""
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: root.as_uri() in client.diagnostics)
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for d in client.diagnostics[root.as_uri()]:
+        assert d.code_description is not None, d
+    rw140 = next(d for d in client.diagnostics[root.as_uri()] if d.code == "RW140")
+    assert rw140.code_description.href == f"{docs.as_uri()}/diagnostics.md#rw140--image-not-pinned-by-digest"
+    heading = "### RW140 — image not pinned by digest"
+    assert heading in (docs / "diagnostics.md").read_text(encoding="utf-8").splitlines()

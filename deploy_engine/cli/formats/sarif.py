@@ -4,22 +4,18 @@ regions 1-based with columns in UTF-16 code units."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import ci_path, one_based_range
 from deploy_engine.exits import PROG
 from runway_core.analysis import Analysis
-from runway_core.diagnostics import Diagnostic
+from runway_core.diagnostics import DOCS_URL_VARIABLE, Diagnostic, code_doc_url, docs_web_url
 from runway_core.rules import CODES
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where each diagnostic code is documented, relative to the docs folder.
-DIAGNOSTICS_DOC = "diagnostics.md"
-#: Base URL of the docs folder (e.g. ``https://github.com/<org>/runway-tooling/blob/main/docs``):
-#: when set to an absolute http(s) URL, SARIF rules get ``helpUri`` ``<base>/diagnostics.md#<anchor>``.
-DOCS_URL_VARIABLE = "RUNWAY_DOCS_URL"
+# DIAGNOSTICS_DOC and DOCS_URL_VARIABLE (the docs folder's web address) live in
+# runway_core.diagnostics, with the anchors: the editor's codeDescription uses the same.
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
@@ -33,16 +29,9 @@ def tool_version() -> str | None:
         return None
 
 
-def _doc_anchor(code: str, title: str) -> str:
-    """GitHub's anchor of the heading ``### <code> — <title>`` of docs/diagnostics.md (lower
-    case, punctuation dropped, each space a hyphen)."""
-    return re.sub(r"[^\w\- ]", "", f"{code} — {title}".lower()).replace(" ", "-")
-
-
 def docs_base_url(environ: Mapping[str, str]) -> str | None:
     """``RUNWAY_DOCS_URL`` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
-    value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
-    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+    return docs_web_url(environ)
 
 
 def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[str, Any]:
@@ -61,7 +50,7 @@ def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[s
         "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
     }
     if docs is not None:
-        rule["helpUri"] = f"{docs}/{DIAGNOSTICS_DOC}#{_doc_anchor(code, title)}"
+        rule["helpUri"] = code_doc_url(code, docs)
     return rule
 
 
