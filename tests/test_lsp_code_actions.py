@@ -18,7 +18,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import TIMEOUT, codes, did_change, did_open, files, init, last_version, line_of, neovim_caps, pull, until, vscode_caps
+from lspclient import TIMEOUT, codes, did_change, did_open, files, init, last_version, line_of, neovim_caps, pull, pull_until, until, vscode_caps
 
 DIGEST = "0123456789abcdef" * 4
 
@@ -82,7 +82,7 @@ def send_edits(client: LanguageClient, path: Path, version: int, edits: list[typ
 
 async def diagnostics_of(client: LanguageClient, path: Path, code: str, pulls: bool) -> list[types.Diagnostic]:
     if pulls:
-        return [d for d in await pull(client, path) if d.code == code]
+        return [d for d in await pull_until(client, path, lambda items: code in [d.code for d in items]) if d.code == code]
     await until(client, lambda: code in codes(client, path))
     return [d for d in client.diagnostics[path.as_uri()] if d.code == code]
 

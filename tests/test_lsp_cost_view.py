@@ -18,7 +18,7 @@ from lsprotocol import types
 from mdtables import flat
 from pytest_lsp import LanguageClient
 
-from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
+from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull_until, until, vscode_caps
 
 CAPS = [
     pytest.param(vscode_caps, "utf-16", id="vscode"),
@@ -244,7 +244,7 @@ async def hover_at(client: LanguageClient, path: Path, line: int, character: int
 async def real_codes(client: LanguageClient, path: Path, caps) -> list[str]:
     """The diagnostic codes of ``path`` for the current text (pulled, or awaited when pushed)."""
     if caps().text_document.diagnostic is not None:
-        return [d.code for d in await pull(client, path)]
+        return [d.code for d in await pull_until(client, path, lambda items: "RW001" in [d.code for d in items])]
     await until(client, lambda: "RW001" in codes(client, path))
     return codes(client, path)
 
