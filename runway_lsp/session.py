@@ -33,7 +33,7 @@ from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
 from .publish import Publisher
-from .typing_pause import TypingPause, changed_lines
+from .typing_pause import TYPED_LINES, TypingPause, changed_lines
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
@@ -185,7 +185,10 @@ class Session:
         """A didChange turned ``before`` into ``after``: the lines it changed are busy, and
         once they are left alone for :data:`~runway_lsp.typing_pause.PAUSE_S` the held
         diagnostics go out (:meth:`_pause_over`)."""
-        self.typing.edited(path, changed_lines(before, after))
+        lines = changed_lines(before, after)
+        if len(lines) > TYPED_LINES:
+            return  # a paste, an applied edit: not typing, nothing to wait for
+        self.typing.edited(path, lines)
         due = self.typing.due_in(path)
         if due is None:
             return

@@ -27,6 +27,10 @@ UNREADABLE = frozenset({"RW001", "RW003", "RW004", "RW006"})
 
 #: How long a line must be left alone before its diagnostics are shown, in seconds.
 PAUSE_S = 0.4
+#: A change within this many lines is typing (a keystroke, Enter splitting a line, a completion
+#: accepted); a paste or an edit applied across more lines (a rename, a quick fix that adds a
+#: block) is not, and holds nothing back.
+TYPED_LINES = 2
 
 
 def changed_lines(before: str, after: str) -> range:
