@@ -104,8 +104,8 @@ async def test_code_lenses_on_the_orders_example(client: LanguageClient, orders:
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $253.33 / $500 · 51%"]
     assert titles(lenses, line_of(root, "  production:")[0]) == ["production $802.59 / $2,500 · 32%"]
     db_line, _ = line_of(root, "  main-db:")
-    assert titles(lenses, db_line) == ["dev $36 · staging $139 · production $326", "used by 4"]
-    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $7.21 · staging $7.21 · production $87"]
+    assert titles(lenses, db_line) == ["dev $36.28 · staging $139 · production $326", "used by 4"]
+    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $7.21 · staging $7.21 · production $86.50"]
 
     # The lens command changes nothing: it answers with the environment's plan JSON.
     plan = await asyncio.wait_for(
@@ -162,7 +162,7 @@ async def test_hint_positions_count_an_emoji_in_the_negotiated_encoding(client: 
     # A range ending just before the hint (in the same units) excludes it.
     assert await inlay_hints(client, f, (3, 0), (3, unit - 1)) == []
     lenses = await code_lenses(client, f)
-    assert titles(lenses, 3) == ["dev $29 · staging $29 · production $29"]
+    assert titles(lenses, 3) == ["dev $28.84 · staging $28.84 · production $28.84"]
     assert (lenses[-1].range.start.character, lenses[-1].range.end.character) == (2, 5)
 
 
@@ -179,7 +179,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
     lenses = await code_lenses(client, root)
-    assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36 · staging $326 · production $326", "used by 4"]
+    assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36.28 · staging $326 · production $326", "used by 4"]
     # The disk (the last save) still says medium: the change since save is in the lens.
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88% · +$186.34/mo since save"]
     staging_line, _ = line_of(root, "      staging: medium")

@@ -6,7 +6,7 @@ Two queries the language server only converts (docs/architecture.md §2):
   cap (``dev $122.10 / $150 · 81%``), with the change since the last save and against git
   HEAD when baselines are given (``+$103.19/mo vs HEAD``, ``−$3.00/mo since save``); on each
   resource and workload key, its monthly cost per environment in whole dollars
-  (``dev $36 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
+  (``dev $36.28 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
 - :func:`inlay_hints` — after each size value, that environment's monthly cost of the item
   (``≈ $139.47/mo``); after each ``limits.monthly`` cap, the share of it used (``≈ 51% used``).
 
@@ -17,8 +17,8 @@ Conventions (what a user sees):
 
 - Money is ``Decimal`` USD per month. Totals and deltas are shown to the cent
   (:func:`runway_core.money.usd`). Per-environment costs in a resource lens follow one rule
-  (:func:`runway_core.money.whole_usd`): under $10 to the cent (``$0.40``, ``$0.50``, ``$7.21``), from $10 in
-  whole dollars, half up (``$36.28`` → ``$36``, ``$325.81`` → ``$326``), to fit one line.
+  (:func:`runway_core.money.whole_usd`): under $100 to the cent (``$0.40``, ``$7.21``, ``$36.28``), from $100 in
+  whole dollars, half up (``$139.47`` → ``$139``, ``$325.81`` → ``$326``), to fit one line.
   A cap that is a whole number of dollars shows without cents (``$150``). Percentages are
   rounded half up to a whole percent.
 - A total that misses a unit price for the region is a lower bound and is prefixed ``≥``.
