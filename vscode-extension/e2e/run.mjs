@@ -668,9 +668,9 @@ try {
     await goToLine(mainDbLine);
     const word = (await lineSpan('main-db:')).locator('span', { hasText: 'main-db' }).last();
     await word.click();
-    await page.keyboard.press('F2');
+    await runCommand('Rename Symbol');
     const input = page.locator('.rename-box input, .rename-input');
-    await input.first().waitFor({ timeout: 15_000 });
+    await input.first().waitFor({ timeout: 30_000 });
     await input.first().fill('primary-db');
     await input.first().press('Enter');
     const preview = page.locator('.bulk-edit-panel, .refactor-preview');

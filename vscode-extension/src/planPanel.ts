@@ -142,7 +142,10 @@ export class PlanPanel implements vscode.Disposable {
     const problem = plan || this.lastGood ? this.loaderProblem() : null;
     const sameGroup = !!this.lastGood && (!plan?.root_uri || plan.root_uri === this.lastGood.root_uri);
     let view;
-    if (hasPlan(plan) && !problem) {
+    if (!this.runway.running && this.lastGood && this.runway.failure === undefined) {
+      // Starting (a window reload): the plan from before, until the server answers.
+      view = planView(this.lastGood, selected, true, 'stale: the runway server is starting; this is the last plan it computed.');
+    } else if (hasPlan(plan) && !problem) {
       this.lastGood = plan;
       view = planView(plan, selected, this.runway.running);
     } else if (this.lastGood && sameGroup && this.runway.running && (problem || (plan?.diagnostics?.error ?? 0) > 0)) {
