@@ -641,7 +641,8 @@ try {
     await page.keyboard.press('Enter');
     await page.keyboard.press('Home');
     await page.keyboard.type('oops: x: y', { delay: 20 }); // YAML: mapping values are not allowed here
-    const lines = ordersText.replace(/\n$/, '').split('\n').length + 1;
+    // Ctrl+End lands on the empty line after the final line break; Enter opens the one below it.
+    const lines = ordersText.replace(/\n$/, '').split('\n').length + 2;
     // The syntax error reaches the Problems panel after the typing pause; the banner follows it.
     let banner;
     await waitFor('the stale banner naming the syntax error', async () => {
@@ -665,6 +666,7 @@ try {
   await check('renaming main-db shows the confirmation preview naming the injected variables', async () => {
     await openFile('examples/orders/runway.yaml');
     await runCommand('File: Revert File'); // whatever a failed check before left in it
+    await waitFor('the runway planned again', async () => (await statusTexts()).some((i) => /^(dev|staging|production) \$/.test(i.text)));
     await goToLine(mainDbLine);
     const word = (await lineSpan('main-db:')).locator('span', { hasText: 'main-db' }).last();
     await word.click();
