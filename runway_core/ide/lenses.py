@@ -29,8 +29,10 @@ Conventions (what a user sees):
   key in the root and so no lens (its cost shows in the environment hovers).
 - A workload no other workload uses gets no "used by" lens: a workload serves its users, so
   "unused" would be wrong.
-- Lenses are shown in the root runway only: member runways declare no environment, resource
-  or workload.
+- A member runway declares no environment, resource or workload: its lenses are on its
+  ``requires`` items, the implicit ``shared-<kind>`` each brings with its cost per
+  environment and its users (``shared-queue: dev $0.40 · staging $0.40 · production $10.00``),
+  and an inlay hint after each prices it in the selected environment (``≈ $0.40/mo in dev``).
 
 Never raises: an unexpected problem yields an empty list. Must not import pygls, lsprotocol
 or pulumi.
@@ -107,8 +109,26 @@ def code_lenses(an: "Analysis", file: str, baseline: Baselines | None = None) ->
         return []
 
 
+def _requires_items(an: "Analysis", root: YMap) -> list[tuple[YScalar, str, list[tuple[str, ItemPlan]]]]:
+    """A member runway's ``requires`` items with the implicit ``shared-<kind>`` they bring and
+    its plan in each environment."""
+    out = []
+    seq = root.get("requires")
+    for it in getattr(seq, "items", ()) or ():
+        if isinstance(it, YScalar) and isinstance(it.value, str) and it.value:
+            name = f"shared-{it.value}"
+            items = [(p.name, i) for p in an.plans.values() if (i := p.item(name)) is not None and i.implicit]
+            if items:
+                out.append((it, name, items))
+    return out
+
+
 def _code_lenses(an: "Analysis", file: str, baseline: Baselines | None) -> list[Lens]:
     src = an.files.get(file)
+    if src is not None and src.role == "member" and isinstance(src.parsed.root, YMap) and an.plans:
+        # A member declares no environment or resource: what its `requires` cost (issue 15).
+        lenses = [lens for it, name, items in _requires_items(an, src.parsed.root) for lens in _item_lenses(name, it.range, items, is_workload=False, implicit=True)]
+        return sorted(lenses, key=lambda lens: (lens.range.start, lens.range.end))
     if src is None or src.role != "root" or not isinstance(src.parsed.root, YMap) or not an.plans:
         return []
     root = src.parsed.root
@@ -235,6 +255,17 @@ def inlay_hints(an: "Analysis", file: str, range: Range | None = None, env: str 
 
 def _inlay_hints(an: "Analysis", file: str, rng: Range | None, env: str | None) -> list[Hint]:
     src = an.files.get(file)
+    if src is not None and src.role == "member" and isinstance(src.parsed.root, YMap) and an.plans:
+        chosen_env = env if env in an.plans else next(iter(an.plans))
+        hints = []
+        for it, name, items in _requires_items(an, src.parsed.root):
+            item = dict(items).get(chosen_env)
+            pos = it.range.end
+            if item is None or item.size is None or not (rng is None or rng.start <= pos <= rng.end):
+                continue
+            cost = ("≥" if item.missing_prices else "") + usd(item.monthly_usd)
+            hints.append(Hint(pos, f"≈ {cost}/mo in {chosen_env}", f"{name} in {chosen_env}: {item.size}, {cost} per month (shared with {', '.join(item.consumers)})"))
+        return hints
     if src is None or src.role != "root" or not isinstance(src.parsed.root, YMap) or not an.plans:
         return []
     root = src.parsed.root

@@ -656,6 +656,7 @@ try {
     const kept = await (await planFrame('table.plan')).locator('tr.item-row[data-item="main-db"]').innerText();
     if (!/\$36\.28/.test(kept)) throw new Error(`the kept plan lost its figures: ${kept}`);
     await shot('plan-stale');
+    await page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'runway.yaml' }) }).locator('.monaco-editor .view-lines').first().click(); // the text editor, not the plan, is the one to revert
     await runCommand('File: Revert File');
     await waitFor('the banner gone', async () => {
       for (const f of page.frames()) if ((await f.locator('p.stale').count().catch(() => 0)) > 0) return false;
@@ -665,6 +666,7 @@ try {
 
   await check('renaming main-db shows the confirmation preview naming the injected variables', async () => {
     await openFile('examples/orders/runway.yaml');
+    await page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'runway.yaml' }) }).locator('.monaco-editor .view-lines').first().click(); // the text editor, not the plan, is the one to revert
     await runCommand('File: Revert File'); // whatever a failed check before left in it
     await waitFor('the runway planned again', async () => (await statusTexts()).some((i) => /^(dev|staging|production) \$/.test(i.text)));
     await goToLine(mainDbLine);
