@@ -133,9 +133,14 @@ def test_default_environments_show_on_the_product_key(catalog, tmp_path):
     assert titles_at(lenses, 3) == ["dev $36.28 · staging $36.28 · production $36.28", "unused"]
 
 
-def test_no_lenses_in_members_broken_runways_or_unknown_files(catalog, tmp_path):
+def test_member_lenses_show_what_requires_costs_and_none_in_broken_runways_or_unknown_files(catalog, tmp_path):
     an, root = analysis_of(catalog)
-    assert code_lenses(an, str(ORDERS / "services" / "checkout" / "runway.yaml")) == []
+    checkout = str(ORDERS / "services" / "checkout" / "runway.yaml")
+    assert [(lens.range.start.line, lens.title) for lens in code_lenses(an, checkout)] == [
+        (3, "shared-queue: dev $0.40 · staging $0.40 · production $10.00"), (3, "used by 2"),
+        (3, "shared-cache: dev $9.34 · staging $37.38 · production $185"), (3, "used by 1"),
+    ]
+    assert [h.label for h in inlay_hints(an, checkout, env="production")] == ["≈ $10.00/mo in production", "≈ $184.54/mo in production"]
     assert code_lenses(an, str(tmp_path / "elsewhere.yaml")) == []
     broken, root2 = analysis_of(catalog, "runway: 1\nproduct: [\n")
     assert code_lenses(broken, root2) == [] and inlay_hints(broken, root2) == []

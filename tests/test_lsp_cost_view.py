@@ -131,12 +131,14 @@ async def test_inlay_hints_after_size_values(client: LanguageClient, orders: Pat
     assert hint.tooltip == "main-db in staging: medium, $139.47 per month"
     assert [h.label for h in hints if h.position.line == line_of(root, "monthly: 500")[0]] == ["≈ 51% used"]
     assert [h.label for h in hints if h.position.line == line_of(root, "    size: medium")[0]] == ["≈ $28.84/mo in dev"]
-    # Only the requested range; none in a member.
+    # Only the requested range; in a member, what its `requires` cost (issue 15).
     only = await inlay_hints(client, root, (staging_line, 0), (staging_line + 1, 0))
     assert [h.label for h in only] == ["≈ $139.47/mo"]
     did_open(client, checkout)
-    assert await inlay_hints(client, checkout) == []
-    assert await code_lenses(client, checkout) == []
+    assert [h.label for h in await inlay_hints(client, checkout)] == ["≈ $0.40/mo in dev", "≈ $9.34/mo in dev"]
+    assert [lens.command.title for lens in await code_lenses(client, checkout)] == [
+        "shared-queue: dev $0.40 · staging $0.40 · production $10.00", "used by 2", "shared-cache: dev $9.34 · staging $37.38 · production $185", "used by 1",
+    ]
 
 
 EMOJI_RUNWAY = (
