@@ -656,8 +656,11 @@ try {
     const kept = await (await planFrame('table.plan')).locator('tr.item-row[data-item="main-db"]').innerText();
     if (!/\$36\.28/.test(kept)) throw new Error(`the kept plan lost its figures: ${kept}`);
     await shot('plan-stale');
-    await page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'runway.yaml' }) }).locator('.monaco-editor .view-lines').first().click(); // the text editor, not the plan, is the one to revert
-    await runCommand('File: Revert File');
+    // Undo the edit from the keyboard (the editor still has the focus): the line's text, then its line break.
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await waitFor('the text as it was', async () => !(await page.locator('.editor-group-container.active .view-line', { hasText: 'oops' }).count()));
     await waitFor('the banner gone', async () => {
       for (const f of page.frames()) if ((await f.locator('p.stale').count().catch(() => 0)) > 0) return false;
       return true;
