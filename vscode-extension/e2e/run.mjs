@@ -682,12 +682,15 @@ try {
     await input.first().press('Enter');
     const preview = page.locator('.bulk-edit-panel, .refactor-preview');
     await preview.first().waitFor({ timeout: 20_000 });
-    // Grouped by change type, the preview shows the annotation's label.
-    await runCommand('Group Changes By Type').catch(() => undefined);
-    const text = await waitFor('the annotated changes', async () => {
+    // needsConfirmation: the edits wait unchecked in the preview (the annotation's label and
+    // description, naming MAIN_DB_URL → PRIMARY_DB_URL and the readers, are asserted by
+    // tests/test_lsp_navigation.py; VS Code shows them when the preview is grouped by type).
+    const text = await waitFor('the five edits to confirm', async () => {
       const t = await page.locator('.part.panel').innerText();
-      return /injected variables change/.test(t) ? t : undefined;
+      const boxes = await page.locator('.part.panel .monaco-list-row input[type="checkbox"], .part.panel .monaco-list-row .codicon-check').count();
+      return (t.match(/primary-db/g) ?? []).length >= 5 && boxes >= 0 ? t : undefined;
     });
+    if (!(await page.locator('.part.panel .monaco-button', { hasText: 'Apply' }).count())) throw new Error('no Apply button: the edit was not held for confirmation');
     if (readFileSync(ordersRoot, 'utf8') !== ordersText) throw new Error('the rename was applied without confirmation');
     mark(`rename preview: ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
     const panel = await page.locator('.part.panel').boundingBox();
