@@ -348,6 +348,10 @@ def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = 
     run.redactor.add_credentials(cplan.secret_credentials())
     target.credentials = cplan.credentials
     target.set_passwords = cplan.set_passwords
+    # Not secret: consumers' task definitions carry the versions (a new password redeploys
+    # them); public workloads keep the listener priorities the stack recorded.
+    target.credential_versions = dict(cplan.versions)
+    target.known_priorities = dict(stored.listener_priorities)
     return stored, cplan
 
 

@@ -37,14 +37,18 @@ _SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig
 _ROOT_TYPE = "pulumi:pulumi:Stack"
 
 
-def mask_secrets(value: Any) -> Any:
-    """``value`` (deserialized inputs) with every Pulumi secret replaced by :data:`MASK`."""
+def mask_secrets(value: Any, mask: bool = True) -> Any:
+    """``value`` (deserialized inputs) with every Pulumi secret replaced by :data:`MASK` (unless
+    ``mask`` is false). Whole numbers travel as doubles on the wire (protobuf ``Struct``); they
+    are shown as integers."""
     if isinstance(value, dict):
-        if value.get(_SIG_KEY) == _SECRET_SIG:
+        if mask and value.get(_SIG_KEY) == _SECRET_SIG:
             return MASK
-        return {k: mask_secrets(v) for k, v in value.items()}
+        return {k: mask_secrets(v, mask) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [mask_secrets(v) for v in value]
+        return [mask_secrets(v, mask) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
@@ -130,7 +134,7 @@ def _mocks(region: str, mask: bool) -> Any:
                     "urn": self.make_urn(request.parent, request.type, request.name),
                     "parent": None if (not request.parent or root) else request.parent,
                     "custom": bool(request.custom),
-                    "inputs": mask_secrets(inputs) if self.mask else inputs,
+                    "inputs": mask_secrets(inputs, self.mask),
                     "options": {
                         "protect": bool(request.protect),
                         "ignore_changes": list(request.ignoreChanges),

@@ -8,7 +8,7 @@ and arguments) and ``run(args, ctx) -> int`` (the exit code; ``ctx`` a
 
 from __future__ import annotations
 
-from deploy_engine.cli.commands import check, drift, plan, preview, schema, up
+from deploy_engine.cli.commands import check, drift, plan, preview, resources, schema, up
 
 #: Registration order = the order of ``runway-deploy --help``.
 COMMANDS = (
@@ -18,6 +18,7 @@ COMMANDS = (
     preview,
     up,
     drift,
+    resources,
 )
 
 __all__ = ["COMMANDS"]
