@@ -366,6 +366,9 @@ class StackTarget:
     #: listener priority the stack recorded (``StoredState.listener_priorities``).
     credential_versions: Mapping[str, str] = field(default_factory=dict)
     known_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: URNs :func:`up` leaves out with their children (``--exclude --exclude-dependents``): the
+    #: workload components during the data phase of ``up``.
+    exclude: tuple[str, ...] = ()
     _stack: Any = field(default=None, init=False, repr=False, compare=False)
 
     def program(self) -> Callable[[], None]:
@@ -595,7 +598,8 @@ def up(target: StackTarget, on_output: OnOutput) -> UpSummary:
     stack = open_stack(target)
     events: list[Any] = []
     try:
-        result = stack.up(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False)
+        phase = {"exclude": list(target.exclude), "exclude_dependents": True} if target.exclude else {}
+        result = stack.up(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False, **phase)
     except Exception as exc:  # noqa: BLE001
         raise _failure("up", exc, target.redactor, urns_from_events(events)) from None
     outputs = {k: v.value for k, v in (result.outputs or {}).items() if not getattr(v, "secret", False)}

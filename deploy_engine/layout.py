@@ -17,10 +17,19 @@ references, the parameters ``up`` waits for and the names in its error messages 
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any, Iterable, Mapping
+
+_ECR_IMAGE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/")
 
 #: ALB listener-rule priorities are 1..50000 (ELBv2 CreateRule, Priority).
 PRIORITY_MIN, PRIORITY_MAX = 1, 50000
+
+
+def is_private_ecr(image: str) -> bool:
+    """A private ECR image (``<account>.dkr.ecr.<region>.amazonaws.com/...``): the execution role
+    pulls it, and VPC endpoints can reach it; any other registry needs a route to the internet."""
+    return bool(_ECR_IMAGE.match(image))
 
 
 def parameter_root(product: str, environment: str) -> str:
@@ -104,6 +113,7 @@ def listener_priorities(public: Iterable[str], known: Mapping[str, int] | None =
 
 
 __all__ = [
+    "is_private_ecr",
     "PRIORITY_MAX",
     "PRIORITY_MIN",
     "listener_priorities",

@@ -11,6 +11,10 @@ import pytest
 # of examples/orders) for every end-to-end test module.
 from lspclient import client, orders  # noqa: E402,F401
 
+# A real moto_server on 127.0.0.1 (session-wide, stopped by PID): `moto_server.client("s3")`,
+# `moto_server.bucket(object_lock=True)`, `moto_server.env()` (tests/motoserver.py).
+from motoserver import moto_server  # noqa: E402,F401
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

@@ -46,6 +46,17 @@ NETWORK = {
 INFISICAL_OK = {"INFISICAL_CLIENT_ID": "id", "INFISICAL_CLIENT_SECRET": "client-secret-value-1", "INFISICAL_PROJECT_ID": "p1"}
 NO_SECRETS_FOR = ("client-secret-value-1",)
 
+@pytest.fixture(autouse=True)
+def account_checks_pass(monkeypatch):
+    """These tests are about the guards, credentials and receipts: the AWS account checks
+    (network pre-flight, the SSM wait) pass here; they run against moto_server in
+    tests/test_preflight.py."""
+    from deploy_engine import preflight
+
+    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
+
+
 
 def found_pulumi(name, path=None):
     """A ``which`` that reports a pulumi binary; for tests that stop before Pulumi would run."""
@@ -256,6 +267,7 @@ class FakeStack:
         self.outputs: dict = {}
         self.received: list[dict[str, str]] = []
         self.set: list[tuple[str, ...]] = []
+        self.phases: list[str] = []
         monkeypatch.setattr(automation, "stored_state", self.stored_state)
 
     def stored_state(self, target):
@@ -263,6 +275,9 @@ class FakeStack:
 
     def program_ran(self, target, resources: dict | None = None, keep: bool = True) -> dict[str, str]:
         passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
+        self.phases.append("data" if target.exclude else "all")
+        if target.exclude:  # phase 1 of an up (workloads held back): recorded once, at the full update
+            return passwords
         self.received.append(passwords)
         self.set.append(tuple(target.set_passwords))
         if keep:
@@ -406,7 +421,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
         seen.target = target
         on_output("Updating (orders-dev):")
         return UpSummary(
-            {"create": 2},
+            {"create": 2} if target.exclude else {"create": 3, "same": 2},  # phase 1: data resources; then the services
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
             {"resources": {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": PROXY}}},
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
@@ -424,7 +439,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
     # The login came first, before pulumi up ran: recorded before any write.
     assert srv.requests[0]["path"] == "/api/v1/auth/universal-auth/login"
     doc = json.loads(out)
-    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 2}
+    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 5, "same": 2}
     assert doc["resources"] == ["urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance"]
     assert "dev:/runtime/main-db/MAIN_DB_PASSWORD" in doc["secrets_written"] and len(doc["secrets_written"]) == 6
     assert doc["credentials"] == {"main-db": "generated"}
@@ -836,7 +851,8 @@ SIGTERM_CHILD = """
 import json, sys, time
 sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, preflight
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/test_preflight.py)
 from deploy_engine.automation import PreviewSummary
 
 def blocking(target, on_output):

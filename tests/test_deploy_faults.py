@@ -67,7 +67,10 @@ import os, sys, time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 sys.path.insert(0, os.environ["DRIVER_REPO"])
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, preflight
+# The account checks pass here (they run against moto_server in tests/test_preflight.py).
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()
+preflight.wait_for_parameters = lambda *a, **k: preflight.ParameterWait()
 
 started, go = Path(os.environ["DRIVER_STARTED"]), Path(os.environ["DRIVER_GO"])
 automation.stored_state = lambda target: automation.StoredState()
@@ -85,6 +88,17 @@ rc = cli.main(sys.argv[1:], environ=dict(os.environ), clock=lambda: datetime.now
               which=lambda *a, **k: "/opt/pulumi/bin/pulumi")
 sys.exit(rc)
 """
+
+@pytest.fixture(autouse=True)
+def account_checks_pass(monkeypatch):
+    """These tests are about the guards, credentials and receipts: the AWS account checks
+    (network pre-flight, the SSM wait) pass here; they run against moto_server in
+    tests/test_preflight.py."""
+    from deploy_engine import preflight
+
+    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
+
 
 
 def product(tmp_path: Path) -> Path:

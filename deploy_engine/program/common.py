@@ -18,6 +18,7 @@ import pulumi
 
 from runway_core.planner import EnvironmentPlan, ItemPlan
 
+from ..layout import is_private_ecr
 from ..settings import PRODUCTION_ENVIRONMENTS, NetworkSettings
 
 #: The fixed admin login of every postgres resource (``<R>_USER``).
@@ -45,7 +46,6 @@ LIMIT_SNS = 256  # including ".fifo"
 LIMIT_BUCKET_PREFIX = 37  # s3 bucket_prefix (AWS appends 26 characters)
 LIMIT_GENERIC = 255
 
-_ECR_IMAGE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/")
 
 
 def aws_name(*parts: str, limit: int = 63) -> str:
@@ -70,10 +70,6 @@ def to_json(doc: Any) -> str:
 
 def policy(statements: Sequence[Mapping[str, Any]]) -> str:
     return to_json({"Version": "2012-10-17", "Statement": list(statements)})
-
-
-def is_private_ecr(image: str) -> bool:
-    return bool(_ECR_IMAGE.match(image))
 
 
 @dataclass
@@ -199,6 +195,7 @@ __all__ = [
     "Offer",
     "aws_name",
     "child",
+    "is_private_ecr",
     "plain_trust",
     "policy",
     "to_json",
