@@ -26,7 +26,7 @@ SHARED_CSV = Path("/work/shared/pricing/aws_unit_prices.csv")
 
 D = Decimal
 
-# Every price key the planner needs; all must exist for us-east-1 (CATALOG.md: complete there).
+# Every price key the planner needs; all must exist for us-east-1 (docs/catalog.md: complete there).
 PLANNER_KEYS = (
     # postgres rds: instances of every size + gp3 storage
     "rds:db.t4g.micro:single-az",
@@ -81,7 +81,7 @@ OTHER_KEYS = (
     "nat:gb",
 )
 
-# The size catalogue of CATALOG.md, written out by hand.
+# The size catalogue of docs/catalog.md, written out by hand.
 EXPECTED_CAPACITY = {
     ("postgres", "rds"): {
         "small": {"instance_class": "db.t4g.micro", "multi_az": False, "storage_gb": D("20"), "vcpus": D("2")},
@@ -249,7 +249,7 @@ def test_capacity_is_read_only(cat: Catalog) -> None:
 
 
 def test_worked_check_us_east_1(cat: Catalog) -> None:
-    """CATALOG.md's worked check can be reproduced from the data."""
+    """docs/catalog.md's worked check can be reproduced from the data."""
     hours = cat.hours_per_month
     p = lambda key: cat.price(key, "us-east-1").usd  # noqa: E731
     pg = cat.capacity("postgres", "small")

@@ -1,10 +1,10 @@
 """Tests of the ``runway-deploy`` command line (deploy_engine/cli/, docs/cli.md).
 
-Exit codes and output formats are part of the interface (STYLE.md, Habits): every code of the
+Exit codes and output formats are part of the interface (docs/architecture.md, "Habits"): every code of the
 table in docs/cli.md is exercised here. Most tests call ``main()`` in-process (capsys); two run
 real subprocesses (the console script, and ``python -m deploy_engine`` proving pulumi stays
 unimported). The dev/staging/production totals of examples/orders are recomputed here from
-catalog/prices.csv rows and the CATALOG.md capacities, without the planner.
+catalog/prices.csv rows and the docs/catalog.md capacities, without the planner.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def assert_diagnostic_shape(d: dict) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Independent recomputation (catalog/prices.csv + CATALOG.md, no planner)
+# Independent recomputation (catalog/prices.csv + docs/catalog.md, no planner)
 # --------------------------------------------------------------------------------------
 
 HOURS = Decimal(730)
@@ -91,7 +91,7 @@ def us_east_1_prices() -> dict[str, Decimal]:
 
 
 class Bill:
-    """Sums line items rounded half-up to cents, as CATALOG.md's worked check does."""
+    """Sums line items rounded half-up to cents, as docs/catalog.md's worked check does."""
 
     def __init__(self) -> None:
         self.prices = us_east_1_prices()
@@ -100,7 +100,7 @@ class Bill:
     def add(self, key: str, quantity) -> None:
         self.total += (self.prices[key] * Decimal(str(quantity))).quantize(CENT, rounding=ROUND_HALF_UP)
 
-    # CATALOG.md capacities, typed in here on purpose.
+    # docs/catalog.md capacities, typed in here on purpose.
     def postgres_rds(self, size: str) -> None:
         cls, multi_az, storage_gb, vcpus = {
             "small": ("db.t4g.micro", False, 20, 2),

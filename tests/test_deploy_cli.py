@@ -3,7 +3,7 @@
 Exit codes are the interface: each guard is tested in its documented order (invalid 1, over
 cap 2, not the protected job 4, no Pulumi CLI 5, configuration 3, lease held 6, deploy failed
 7) and so are the receipts every ``up`` writes. No test fakes the Pulumi CLI: without the
-binary, tests that must get past the CLI check pass ``which`` in (the lookup, STYLE.md §6) and
+binary, tests that must get past the CLI check pass ``which`` in (the lookup, docs/architecture.md §6) and
 stop at a later guard, or replace the Automation API calls (``automation.stored_state`` /
 ``up`` / ``preview`` / ``drift``, or ``open_stack`` with :class:`OpenedStack`) with stubs that
 return or raise what the real ones would: :class:`FakeStack` keeps the non-secret stack

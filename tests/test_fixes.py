@@ -1,5 +1,5 @@
 """Pure tests of runway_core.fixes: every quick fix applied to the source text and compared
-with the whole expected file (no server, STYLE.md §2).
+with the whole expected file (no server, docs/architecture.md §2).
 
 Runways live in memory (``analyze`` reads through a dict) unless members are needed. Each
 test states the text before and after, so comments, quoting, indentation and line endings

@@ -6,7 +6,7 @@ order the analysis sorts them (file, start, end, code, message)::
 
     <file relative to case>:<line>:<char>-<line>:<char> <severity> <CODE> <message>
 
-Positions are 0-based, characters count code points (the core's one convention, STYLE.md §4).
+Positions are 0-based, characters count code points (the core's one convention, docs/architecture.md §4).
 A few cases need files that cannot live in git (bytes that are not UTF-8, a symlink leaving
 the case folder, a runway over the 1 MiB size limit); :data:`SETUP` writes them into the
 case's temporary copy at run time (an oversized file is its committed small version, padded).

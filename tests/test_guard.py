@@ -1,4 +1,4 @@
-"""runway_lsp.guard.degrades: the failure policy every handler shares (STYLE.md §7)."""
+"""runway_lsp.guard.degrades: the failure policy every handler shares (docs/architecture.md §7)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Pure tests of runway_core.hover.hover_at on examples/orders and on broken runways.
 
-No server here (STYLE.md §2: the query is testable without one). Positions are found by
+No server here (docs/architecture.md §2: the query is testable without one). Positions are found by
 searching the example's text, so the tests say what they hover over.
 """
 

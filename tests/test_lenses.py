@@ -1,7 +1,7 @@
 """Pure tests of the cost-in-view queries (runway_core.lenses) and their baselines
 (runway_core.baseline), including a real git repository made by the test.
 
-No server (STYLE.md §2). Texts are read from examples/orders and changed in memory, or in a
+No server (docs/architecture.md §2). Texts are read from examples/orders and changed in memory, or in a
 temporary copy when git or the disk is involved; examples/ is never written.
 """
 

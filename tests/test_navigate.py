@@ -1,7 +1,7 @@
 """Pure tests of runway_core.navigate: definition, references, highlights, rename, outline,
 workspace symbols and document links, on examples/orders and on tricky runways.
 
-No server (STYLE.md §2). Positions are found by searching the text for what the test points
+No server (docs/architecture.md §2). Positions are found by searching the text for what the test points
 at; edits are applied to the text and compared with the expected file.
 """
 

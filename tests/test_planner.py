@@ -1,4 +1,4 @@
-"""The planner against CATALOG.md's worked checks and the unit-price arithmetic."""
+"""The planner against docs/catalog.md's worked checks and the unit-price arithmetic."""
 
 from decimal import Decimal
 
@@ -14,7 +14,7 @@ def spec(*entries, region="us-east-1", envs=None):
 
 
 def test_worked_check_postgres_small_rds_proxy(catalog):
-    # CATALOG.md: 11.68 + 2.30 + 21.90 + 0.40 = $36.28 / month
+    # docs/catalog.md: 11.68 + 2.30 + 21.90 + 0.40 = $36.28 / month
     plan = plan_environment(spec(EntrySpec("db", "postgres", {}, engine={"flavor": "rds", "proxy": True})), catalog, "dev")
     item = plan.item("db")
     assert [li.monthly_usd for li in item.line_items] == [Decimal("11.68"), Decimal("2.30"), Decimal("21.90"), Decimal("0.40")]
@@ -24,7 +24,7 @@ def test_worked_check_postgres_small_rds_proxy(catalog):
 
 
 def test_worked_check_workload_small_two_tasks(catalog):
-    # CATALOG.md: (0.25 x 0.03238 + 0.5 x 0.00356) x 730 x 2 = $14.42 / month
+    # docs/catalog.md: (0.25 x 0.03238 + 0.5 x 0.00356) x 730 x 2 = $14.42 / month
     plan = plan_environment(spec(EntrySpec("w", "workload", {}, scales={}, default_scale=2, image="x@sha256:" + "0" * 64, port=80)), catalog, "dev")
     item = plan.item("w")
     assert item.monthly_usd == Decimal("14.42")

@@ -5,7 +5,7 @@ The program runs against ``pulumi.runtime.set_mocks`` (``preview=False``): a moc
 records every registered resource (type, logical name, inputs, ignored changes) and answers
 with its inputs plus the outputs AWS would compute (ARNs, endpoints, DNS names). Plans come
 from the one planner with the packaged catalogue, so the expected capacities below are
-CATALOG.md's tables, not the program's own figures. Settings tests live here too because the
+docs/catalog.md's tables, not the program's own figures. Settings tests live here too because the
 file as a whole needs the ``[deploy]`` extra.
 
 Pulumi's runtime settings are process-global: the ``mocks`` fixture installs fresh mocks for
@@ -156,9 +156,9 @@ def param_arn(path: str) -> str:
 # postgres
 # --------------------------------------------------------------------------------------
 
-# CATALOG.md, "postgres — flavor: rds".
+# docs/catalog.md, "postgres — flavor: rds".
 RDS_SIZES = {"small": ("db.t4g.micro", False, 20), "medium": ("db.t4g.medium", True, 100), "large": ("db.m7g.large", True, 250)}
-# CATALOG.md, "postgres — flavor: aurora".
+# docs/catalog.md, "postgres — flavor: aurora".
 AURORA_SIZES = {"small": (1, "db.t4g.medium"), "medium": (2, "db.r7g.large"), "large": (3, "db.r7g.large")}
 
 
@@ -294,7 +294,7 @@ def test_topic_naming(mocks, catalog, fifo):
     assert topic["kmsMasterKeyId"] == "alias/aws/sns"  # encrypted with the AWS-managed key
 
 
-# CATALOG.md, "cache — ElastiCache for Valkey".
+# docs/catalog.md, "cache — ElastiCache for Valkey".
 CACHE_SIZES = {"small": (1, "cache.t4g.micro"), "medium": (2, "cache.t4g.small"), "large": (2, "cache.m7g.large")}
 
 
@@ -331,7 +331,7 @@ def test_bucket_versioning_public_access_block_and_encryption(mocks, catalog, ve
 # workloads
 # --------------------------------------------------------------------------------------
 
-# CATALOG.md, "workload — ECS Fargate, Linux/ARM64": vCPU and memory in ECS units.
+# docs/catalog.md, "workload — ECS Fargate, Linux/ARM64": vCPU and memory in ECS units.
 WORKLOAD_SIZES = {"small": ("256", "512"), "medium": ("1024", "2048"), "large": ("4096", "8192")}
 
 
@@ -712,7 +712,7 @@ def test_orders_production_declares_the_expected_resources(orders_production):
     # 53 AWS resources, 9 components (environment, 5 resources, 3 workloads), the provider;
     # before components (issue 12) the program declared 71 resources, 19 of them SSM parameters.
     assert len(mocks.aws()) == 53 and len(mocks.records) == 63 and len(out["urns"]) == 9
-    # Capacities straight from the plan (CATALOG.md large rds, large cache, medium workloads).
+    # Capacities straight from the plan (docs/catalog.md large rds, large cache, medium workloads).
     assert mocks.one("aws:rds/instance:Instance").inputs["instanceClass"] == "db.m7g.large"
     assert mocks.one("aws:elasticache/replicationGroup:ReplicationGroup").inputs["numCacheClusters"] == 2
     desired = {r.name: r.inputs["desiredCount"] for r in mocks.of_type("aws:ecs/service:Service")}

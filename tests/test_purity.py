@@ -1,4 +1,4 @@
-"""The core stays editor- and engine-free; the server never imports Pulumi (STYLE.md §1)."""
+"""The core stays editor- and engine-free; the server never imports Pulumi (docs/architecture.md §1)."""
 
 import subprocess
 import sys

@@ -15,7 +15,7 @@ secret).
 
 **Secret-looking values** written in a workload's plain ``env`` (an AWS access key id, an AWS
 secret key, a ``*_PASSWORD``, a URL with a password): ``env`` is plain text by design
-(RUNWAY_FORMAT.md), so they reach the one place the author put them, the container's plain
+(docs/format.md), so they reach the one place the author put them, the container's plain
 environment in the task definition. Everywhere else the tooling must not spread them: no CLI
 output, plan, receipt, log, hover or other response quotes them; RW147 warns about each
 (at its value, without quoting it).
