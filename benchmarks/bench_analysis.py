@@ -50,6 +50,11 @@ from runway_core import analysis as core  # noqa: E402
 from runway_core import planner  # noqa: E402
 from runway_core.catalog import load_catalog  # noqa: E402
 
+try:
+    from runway_core.workspace import read_disk  # noqa: E402
+except ImportError:  # a revision before issue 11 (variants.py --base REV)
+    read_disk = core.read_disk
+
 TARGET_RATIO = 2.0  # issue 6: analysis ≤ 2 × ruamel C compose of the same text
 LINEAR = (0.67, 1.5)  # ms per 1,000 lines, largest workspace / smallest: "linear" within this
 
@@ -151,7 +156,7 @@ def measure(root: Path, repeat: int, catalog: Any, yaml: YAML, label: str, scale
             t = versions[state["i"] % len(versions)]
             state["i"] += 1
             extra = {"previous": state["prev"]} if reuse else {}
-            state["prev"] = core.analyze(path, catalog, lambda p, t=t: t if p == path else core.read_disk(p), **extra)
+            state["prev"] = core.analyze(path, catalog, lambda p, t=t: t if p == path else read_disk(p), **extra)
 
         keys = _times(keystroke, repeat)
     comp_root = _times(_gc_paused(lambda: yaml.compose(text)), repeat)

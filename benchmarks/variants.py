@@ -50,16 +50,21 @@ SERVER_ONLY = {"debounce", "freeze", "idlegc", "signature", "flushmemo", "sentsk
 def _patch(names: set[str]) -> None:
     """Undo the optimisations ``names`` in this process (then start the server)."""
     import runway_core.analysis as A
+    import runway_core.analysis.cache as AC
+    import runway_core.analysis.root as AR
+    import runway_core.analysis.run as R
     import runway_core.baseline as B
-    import runway_core.planner as P
-    import runway_lsp.server as S
+    import runway_core.planner.pricing as PP
+    import runway_lsp.analyses as AN
+    import runway_lsp.publish as PUB
+    import runway_lsp.session as S
 
     if "debounce" in names:
         S.DEBOUNCE_S = 0.04
     if "gcpause" in names:
         def analyze(root_file, catalog, read=None, previous=None):
-            return A._analyze(root_file, catalog, read, previous)
-        A.analyze = B.analyze = S.analyze = analyze
+            return R._analyze(root_file, catalog, read, previous)
+        A.analyze = R.analyze = B.analyze = AN.analyze = analyze
     if "freeze" in names:
         gc.freeze = lambda: None
     if "idlegc" in names:
@@ -69,17 +74,17 @@ def _patch(names: set[str]) -> None:
         M.gc = types.SimpleNamespace(freeze=lambda: gc.freeze(), disable=lambda: None)  # main() leaves the collector on
     if "parsecache" in names:
         from runway_core.yamlsrc import parse_yaml
-        A.parse_file = lambda text, path: parse_yaml(text, path)
+        AC.parse_file = lambda text, path: parse_yaml(text, path)
     if "entrycache" in names:
-        A._entry_text_keys = lambda *a, **k: None
+        AR._entry_text_keys = lambda *a, **k: None
     if "planreuse" in names:
         inner = A.analyze
 
         def no_previous(root_file, catalog, read=None, previous=None):
             return inner(root_file, catalog, read)
-        A.analyze = B.analyze = S.analyze = no_previous
+        A.analyze = R.analyze = B.analyze = AN.analyze = no_previous
     if "linememo" in names:
-        P._collect = lambda pricer, specs: P._price_specs(pricer, tuple(specs))
+        PP._collect = lambda pricer, specs: PP._price_specs(pricer, tuple(specs))
     if "signature" in names:
         import hashlib
 
@@ -94,17 +99,17 @@ def _patch(names: set[str]) -> None:
         def flush(self):
             self._timer = None
             self._flush_dirty()
-        S.RunwayLanguageServer._flush = flush
+        S.Session._flush = flush
     if "sentskip" in names:
         class Never(dict):
             def get(self, key, default=None):
                 return None
-        init = S.RunwayLanguageServer.__init__
+        init = PUB.Publisher.__init__
 
         def __init__(self, *a, **k):
             init(self, *a, **k)
             self._sent = Never()
-        S.RunwayLanguageServer.__init__ = __init__
+        PUB.Publisher.__init__ = __init__
 
 
 def serve(names: set[str]) -> int:

@@ -1,8 +1,39 @@
 """runway_core: the pure analysis of runway.yaml files.
 
-Parsing with positions, the pydantic model, the rules, the catalogue and the planner.
-It must never import pygls, lsprotocol, pulumi or pulumi_aws: the language server, the CLI
-and the Pulumi program are thin adapters over this package (STYLE.md, "one core").
+Parsing with positions, the pydantic model, the catalogue, the planner, the rules, the
+analysis that runs them, what-if pricing and baselines, and the editor's queries. It must
+never import pygls, lsprotocol, pulumi or pulumi_aws, nor runway_lsp or deploy_engine: the
+language server, the CLI and the Pulumi program are thin adapters over this package
+(docs/architecture.md, "one core").
+
+Layers: a module imports only modules of its own layer or of a lower one, never in a cycle
+(function-local and ``TYPE_CHECKING`` imports count); tests/test_layers.py enforces this
+table, and that no editor query under ``ide`` imports another one.
+
+====  ================================================================================
+rank  modules
+====  ================================================================================
+0     positions, diagnostics, money, text, names, markdown
+1     yamlsrc, catalog, model, schema
+2     planner, workspace, facts
+3     rules
+4     analysis
+5     whatif, baseline
+6     ide
+====  ================================================================================
+
+- 0, leaves: code-point positions, diagnostics and their codes, USD amounts, text helpers
+  (``suggest``, ``redact``, ``secret_shape``), name patterns, markdown tables;
+- 1, source and data: the YAML tree (``yamlsrc``), the catalogue, the models and the JSON
+  Schema generated from them;
+- 2: the planner (spec in, plan out), the workspace on disk (root finding, reads, member
+  folders) and ``facts``, the result types of an analysis;
+- 3: the rules, one module per family, in one ordered registry;
+- 4: ``analysis``, which orchestrates parse -> model -> plans -> rules;
+- 5: what-if pricing (resized and scaled plans, the fit under a cap) and baselines (the
+  saved and git HEAD plans, cost deltas);
+- 6: ``ide``, the editor's pure queries (completion, fixes, hover, lenses, navigation) and
+  what they share (``ide/_*``).
 """
 
 __all__ = ["__version__"]

@@ -3,7 +3,8 @@
 :class:`BaselineStore` answers :meth:`~BaselineStore.baselines` for a root runway: the plans
 of the files on disk (what the editor last saved, or opened) and the plans of the same files
 at the git HEAD commit, each ``{env: EnvironmentPlan}`` or None. The language server feeds
-them to :func:`runway_core.lenses.code_lenses` and to the hover.
+them to :func:`runway_core.ide.lenses.code_lenses` and to the hover; :func:`cost_deltas` is the
+change of every environment and item against one of them.
 
 - *Saved*: :func:`runway_core.analysis.analyze` over the disk. Cached by the content of
   every file that analysis read (a save or an external change of any of them recomputes).
@@ -15,7 +16,7 @@ them to :func:`runway_core.lenses.code_lenses` and to the hover.
   Member folders are still found on disk (the analysis checks folders exist); a member file
   absent from HEAD is reported inside the baseline analysis and simply not counted.
 
-Git runs through an injected :data:`Runner` (STYLE.md §6: pass things in); the default,
+Git runs through an injected :data:`Runner` (docs/architecture.md §6: pass things in); the default,
 :func:`run_git`, calls the ``git`` executable with a timeout and never prompts. Nothing here
 raises: no git, not a repository, no commit yet, a file not in HEAD, a baseline that does
 not parse — each gives ``None`` for that baseline.
@@ -29,12 +30,13 @@ import hashlib
 import logging
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from .analysis import MAX_FILE_BYTES, analyze, read_disk
-from .lenses import Baselines
+from .analysis import analyze
 from .planner import EnvironmentPlan
+from .workspace import MAX_FILE_BYTES, read_disk
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -49,6 +51,53 @@ Runner = Callable[[Sequence[str], str], tuple[int, bytes]]
 GIT_TIMEOUT_S = 10
 
 Plans = Mapping[str, EnvironmentPlan]
+
+
+_ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class Baselines:
+    """What the current plans are compared with: each is ``{env: EnvironmentPlan}`` or None
+    when unavailable (no save yet, not a git repository, the file not in HEAD, ...).
+
+    ``saved``: the runway as last saved (the files on disk). ``head``: the runway at git HEAD.
+    """
+
+    saved: Mapping[str, EnvironmentPlan] | None = None
+    head: Mapping[str, EnvironmentPlan] | None = None
+
+
+@dataclass(frozen=True)
+class EnvDelta:
+    """Change of one environment's monthly cost (USD per month), current minus baseline.
+
+    ``items`` maps each item name on either side to its change (an item on one side only
+    counts in full). ``current``/``baseline`` are the totals, None where the environment is
+    absent (a new environment's delta is its whole total).
+    """
+
+    env: str
+    total: Decimal
+    items: Mapping[str, Decimal] = field(default_factory=dict)
+    current: Decimal | None = None
+    baseline: Decimal | None = None
+
+
+def cost_deltas(current_plans: Mapping[str, EnvironmentPlan], baseline_plans: Mapping[str, EnvironmentPlan]) -> dict[str, EnvDelta]:
+    """Per environment (current ones first, in order, then removed ones): the change of its
+    total and of each item's monthly cost, in USD per month (current minus baseline)."""
+    out: dict[str, EnvDelta] = {}
+    for env in list(current_plans) + [e for e in baseline_plans if e not in current_plans]:
+        cur = current_plans.get(env)
+        base = baseline_plans.get(env)
+        cur_items = {i.name: i.monthly_usd for i in cur.items} if cur is not None else {}
+        base_items = {i.name: i.monthly_usd for i in base.items} if base is not None else {}
+        items = {n: cur_items.get(n, _ZERO) - base_items.get(n, _ZERO) for n in list(cur_items) + [n for n in base_items if n not in cur_items]}
+        cur_total = cur.total if cur is not None else None
+        base_total = base.total if base is not None else None
+        out[env] = EnvDelta(env, (cur_total or _ZERO) - (base_total or _ZERO), items, cur_total, base_total)
+    return out
 
 
 def run_git(args: Sequence[str], cwd: str) -> tuple[int, bytes]:

@@ -46,7 +46,7 @@ __all__ = [
     "load_catalog",
 ]
 
-#: Confidence levels of a unit price, strongest first (see the pricing README).
+#: Confidence levels of a unit price, strongest first (docs/catalog.md).
 CONFIDENCE_LEVELS: tuple[str, ...] = ("price-list", "aws-static", "secondary", "derived", "unverified")
 
 #: The size names every kind must define.

@@ -1,8 +1,9 @@
 """Diagnostics: the core's one shape for every problem found in a runway.
 
-User mistakes are data (STYLE.md §7): the loader, the model and every rule return
+User mistakes are data (docs/architecture.md §7): the loader, the model and every rule return
 :class:`Diagnostic` values and never raise for bad input. Codes are stable and documented in
-docs/diagnostics.md. Must not import pygls, lsprotocol or pulumi.
+docs/diagnostics.md (:data:`CODES`; a test keeps that page and it in sync). A leaf: imports
+only :mod:`runway_core.positions`.
 """
 
 from __future__ import annotations
@@ -46,3 +47,49 @@ class Diagnostic:
 
     def sort_key(self) -> tuple:
         return (self.file, self.range.start, self.range.end, self.code, self.message)
+
+
+#: Every code with its default severity and one-line title (docs/diagnostics.md).
+CODES: dict[str, tuple[str, str]] = {
+    "RW001": ("error", "YAML syntax error, or a file that is not UTF-8 text"),
+    "RW002": ("error", "duplicate key"),
+    "RW003": ("error", "more than one YAML document"),
+    "RW004": ("error", "empty or comment-only file"),
+    "RW005": ("error", "alias expansion over the limit (alias bomb)"),
+    "RW006": ("error", "tab used for indentation"),
+    "RW007": ("warning", "byte-order mark at the start of the file"),
+    "RW008": ("error", "unsupported YAML tag"),
+    "RW009": ("error", "a key that is a list or mapping"),
+    "RW010": ("error", "nesting too deep"),
+    "RW011": ("error", "file over the size limit (1 MiB): not analysed"),
+    "RW012": ("error", "more than 500 problems in one file: the rest are not shown"),
+    "RW100": ("error", "wrong type or value (schema)"),
+    "RW101": ("error", "missing required key"),
+    "RW102": ("error", "unknown key (closest known key suggested)"),
+    "RW103": ("error", "unsupported format version"),
+    "RW110": ("error", "name format (product, resource, workload, environment, member)"),
+    "RW111": ("error", "declared name collides with an implicit item (`shared-<kind>`, `alb`, `service-discovery`)"),
+    "RW112": ("error", "a resource and a workload share one name"),
+    "RW120": ("error", "unknown kind (closest kind suggested)"),
+    "RW121": ("error", "reserved kind (kafka, opensearch): why, and what brings it back"),
+    "RW130": ("error", "unknown size"),
+    "RW131": ("error", "size or scale for an undeclared environment"),
+    "RW140": ("error", "image not pinned by digest"),
+    "RW141": ("error", "workload without a reason"),
+    "RW142": ("warning", "reason names none of the three allowed grounds"),
+    "RW143": ("error", "`env` or `secrets` name collides with an injected variable"),
+    "RW144": ("error", "secret or variable name format"),
+    "RW145": ("warning", "an entry listed twice (`secrets`, `uses`, `requires`)"),
+    "RW146": ("warning", "a name in both `env` and `secrets`"),
+    "RW147": ("warning", "a value that looks like a secret (`env`, image, health command)"),
+    "RW150": ("error", "workload `uses` names no resource or workload"),
+    "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
+    "RW152": ("error", "member `uses` names no resource of the root"),
+    "RW153": ("warning", "a workload uses itself"),
+    "RW154": ("warning", "member runway that no root runway above lists"),
+    "RW160": ("error", "region unknown to the catalogue"),
+    "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
+    "RW170": ("error", "environment over its monthly cap (plan refused)"),
+    "RW171": ("warning", "environment without a cap (estimate shown)"),
+    "RW180": ("hint", "resource used by nobody"),
+}

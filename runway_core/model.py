@@ -1,4 +1,4 @@
-"""Pydantic v2 models of root and member runways (RUNWAY_FORMAT.md, "Root runway", "Member runway").
+"""Pydantic v2 models of root and member runways (docs/format.md, "Root runway", "Member runway").
 
 The models check *shape*: types, required keys, unknown keys, ranges. Everything with a
 stable rule code of its own (kinds, sizes, names, digests, reasons, uses, caps) is a rule in
@@ -112,7 +112,7 @@ class Limits(_Strict):
     @classmethod
     def _a_number(cls, v: Any) -> Any:
         # pydantic's Decimal reads "100" and "1_000" as numbers; YAML 1.2 reads them as
-        # strings, and every other number of the format refuses them (RUNWAY_FORMAT.md).
+        # strings, and every other number of the format refuses them (docs/format.md).
         if isinstance(v, (str, bool)):
             raise PydanticCustomError("decimal_type", "Input should be a number (USD per month)")
         return v

@@ -27,7 +27,7 @@ from pydantic.json_schema import models_json_schema
 
 from .catalog import SIZES
 from .model import ENGINE_MODELS, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, MemberRunway, RootRunway
-from .rules import DIGEST, DNS_LABEL, ENV_NAME, NAME_LABEL, UPPER_SNAKE
+from .names import DIGEST, DNS_LABEL, ENV_NAME, NAME_LABEL, UPPER_SNAKE
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 _REF = "#/definitions/{model}"
@@ -73,7 +73,7 @@ def _named(ref: str, description: str) -> dict[str, Any]:
     }
 
 
-#: A YAML merge key is allowed wherever a mapping is (RUNWAY_FORMAT.md: merge keys are
+#: A YAML merge key is allowed wherever a mapping is (docs/format.md: merge keys are
 #: applied before validation); a schema validator that does not apply them would otherwise
 #: report every `<<` of a valid runway as an unknown property.
 _MERGE_KEY = {"description": "YAML merge key (`<<: *anchor`): the aliased mapping's keys are merged into this one."}

@@ -1,8 +1,14 @@
 """runway-lsp: the language server of runway.yaml (diagnostics and cost hovers over LSP).
 
-A thin face over :mod:`runway_core` (STYLE.md §1): ``server`` adapts editor events to one
-analysis, ``convert`` is the one edge between core values and LSP types, ``__main__`` is the
-``runway-lsp`` console script.
+A thin face over :mod:`runway_core` (docs/architecture.md §1). Imports only go down this list:
+
+- ``uris``, ``guard``, ``convert/`` (the one package that builds LSP values, a module per area);
+- ``documents`` (open buffers) -> ``analyses`` (groups, cached analyses) -> ``publish``
+  (diagnostics pushed and pulled) -> ``session`` (one client session, behind public methods);
+- the features, each given the session: ``text_sync``, ``settings``, ``scan``,
+  ``navigation``, ``cost_view``, ``custom``, ``completion``, ``code_actions``;
+- ``protocol`` (pygls' protocol made robust), ``server`` (registers every LSP method once),
+  ``__main__`` (the ``runway-lsp`` console script).
 
 Must never import pulumi or deploy_engine: editor users never pay for the deploy extra
 (a test spawns the server module and checks ``sys.modules``).

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     # collection at all: the server collects when the editor is quiet (server.IDLE_GC_S).
     gc.freeze()
     gc.disable()
-    server.idle_gc = True
+    server.session.idle_gc = True
     server.start_io(stdin, stdout)
     # LSP 3.17 §"Exit Notification": exit code 0 after a shutdown request, else 1 (pygls's
     # own sys.exit(1) ends the event loop but not with that code).

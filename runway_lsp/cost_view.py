@@ -1,8 +1,7 @@
 """Cost in view over LSP: code lenses, inlay hints, cost deltas and their refreshes.
 
-A thin adapter (STYLE.md §2) over :mod:`runway_core.lenses` and
-:mod:`runway_core.baseline`, and this feature's protocol edge (it builds the lsprotocol
-values of lenses and hints; positions go through :mod:`runway_lsp.convert`).
+A thin adapter (docs/architecture.md §2) over :mod:`runway_core.lenses` and
+:mod:`runway_core.baseline`; its protocol values are built by :mod:`runway_lsp.convert.cost`.
 
 - ``textDocument/codeLens`` (no resolve): the lenses of the root runway. LSP shows a lens
   only through a ``Command``; each carries :data:`SHOW_COST`, a command this server
@@ -29,6 +28,9 @@ values of lenses and hints; positions go through :mod:`runway_lsp.convert`).
   ``workspace/codeLens/refresh`` and ``workspace/inlayHint/refresh`` to clients that support
   them; also after a settings change.
 
+- ``textDocument/hover``: costs (with "+$103.19/mo vs HEAD"), also while a syntax error is
+  being typed.
+
 Handlers catch, log and return an empty result. Must not import pulumi or deploy_engine.
 """
 
@@ -50,39 +52,17 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
+from .convert.cost import to_code_lens, to_inlay_hint
 from .guard import degrades
-from .server import RunwayLanguageServer, uri_to_path
-from .settings import Settings, SettingsManager, log_failure, settings_of
+from .session import Session, log_failure
+from .settings import Settings, SettingsManager
+from .uris import uri_to_path
 
 log = logging.getLogger("runway_lsp.cost_view")
 
 #: The command of every lens (see the module docstring); arguments ``[uri, data]`` with
 #: ``data`` ``{"env": name}`` or ``{"name": item}``.
 SHOW_COST = "runway.showCost"
-
-
-# --- conversions -----------------------------------------------------------------------------
-
-
-def to_code_lens(lens: Lens, uri: str, lines: LineIndex, enc: Any) -> types.CodeLens:
-    return types.CodeLens(
-        range=convert.to_range(lens.range, lines, enc),
-        command=types.Command(title=lens.title, command=SHOW_COST, arguments=[uri, dict(lens.data)], tooltip=lens.tooltip),
-        data=dict(lens.data),
-    )
-
-
-def to_inlay_hint(hint: Hint, lines: LineIndex, enc: Any) -> types.InlayHint:
-    return types.InlayHint(
-        position=convert.to_position(hint.position, lines, enc),
-        label=hint.label,
-        tooltip=hint.tooltip,
-        padding_left=True,
-    )
-
-
-def from_range(rng: types.Range, lines: LineIndex, enc: Any) -> Range:
-    return Range(convert.from_position(rng.start, lines, enc), convert.from_position(rng.end, lines, enc))
 
 
 # --- what is shown while the text does not parse ----------------------------------------------
@@ -128,14 +108,32 @@ def _parses(an: Analysis) -> bool:
     return not any(f.parsed.partial for f in an.files.values())
 
 
+def cost_json(an: Analysis, data: dict) -> Any:
+    """What :data:`SHOW_COST` answers for ``data`` on analysis ``an``: the plan JSON of
+    environment ``{"env": name}``, or item ``{"name": item}`` in every environment; None
+    when neither is there."""
+    env = data.get("env")
+    if isinstance(env, str) and env in an.plans:
+        return environment_json(an.plans[env])
+    name = data.get("name")
+    if isinstance(name, str):
+        per_env = {}
+        for e, plan in an.plans.items():
+            for item in environment_json(plan)["items"]:
+                if item["name"] == name:
+                    per_env[e] = item
+        return {"name": name, "environments": per_env} if per_env else None
+    return None
+
+
 # --- state -----------------------------------------------------------------------------------
 
 
 class CostView:
     """Baselines, refresh bookkeeping and warnings of one server session."""
 
-    def __init__(self, server: RunwayLanguageServer, settings: SettingsManager, store: BaselineStore | None = None) -> None:
-        self.server = server
+    def __init__(self, session: Session, settings: SettingsManager, store: BaselineStore | None = None) -> None:
+        self.session = session
         self.settings = settings
         self.store = store or BaselineStore()
         self._signatures: dict[str, Any] = {}  # group key -> what its lenses and hints showed
@@ -146,7 +144,7 @@ class CostView:
 
     def view(self, key: str) -> View:
         """What lenses, hints and hovers of group ``key`` show (see the module docstring)."""
-        ls = self.server
+        ls = self.session
         an = ls.analysis(key)
         if _parses(an):
             if an.plans:
@@ -172,16 +170,16 @@ class CostView:
         """The saved and HEAD baselines of group ``key``; None when deltas are off."""
         if not self.settings.current.cost_delta_enabled:
             return None
-        return self.store.baselines(key, self.server.catalog)
+        return self.store.baselines(key, self.session.catalog)
 
     def _lines(self, key: str, path: str, view: View) -> LineIndex | None:
         """The current text's lines of ``path`` (positions of a view are positions of it)."""
-        cur = self.server.analysis(key).files.get(path)
+        cur = self.session.analysis(key).files.get(path)
         src = cur or view.an.files.get(path)
         return src.parsed.lines if src is not None else None
 
     def code_lenses(self, uri: str) -> list[types.CodeLens]:
-        ls = self.server
+        ls = self.session
         path = uri_to_path(uri)
         key = ls.group_of(path)
         view = self.view(key)
@@ -196,11 +194,11 @@ class CostView:
         for lens in lenses:
             rng = view.range(path, lens.range)
             if rng is not None:
-                out.append(to_code_lens(lens if rng == lens.range else dataclasses.replace(lens, range=rng), uri, lines, ls.encoding))
+                out.append(to_code_lens(lens if rng == lens.range else dataclasses.replace(lens, range=rng), uri, lines, ls.encoding, SHOW_COST))
         return out
 
     def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
-        ls = self.server
+        ls = self.session
         path = uri_to_path(uri)
         key = ls.group_of(path)
         view = self.view(key)
@@ -210,7 +208,7 @@ class CostView:
         if src is None or src.role != "root" or not an.plans or lines is None:
             return []
         env = self._hint_environment(an, self.settings.current)
-        wanted = from_range(rng, lines, ls.encoding)
+        wanted = convert.from_range(rng, lines, ls.encoding)
         hints = inlay_hints(an, path, None if view.shifted else wanted, env)
         self.served(key)
         out = []
@@ -224,7 +222,7 @@ class CostView:
         """The hover at ``pos`` (code points of the current text of ``path``): from the view
         while the text does not parse (names and sizes keep their costs), else, or when the
         view has nothing there, from the analysis of the real text."""
-        ls = self.server
+        ls = self.session
         key = ls.group_of(path)
         baseline = self.baselines(key)
         view = self.view(key)
@@ -255,19 +253,7 @@ class CostView:
         environment; None for arguments it does not understand."""
         if not isinstance(uri, str) or not isinstance(data, dict):
             return None
-        an = self.view(self.server.group_of(uri_to_path(uri))).an
-        env = data.get("env")
-        if isinstance(env, str) and env in an.plans:
-            return environment_json(an.plans[env])
-        name = data.get("name")
-        if isinstance(name, str):
-            per_env = {}
-            for e, plan in an.plans.items():
-                for item in environment_json(plan)["items"]:
-                    if item["name"] == name:
-                        per_env[e] = item
-            return {"name": name, "environments": per_env} if per_env else None
-        return None
+        return cost_json(self.view(self.session.group_of(uri_to_path(uri))).an, data)
 
     # --- refresh ----------------------------------------------------------------------------
 
@@ -291,10 +277,10 @@ class CostView:
         """Called after diagnostics of group ``key`` were published: ask the client to
         refresh lenses and hints when what they show differs from what it was last served
         (a client that never asked is never asked to refresh)."""
-        ls = self.server
-        hit = ls._cache.get(key)  # never re-analyse a group publish_group just dropped
-        if hit is not None and hit[0].plans and _parses(hit[0]):
-            self._good[key] = hit[0]  # what stays in view if the next keystroke breaks the YAML
+        ls = self.session
+        cached = ls.analyses.cached(key)  # never re-analyse a group publish_group just dropped
+        if cached is not None and cached.plans and _parses(cached):
+            self._good[key] = cached  # what stays in view if the next keystroke breaks the YAML
         previous = self._signatures.get(key)
         if previous is None:
             return
@@ -310,7 +296,7 @@ class CostView:
 
     def _capability(self, name: str) -> bool:
         try:
-            ws = self.server.client_capabilities.workspace
+            ws = self.session.capabilities.workspace
             cap = getattr(ws, name, None) if ws is not None else None
             return bool(cap is not None and cap.refresh_support)
         except Exception:  # noqa: BLE001
@@ -331,12 +317,12 @@ class CostView:
 
     def _refresh(self) -> None:
         self._refresh_pending = False
-        ls = self.server
+        ls = self.session
         try:
             if self._lens_refresh():
-                ls.workspace_code_lens_refresh(None).add_done_callback(log_failure("workspace/codeLens/refresh"))
+                ls.client.workspace_code_lens_refresh(None).add_done_callback(log_failure("workspace/codeLens/refresh"))
             if self._hint_refresh():
-                ls.workspace_inlay_hint_refresh(None).add_done_callback(log_failure("workspace/inlayHint/refresh"))
+                ls.client.workspace_inlay_hint_refresh(None).add_done_callback(log_failure("workspace/inlayHint/refresh"))
         except Exception:  # noqa: BLE001
             log.exception("sending lens/hint refresh failed")
 
@@ -350,69 +336,36 @@ class CostView:
             self.schedule_refresh()
 
 
-def view_of(server: RunwayLanguageServer) -> CostView | None:
-    return getattr(server, "cost_view", None)
+    # --- the requests (runway_lsp/server.py registers them) ------------------------------------
 
+    @degrades("textDocument/hover")
+    def hover_request(self, params: types.HoverParams) -> types.Hover | None:
+        ls = self.session
+        path = uri_to_path(params.text_document.uri)
+        src = ls.analysis_for(path).files.get(path)
+        if src is None:
+            return None
+        lines = src.parsed.lines
+        result = self.hover(path, convert.from_position(params.position, lines, ls.encoding))
+        return convert.to_hover(result, lines, ls.encoding) if result is not None else None
 
-def hover_baseline(server: RunwayLanguageServer, path: str) -> Baselines | None:
-    """The baselines the hover of ``path`` compares with (None when deltas are off or the
-    cost view is not registered). Never raises."""
-    try:
-        view = view_of(server)
-        return view.baselines(server.group_of(path)) if view is not None else None
-    except Exception:  # noqa: BLE001
-        log.exception("baselines for the hover of %s failed", path)
-        return None
-
-
-def view_hover(server: RunwayLanguageServer, path: str, pos: Position) -> HoverResult | None:
-    """The hover at ``pos`` (code points) of ``path``: :meth:`CostView.hover` when the cost
-    view is registered, else from the analysis of the real text."""
-    view = view_of(server)
-    if view is not None:
-        return view.hover(path, pos)
-    return hover_at(server.analysis_for(path), path, pos, baseline=hover_baseline(server, path))
-
-
-def register(server: RunwayLanguageServer) -> None:
-    """Register code lenses, inlay hints, the :data:`SHOW_COST` command and the refreshes."""
-    settings = settings_of(server)
-    view = CostView(server, settings)
-    server.cost_view = view  # type: ignore[attr-defined]
-    settings.subscribe(view.on_settings)
-
-    # Observe publishing: every change of an analysis ends in publish_group (server.py).
-    publish_group = server.publish_group
-
-    def publish_and_refresh(key: str, changed: set[str]) -> None:
-        publish_group(key, changed)
-        try:
-            view.after_publish(key)
-        except Exception:  # noqa: BLE001
-            log.exception("refreshing lenses of %s failed", key)
-
-    server.publish_group = publish_and_refresh  # type: ignore[method-assign]
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @degrades("textDocument/codeLens", list)
-    async def code_lens(ls: RunwayLanguageServer, params: types.CodeLensParams):
-        current = await settings.ready()
+    async def code_lens_request(self, params: types.CodeLensParams) -> list[types.CodeLens]:
+        current = await self.settings.ready()
         if not current.code_lens_enabled:
             return []
-        return view.code_lenses(params.text_document.uri)
+        return self.code_lenses(params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @degrades("textDocument/inlayHint", list)
-    async def inlay_hint(ls: RunwayLanguageServer, params: types.InlayHintParams):
-        current = await settings.ready()
+    async def inlay_hint_request(self, params: types.InlayHintParams) -> list[types.InlayHint]:
+        current = await self.settings.ready()
         if not current.inlay_hints_enabled:
             return []
-        return view.inlay_hints(params.text_document.uri, params.range)
+        return self.inlay_hints(params.text_document.uri, params.range)
 
-    @server.command(SHOW_COST)
     @degrades(SHOW_COST)
-    def show_cost(ls, *args):  # no annotations: pygls reads them to convert arguments
-        return view.show_cost(args[0] if args else None, args[1] if len(args) > 1 else None)
+    def show_cost_command(self, *args: Any) -> Any:
+        return self.show_cost(args[0] if args else None, args[1] if len(args) > 1 else None)
 
 
-__all__ = ["SHOW_COST", "CostView", "View", "register", "hover_baseline", "view_hover", "to_code_lens", "to_inlay_hint"]
+__all__ = ["SHOW_COST", "CostView", "View"]

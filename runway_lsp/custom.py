@@ -1,6 +1,6 @@
 """The server's custom messages for the VS Code extension's cost views (docs/protocol.md).
 
-A thin adapter (STYLE.md §2) over the analysis the server already keeps: the planner's
+A thin adapter (docs/architecture.md §2) over the analysis the server already keeps: the planner's
 per-environment totals and plan JSON (:func:`runway_core.planner.environment_json`, the same
 JSON as ``runway-deploy plan --format json``, docs/cli.md).
 
@@ -34,8 +34,9 @@ from runway_core.diagnostics import Severity
 from runway_core.planner import Plan, cap_percent, plan_json
 
 from .guard import degrades
-from .server import RunwayLanguageServer, path_to_uri, uri_to_path
-from .settings import COST_NOTIFICATIONS_OPTION, settings_of
+from .session import Session
+from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
+from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp.custom")
 
@@ -60,32 +61,31 @@ def _params(params: Any) -> dict[str, Any]:
     return {k: getattr(params, k) for k in ("uri", "environment") if hasattr(params, k)}
 
 
-def _analysis(server: RunwayLanguageServer, uri: Any) -> tuple[Analysis, str] | None:
+def _analysis(session: Session, uri: Any) -> tuple[Analysis, str] | None:
     """The analysis of the group of ``uri`` and the document's path; None for a file that
     is neither open nor named like a runway (never read a file the client did not give us)."""
     if not isinstance(uri, str) or not uri:
         return None
     path = uri_to_path(uri)
-    if os.path.basename(path) not in ROOT_NAMES and path not in server.documents:
+    if os.path.basename(path) not in ROOT_NAMES and path not in session.documents:
         return None
-    return server.analysis_for(path), path
+    return session.analysis_for(path), path
 
 
-def _selected(server: RunwayLanguageServer, an: Analysis, wanted: Any) -> str | None:
+def _selected(settings: SettingsManager, an: Analysis, wanted: Any) -> str | None:
     if isinstance(wanted, str) and wanted in an.plans:
         return wanted
-    manager = getattr(server, "settings_manager", None)
-    setting = getattr(getattr(manager, "current", None), "inlay_hints_environment", None)
+    setting = settings.current.inlay_hints_environment
     if isinstance(setting, str) and setting in an.plans:
         return setting
     return next(iter(an.plans), None)
 
 
-def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
+def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
     """The ``runway/costs`` answer (see the module docstring). USD per month."""
     p = _params(params)
     uri = p.get("uri")
-    found = _analysis(server, uri)
+    found = _analysis(session, uri)
     if found is None:
         return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None, "complete": False, "errors": 0}
     an, _path = found
@@ -107,7 +107,7 @@ def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
         "root_uri": path_to_uri(an.root_file),
         "product": an.spec.product if an.spec is not None else None,
         "environments": envs,
-        "environment": _selected(server, an, p.get("environment")),
+        "environment": _selected(settings, an, p.get("environment")),
         # errors that may drop items from the plan (an unknown size or kind): totals are then
         # lower bounds; the over-cap verdict and workload-only checks leave the estimate whole
         "errors": (errors := sum(1 for ds in an.diagnostics.values() for d in ds if d.severity == Severity.ERROR and d.code not in _ESTIMATE_KEEPING)),
@@ -115,13 +115,13 @@ def costs(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
     }
 
 
-def plan(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
+def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
     """The ``runway/plan`` answer: :func:`runway_core.planner.plan_json` of every environment
     with ``uri``, ``root_uri``, ``uris``, ``environment`` (selected) and ``diagnostics``
     (counts by severity over the group)."""
     p = _params(params)
     uri = p.get("uri")
-    found = _analysis(server, uri)
+    found = _analysis(session, uri)
     if found is None:
         return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None)}
     an, _path = found
@@ -131,7 +131,7 @@ def plan(server: RunwayLanguageServer, params: Any) -> dict[str, Any]:
         uri=uri,
         root_uri=path_to_uri(an.root_file),
         uris=[path_to_uri(f) for f in an.files],
-        environment=_selected(server, an, p.get("environment")),
+        environment=_selected(settings, an, p.get("environment")),
         diagnostics=_counts(an),
     )
     return doc
@@ -160,20 +160,21 @@ def _signature(an: Analysis) -> tuple:
 class CostsNotifier:
     """Sends ``runway/costsChanged`` after a group's diagnostics are published."""
 
-    def __init__(self, server: RunwayLanguageServer) -> None:
-        self.server = server
+    def __init__(self, session: Session, settings: SettingsManager) -> None:
+        self.session = session
+        self.settings = settings
         self._sent: dict[str, tuple] = {}  # group key -> signature last notified
 
     def opted_in(self) -> bool:
         """True when the client asked for ``runway/costsChanged`` (initializationOptions)."""
-        options = settings_of(self.server).init_options
+        options = self.settings.init_options
         return isinstance(options, dict) and options.get(COST_NOTIFICATIONS_OPTION) is True
 
     def after_publish(self, key: str) -> None:
-        ls = self.server
+        ls = self.session
         if not self.opted_in():
             return
-        if key not in ls._cache:
+        if ls.analyses.cached(key) is None:
             self._sent.pop(key, None)  # the group was dropped: nothing of it is open
             return
         an = ls.analysis(key)
@@ -184,32 +185,19 @@ class CostsNotifier:
         if self._sent.get(key) == sig:
             return
         self._sent[key] = sig
-        ls.protocol.notify(COSTS_CHANGED, {"uri": path_to_uri(an.root_file), "uris": [path_to_uri(f) for f in an.files]})
+        ls.client.protocol.notify(COSTS_CHANGED, {"uri": path_to_uri(an.root_file), "uris": [path_to_uri(f) for f in an.files]})
 
 
-def register(server: RunwayLanguageServer) -> None:
-    """Register ``runway/costs``, ``runway/plan`` and the ``runway/costsChanged`` hook."""
-    notifier = CostsNotifier(server)
-    publish_group = server.publish_group  # maybe already wrapped by another feature
-
-    def publish_and_notify(key: str, changed: set[str]) -> None:
-        publish_group(key, changed)
-        try:
-            notifier.after_publish(key)
-        except Exception:  # noqa: BLE001 - STYLE.md §7
-            log.exception("%s for %s failed", COSTS_CHANGED, key)
-
-    server.publish_group = publish_and_notify  # type: ignore[method-assign]
-
-    @server.feature(COSTS)
-    @degrades(COSTS, lambda: {"environments": [], "environment": None})
-    def runway_costs(ls: RunwayLanguageServer, params: Any):
-        return costs(ls, params)
-
-    @server.feature(PLAN)
-    @degrades(PLAN, lambda: {"environments": [], "environment": None})
-    def runway_plan(ls: RunwayLanguageServer, params: Any):
-        return plan(ls, params)
+@degrades(COSTS, lambda: {"environments": [], "environment": None})
+def costs_request(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
+    """The ``runway/costs`` handler: :func:`costs`, degrading to an empty answer."""
+    return costs(session, settings, params)
 
 
-__all__ = ["COSTS", "PLAN", "COSTS_CHANGED", "CostsNotifier", "costs", "plan", "register"]
+@degrades(PLAN, lambda: {"environments": [], "environment": None})
+def plan_request(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
+    """The ``runway/plan`` handler: :func:`plan`, degrading to an empty answer."""
+    return plan(session, settings, params)
+
+
+__all__ = ["COSTS", "PLAN", "COSTS_CHANGED", "CostsNotifier", "costs", "plan", "costs_request", "plan_request"]

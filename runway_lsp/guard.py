@@ -1,4 +1,4 @@
-"""The failure policy of every request and notification handler (STYLE.md §7).
+"""The failure policy of every request and notification handler (docs/architecture.md §7).
 
 A handler wrapped by :func:`degrades` never takes the server down: an exception is logged
 with its traceback on stderr (``<method> failed``) and the request is answered with the

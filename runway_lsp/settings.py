@@ -34,7 +34,7 @@ sends those settings in a ``didChangeConfiguration``: a client whose ``clientInf
 (no ``runway`` settings) keeps them.
 
 An unknown key or an invalid value is never silent: one ``window/showMessage`` warning names
-each key, and the default is used for it (STYLE.md §8). A ``catalogPath`` that cannot be
+each key, and the default is used for it (docs/architecture.md §8). A ``catalogPath`` that cannot be
 loaded is reported the same way and the packaged catalogue is used. Changing the catalogue
 re-analyses every open runway and re-publishes its diagnostics.
 
@@ -44,20 +44,19 @@ Must not import pulumi or deploy_engine.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import os
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from lsprotocol import types
 
 from runway_core.analysis import suggest
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
-if TYPE_CHECKING:
-    from .server import RunwayLanguageServer
+from .convert import messages
+from .session import Session, log_failure
 
 log = logging.getLogger("runway_lsp.settings")
 
@@ -194,8 +193,8 @@ class SettingsManager:
     is in flight is answered with the client's settings, not the defaults.
     """
 
-    def __init__(self, server: "RunwayLanguageServer") -> None:
-        self.server = server
+    def __init__(self, session: Session) -> None:
+        self.session = session
         self.current = Settings()
         self.init_options: Any = None
         self.client_name: str | None = None  # initialize's clientInfo.name
@@ -229,7 +228,7 @@ class SettingsManager:
 
     def _supports_pull(self) -> bool:
         try:
-            ws = self.server.client_capabilities.workspace
+            ws = self.session.capabilities.workspace
         except Exception:  # noqa: BLE001 - before initialize
             return False
         return bool(ws is not None and ws.configuration)
@@ -279,7 +278,7 @@ class SettingsManager:
                     done.set_result(None)
 
         try:
-            request = self.server.workspace_configuration(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+            request = self.session.client.workspace_configuration(messages.configuration_params(SECTION))
             request.add_done_callback(answered)
         except Exception:  # noqa: BLE001
             log.exception("asking for settings failed")
@@ -291,7 +290,7 @@ class SettingsManager:
     def warn(self, message: str) -> None:
         log.warning("%s", message)
         try:
-            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+            self.session.warn(message)
         except Exception:  # noqa: BLE001
             log.exception("window/showMessage failed")
 
@@ -316,7 +315,7 @@ class SettingsManager:
         if not os.path.isabs(path):
             base = None
             try:
-                base = self.server.workspace.root_path
+                base = self.session.client.workspace.root_path
             except Exception:  # noqa: BLE001 - no workspace yet
                 base = None
             path = os.path.join(base or os.getcwd(), path)
@@ -341,86 +340,33 @@ class SettingsManager:
 
     def use_catalog(self, catalog: Catalog) -> None:
         """Analyse every open runway again with ``catalog`` and re-publish diagnostics."""
-        ls = self.server
-        ls.catalog = catalog
-        ls._cache.clear()  # cached analyses priced with the old catalogue (no public hook for this)
-        log.info("catalogue: %s", catalog.origin)
-        for path in list(ls.documents):
-            ls.touch(path)
-        if ls.pull and ls.refresh_support:
-            # Open documents are pulled, not pushed: ask the client to pull again.
-            ls.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
+        self.session.use_catalog(catalog)
 
+    # --- the notifications that carry settings --------------------------------------------------
 
-def settings_of(server: "RunwayLanguageServer") -> SettingsManager:
-    """The server's :class:`SettingsManager` (created by :func:`register`)."""
-    mgr = getattr(server, "settings_manager", None)
-    if mgr is None:
-        mgr = SettingsManager(server)
-        server.settings_manager = mgr  # type: ignore[attr-defined]
-    return mgr
-
-
-def chain_feature(server: "RunwayLanguageServer", method: str, handler: Callable[..., None]) -> None:
-    """Register ``handler(ls, params)`` for a notification, after any handler another module
-    registered for it (pygls keeps one handler per method; ``initialize`` and
-    ``initialized`` are shared by several features). ``handler`` must be synchronous."""
-    fm = server.protocol.fm
-    previous = fm.features.get(method)
-    if previous is None:
-        server.feature(method)(handler)
-        return
-    mine = functools.partial(handler, server)
-    if asyncio.iscoroutinefunction(previous):
-
-        async def both_async(*args: Any) -> Any:
-            result = await previous(*args)
-            mine(*args)
-            return result
-
-        fm.features[method] = both_async
-    else:
-
-        def both(*args: Any) -> Any:
-            result = previous(*args)
-            mine(*args)
-            return result
-
-        fm.features[method] = both
-
-
-def register(server: "RunwayLanguageServer") -> None:
-    """Read and apply settings for ``server`` (see the module docstring)."""
-    mgr = settings_of(server)
-
-    def initialize(ls: "RunwayLanguageServer", params: types.InitializeParams) -> None:
+    def on_initialize(self, params: types.InitializeParams) -> None:
+        """``initialize``: note the client's name and its ``initializationOptions``."""
         try:
-            mgr.client_name = params.client_info.name if params.client_info is not None else None
-            mgr.init_options = params.initialization_options
+            self.client_name = params.client_info.name if params.client_info is not None else None
+            self.init_options = params.initialization_options
         except Exception:  # noqa: BLE001
             log.exception("reading initializationOptions failed")
 
-    def initialized(ls: "RunwayLanguageServer", params: types.InitializedParams) -> None:
+    def on_initialized(self) -> None:
+        """``initialized``: read the settings; register for ``didChangeConfiguration`` when
+        the client allows dynamic registration."""
         try:
-            mgr.pull()
-            ws = ls.client_capabilities.workspace
+            self.pull()
+            ws = self.session.capabilities.workspace
             dyn = ws.did_change_configuration if ws is not None else None
             if dyn is not None and dyn.dynamic_registration:
-                registration = types.Registration(
-                    id="runway-settings",
-                    method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
-                    register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
-                )
-                future = ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+                future = self.session.client.client_register_capability(messages.register_configuration("runway-settings", SECTION))
                 future.add_done_callback(log_failure("registering for didChangeConfiguration"))
         except Exception:  # noqa: BLE001
             log.exception("initialized: reading settings failed")
 
-    chain_feature(server, types.INITIALIZE, initialize)
-    chain_feature(server, types.INITIALIZED, initialized)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: "RunwayLanguageServer", params: types.DidChangeConfigurationParams) -> None:
+    def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
+        """``workspace/didChangeConfiguration``: read the settings again."""
         try:
             # `{"runway": {...}}` or the runway section itself; empty: the initializationOptions.
             pushed = params.settings
@@ -428,21 +374,9 @@ def register(server: "RunwayLanguageServer") -> None:
                 pushed = pushed[SECTION]
             elif isinstance(pushed, dict) and not pushed:
                 pushed = None
-            mgr.pull(pushed)
+            self.pull(pushed)
         except Exception:  # noqa: BLE001
             log.exception("didChangeConfiguration failed")
 
 
-def log_failure(what: str) -> Callable[[Any], None]:
-    """A done-callback for a request to the client: log (not raise) an error answer."""
-
-    def check(future: Any) -> None:
-        try:
-            future.result()
-        except Exception as exc:  # noqa: BLE001 - the client may not support it: not fatal
-            log.info("%s: the client answered %s", what, exc)
-
-    return check
-
-
-__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "COST_NOTIFICATIONS_OPTION", "parse_settings", "warning_text", "settings_of", "register", "chain_feature", "log_failure"]
+__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "COST_NOTIFICATIONS_OPTION", "parse_settings", "warning_text", "init_options_section", "log_failure"]

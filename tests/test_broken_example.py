@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from runway_core.analysis import MAX_FILE_CHARS, analyze, read_disk
-from runway_core.rules import CODES
+from runway_core.analysis import analyze
+from runway_core.diagnostics import CODES
+from runway_core.workspace import MAX_FILE_CHARS, read_disk
 
 BROKEN = Path(__file__).resolve().parent.parent / "examples" / "broken"
 ROOT = BROKEN / "runway.yaml"

@@ -19,7 +19,7 @@ from deploy_engine.cli import diagnostic_github, github_escape_data, github_esca
 from deploy_engine.rule_help import RULE_HELP
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.positions import Position, Range
-from runway_core.rules import CODES
+from runway_core.diagnostics import CODES
 from mdtables import flat
 
 REPO = Path(__file__).resolve().parent.parent

@@ -496,7 +496,7 @@ def test_console_script_subprocess(tmp_path):
 def test_oversized_root_is_rw011_without_traceback(tmp_path):
     # A root over the 1 MiB limit: RW011, exit 1, no traceback. Measured in a real process,
     # which should take well under 2 s; the timeout is only a generous guard against a hang.
-    from runway_core.analysis import MAX_FILE_CHARS
+    from runway_core.workspace import MAX_FILE_CHARS
 
     text = "runway: 1\nproduct: huge\n"
     (tmp_path / "runway.yaml").write_text(text + "# padding\n" * (MAX_FILE_CHARS // 10 + 1), encoding="utf-8")

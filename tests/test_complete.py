@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from runway_core import complete as complete_mod
-from runway_core.analysis import analyze, read_disk
-from runway_core.complete import CompletionCandidate, completions_at, resized
+from runway_core.analysis import analyze
+from runway_core.ide import completion as complete_mod
+from runway_core.ide.completion import CompletionCandidate, completions_at
+from runway_core.ide.completion import facts as facts_mod
 from runway_core.planner import plan_environment
 from runway_core.positions import LineIndex, Position
+from runway_core.whatif import resized
+from runway_core.workspace import read_disk
 from runway_core.yamlsrc import parse_yaml
 from mdtables import flat
 
@@ -287,13 +290,13 @@ def test_resized_replans_one_entry(catalog):
 def test_size_completion_plans_each_size_once_per_environment(catalog, monkeypatch):
     # A latency sanity check without a clock: the work is bounded by sizes x environments.
     calls = []
-    real = complete_mod.plan_environment
+    real = facts_mod.plan_environment
 
     def counting(spec, cat, env, *previous):
         calls.append(env)
         return real(spec, cat, env, *previous)
 
-    monkeypatch.setattr(complete_mod, "plan_environment", counting)
+    monkeypatch.setattr(facts_mod, "plan_environment", counting)
     Session(catalog, edited("  order-events:\n    kind: topic\n", f"  order-events:\n    kind: topic\n    size: {MARK}\n"))
     assert len(calls) == 3 * 3
 

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from runway_core.analysis import analyze, read_disk
-from runway_core.fixes import Fix, TextEdit, cheaper_sizes, fit_under_cap, fixes_for, guess_kind, resize_edits, resized_plan
+from runway_core.analysis import analyze
+from runway_core.ide.fixes import Fix, TextEdit, fixes_for, guess_kind, resize_edits
 from runway_core.positions import LineIndex, Position, Range
+from runway_core.whatif import cheaper_sizes, fit_under_cap, resized_plan
+from runway_core.workspace import read_disk
 
 ROOT = os.path.abspath("/virtual/shop/runway.yaml")
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -247,7 +249,7 @@ def test_scale_down_of_one_count_for_every_environment_keeps_the_others(catalog)
 def test_over_cap_fixes_price_entries_alone_and_plan_once(catalog, monkeypatch):
     """Each choice is priced on its own (planner.entry_cost); the environment is re-planned
     once, to confirm the fit -- never once per candidate (issue: 66 s at 1,000 entries)."""
-    import runway_core.fixes as fixes_module
+    import runway_core.whatif as fixes_module
 
     entries = "".join(f"  db-{i}:\n    kind: postgres\n    size: {{ dev: medium }}\n" for i in range(40))
     text = HEAD + "environments:\n  dev:\n    limits: { monthly: 5000 }\nresources:\n" + entries

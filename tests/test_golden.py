@@ -31,8 +31,9 @@ from typing import Callable
 
 import pytest
 
-from runway_core.analysis import MAX_FILE_CHARS, Analysis, analyze
-from runway_core.rules import CODES
+from runway_core.analysis import Analysis, analyze
+from runway_core.diagnostics import CODES
+from runway_core.workspace import MAX_FILE_CHARS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from runway_core import hover as hover_mod
 from runway_core.analysis import analyze
-from runway_core.hover import HoverResult, hover_at
+from runway_core.ide import hover as hover_mod
+from runway_core.ide.hover import HoverResult, hover_at
 from runway_core.positions import Position
 from mdtables import flat
 

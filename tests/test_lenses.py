@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from runway_core.analysis import analyze
-from runway_core.baseline import BaselineStore, plans_of, run_git
-from runway_core.hover import hover_at
-from runway_core.lenses import MINUS, Baselines, Lens, code_lenses, cost_deltas, delta_parts, inlay_hints, signed_usd, whole_usd
+from runway_core.baseline import Baselines, BaselineStore, cost_deltas, plans_of, run_git
+from runway_core.ide._deltas import delta_parts
+from runway_core.ide.hover import hover_at
+from runway_core.ide.lenses import Lens, code_lenses, inlay_hints
+from runway_core.money import MINUS, signed_usd, whole_usd
 from runway_core.positions import Position, Range
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from runway_core import navigate
+from runway_core.ide import navigation as navigate
 from runway_core.analysis import analyze
-from runway_core.navigate import Location, TextEdit
+from runway_core.ide.navigation import Location, TextEdit
 from runway_core.positions import ZERO_RANGE, LineIndex, Position, Range
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -5,7 +5,8 @@ from decimal import Decimal
 import pytest
 
 from runway_core.analysis import analyze
-from runway_core.planner import EntrySpec, EnvSpec, RunwaySpec, cents, plan_environment, plan_json
+from runway_core.money import cents
+from runway_core.planner import EntrySpec, EnvSpec, RunwaySpec, plan_environment, plan_json
 
 
 def spec(*entries, region="us-east-1", envs=None):

@@ -30,13 +30,14 @@ from hypothesis import strategies as st
 from deploy_engine.cli import diagnostic_json, main
 from runway_core.analysis import analyze
 from runway_core.catalog import load_catalog
-from runway_core.complete import completions_at
-from runway_core.fixes import fixes_for
-from runway_core.hover import hover_at
-from runway_core.lenses import code_lenses, inlay_hints
-from runway_core.navigate import definition_at, document_symbols
+from runway_core.ide.completion import completions_at
+from runway_core.ide.fixes import fixes_for
+from runway_core.ide.hover import hover_at
+from runway_core.ide.lenses import code_lenses, inlay_hints
+from runway_core.ide.navigation import definition_at, document_symbols
 from runway_core.positions import LineIndex, Range
-from runway_core.rules import CODES, usd
+from runway_core.diagnostics import CODES
+from runway_core.money import usd
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CATALOG = load_catalog()
@@ -373,7 +374,7 @@ def test_secret_shapes_run_in_linear_time_on_hostile_text():
     import sys
 
     code = (
-        "from runway_core.rules import redact, secret_shape\n"
+        "from runway_core.text import redact, secret_shape\n"
         "N = 1_000_000\n"
         "for t in ['a' * N, 'a://' * (N // 4), 'a://' + 'b:' * (N // 2), '-eyJ' * (N // 4), 'eyJaaaaaaaa.' * (N // 12),\n"
         "          '-----BEGIN ' + 'A' * N, 'xoxb-' * (N // 5), 'sk_live_' * (N // 8), 'AIza' * (N // 4), 'ghp_' + 'a' * N]:\n"

@@ -20,6 +20,7 @@ from runway_core import analysis as core
 from runway_core import planner
 from runway_core.planner import environment_json
 from runway_core.positions import LineIndex
+from runway_core.workspace import read_disk
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -85,7 +86,7 @@ def test_reused_analyses_equal_fresh_ones_through_an_editing_session(workspace: 
             member.write_text(member_text.replace("uses: [", "uses: [invoices, ", 1) if "uses: [" in member_text else member_text + "\n")
 
         def read(p: str, text=text) -> str:
-            return text if p == root else core.read_disk(p)
+            return text if p == root else read_disk(p)
 
         reused = core.analyze(root, catalog, read, previous=prev)
         fresh = _fresh(root, catalog, read)
@@ -128,7 +129,7 @@ def test_flow_sections_merge_keys_and_anchors_are_reused_only_when_equal(tmp_pat
     prev = None
     for text in texts + texts[::-1]:
         def read(p: str, text=text) -> str:
-            return text if p == str(root) else core.read_disk(p)
+            return text if p == str(root) else read_disk(p)
 
         reused = core.analyze(str(root), catalog, read, previous=prev)
         _same(reused, _fresh(str(root), catalog, read))
@@ -137,7 +138,7 @@ def test_flow_sections_merge_keys_and_anchors_are_reused_only_when_equal(tmp_pat
 
 
 def test_what_if_plans_lent_the_analysis_items_equal_fresh_ones(workspace: Path, catalog):
-    from runway_core.fixes import resized_plan
+    from runway_core.whatif import resized_plan
 
     an = core.analyze(str(workspace / "runway.yaml"), catalog)
     for env, plan in an.plans.items():

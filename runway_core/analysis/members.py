@@ -1,0 +1,133 @@
+"""Member runways: each ``members:`` item resolved inside the product's repository
+(:mod:`runway_core.workspace`), read, parsed and validated, with its ``uses`` and
+``requires`` as references; and a member runway analysed alone (no root lists it: RW154).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..diagnostics import Diagnostic, Severity
+from ..facts import Analysis, Reference, SourceFile
+from ..model import MemberRunway
+from ..positions import Position, Range
+from ..rules import LONE_MEMBER_RULES
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, member_folder, member_runway
+from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
+from . import cache
+from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
+from .validate import _validate
+
+
+def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
+    root = parsed.root
+    assert isinstance(root, YMap)
+    members = root.get("members")
+    if not isinstance(members, YSeq):
+        return
+    root_dir = os.path.dirname(an.root_file)
+    base = os.path.realpath(root_dir)  # resolved once: each realpath costs a stat per path part
+    root_real = os.path.realpath(an.root_file)
+    seen: set[str] = set()
+    resolved: dict[str, tuple[str | None, str | None]] = {}
+    # Items come in written order, so once MAX_DIAGNOSTICS_PER_FILE + 1 of them have a
+    # diagnostic, every later one sorts past the cap: such diagnostics of refused or repeated
+    # paths are counted for RW012, not built (a hostile list repeats one path 85,000 times).
+    built = 0
+    past_cap, past_cap_errors = 0, 0
+    reported: set[int] = set()  # id() of the items given a diagnostic, built or counted
+    for item in members.items:
+        if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
+            continue  # the model reports non-string items
+        rel = item.value
+        if rel not in resolved:  # one resolution per spelling
+            resolved[rel] = member_folder(base, rel)
+        folder, why = resolved[rel]
+        if folder is None or folder in seen:
+            if id(item) in reported:
+                continue  # one node reached twice through an alias: one diagnostic (deduplicated)
+            reported.add(id(item))
+            if built > MAX_DIAGNOSTICS_PER_FILE:
+                past_cap += 1
+                past_cap_errors += folder is None
+                continue
+            built += 1
+            if folder is None:
+                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
+            else:
+                an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
+            continue
+        seen.add(folder)
+        path, problem = member_runway(folder, rel, base, root_real)
+        if problem is not None:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", problem[0], problem[1]))
+            continue
+        try:
+            text = read(path)
+            if len(text) > MAX_FILE_CHARS:
+                raise FileTooLarge(len(text), "characters")
+        except FileTooLarge as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is too large to read ({exc.size:,} {exc.unit})", {"member": rel}))
+            an.diagnostics.setdefault(path, []).append(_too_large(path, exc))
+            continue
+        except UnicodeDecodeError as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: runway.yaml is not UTF-8 text (byte {exc.start}); not read", {"member": rel}))
+            an.diagnostics.setdefault(path, []).append(_not_utf8(path, exc))
+            continue
+        except OSError as exc:
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: cannot read runway.yaml ({exc.strerror or exc})", {"member": rel}))
+            continue
+        mp = cache.parse_file(text, path)
+        name = os.path.basename(folder)
+        src = SourceFile(path, "member", mp, name, rel)
+        an.files[path] = src
+        an.diagnostics.setdefault(path, [])
+        for d in mp.diagnostics:
+            an.add(d)
+        if mp.root is None or mp.partial:
+            continue
+        if not isinstance(mp.root, YMap):
+            an.add(Diagnostic(path, mp.root.range, Severity.ERROR, "RW100", "a member runway is a mapping (`runway: 1`, `requires`, `uses`)"))
+            continue
+        m = cache._validate_member(mp, an)
+        if m is None:
+            continue
+        an.member_models[path] = m
+        if m.member:
+            src.member_name = m.member
+        for key, via in (("uses", "uses"), ("requires", "requires")):
+            seq = mp.root.get(key)
+            if isinstance(seq, YSeq):
+                for it in seq.items:
+                    if isinstance(it, YScalar) and isinstance(it.value, str):
+                        target = it.value if via == "uses" else f"shared-{it.value}"
+                        an.references.append(Reference(target, path, it.range, src.member_name or name, via))
+    if past_cap:
+        an.uncounted[parsed.path] = (past_cap, past_cap_errors)
+
+
+def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
+    """A member runway with no root above that lists it: shape checks only, and RW154."""
+    src = an.files[parsed.path]
+    src.role = "member"
+    src.member_name = os.path.basename(os.path.dirname(parsed.path))
+    m = _validate(MemberRunway, to_python(parsed.root), (), parsed, an, member=True)
+    if m is not None:
+        an.member_models[parsed.path] = m
+    root = parsed.root
+    assert isinstance(root, YMap)
+    first = root.entries[0][0].range if root.entries else Range(Position(0, 0), Position(0, 0))
+    an.add(
+        Diagnostic(
+            parsed.path,
+            first,
+            Severity.WARNING,
+            "RW154",
+            "this member runway is not listed by a root runway above it (a `runway.yaml` with `product:` "
+            "whose `members:` names this folder): it is checked alone, so its `uses` are not resolved and it has no plan",
+        )
+    )
+    for rule in LONE_MEMBER_RULES:
+        for d in rule(an):
+            an.add(d)
+    finish(an, dedupe=False)

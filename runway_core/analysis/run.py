@@ -1,0 +1,107 @@
+""":func:`analyze`: the one analysis every face uses, root and members together.
+
+parse (:mod:`runway_core.yamlsrc`, reused per file) -> models (:mod:`.validate`, :mod:`.root`,
+:mod:`.members`) -> the planner's spec (:mod:`.spec`) and every environment's plan
+(:mod:`runway_core.planner`) -> the rules (:data:`runway_core.rules.RULES`) -> capped,
+redacted diagnostics (:mod:`.report`). Parsing goes through :mod:`.cache`'s attribute, so
+that the benchmarks can undo the reuse.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+
+from .. import rules
+from ..catalog import Catalog
+from ..diagnostics import Diagnostic, Severity
+from ..facts import Analysis, SourceFile
+from ..planner import plan_environment
+from ..positions import Position, Range
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, is_lone_member, read_disk
+from ..yamlsrc import ParsedYaml, YMap, YNode, find_path, parse_yaml
+from . import cache
+from .members import _analyze_lone_member, _analyze_members
+from .report import _not_utf8, _too_large, finish
+from .root import _analyze_root
+from .spec import _build_spec
+
+
+def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None) -> Analysis:
+    """Analyse the root runway at ``root_file`` and every member it lists.
+
+    ``read(path) -> str`` supplies file text (default :func:`read_disk`); it may raise
+    OSError or UnicodeDecodeError, which become diagnostics. Returns an :class:`Analysis`.
+    ``previous``, an earlier analysis (an editor's, before the last keystroke), only saves
+    work: plan items whose inputs did not change are reused from it; the result is the same.
+
+    The cyclic garbage collector is paused while it runs: an analysis allocates tens of
+    thousands of objects and makes no reference cycle, and the collections it would trigger
+    walk every live object again and again (issue 6: they made analysis time grow faster
+    than the file, ×14 for ×8 the lines). Its garbage is freed by reference counting.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyze(root_file, catalog, read, previous)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: Analysis | None) -> Analysis:
+    read = read or read_disk
+    root_file = os.path.abspath(root_file)
+    an = Analysis(root_file=root_file, catalog=catalog)
+    an.diagnostics[root_file] = []
+    try:
+        text = read(root_file)
+        if len(text) > MAX_FILE_CHARS:
+            raise FileTooLarge(len(text), "characters")
+    except FileTooLarge as exc:
+        an.add(_too_large(root_file, exc))
+        text = None
+    except UnicodeDecodeError as exc:
+        an.add(_not_utf8(root_file, exc))
+        text = None
+    except OSError as exc:
+        an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW151", f"cannot read the runway: {exc.strerror or exc}"))
+        text = None
+    parsed = cache.parse_file(text, root_file) if text is not None else parse_yaml("", root_file)
+    if text is None:
+        parsed.diagnostics = []
+    an.files[root_file] = SourceFile(root_file, "root", parsed)
+    for d in parsed.diagnostics:
+        an.add(d)
+    if text is None or parsed.root is None:
+        return an
+    root = parsed.root
+    if not isinstance(root, YMap):
+        an.add(Diagnostic(root_file, root.range, Severity.ERROR, "RW100", "a runway is a mapping of keys (`runway: 1`, `product: ...`)"))
+        return an
+    if parsed.partial:
+        # A syntax error cut the tree short: schema and rules would report the cut as
+        # missing keys. Features (hover, completion) still use the partial tree.
+        return an
+    if is_lone_member(parsed):
+        _analyze_lone_member(an, parsed)
+        return an
+
+    _analyze_root(an, parsed)
+    _analyze_members(an, parsed, read)
+    _build_spec(an, previous)
+    if an.spec is not None:
+        prev = previous if previous is not None and previous.spec is not None and previous.catalog is catalog else None
+        for env in an.spec.environments:
+            old = prev.plans.get(env.name) if prev is not None else None
+            an.plans[env.name] = plan_environment(an.spec, catalog, env.name, (prev.spec, old) if prev is not None and old is not None else None)  # type: ignore[union-attr]
+    for rule in rules.RULES:
+        for d in rule(an):
+            an.add(d)
+    finish(an)
+    return an
+
+
+def node_at_path(parsed: ParsedYaml, path: tuple[str | int, ...]) -> YNode | None:
+    node, _k, depth = find_path(parsed.root, path)
+    return node if depth == len(path) else None

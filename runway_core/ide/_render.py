@@ -1,0 +1,85 @@
+"""Plan figures as text, the same in every query: quantities, unit prices, an item's cost
+and its concrete capacity (docs/catalog.md). Money is USD per month."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from ..money import usd
+from ..planner import ItemPlan
+
+
+def quantity(x: Any) -> str:
+    """A quantity without exponent or trailing zeros, with thousands separators."""
+    if isinstance(x, Decimal):
+        d = x.normalize()
+        if d == d.to_integral_value():
+            return f"{int(d):,}"
+        return format(d, "f")
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def unit_price(x: Decimal) -> str:
+    """A unit price at full precision (``$0.03238``), never rounded to cents."""
+    d = x.normalize()
+    text = format(d, "f")
+    if "." in text and len(text.split(".")[1]) == 1:
+        text += "0"
+    return f"${text}"
+
+
+def cell(text: str) -> str:
+    """``text`` as one markdown table cell (``|`` escaped, on one line)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def item_usd(item: ItemPlan) -> str:
+    """An item's monthly cost, ``at least $36.28`` when a unit price is missing (a lower bound)."""
+    return ("at least " if item.missing_prices else "") + usd(item.monthly_usd)
+
+
+def capacity_text(item: ItemPlan) -> str:
+    """One line of concrete capacity for an item (instance class, Multi-AZ, storage, nodes,
+    vCPU/memory, tasks)."""
+    c = dict(item.capacity)
+    k = item.kind
+    if not c:
+        return "not in the catalogue"
+    if k == "postgres":
+        if c.get("flavor") == "aurora":
+            text = f"{c.get('instances')} x {c.get('instance_class')} (Aurora PostgreSQL Standard), {c.get('storage_gb')} GB storage, assumed {quantity(c.get('assumed_io_requests_millions'))} M I/O requests"
+        else:
+            text = f"{c.get('instance_class')}, {'Multi-AZ' if c.get('multi_az') else 'Single-AZ'}, {c.get('storage_gb')} GB gp3"
+        text += f", PostgreSQL {c.get('engine_version')}"
+        if c.get("proxy"):
+            text += f", RDS Proxy ({c.get('proxy_vcpus')} vCPU billed)"
+        text += f", backups {c.get('backup_retention_days')} days"
+        return text
+    if k == "cache":
+        return f"{c.get('nodes')} x {c.get('node_type')} node(s), Valkey {c.get('engine_version')}"
+    if k == "queue":
+        return f"SQS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {quantity(c.get('assumed_requests_millions'))} M requests/month"
+    if k == "topic":
+        return f"SNS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {quantity(c.get('assumed_publishes_millions'))} M publishes/month"
+    if k == "bucket":
+        return (
+            f"S3 Standard, assumed {quantity(c.get('assumed_storage_gb'))} GB stored, "
+            f"{quantity(c.get('assumed_put_requests_thousands'))}k PUT-class and "
+            f"{quantity(c.get('assumed_get_requests_thousands'))}k GET-class requests/month"
+            + (", versioning on" if c.get("versioning") else "")
+        )
+    if k == "workload":
+        tasks = c.get("tasks")
+        return (
+            f"Fargate {c.get('architecture', 'ARM64')}, {quantity(c.get('vcpu'))} vCPU, {quantity(c.get('memory_gb'))} GB memory per task, "
+            f"{tasks} task{'s' if tasks != 1 else ''}, {c.get('expose')}"
+        )
+    return ", ".join(f"{key}: {quantity(v)}" for key, v in c.items() if v is not None)
+
+
+__all__ = ["quantity", "unit_price", "cell", "item_usd", "capacity_text"]

@@ -1,0 +1,185 @@
+"""Fixes of keys and names: RW102 (rename an unknown key), RW120 (the suggested kind), RW131
+(a size or scale for an undeclared environment: rename, declare it, or remove the entry)
+and RW002 (delete the duplicate entry)."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from ...diagnostics import Diagnostic
+from ...names import NAME_LABEL
+from ...positions import Range
+from ...yamlsrc import YMap, YScalar, iter_nodes
+from .._edit import TextEdit
+from ._context import CLOSE_NAMES, Fix, _Ctx, _new_section, _parent_map, _scalar_at
+from ._source import _local_path, _Src, _structure
+
+if TYPE_CHECKING:
+    from ...facts import Analysis
+
+
+def _rename_fixes(ctx: _Ctx, diag: Diagnostic, names: Iterable[str], title: Callable[[str, str], str], preferred: str | None) -> list[Fix]:
+    src = ctx.src()
+    hit = _scalar_at(src, diag.range)
+    if hit is None:
+        return []
+    parts, node, is_key = hit
+    parent = _parent_map(src, parts) if is_key else None
+    taken = set(parent.keys()) if parent is not None else set()
+    out = []
+    for n in dict.fromkeys(names):
+        if not n or n == node.text or n in taken:
+            continue
+        f = ctx.fix(title(node.text, n), diag, [(ctx.path, src.replace_scalar(node, n))], preferred=n == preferred)
+        if f:
+            out.append(f)
+    return out
+
+
+def _unknown_key_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    data = diag.data or {}
+    key, sug, known = data.get("key"), data.get("suggestion"), list(data.get("known") or ())
+    if not key:
+        return []
+    names = ([sug] if sug else []) + difflib.get_close_matches(key, known, n=CLOSE_NAMES, cutoff=0.6)
+    return _rename_fixes(ctx, diag, names, lambda old, new: f"Rename `{old}` to `{new}`", sug)
+
+
+def _unknown_kind_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    sug = (diag.data or {}).get("suggestion")
+    if not sug:
+        return []
+    return _rename_fixes(ctx, diag, [sug], lambda old, new: f"Change kind to `{new}`", sug)
+
+
+def _undeclared_env_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    data = diag.data or {}
+    env, entry, which = data.get("environment"), data.get("entry"), data.get("key")
+    an = ctx.an
+    src = ctx.src()
+    if not env or not entry or which not in ("size", "scale"):
+        return []
+    sect = next((s for s in ("resources", "workloads") if _local_path(src, (s, entry)) is not None), None)
+    path = _local_path(src, (sect, entry, which)) if sect else None
+    if path is None or not isinstance(path[-1][1], YMap):
+        return []
+    (_, entry_node), (_, mp) = path[-2], path[-1]
+    out: list[Fix] = []
+    sug = data.get("suggestion")
+    if sug and sug not in mp:
+        out.extend(_rename_fixes(ctx, diag, [sug], lambda old, new: f"Rename `{old}` to `{new}`", sug))
+    if NAME_LABEL.match(env):
+        f = ctx.fix(f"Declare environment `{env}`", diag, [(ctx.path, _declare_environment(src, an, env))])
+        if f:
+            out.append(f)
+    if len(mp.entries) > 1:
+        e = src.remove_entry(mp, env)
+    else:
+        e = src.remove_entry(entry_node, which)  # the map would be left empty: drop the key
+    f = ctx.fix(f"Remove the `{env}` entry from `{which}`", diag, [(ctx.path, e)])
+    if f:
+        out.append(f)
+    return out
+
+
+def _declare_environment(src: _Src, an: "Analysis", env: str) -> TextEdit | None:
+    """``ENV: {}`` under ``environments``. Without declared environments the defaults are in
+    force, so they are declared too: declaring only ENV would drop dev, staging, production."""
+    root = src.parsed.root
+    if not isinstance(root, YMap):
+        return None
+    names = list(an.environment_names) + [env]
+    if not an.environments_declared:
+        if "environments" not in root:
+            return _new_section(src, "environments", [f"  {n}: {{}}" for n in names], ("resources", "workloads"))
+        path = _local_path(src, ("environments",))
+        if path is None:
+            return None
+        key, node = path[0]
+        flow = "{" + ", ".join(f"{n}: {{}}" for n in names) + "}"
+        if isinstance(node, YScalar) and node.value is None:
+            return src.set_value(key, node, flow)
+        if isinstance(node, YMap) and not node.entries:
+            start, end = src.off(node.range.start), src.off(node.range.end)
+            return src.edit(start, end, flow)
+        return None
+    path = _local_path(src, ("environments",))
+    if path is None or not isinstance(path[0][1], YMap):
+        return None
+    return src.insert_entry(path[0][1], env, "{}")
+
+
+def _duplicate_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    src = ctx.src()
+    key = (diag.data or {}).get("key")
+    start = src.off(diag.range.start)
+    if not key or src.parsed.root is None:
+        return []
+    # The second entry is not in the tree (the first value is kept): find its mapping.
+    container = None
+    for n in iter_nodes(src.parsed.root):
+        if isinstance(n, YMap) and n.range.start <= diag.range.start <= n.range.end:
+            if container is None or container.range.start <= n.range.start:
+                container = n
+    if container is not None and container.flow:
+        e = _delete_flow_item(src, start)
+    else:
+        e = _delete_block_entry(src, diag.range)
+    f = ctx.fix(f"Remove duplicate key `{key}`", diag, [(ctx.path, e)])
+    return [f] if f else []
+
+
+def _delete_block_entry(src: _Src, key: Range) -> TextEdit | None:
+    """Delete a block entry by indentation: its key line and the deeper lines after it
+    (trailing blank and comment lines stay with what follows)."""
+    line = key.start.line
+    before = src.lines.line_text(line)[: key.start.character].lstrip("\ufeff")
+    if before.strip():
+        return None
+    col = key.start.character
+    last = line
+    j = line + 1
+    while j < src.lines.line_count:
+        text = src.lines.line_text(j)
+        stripped = text.strip()
+        if stripped and not stripped.startswith("#"):
+            if len(text) - len(text.lstrip(" ")) <= col:
+                break
+            last = j
+        j += 1
+    return src.delete_lines(line, last)
+
+
+def _flow_item_end(text: str, i: int) -> int | None:
+    """Offset of the ``,`` or closing bracket that ends the flow item starting at ``i``."""
+    depth = 0
+    for j, ch in _structure(text, i):
+        if ch in "{[":
+            depth += 1
+        elif depth == 0:
+            return j  # `,` `}` or `]` of the enclosing collection
+        elif ch in "}]":
+            depth -= 1
+    return None
+
+
+def _delete_flow_item(src: _Src, start: int) -> TextEdit | None:
+    text = src.text
+    stop = _flow_item_end(text, start)
+    if stop is None:
+        return None
+    if text[stop] == ",":
+        j = stop + 1
+        while j < len(text) and text[j] in " \t\r\n":
+            j += 1
+        return src.edit(start, j, "")
+    end = stop
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    k = start - 1
+    while k >= 0 and text[k] in " \t\r\n":
+        k -= 1
+    if k < 0 or text[k] != ",":
+        return None
+    return src.edit(k, end, "")

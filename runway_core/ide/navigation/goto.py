@@ -1,0 +1,194 @@
+"""Definition, references, highlights and rename of a name, and the links of ``members:``
+items (see :mod:`runway_core.ide.navigation` for what counts as an occurrence)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...names import NAME_LABEL
+from ...positions import ZERO_RANGE, Position
+from .._edit import TextEdit
+from .occurrences import (
+    DocumentLink,
+    Highlight,
+    Location,
+    Occurrence,
+    RenamePlaceholder,
+    _at,
+    _declarations,
+    _is_implicit_name,
+    _member_items,
+    _name_range,
+    _norm,
+    occurrences,
+)
+
+if TYPE_CHECKING:
+    from ...facts import Analysis
+
+
+def _lookup(an: "Analysis", file: str, pos: Position) -> tuple[str, list[Occurrence], Occurrence | None]:
+    """``file`` normalised, every occurrence of the analysis, and the one at ``pos`` (or None)."""
+    path = _norm(file)
+    occs = occurrences(an)
+    return path, occs, _at(occs, path, pos)
+
+
+def document_links(an: "Analysis", file: str) -> list[DocumentLink]:
+    """Links from each ``members:`` item of the root runway to that member's runway file.
+
+    Only in the root file; an item whose member was not read (missing folder, refused path)
+    has no link (its RW151 diagnostic says why). The link's range is the path as written,
+    quotes excluded.
+    """
+    if _norm(file) != an.root_file:
+        return []
+    out = []
+    for item, target in _member_items(an):
+        if target is not None:
+            out.append(DocumentLink(_name_range(an.root.parsed, item, item.value)[0], target))
+    return out
+
+
+def definition_at(an: "Analysis", file: str, pos: Position) -> list[Location]:
+    """Where the name at ``pos`` of ``file`` is declared.
+
+    - a ``uses`` item (workload or member) or a declaring key: the declaring key(s);
+    - a ``requires`` item or a ``shared`` key: the implicit resource's origins (see the
+      module docstring), or the declaring key of a resource that took its name (RW111);
+    - a ``members:`` item: the member's runway file at 0:0.
+
+    Returns an empty list when nothing is there or the name is declared nowhere.
+    """
+    file, occs, occ = _lookup(an, file, pos)
+    if occ is None:
+        if file == an.root_file:
+            for item, target in _member_items(an):
+                if target is not None and item.range.contains(pos):
+                    return [Location(target, ZERO_RANGE)]
+        return []
+    decls = _declarations(occs, occ.name)
+    if decls:
+        return [Location(o.file, o.name_range) for o in decls]
+    if not _is_implicit_name(occ.name):
+        return []
+    shared = [o for o in occs if o.name == occ.name and o.role == "shared"]
+    if shared:
+        return [Location(o.file, o.name_range) for o in shared]
+    requiring = [o for o in occs if o.name == occ.name and o.role == "requires"]
+    others = [o for o in requiring if o is not occ]
+    return [Location(o.file, o.name_range) for o in (others or requiring)]
+
+
+def references_at(an: "Analysis", file: str, pos: Position, include_declaration: bool) -> list[Location]:
+    """Every occurrence, in every file, of the name at ``pos``: workload and member ``uses``
+    items (for ``shared-<kind>`` also every ``requires`` item and ``shared`` key), plus the
+    declaring key when ``include_declaration``. Root first, then members; empty when the
+    cursor is on no name."""
+    file, occs, occ = _lookup(an, file, pos)
+    if occ is None:
+        return []
+    return [
+        Location(o.file, o.name_range)
+        for o in occs
+        if o.name == occ.name and (include_declaration or o.role != "declaration")
+    ]
+
+
+def highlights_at(an: "Analysis", file: str, pos: Position) -> list[Highlight]:
+    """The occurrences, in ``file`` only, of the name at ``pos``: ``write`` for a declaring
+    key or a ``shared`` key (it sets the pool's size), ``read`` for a use."""
+    file, occs, occ = _lookup(an, file, pos)
+    if occ is None:
+        return []
+    return [
+        Highlight(o.name_range, "write" if o.role in ("declaration", "shared") else "read")
+        for o in occs
+        if o.name == occ.name and o.file == file
+    ]
+
+
+def _origins_text(occs: list[Occurrence], name: str) -> str:
+    kind = name[len("shared-"):]
+    members = list(dict.fromkeys(o.owner for o in occs if o.name == name and o.role == "requires"))
+    envs = list(dict.fromkeys(o.owner for o in occs if o.name == name and o.role == "shared"))
+    bits = []
+    if members:
+        bits.append(f"`requires: [{kind}]` in {', '.join(members)}")
+    if envs:
+        bits.append(", ".join(f"`environments.{e}.shared.{kind}`" for e in envs))
+    return " and ".join(bits) or "the shared pools"
+
+
+def _refusal(occs: list[Occurrence], occ: Occurrence) -> str | None:
+    decls = _declarations(occs, occ.name)
+    if not decls and _is_implicit_name(occ.name):
+        return (
+            f"`{occ.name}` is an implicit resource (from {_origins_text(occs, occ.name)}): its name comes "
+            f"from its kind and cannot be renamed. To give it a name of your own, declare a resource "
+            f"of kind `{occ.name[len('shared-'):]}` and use that name instead."
+        )
+    if occ.role in ("requires", "shared"):
+        # A declared resource took the shared-<kind> name (RW111): renaming it from here
+        # would rewrite a kind, not a name.
+        return f"`{occ.written}` here is a kind, not a name; rename `{occ.name}` at its declaration or a `uses` item"
+    if not decls:
+        return f"`{occ.name}` is not declared under `resources` or `workloads`: there is nothing to rename (declare it, or fix the name)"
+    if len(decls) > 1:
+        return f"`{occ.name}` is declared {len(decls)} times (a resource and a workload share one namespace, RW112); give each its own name first"
+    return None
+
+
+def rename_refusal_at(an: "Analysis", file: str, pos: Position) -> str | None:
+    """Why the name at ``pos`` cannot be renamed (an implicit resource, an undeclared or
+    twice-declared name), as a message for the user; None when it can be, or when the
+    cursor is on no name at all."""
+    _file, occs, occ = _lookup(an, file, pos)
+    return _refusal(occs, occ) if occ is not None else None
+
+
+def prepare_rename_at(an: "Analysis", file: str, pos: Position) -> RenamePlaceholder | None:
+    """The range of the name at ``pos`` (quotes excluded) and its current text, when it is a
+    declared resource or workload; None otherwise (:func:`rename_refusal_at` says why)."""
+    _file, occs, occ = _lookup(an, file, pos)
+    if occ is None or _refusal(occs, occ) is not None:
+        return None
+    return RenamePlaceholder(occ.name_range, occ.name)
+
+
+def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[str, list[TextEdit]] | str:
+    """Rename the resource or workload at ``pos`` to ``new_name`` in every file.
+
+    Returns the edits by file (the declaring key and every ``uses`` item, each edit replacing
+    only the name's characters so quoting and comments stay), or a message saying why the
+    rename is refused: not on a name, an implicit resource, ``new_name`` not a DNS label
+    (RW110), a ``shared-<kind>`` name (RW111) or a name already taken (RW112). Renaming to
+    the current name returns no edits.
+    """
+    _file, occs, occ = _lookup(an, file, pos)
+    if occ is None:
+        return "Nothing to rename here: put the cursor on a resource or workload name (its key or a `uses` item)."
+    why = _refusal(occs, occ)
+    if why is not None:
+        return why
+    old = occ.name
+    if new_name == old:
+        return {}
+    if not NAME_LABEL.match(new_name):  # the rule RW110 applies to resource and workload names
+        return (
+            f"`{new_name}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
+            "digits and `-`, starting with a letter and ending with a letter or digit"
+        )
+    if _is_implicit_name(new_name):
+        return f"`{new_name}` is the name of the implicit shared {new_name[len('shared-'):]} pool (RW111); choose another name"
+    taken = _declarations(occs, new_name)
+    if taken:
+        what = "resource" if taken[0].owner == "resources" else "workload"
+        return f"`{new_name}` already names a {what}; resources and workloads share one namespace (RW112)"
+    edits: dict[str, list[TextEdit]] = {}
+    for o in occs:
+        if o.name != old or o.role not in ("declaration", "use"):
+            continue
+        text = new_name if o.exact or o.style not in ("'", '"') else f"{o.style}{new_name}{o.style}"
+        edits.setdefault(o.file, []).append(TextEdit(o.name_range, text))
+    return edits

@@ -1,0 +1,169 @@
+"""The workspace on disk: which file is a root runway, reading runway files, and where a
+member folder's runway file is (docs/format.md, "Member runway").
+
+- :func:`find_root`: from a file or folder up to the nearest root runway;
+- :func:`read_disk`: one runway file as UTF-8, bounded by :data:`MAX_FILE_BYTES`;
+- :func:`is_lone_member`: a file analysed as a root that is really a member runway;
+- :func:`member_folder` and :func:`member_runway`: a ``members:`` item resolved inside the
+  product's repository, and its folder's runway file (symlinks that leave the repository,
+  or point back at the root, refused: docs/reliability.md).
+
+Reads the file system (stat, realpath, open); never writes. Errors are returned (or, for
+:func:`read_disk`, raised as documented), never printed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from .yamlsrc import ParsedYaml, YMap
+
+ROOT_NAMES = ("runway.yaml", "runway.yml")
+#: Largest runway file read from disk (a 10 MB file is hostile input, not a runway).
+#: Largest runway analysed, in characters (UTF-8 bytes on disk). A real runway is a few
+#: kilobytes; the ×8 benchmark workspace's root is ~0.8 MB. Past this, RW011 instead of a parse
+#: (analysis memory grows ~350 bytes per character: a bound, not a hang).
+MAX_FILE_CHARS = 1024 * 1024
+MAX_FILE_BYTES = MAX_FILE_CHARS
+
+
+class FileTooLarge(OSError):
+    """A runway file over the limit; ``size`` in ``unit`` ("bytes" on disk, "characters" in
+    an editor buffer)."""
+
+    def __init__(self, size: int, unit: str = "bytes") -> None:
+        super().__init__(f"the file is {size:,} {unit}, over the 1 MiB limit for a runway")
+        self.size = size
+        self.unit = unit
+
+
+Reader = Callable[[str], str]
+
+
+def read_disk(path: str) -> str:
+    """Read a runway file from disk as UTF-8 (a BOM is kept and reported by the loader).
+
+    Raises :class:`FileTooLarge` past :data:`MAX_FILE_BYTES` (read no further), OSError when
+    unreadable, UnicodeDecodeError when not UTF-8.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            fh.seek(0, os.SEEK_END)
+            raise FileTooLarge(fh.tell())
+    return data.decode("utf-8")
+
+
+def find_root(start: str, read: Reader | None = None) -> str | None:
+    """Walk up from ``start`` (a file or folder) to the nearest root runway: a runway file with
+    a top-level ``product`` key. Returns its path; when none is found above, the first runway
+    file met (so that a broken root, or a lone member, is still analysed and diagnosed).
+
+    ``read`` (default :func:`read_disk`) supplies file text, so that an editor's open buffers
+    decide root-or-member (and count even when not yet saved to disk)."""
+    p = Path(start).resolve()
+    folder = p if p.is_dir() else p.parent
+    first: str | None = None
+    for d in [folder, *folder.parents]:
+        for name in ROOT_NAMES:
+            f = d / name
+            if f.is_file() or read is not None:
+                try:
+                    head = (read or read_disk)(str(f))[:4096]
+                except (OSError, UnicodeDecodeError):
+                    if not f.is_file():
+                        continue
+                    # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
+                    # RW001 on it) from a member; never walk past a broken root to another one.
+                    try:
+                        with open(f, "rb") as fh:
+                            head = fh.read(4096).decode("utf-8", "replace")
+                    except OSError:
+                        head = ""
+                if first is None:
+                    first = str(f)
+                if "\nproduct:" in "\n" + head:
+                    return str(f)
+                break  # a member (or a broken file): keep walking up
+    return first
+
+
+_ROOT_ONLY_KEYS = frozenset({"product", "region", "members", "environments", "resources", "workloads"})
+_MEMBER_ONLY_KEYS = frozenset({"member", "requires", "uses"})
+
+
+def is_lone_member(parsed: ParsedYaml) -> bool:
+    """True when a file analysed as a root is really a member runway (member keys, no root
+    keys): it is then checked as a member and told that no root lists it."""
+    root = parsed.root
+    if not isinstance(root, YMap):
+        return False
+    keys = set(root.keys())
+    return bool(keys & _MEMBER_ONLY_KEYS) and not (keys & _ROOT_ONLY_KEYS)
+
+
+def _inside(base: str, real: str) -> bool:
+    """True when the resolved path ``real`` lies inside the resolved folder ``base``."""
+    return os.path.commonpath([base, real]) == base
+
+
+def member_folder(base: str, rel: str) -> tuple[str | None, str | None]:
+    """Resolve a member path against ``base``, the root runway's resolved folder; (folder,
+    None) or (None, reason) when it escapes or is absolute."""
+    if os.path.isabs(rel) or rel.startswith("~"):
+        return None, "member paths are relative to the root runway's folder; absolute paths are refused"
+    target = os.path.realpath(os.path.join(base, rel))
+    if os.path.commonpath([base, target]) != base:
+        return None, "the member path leaves the product's repository (via `..` or a symlink); refused, never read"
+    if target == base:
+        return None, "a member folder cannot be the root runway's own folder"
+    return target, None
+
+
+def member_runway(folder: str, rel: str, base: str, root_real: str) -> tuple[str | None, tuple[str, dict[str, Any]] | None]:
+    """The runway file of the resolved member ``folder`` (written ``rel`` in ``members:``)
+    inside ``base``, the root runway's resolved folder, whose own resolved path is
+    ``root_real``: ``(path, None)``, or ``(None, (message, data))`` for an RW151 error when
+    the folder is missing, holds no regular runway file, or its runway file is a symlink to
+    the root runway or out of the product's repository (such a file is never read)."""
+    if not os.path.isdir(folder):
+        return None, (f"member folder `{rel}` does not exist", {"member": rel, "missing": "folder"})
+    path = None
+    odd = None  # a runway.yaml that is there but is no regular file (a FIFO, a device, a folder)
+    for name in ROOT_NAMES:
+        cand = os.path.join(folder, name)
+        if os.path.isfile(cand):
+            path = cand
+            break
+        if odd is None and os.path.lexists(cand):
+            odd = name
+    if path is None and odd is not None:
+        return None, (f"member `{rel}`: its {odd} is not a regular file (a folder, FIFO, socket or device, or a broken symlink); refused, never read",
+                      {"member": rel})
+    if path is None:
+        return None, (f"member folder `{rel}` holds no runway.yaml", {"member": rel, "missing": "file"})
+    # The folder is resolved already: only the file itself may still be a symlink.
+    real = os.path.realpath(path) if os.path.islink(path) else path
+    if real == root_real:
+        # A symlink back to the root runway: it is not a member runway; refused, not re-read.
+        return None, (f"member `{rel}`: its runway.yaml is the root runway itself (a symlink); refused", {"member": rel})
+    if not _inside(base, real):
+        # The folder is inside, but its runway.yaml is a symlink that leaves the product.
+        return None, (f"member `{rel}`: its {os.path.basename(path)} is a symlink that leaves the product's repository; refused, never read", {"member": rel})
+    return path, None
+
+
+__all__ = [
+    "ROOT_NAMES",
+    "MAX_FILE_CHARS",
+    "MAX_FILE_BYTES",
+    "FileTooLarge",
+    "Reader",
+    "read_disk",
+    "find_root",
+    "is_lone_member",
+    "member_folder",
+    "member_runway",
+]

@@ -1,0 +1,102 @@
+"""Positions, ranges and text edits between the core's code points and LSP's encodings.
+
+The negotiated position encoding is applied through the document's
+:class:`~runway_core.positions.LineIndex` (LSP 3.17 §"Position"; docs/architecture.md §3-4).
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from lsprotocol import types
+
+from runway_core.positions import Encoding, LineIndex, Position, Range
+
+#: Encodings this server speaks, by LSP name (LSP 3.17 §"PositionEncodingKind").
+_ENCODINGS: dict[str, Encoding] = {"utf-8": "utf-8", "utf-16": "utf-16", "utf-32": "utf-32"}
+
+
+def encoding_of(name: str | None) -> Encoding:
+    """The core encoding for a negotiated LSP ``positionEncoding`` (default utf-16)."""
+    return _ENCODINGS.get(str(name or "utf-16"), "utf-16")
+
+
+def preferred_encoding(offered: Sequence[str] | None) -> str:
+    """What to negotiate: utf-8 when the client offers it (no re-counting for a UTF-8
+    editor), else the mandatory utf-16 (LSP 3.17: utf-16 must always be supported)."""
+    return "utf-8" if offered and "utf-8" in [str(e) for e in offered] else "utf-16"
+
+
+def to_position(pos: Position, lines: LineIndex, enc: Encoding) -> types.Position:
+    p = lines.encode_position(pos, enc)
+    return types.Position(line=p.line, character=p.character)
+
+
+def to_range(rng: Range, lines: LineIndex, enc: Encoding) -> types.Range:
+    r = lines.encode_range(rng, enc)
+    return types.Range(
+        start=types.Position(line=r.start.line, character=r.start.character),
+        end=types.Position(line=r.end.line, character=r.end.character),
+    )
+
+
+def from_position(pos: types.Position, lines: LineIndex, enc: Encoding) -> Position:
+    """A client position (``enc`` units) as code points; clamped into the text."""
+    return lines.decode_position(Position(max(0, pos.line), max(0, pos.character)), enc)
+
+
+def from_range(rng: types.Range, lines: LineIndex, enc: Encoding) -> Range:
+    """A client range (``enc`` units) as code points; clamped into the text."""
+    return Range(from_position(rng.start, lines, enc), from_position(rng.end, lines, enc))
+
+
+def is_whole_document(change: Any) -> bool:
+    """True for a ``didChange`` content change that carries the whole text (no range)."""
+    return isinstance(change, types.TextDocumentContentChangeWholeDocument)
+
+
+def apply_change(text: str, change: types.TextDocumentContentChangeEvent, enc: Encoding) -> str:
+    """Apply one ``didChange`` content change (incremental or whole document) to ``text``.
+
+    Ranges are decoded with the text's own :class:`LineIndex` (lines split only at ``\\n``,
+    ``\\r\\n`` and ``\\r`` as LSP defines, unlike ``str.splitlines``).
+    """
+    rng = getattr(change, "range", None)
+    if rng is None:
+        return change.text
+    lines = LineIndex(text)
+    start = lines.offset(from_position(rng.start, lines, enc))
+    end = lines.offset(from_position(rng.end, lines, enc))
+    if end < start:
+        start, end = end, start
+    return text[:start] + change.text + text[end:]
+
+
+def text_edits(edits: Iterable[Any], lines: LineIndex, enc: Encoding) -> list[types.TextEdit]:
+    """Core edits (anything with ``range`` and ``new_text``, in code points of the text
+    ``lines`` indexes) as LSP ``TextEdit`` values."""
+    return [types.TextEdit(range=to_range(e.range, lines, enc), new_text=e.new_text) for e in edits]
+
+
+def workspace_edit(per_file: Iterable[tuple[str, int | None, list[types.TextEdit]]], document_changes: bool) -> types.WorkspaceEdit:
+    """``(uri, version, edits)`` per file as a ``WorkspaceEdit``: ``documentChanges`` (the
+    version of each open document, null for a closed file) when the client supports it, else
+    ``changes`` (LSP 3.17 §"WorkspaceEdit")."""
+    per_file = list(per_file)
+    if document_changes:
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)
+                for uri, version, edits in per_file
+            ]
+        )
+    return types.WorkspaceEdit(changes={uri: edits for uri, _v, edits in per_file})
+
+
+def supports_document_changes(caps: types.ClientCapabilities | None) -> bool:
+    """The client's ``workspace.workspaceEdit.documentChanges``."""
+    ws = caps.workspace if caps is not None else None
+    we = ws.workspace_edit if ws is not None else None
+    return bool(we is not None and we.document_changes)

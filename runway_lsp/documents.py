@@ -1,0 +1,92 @@
+"""The open buffers of one client session, kept by the server alone.
+
+pygls' workspace is not used for them: it splits lines with ``str.splitlines``, which LSP
+does not (U+2028 would shift every edit; runway_lsp/protocol.py). One file can be open under
+two URIs (a symlinked folder); analyses read the buffer opened or edited last.
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterator
+
+from runway_core.analysis import read_disk
+
+
+@dataclass
+class Document:
+    """An open buffer. ``path`` is the real path (the key analyses use)."""
+
+    uri: str
+    path: str
+    text: str
+    version: int | None
+    #: False after a didChange that could not be read: the buffer no longer matches the
+    #: editor's, so incremental edits are not applied (they would land in the wrong place)
+    #: until a full-text change or a reopen brings the text back (issue 7).
+    in_sync: bool = True
+
+
+class Buffers:
+    """path -> the open buffer analyses read (:meth:`get`), and every buffer open on a path
+    by URI (:meth:`view`). A mapping of paths to their active :class:`Document`."""
+
+    def __init__(self) -> None:
+        self._active: dict[str, Document] = {}
+        self._views: dict[str, dict[str, Document]] = {}  # path -> uri -> every open buffer
+
+    # --- reading (the mapping) ----------------------------------------------------------------
+
+    def get(self, path: str) -> Document | None:
+        return self._active.get(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._active
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._active)
+
+    def __len__(self) -> int:
+        return len(self._active)
+
+    def view(self, uri: str, path: str) -> Document | None:
+        """The open buffer of ``uri`` (``path`` is its real path), if open."""
+        views = self._views.get(path)
+        return views.get(uri) if views is not None else None
+
+    def has_view(self, uri: str, path: str) -> bool:
+        return uri in self._views.get(path, {})
+
+    def read_live(self, path: str) -> str:
+        """Text of ``path``: the open buffer if any, else the disk (may raise OSError)."""
+        doc = self._active.get(os.path.realpath(path))
+        return doc.text if doc is not None else read_disk(path)
+
+    # --- changing -----------------------------------------------------------------------------
+
+    def add(self, doc: Document) -> None:
+        """Keep ``doc`` among the buffers of its path (:meth:`activate` makes it the one read)."""
+        self._views.setdefault(doc.path, {})[doc.uri] = doc
+
+    def activate(self, doc: Document) -> bool:
+        """Make ``doc`` the buffer analyses read for its file; True when another buffer of
+        the same file was read until now (versions are per URI: analyses of it are stale)."""
+        before = self._active.get(doc.path)
+        self._active[doc.path] = doc
+        return before is not None and before is not doc
+
+    def remove(self, uri: str, path: str) -> Document | None:
+        """Forget the buffer of ``uri``. Returns the buffer of another URI of the same file
+        that must now be activated (the closed one was read), else None."""
+        views = self._views.get(path, {})
+        doc = views.pop(uri, None)
+        if not views:
+            self._views.pop(path, None)
+            self._active.pop(path, None)
+            return None
+        if doc is not None and self._active.get(path) is doc:
+            return next(reversed(views.values()))  # the file is still open elsewhere
+        return None

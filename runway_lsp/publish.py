@@ -1,0 +1,190 @@
+"""Publishing diagnostics: who owns each file's diagnostics, what the client was sent.
+
+- Diagnostics are pushed (``textDocument/publishDiagnostics``, with the document version) for
+  every file of the analysis, and answered on pull (``textDocument/diagnostic``). A client
+  that pulls gets no push for its open documents (VS Code would show them twice) and a
+  ``workspace/diagnostic/refresh`` when another open document's diagnostics change.
+- Results computed for an older text are never sent; an unchanged file is not pushed again
+  after every keystroke in another one.
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lsprotocol import types
+
+from runway_core.analysis import ROOT_NAMES, Analysis
+from runway_core.diagnostics import Diagnostic
+from runway_core.positions import LineIndex
+
+from . import convert
+from .analyses import DISK
+from .uris import path_to_uri, uri_to_path
+
+
+class Publisher:
+    """The publishing state of one session (``session``: a :class:`runway_lsp.session.Session`,
+    for its buffers, analyses, client, flags and :meth:`~runway_lsp.session.Session.publish_group`)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._published_uri: dict[str, str] = {}  # path -> the URI its diagnostics went to
+        self._owner: dict[str, str] = {}  # path -> group whose diagnostics it last received
+        self._pushed: set[str] = set()  # paths whose last push was non-empty
+        self._last: dict[str, tuple[Diagnostic, ...]] = {}  # path -> last diagnostics computed
+        # path -> (version, diagnostics with their data) last pushed by publish_group: an
+        # unchanged file is not pushed again after every keystroke in another one.
+        self._sent: dict[str, tuple[Any, tuple]] = {}
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def owner_of(self, path: str) -> str | None:
+        """The group whose diagnostics ``path`` last received."""
+        return self._owner.get(path)
+
+    def last_diagnostics(self, path: str) -> tuple[Diagnostic, ...] | None:
+        """The diagnostics last computed for ``path`` (pushed or pulled)."""
+        return self._last.get(path)
+
+    def forget_sent(self, path: str) -> None:
+        """The client's buffer of ``path`` changed identity: push its diagnostics again."""
+        self._sent.pop(path, None)
+
+    # --- pushing ------------------------------------------------------------------------------
+
+    def push(self, path: str, version: Any, diags: list[types.Diagnostic]) -> None:
+        s = self.session
+        doc = s.documents.get(path)
+        before = self._published_uri.get(path)
+        # An open file under the client's URI for it; a closed one where its diagnostics went
+        # (so closing a file opened through a symlinked folder clears them there).
+        uri = doc.uri if doc is not None else before or path_to_uri(path)
+        if before is not None and before != uri:
+            # The file was published under another URI (its other editor, now inactive).
+            s.client.text_document_publish_diagnostics(convert.publish_params(before, None, []))
+        self._published_uri[path] = uri
+        s.client.text_document_publish_diagnostics(convert.publish_params(uri, version if isinstance(version, int) else None, diags))
+        if diags:
+            self._pushed.add(path)
+        else:
+            self._pushed.discard(path)
+        self._sent.pop(path, None)  # publish_group notes what it pushed after this call
+
+    def clear_if_pushed(self, path: str) -> None:
+        """Clear the pushed diagnostics of ``path`` (the client pulls it from now on)."""
+        if path in self._pushed:
+            self.push(path, None, [])
+
+    def _lines(self, an: Analysis, path: str) -> LineIndex:
+        src = an.files.get(path)
+        if src is not None:
+            return src.parsed.lines
+        doc = self.session.documents.get(path)
+        return LineIndex(doc.text if doc is not None else "")
+
+    def publish_group(self, key: str, changed: set[str]) -> None:
+        """Push the diagnostics of every file of group ``key``; clear files that left it.
+
+        With no open document left in the group, its files are cleared instead: nothing
+        watches them any more. Other groups are published through the session (so that what
+        follows a publication follows theirs too).
+        """
+        s = self.session
+        analyses = s.analyses
+        an = analyses.analysis(key)
+        record = analyses.versions_read(key)
+        files = list(dict.fromkeys([*an.files, *an.diagnostics]))
+        owned_before = {p for p, g in self._owner.items() if g == key}
+        if not any(p in s.documents for p in files):
+            analyses.drop(key)
+            for p in sorted(owned_before | ({key} if key in self._pushed else set())):
+                self._owner.pop(p, None)
+                self._last.pop(p, None)
+                if p in s.documents and p not in files:
+                    # An open file this group no longer holds (its root was deleted or stopped
+                    # listing it): it gets its own group's diagnostics now, not nothing.
+                    s.publish_group(s.group_of(p), changed | {p})
+                else:
+                    self.push(p, None, [])
+            return
+        refresh = False
+        for path in files:
+            if s.group_of(path) != key:
+                continue  # another group claims it (a nested root, or a root that now lists it)
+            if record.get(path, DISK) != analyses.version(path):
+                continue  # never send results computed for an older text
+            diags = tuple(an.diagnostics.get(path, ()))
+            open_doc = path in s.documents
+            if open_doc and path not in changed and self._last.get(path) != diags:
+                refresh = True
+            self._last[path] = diags
+            self._owner[path] = key
+            if s.pull and open_doc:
+                if path in self._pushed:
+                    self.push(path, None, [])  # the pull now owns it: no duplicates
+                continue
+            sent = (record.get(path), tuple((d, d.data) for d in diags))
+            if self._sent.get(path) == sent:
+                continue  # the client has exactly these for this version
+            converted = convert.to_diagnostics(diags, self._lines(an, path), s.encoding)
+            self.push(path, record.get(path), converted)
+            self._sent[path] = sent
+        for path in sorted(owned_before - set(files)):
+            self._owner.pop(path, None)
+            self._last.pop(path, None)
+            if path in s.documents:
+                s.publish_group(s.group_of(path), changed | {path})
+            else:
+                self.push(path, None, [])
+        if refresh and s.pull and s.refresh_support:
+            s.client.workspace_diagnostic_refresh(None, callback=lambda _r: None)
+
+    def publish_closed_group(self, root: str, an: Analysis) -> int:
+        """Push the diagnostics of every file of ``root``'s analysis ``an``; returns how many
+        files. Only for a group with no open document (0 otherwise): an open one is published
+        by ``didOpen`` (and a pulling client must not get pushes for its open documents)."""
+        s = self.session
+        files = list(dict.fromkeys([*an.files, *an.diagnostics]))
+        if any(p in s.documents for p in files):
+            return 0
+        count = 0
+        for path in files:
+            if s.group_of(path) != root:
+                continue  # a nested root claims it
+            diags = tuple(an.diagnostics.get(path, ()))
+            src = an.files.get(path)
+            lines = src.parsed.lines if src is not None else LineIndex("")
+            self._owner[path] = root
+            self._last[path] = diags
+            self.push(path, None, convert.to_diagnostics(diags, lines, s.encoding))
+            count += 1
+        return count
+
+    def clear_closed_group(self, root: str) -> None:
+        """Clear the diagnostics of the closed files group ``root`` owns (its workspace
+        folder was removed); open files keep theirs."""
+        s = self.session
+        for path in [p for p, g in self._owner.items() if g == root and p not in s.documents]:
+            self._owner.pop(path, None)
+            self._last.pop(path, None)
+            self.push(path, None, [])
+
+    # --- pulling ------------------------------------------------------------------------------
+
+    def pull_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The answer to ``textDocument/diagnostic`` for ``uri``."""
+        s = self.session
+        path = uri_to_path(uri)
+        if os.path.basename(path) not in ROOT_NAMES and path not in s.documents:
+            return []  # not a runway: never read a file the client did not give us
+        active = s.documents.get(path)
+        if active is not None and active.uri != uri and s.documents.has_view(uri, path):
+            return []  # the file's other URI holds the buffer analysed: its ranges are that text's
+        an = s.analysis_for(path)
+        diags = tuple(an.diagnostics.get(path, ()))
+        self._last[path] = diags
+        return convert.to_diagnostics(diags, self._lines(an, path), s.encoding)

@@ -1,0 +1,243 @@
+"""The initial workspace scan of the runway server, and ``workspace/symbol`` over it.
+
+On ``initialized`` it scans the workspace folders (bounded: :data:`SCAN_MAX_DEPTH`,
+:data:`SCAN_MAX_FILES`, :data:`SCAN_MAX_DIRS`; hidden folders, ``node_modules`` and virtual
+environments skipped) for root runways, analyses each and publishes the diagnostics of every
+file of a root none of whose files is open (an open one is published by ``didOpen``). The
+scan reports work-done progress (LSP 3.17 §"Server Initiated Progress") when the client
+announces ``window.workDoneProgress``. Workspace folders added at run time are scanned;
+removed ones leave ``workspace/symbol`` and their closed files' diagnostics are cleared.
+The roots found, and the roots of open documents, answer ``workspace/symbol``; that request
+waits for the scan (at most :data:`SCAN_WAIT_S`) so a query sent right after start-up sees
+the whole workspace.
+
+Failures are logged and degrade (docs/architecture.md §7). Must not import pulumi or
+deploy_engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from lsprotocol import types
+
+from runway_core import navigate
+from runway_core.analysis import ROOT_NAMES
+from runway_core.positions import LineIndex
+
+from . import convert
+from .convert import messages
+from .convert import navigation as convert_nav
+from .guard import degrades
+from .session import Session
+from .uris import uri_to_path
+
+log = logging.getLogger("runway_lsp")
+
+#: Deepest folder level below a workspace folder searched for runway files (a monorepo keeps
+#: services a few levels down: `services/<team>/<service>`).
+SCAN_MAX_DEPTH = 6
+#: Most runway files the scan reads; past that it stops and says so.
+SCAN_MAX_FILES = 500
+#: Most folders the scan visits, so a huge checkout cannot stall start-up.
+SCAN_MAX_DIRS = 20_000
+#: Folders never searched: dependencies, virtual environments, caches (and any hidden folder).
+SCAN_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages", "bower_components"})
+#: Longest a workspace/symbol request waits for the initial scan, in seconds.
+SCAN_WAIT_S = 10.0
+
+
+@dataclass
+class ScanResult:
+    """Runway files found (real paths, in walk order) and whether a bound cut the walk."""
+
+    files: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+
+def find_runway_files(
+    folders: Iterable[str],
+    max_depth: int = SCAN_MAX_DEPTH,
+    max_files: int = SCAN_MAX_FILES,
+    max_dirs: int = SCAN_MAX_DIRS,
+) -> ScanResult:
+    """Every ``runway.yaml``/``runway.yml`` under ``folders``, at most ``max_depth`` folder
+    levels down, skipping hidden folders and :data:`SCAN_SKIP_DIRS`, never following folder
+    symlinks; stops after ``max_files`` files or ``max_dirs`` folders (``truncated``)."""
+    result = ScanResult()
+    seen: set[str] = set()
+    dirs_seen = 0
+    for folder in folders:
+        base = os.path.realpath(folder)
+        if not os.path.isdir(base):
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirs_seen += 1
+            if dirs_seen > max_dirs:
+                result.truncated = True
+                return result
+            depth = 0 if dirpath == base else os.path.relpath(dirpath, base).count(os.sep) + 1
+            if depth >= max_depth:
+                dirnames[:] = []
+            else:
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SCAN_SKIP_DIRS)
+            for name in ROOT_NAMES:
+                if name in filenames:
+                    path = os.path.realpath(os.path.join(dirpath, name))
+                    if path in seen:
+                        continue
+                    if len(result.files) >= max_files:
+                        result.truncated = True
+                        return result
+                    seen.add(path)
+                    result.files.append(path)
+    return result
+
+
+def _looks_like_member(text: str) -> bool:
+    # The same test as runway_core.analysis.find_root: `member:` and no `product:`.
+    head = "\n" + text[:4096]
+    return "\nmember:" in head and "\nproduct:" not in head
+
+
+def _rel(path: str, folders: list[str]) -> str:
+    for f in folders:
+        if path.startswith(os.path.join(f, "")):
+            return os.path.relpath(path, f)
+    return path
+
+
+def _under(path: str, folders: list[str]) -> bool:
+    return any(path == f or path.startswith(os.path.join(f, "")) for f in folders)
+
+
+class WorkspaceScan:
+    """The roots the scans found (:attr:`roots`) and a flag set when the last scan is over."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.roots: list[str] = []
+        self.done = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    def folders(self) -> list[str]:
+        """The workspace folders (real paths of their ``file:`` URIs; the root URI without)."""
+        ws = self.session.client.workspace
+        uris = [f.uri for f in ws.folders.values()] or ([ws.root_uri] if ws.root_uri else [])
+        return [uri_to_path(u) for u in uris if u.startswith("file:")]
+
+    def start(self, only: list[str] | None = None) -> None:
+        """Scan in a task (``only``: these folders); workspace/symbol waits for it."""
+        if only is not None:
+            self.done.clear()
+        self.task = asyncio.ensure_future(self._scan(only))
+
+    @degrades("workspace/didChangeWorkspaceFolders")
+    def folders_changed(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        """pygls has updated the workspace already. Removed folders: their runways leave
+        workspace/symbol and their diagnostics are cleared (open files keep theirs); added
+        ones are scanned."""
+        removed = [uri_to_path(f.uri) for f in params.event.removed or () if f.uri.startswith("file:")]
+        remaining = self.folders()
+        for root in [r for r in self.roots if _under(r, removed) and not _under(r, remaining)]:
+            self.roots.remove(root)
+            self.session.analyses.drop(root)
+            self.session.publisher.clear_closed_group(root)
+        added = [uri_to_path(f.uri) for f in params.event.added or () if f.uri.startswith("file:")]
+        if added:
+            self.start(added)
+
+    async def _scan(self, only: list[str] | None = None) -> None:
+        """Scan the workspace folders (``only``: these folders, added at run time) for root
+        runways, analyse each and push the diagnostics of those with no open document."""
+        ls = self.session
+        progress = ls.client.work_done_progress
+        token: str | None = None
+        try:
+            caps = ls.capabilities
+            if caps.window is not None and caps.window.work_done_progress:
+                token = f"runway-scan-{uuid.uuid4()}"
+                try:
+                    await progress.create_async(token)
+                except Exception:  # noqa: BLE001 - the client refused a token: scan without progress
+                    log.warning("window/workDoneProgress/create was refused; scanning without progress")
+                    token = None
+            if token is not None:
+                progress.begin(token, messages.progress_begin("Scanning runway files"))
+            folders = only if only is not None else self.folders()
+            found = await asyncio.get_running_loop().run_in_executor(None, find_runway_files, folders)
+            roots: list[str] = []
+            for path in found.files:
+                try:
+                    group = ls.group_of(path)
+                    try:
+                        member_alone = group == path and _looks_like_member(ls.read_live(path))
+                    except (OSError, UnicodeDecodeError):
+                        member_alone = False  # unreadable: analysed as a root, which reports why (RW001)
+                    if group not in roots and not member_alone:
+                        roots.append(group)
+                except Exception:  # noqa: BLE001 - one unreadable file must not stop the scan
+                    log.exception("scanning %s failed", path)
+            published = 0
+            for i, root in enumerate(roots, start=1):
+                try:
+                    an = ls.analysis(root)
+                    published += ls.publisher.publish_closed_group(root, an)
+                    if root not in self.roots:
+                        self.roots.append(root)
+                except Exception:  # noqa: BLE001
+                    log.exception("analysing %s failed", root)
+                if token is not None:
+                    progress.report(token, messages.progress_report(f"{_rel(root, folders)} ({i}/{len(roots)})", int(i * 100 / len(roots))))
+                await asyncio.sleep(0)  # let didOpen and requests in between two runways
+            summary = f"{len(roots)} runway{'s' if len(roots) != 1 else ''} ({len(found.files)} files)"
+            if found.truncated:
+                summary += f"; stopped at {SCAN_MAX_FILES} files or {SCAN_MAX_DIRS} folders"
+                log.warning("workspace scan stopped early: %s", summary)
+            log.info("workspace scan: %s, diagnostics pushed for %d files", summary, published)
+            if token is not None:
+                progress.end(token, messages.progress_end(summary))
+        except Exception:  # noqa: BLE001 - docs/architecture.md §7
+            log.exception("workspace scan failed")
+            if token is not None:
+                try:
+                    progress.end(token, messages.progress_end("scan failed; see the server log"))
+                except Exception:  # noqa: BLE001
+                    log.exception("ending the scan's progress failed")
+        finally:
+            self.done.set()
+
+    @degrades("workspace/symbol", list)
+    async def workspace_symbol(self, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        """The symbols of every root found and of every open document's group."""
+        ls = self.session
+        if self.task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self.done.wait()), SCAN_WAIT_S)
+            except asyncio.TimeoutError:
+                log.warning("workspace/symbol answered before the workspace scan ended")
+        roots = list(self.roots)
+        for path in list(ls.documents):
+            group = ls.group_of(path)
+            if group not in roots:
+                roots.append(group)
+        analyses = []
+        for root in roots:
+            try:
+                analyses.append(ls.analysis(root))
+            except Exception:  # noqa: BLE001 - one bad runway must not hide the others
+                log.exception("analysing %s failed", root)
+        kinds = convert_nav.supported_kinds(ls.capabilities, "workspace", "symbol", "symbol_kind")
+        lines = {p: src.parsed.lines for an in analyses for p, src in an.files.items()}
+        return [
+            convert_nav.symbol_information(
+                s.name, convert_nav.symbol_kind(s.kind, kinds), ls.uri_of(s.file),
+                convert.to_range(s.range, lines.get(s.file, LineIndex("")), ls.encoding), s.container,
+            )
+            for s in navigate.workspace_symbols(analyses, params.query)
+        ]

@@ -1,0 +1,271 @@
+"""One client session of the runway server: open buffers, cached analyses and publishing,
+behind public methods that every feature module receives (none of them imports the server).
+
+- Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
+  synchronously on the event loop at publish time (a few milliseconds for a runway), so no
+  result computed for an older version is ever sent (runway_lsp/publish.py).
+- What follows a publication (lens and hint refreshes, ``runway/costsChanged``) subscribes
+  with :meth:`Session.on_published` and runs, in subscription order, after every group is
+  published, also a group published because another one changed.
+
+The session talks to the client through ``client``: the pygls ``LanguageServer`` (its
+public request and notification methods, ``client_capabilities`` and ``workspace``). The
+catalogue is loaded once by the caller and passed in (docs/architecture.md §6).
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+from typing import Any, Callable
+
+from lsprotocol import types
+
+from runway_core.analysis import Analysis, parse_file
+from runway_core.catalog import Catalog
+from runway_core.yamlsrc import ParsedYaml
+
+from . import convert
+from .analyses import Analyses
+from .convert import messages
+from .documents import Buffers, Document
+from .publish import Publisher
+from .uris import path_to_uri, uri_to_path
+
+log = logging.getLogger("runway_lsp")
+
+#: Quiet time after the last edit before diagnostics are pushed, in seconds; it is part of
+#: every keystroke's latency (issue 6). What it must coalesce is a burst an editor sends at
+#: once (a multi-cursor edit, a paste and its reformat, an undo group): those messages arrive
+#: within a millisecond or two (pygls reads each one through a thread hop of ~0.1 ms). Human
+#: keystrokes come 80 ms or more apart even from fast typists, so no debounce shorter than
+#: that coalesces them, and a longer one only delays every result; edits that arrive while an
+#: analysis runs (key repeat) are coalesced anyway: analysis runs on the event loop and the
+#: next flush reads the newest text. Measured: 40 ms -> 10 ms took ~30 ms off the median
+#: didChange -> publishDiagnostics (benchmarks/RESULTS.md).
+DEBOUNCE_S = 0.01
+
+#: With ``idle_gc`` (runway-lsp turns the cyclic garbage collector off, see __main__), garbage
+#: in reference cycles is collected once no edit came for this many seconds, so that no
+#: collection pauses typing (issue 6: they added ~10 ms to a completion right after a
+#: keystroke). Analyses make no cycles; pygls and asyncio make a few.
+IDLE_GC_S = 2.0
+#: ... and at once, edits or not, past this many objects allocated since the last collection
+#: (a client that is never quiet still has its memory bounded).
+GC_BACKSTOP = 1_000_000
+
+PublishListener = Callable[[str], None]
+
+
+class Session:
+    """Open buffers (:attr:`documents`), analyses (:attr:`analyses`), publishing
+    (:attr:`publisher`) and the negotiated client features of one client session."""
+
+    def __init__(self, client: Any, catalog: Catalog) -> None:
+        self.client = client
+        self.encoding: Any = "utf-16"
+        self.pull = False  # the client pulls diagnostics (textDocument.diagnostic)
+        self.refresh_support = False  # ... and accepts workspace/diagnostic/refresh
+        self.documents = Buffers()
+        self.analyses = Analyses(self.documents, catalog)
+        self.publisher = Publisher(self)
+        self._listeners: list[PublishListener] = []
+        self._dirty: set[str] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self.idle_gc = False  # see IDLE_GC_S
+        self._gc_timer: asyncio.TimerHandle | None = None
+        self._last_edit = 0.0
+
+    # --- the client -------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> types.ClientCapabilities:
+        """The client's capabilities (from ``initialize``)."""
+        return self.client.client_capabilities
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.analyses.catalog
+
+    def set_client(self, caps: types.ClientCapabilities, encoding: Any) -> None:
+        """Note what ``initialize`` negotiated: the position encoding, pull diagnostics."""
+        self.encoding = convert.encoding_of(encoding)
+        td = caps.text_document
+        self.pull = td is not None and td.diagnostic is not None
+        ws = caps.workspace
+        self.refresh_support = bool(ws is not None and ws.diagnostics is not None and ws.diagnostics.refresh_support)
+        log.info("client: position encoding %s, pull diagnostics %s, refresh %s", self.encoding, self.pull, self.refresh_support)
+
+    def warn(self, message: str) -> None:
+        """Show ``message`` as a warning (``window/showMessage``)."""
+        self.client.window_show_message(messages.warning(message))
+
+    def uri_of(self, path: str) -> str:
+        """The client's URI of ``path``: its open buffer's, else the ``file:`` URI."""
+        doc = self.documents.get(path)
+        return doc.uri if doc is not None else path_to_uri(path)
+
+    # --- reading and analyses ---------------------------------------------------------------
+
+    def read_live(self, path: str) -> str:
+        """Text of ``path``: the open buffer if any, else the disk (may raise OSError)."""
+        return self.documents.read_live(path)
+
+    def analysis(self, key: str) -> Analysis:
+        """The analysis of group ``key`` for the current buffers (cached while they hold)."""
+        return self.analyses.analysis(key)
+
+    def group_of(self, path: str) -> str:
+        """The group (root runway, or ``path`` alone) that ``path`` belongs to."""
+        return self.analyses.group_of(path)
+
+    def analysis_for(self, path: str) -> Analysis:
+        return self.analyses.analysis_for(path)
+
+    def analysis_while_typing(self, path: str) -> tuple[Analysis, ParsedYaml | None]:
+        """For a request sent while the user types (completion right after a keystroke):
+        ``(analysis, parse)``. When the last analysis of the file's product is stale only
+        because of this file's newest keystrokes, it is returned with a fresh parse of the
+        buffer (``parse_file``: the analysis that follows reuses it), so the answer waits for
+        a parse, not for the whole product's analysis (issue 6: 37 -> ~15 ms on a
+        3,100-line root with 70 members). Names, sizes and costs are then those of the
+        last analysis, at most the keystrokes since it old; diagnostics are unaffected.
+        Otherwise ``(analysis_for(path), None)``."""
+        stale = self.analyses.stale_only_in(self.publisher.owner_of(path) or path, path)
+        if stale is not None:
+            doc = self.documents.get(path)
+            assert doc is not None  # stale_only_in found its buffer
+            return stale, parse_file(doc.text, path)
+        return self.analysis_for(path), None
+
+    def invalidate(self) -> None:
+        """Forget every cached analysis (files on disk may have changed: a save, a watched
+        file); the next request or publication analyses again."""
+        self.analyses.clear()
+
+    def use_catalog(self, catalog: Catalog) -> None:
+        """Analyse every open runway again with ``catalog`` and re-publish diagnostics."""
+        self.analyses.catalog = catalog
+        self.analyses.clear()  # cached analyses priced with the old catalogue
+        log.info("catalogue: %s", catalog.origin)
+        for path in list(self.documents):
+            self.touch(path)
+        if self.pull and self.refresh_support:
+            # Open documents are pulled, not pushed: ask the client to pull again.
+            self.client.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
+
+    # --- buffers ----------------------------------------------------------------------------
+
+    def opened(self, doc: Document) -> None:
+        self.documents.add(doc)
+        self.activate(doc)
+        if self.pull:
+            self.publisher.clear_if_pushed(doc.path)  # from now on the client pulls it: no duplicates
+        self.touch(doc.path)
+
+    def view(self, uri: str, path: str) -> Document | None:
+        """The open buffer of ``uri`` (``path`` is its real path), if open."""
+        return self.documents.view(uri, path)
+
+    def activate(self, doc: Document) -> None:
+        """Make ``doc`` the buffer analyses read for its file (it was opened or edited last)."""
+        if self.documents.activate(doc):
+            # Versions are per URI: an analysis of the other buffer may carry the same number.
+            self.analyses.clear()
+            self.publisher.forget_sent(doc.path)
+
+    def closed(self, uri: str, path: str) -> None:
+        other = self.documents.remove(uri, path)
+        if other is not None:
+            self.activate(other)
+        self.touch(path)
+
+    def lost_change(self, uri: str) -> None:
+        """A didChange for ``uri`` could not be read: its open buffer no longer matches the
+        editor's. Its diagnostics, costs and edits stay those of the last version read (edits
+        carry that version, so an editor refuses them) until the file is reopened or the
+        editor sends its whole text; the user is told once."""
+        try:
+            doc = self.view(uri, uri_to_path(uri))
+        except Exception:  # noqa: BLE001 - an odd URI: nothing open under it
+            return
+        if doc is None or not doc.in_sync:
+            return
+        doc.in_sync = False
+        name = os.path.basename(doc.path)
+        self.warn(f"runway: the editor sent an edit to {name} that could not be read; its diagnostics and costs "
+                  f"are paused at the last version read. Close and reopen {name} to resume.")
+
+    # --- scheduling and publishing ----------------------------------------------------------
+
+    def on_published(self, listener: PublishListener) -> None:
+        """Call ``listener(group_key)`` after the diagnostics of a group are published; an
+        exception it raises is logged and does not stop the others."""
+        self._listeners.append(listener)
+
+    def publish_group(self, key: str, changed: set[str]) -> None:
+        """Publish the diagnostics of group ``key`` (``changed``: the paths edited since the
+        last publication), then tell the :meth:`on_published` listeners."""
+        self.publisher.publish_group(key, changed)
+        for listener in self._listeners:
+            try:
+                listener(key)
+            except Exception:  # noqa: BLE001 - docs/architecture.md §7
+                log.exception("after publishing %s: %s failed", key, getattr(listener, "__qualname__", listener))
+
+    def touch(self, path: str) -> None:
+        """Note a change of ``path`` and (re)start the debounce timer."""
+        self._dirty.add(path)
+        if self._timer is not None:
+            self._timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(DEBOUNCE_S, self._flush)
+        self._last_edit = loop.time()
+        if self.idle_gc and self._gc_timer is None:
+            self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
+
+    def _gc_tick(self) -> None:
+        """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
+        GC_BACKSTOP; then check again later."""
+        loop = asyncio.get_running_loop()
+        pending = gc.get_count()[0]
+        if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
+            gc.collect()
+        self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
+
+    def _flush(self) -> None:
+        self._timer = None
+        with self.analyses.memoised():
+            self._flush_dirty()
+
+    def _flush_dirty(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        try:
+            groups: list[str] = []
+            for path in sorted(dirty):
+                for key in (self.publisher.owner_of(path), self.group_of(path)):
+                    if key is not None and key not in groups:
+                        groups.append(key)
+        except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
+            log.exception("finding the runways of %s failed", sorted(dirty))
+            return
+        for key in groups:
+            try:
+                self.publish_group(key, dirty)
+            except Exception:  # noqa: BLE001 - one bad group must not starve the others
+                log.exception("publishing diagnostics of %s failed", key)
+
+
+def log_failure(what: str) -> Callable[[Any], None]:
+    """A done-callback for a request to the client: log (not raise) an error answer."""
+
+    def check(future: Any) -> None:
+        try:
+            future.result()
+        except Exception as exc:  # noqa: BLE001 - the client may not support it: not fatal
+            log.info("%s: the client answered %s", what, exc)
+
+    return check

@@ -1,0 +1,114 @@
+"""Text synchronisation: ``textDocument/didOpen``, ``didChange``, ``didSave``, ``didClose``
+applied to the session's buffers (runway_lsp/documents.py), and
+``workspace/didChangeWatchedFiles`` for runway files changed on disk.
+
+didOpen, didChange and didClose are the protocol's built-in methods
+(:class:`runway_lsp.protocol.RunwayProtocol` replaces pygls' own, which would keep a second
+copy in its workspace); the others are registered in :func:`runway_lsp.server.create_server`.
+Each handler degrades (runway_lsp/guard.py). Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from lsprotocol import types
+
+from runway_core.analysis import ROOT_NAMES
+
+from . import convert
+from .convert import messages
+from .documents import Document
+from .guard import degrades
+from .session import Session, log_failure
+from .uris import has_lone_surrogates, uri_to_path, without_lone_surrogates
+
+log = logging.getLogger("runway_lsp")
+
+#: What the server asks the client to watch: every runway file of the workspace.
+WATCHED_FILES = "**/runway.{yaml,yml}"
+
+
+@degrades("textDocument/didOpen")
+def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
+    td = params.text_document
+    path = uri_to_path(td.uri)
+    session.opened(Document(td.uri, path, without_lone_surrogates(td.text), td.version))
+
+
+@degrades("textDocument/didChange")
+def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    doc = session.view(params.text_document.uri, path)
+    if doc is None:
+        log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+        return
+    session.activate(doc)
+    changes = params.content_changes
+    if not doc.in_sync:
+        # Only a full-text change can bring a buffer that missed an edit back; the
+        # incremental ones before it would land in the wrong place (issue 7).
+        full = [i for i, c in enumerate(changes) if convert.is_whole_document(c)]
+        if not full:
+            log.warning("didChange for %s ignored: the buffer is out of sync since an unreadable edit", doc.uri)
+            return
+        changes = changes[full[-1]:]
+        doc.in_sync = True
+    try:
+        for change in changes:
+            doc.text = convert.apply_change(doc.text, change, session.encoding)
+            if has_lone_surrogates(change.text):
+                doc.text = without_lone_surrogates(doc.text)
+    except Exception:  # noqa: BLE001 - an edit half applied: the buffer is no longer the editor's
+        log.exception("textDocument/didChange failed")
+        session.lost_change(doc.uri)
+        return
+    doc.version = params.text_document.version
+    session.touch(path)
+
+
+@degrades("textDocument/didSave")
+def did_save(session: Session, params: types.DidSaveTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    doc = session.view(params.text_document.uri, path)
+    if doc is not None and params.text is not None:
+        doc.text = without_lone_surrogates(params.text)
+        doc.in_sync = True  # the editor's whole text: whatever was missed is back
+    session.invalidate()  # a save is when other files on disk may have changed too
+    session.touch(path)
+
+
+@degrades("textDocument/didClose")
+def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
+    session.closed(params.text_document.uri, uri_to_path(params.text_document.uri))
+
+
+# --- files changed on disk ----------------------------------------------------------------------
+
+
+@degrades("initialized: watching runway files")
+def watch_files(session: Session) -> None:
+    """Runway files changed on disk by something else than the editor's buffers (a deleted
+    member, a ``git checkout``, another editor): the server registers a watcher for
+    :data:`WATCHED_FILES` when the client allows dynamic registration (VS Code does; Neovim
+    0.7 does not, and such a client's notifications are honoured all the same)."""
+    ws = session.capabilities.workspace
+    watched = ws.did_change_watched_files if ws is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    future = session.client.client_register_capability(messages.register_file_watcher("runway-files", WATCHED_FILES))
+    future.add_done_callback(log_failure("registering for didChangeWatchedFiles"))
+
+
+@degrades("workspace/didChangeWatchedFiles")
+def did_change_watched_files(session: Session, params: types.DidChangeWatchedFilesParams) -> None:
+    """Re-analyse the products of the runway files changed on disk, so a deleted member's
+    diagnostics are cleared and its root reports RW151 at once rather than at the next edit."""
+    paths = [uri_to_path(change.uri) for change in params.changes]
+    # Not a runway, or open: the editor's buffer wins over the disk.
+    changed = [p for p in paths if os.path.basename(p) in ROOT_NAMES and p not in session.documents]
+    if changed:
+        session.invalidate()  # once: analyses are rebuilt from what is open and on disk
+    for path in changed:
+        session.touch(path)

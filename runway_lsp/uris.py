@@ -1,0 +1,52 @@
+"""Document keys: ``file:`` URIs <-> real paths, and text that JSON can carry but UTF-8 cannot.
+
+Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogates(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (JSON ``"\\ud800"`` decodes to one; no UTF-8 can hold
+    it) replaced by U+FFFD: one code point and one UTF-16 unit for one, so positions hold."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+if os.name == "nt":  # what urllib.request.url2pathname is, without importing urllib.request (10 ms at start-up)
+    from nturl2path import url2pathname as _url2pathname
+else:
+    _url2pathname = urllib.parse.unquote
+
+
+def uri_to_path(uri: str) -> str:
+    """The key of a document: the real path of a ``file:`` URI, else an absolute pseudo-path."""
+    parsed = urllib.parse.urlparse(uri)
+    if parsed.scheme == "file":
+        return os.path.realpath(_url2pathname(parsed.path))
+    return os.path.abspath(uri)
+
+
+def path_to_uri(path: str) -> str:
+    try:
+        return Path(path).as_uri()
+    except ValueError:
+        return path
+
+
+def uri_in(params: Any) -> str | None:
+    """``params.textDocument.uri`` of a raw message, if it is there and a string."""
+    td = params.get("textDocument") if isinstance(params, dict) else None
+    uri = td.get("uri") if isinstance(td, dict) else None
+    return uri if isinstance(uri, str) else None
