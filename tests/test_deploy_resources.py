@@ -288,3 +288,19 @@ def test_a_rotation_forces_a_new_deployment_of_every_consumer_and_only_of_them(o
     assert changed == {"production-metabase-task-definition", "production-zitadel-task-definition"}  # the users of main-db
     (label,) = {json.loads(after["production-zitadel-task-definition"])[0]["dockerLabels"]["runway.credentials"]}
     assert label == f"main-db={rotated.versions['main-db']}"
+
+
+@pytest.mark.parametrize("health, code", [
+    ("{ path: /h, interval_s: 5, timeout_s: 5 }", "RW148"),
+    ('{ command: ["/bin/ok"], timeout_s: 61 }', "RW149"),
+])
+def test_health_values_aws_refuses_are_errors_in_check(tmp_path, health, code):
+    text = OWN.replace("health: { path: /up }", f"health: {health}", 1)
+    (tmp_path / "runway.yaml").write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["check", str(tmp_path), "--format", "json"], stdout=out, stderr=err, environ={})
+    assert rc == 1
+    codes = [d["code"] for d in json.loads(out.getvalue())["diagnostics"] if d["severity"] == "error"]
+    assert codes == [code]
+    rc, _, err = resources(tmp_path, "dev")
+    assert rc == 1 and "nothing was declared" in err
