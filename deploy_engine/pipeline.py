@@ -35,6 +35,7 @@ from deploy_engine.exits import (
     EXIT_DEPLOY_FAILED,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_INVALID,
     EXIT_LEASE_HELD,
     EXIT_NOT_PROTECTED,
     EXIT_OK,
@@ -364,6 +365,22 @@ def _sync_timeout(run: DeployRun) -> float:
         return SSM_SYNC_TIMEOUT_S
 
 
+class FlavorSwitch(Exception):
+    """A postgres ``flavor`` (rds <-> aurora) differs from the deployed one outside a disposable
+    environment: a new, empty database, and the old one held by deletion protection. Refused
+    before Pulumi (exit 1); the message gives the migration path."""
+
+    def __init__(self, switched: Sequence[tuple[str, str, str]], env: str) -> None:
+        what = ", ".join(f"{r} ({old} -> {new})" for r, old, new in switched)
+        first = switched[0]
+        super().__init__(
+            f"refused: {env}: postgres flavor changed against the deployed stack: {what}. Outside dev that would create a new, "
+            f"empty database and leave the old one behind deletion protection; nothing was run. Migrate instead "
+            f"(docs/deploy.md, \"Switching flavor\"): keep `{first[0]}` as `flavor: {first[1]}`, add a new resource with "
+            f"`flavor: {first[2]}`, deploy, copy the data, move the consumers' `uses` to it, then remove the old one"
+        )
+
+
 def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = False) -> tuple[Any, Any]:
     """(stored state, credential plan) of this run; sets ``target.credentials`` and ``target.set_passwords``.
 
@@ -374,9 +391,13 @@ def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = 
     placeholder stands in). Raises ``automation.PulumiFailed``.
     """
     from deploy_engine import automation
-    from deploy_engine.secrets import plan_credentials
+    from deploy_engine.secrets import flavor_switches, plan_credentials
+    from deploy_engine.settings import DISPOSABLE_ENVIRONMENTS
 
     stored = automation.stored_state(target)
+    switched = flavor_switches(run.plan, stored.databases) if run.env not in DISPOSABLE_ENVIRONMENTS else []
+    if switched:
+        raise FlavorSwitch(switched, run.env)
     cplan = plan_credentials(run.plan, stored.databases, generate=generate, rotate=rotate)
     run.redactor.add_credentials(cplan.secret_credentials())
     target.credentials = cplan.credentials
@@ -393,6 +414,11 @@ def _run_preview(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
 
     try:
         _, cplan = _credentials(run, target, generate=False)
+    except FlavorSwitch as exc:
+        return run.finish(EXIT_INVALID, "refused", str(exc))
+    except automation.PulumiFailed as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    try:
         for name in cplan.placeholders:
             run.err(f"{PROG} preview: {name}: {cplan.reasons[name]}: previewed with a placeholder password; `up` will generate one")
         summary = automation.preview(target, run.pulumi_line)
@@ -497,7 +523,10 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         try:
             # Under the lease: which databases exist is read once, and two deploys never both
             # create one. Only non-secret outputs are read (no stored password is ever read).
-            stored, cplan = _credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
+            try:
+                stored, cplan = _credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
+            except FlavorSwitch as exc:
+                return run.finish(EXIT_INVALID, "refused", str(exc))
             receipt.credentials = dict(cplan.sources)
             for name in cplan.new:
                 run.err(f"{PROG} up: {name}: {cplan.reasons[name]}: setting a new password ({cplan.sources[name]})")

@@ -234,6 +234,21 @@ def _why_new(item: Any, known: KnownDatabase | None, rotate: bool) -> tuple[str,
     return None
 
 
+def flavor_switches(plan: EnvironmentPlan, known: Mapping[str, KnownDatabase]) -> list[tuple[str, str, str]]:
+    """``(resource, deployed flavor, planned flavor)`` of each postgres whose flavor (``rds`` /
+    ``aurora``) differs from what the last ``up`` recorded. Such a switch is a new database: the
+    CLI refuses it outside a disposable environment (docs/deploy.md, "Switching flavor")."""
+    found = []
+    for item in plan.items:
+        if item.kind != "postgres":
+            continue
+        current = known.get(item.name)
+        flavor = (item.capacity or {}).get("flavor")
+        if current is not None and current.flavor and flavor and current.flavor != flavor:
+            found.append((item.name, current.flavor, flavor))
+    return found
+
+
 def plan_credentials(
     plan: EnvironmentPlan,
     known: Mapping[str, KnownDatabase],
@@ -400,6 +415,7 @@ __all__ = [
     "RedactingWriter",
     "SecretValue",
     "generate_credentials",
+    "flavor_switches",
     "generate_password",
     "new_version",
     "plan_credentials",

@@ -82,6 +82,9 @@ _LIST_FIELDS = ("private_subnet_ids", "public_subnet_ids", "allowed_account_ids"
 ALLOW_HTTP_VARIABLE = "RUNWAY_ALLOW_HTTP"
 #: Environments whose public workloads must be served over HTTPS (or ``RUNWAY_ALLOW_HTTP=1``).
 PRODUCTION_ENVIRONMENTS = frozenset({"production"})
+#: Environments where data may be destroyed with the stack (no deletion protection, no final
+#: snapshot, no ``protect``, a postgres flavor may switch). Every other environment keeps them.
+DISPOSABLE_ENVIRONMENTS = frozenset({"dev"})
 
 
 class SettingsError(ValueError):
@@ -321,6 +324,7 @@ __all__ = [
     "NetworkCheck",
     "NetworkSettings",
     "CONFIG_KEYS",
+    "DISPOSABLE_ENVIRONMENTS",
     "PRODUCTION_ENVIRONMENTS",
     "SettingsError",
     "config_values",

@@ -1151,3 +1151,29 @@ def test_automation_api_preview_for_real(capsys, tmp_path):
         doc = json.loads(out)
         assert doc["stack"] == "orders-dev" and any(s["op"] == "create" for s in doc["steps"])
     assert "test-passphrase-not-secret-1" not in out + err
+
+
+@pytest.mark.parametrize("command", ["preview", "up"])
+def test_a_flavor_switch_outside_dev_is_refused_before_pulumi_with_the_migration_path(capsys, tmp_path, monkeypatch, stack, command):
+    """orders' main-db is `flavor: rds`; the stack says staging deployed it as Aurora. Outside dev
+    that would be a new, empty database and the old one stuck behind deletion protection (the
+    half-done up of issue 12): refused before anything runs. In dev the switch goes ahead."""
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": {**MAIN_DB, "flavor": "aurora"}}}
+    ran: list[str] = []
+    monkeypatch.setattr(automation, "up", lambda target, on_output: ran.append("up") or UpSummary({}, ()))
+    monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview") or PreviewSummary({}, ()))
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "RUNWAY_CERTIFICATE_ARN":
+               "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", "RUNWAY_PUBLIC_DOMAIN": "example.com"}
+    rc, _, err = deploy(capsys, command, str(root), "--env", "staging", environ=environ, which=found_pulumi)
+    assert rc == 1, err
+    assert "postgres flavor changed against the deployed stack: main-db (aurora -> rds)" in err
+    assert "add a new resource with `flavor: rds`" in err and "Switching flavor" in err
+    assert ran == []
+    if command == "up":
+        (r,) = receipts(root, "staging")
+        assert r["outcome"] == "refused" and r["exit_code"] == 1
+    # dev is disposable: the switch is a new database with a new password (generated), no refusal.
+    with infisical(monkeypatch) as (srv, env_dev):
+        rc, _, err = deploy(capsys, command, str(root), "--env", "dev", environ=env_dev, which=found_pulumi)
+    assert "flavor changed" not in err

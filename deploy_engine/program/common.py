@@ -19,7 +19,7 @@ import pulumi
 from runway_core.planner import EnvironmentPlan, ItemPlan
 
 from ..layout import is_private_ecr
-from ..settings import PRODUCTION_ENVIRONMENTS, NetworkSettings
+from ..settings import DISPOSABLE_ENVIRONMENTS, PRODUCTION_ENVIRONMENTS, NetworkSettings
 
 #: The fixed admin login of every postgres resource (``<R>_USER``).
 ADMIN_USERNAME = "runway_admin"
@@ -31,9 +31,6 @@ HTTPS_PORT = 443
 TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 #: The inputs that carry a database password, by resource part: ``ignore_changes`` unless set.
 PASSWORD_INPUTS = {"instance": "password", "cluster": "master_password", "proxy-secret-version": "secret_string"}
-#: Environments where data may be destroyed with the stack (no deletion protection, no final
-#: snapshot, no ``protect``). Every other environment keeps them.
-DISPOSABLE_ENVIRONMENTS = frozenset({"dev"})
 #: The credential version of a database whose version the stack never recorded.
 INITIAL_CREDENTIAL_VERSION = "initial"
 
