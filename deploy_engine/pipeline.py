@@ -586,6 +586,9 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         failure = _safety_nets(run, cplan, stored, second, check_moved=False)
         if failure is not None:
             return failure
+        failure = _check_steady(run, second.outputs)
+        if failure is not None:
+            return failure
         return run.finish(EXIT_OK, "succeeded")
     finally:
         if writer is not None:
@@ -672,6 +675,27 @@ def _write_values(run: DeployRun, writer: Any, slug: str, cplan: Any, outputs: M
             return run.finish(EXIT_DEPLOY_FAILED, "failed",
                               f"{exc}; the data resources are deployed, no workload was changed; `up` again writes every value again" + advice)
         written += [f"{slug}:/runtime/{name}/{n}" for n in names]
+    return None
+
+
+def _check_steady(run: DeployRun, outputs: Mapping[str, Any]) -> int | None:
+    """Every ECS service runs its declared task definition, steady (exit 7 otherwise)."""
+    from deploy_engine import preflight
+
+    resources = outputs.get("resources") if isinstance(outputs.get("resources"), Mapping) else {}
+    env_outputs = outputs.get("environment_resources") if isinstance(outputs.get("environment_resources"), Mapping) else {}
+    services = {name: (r["service_arn"], r["task_definition_arn"]) for name, r in resources.items()
+                if isinstance(r, Mapping) and isinstance(r.get("service_arn"), str) and isinstance(r.get("task_definition_arn"), str)}
+    cluster = env_outputs.get("ecs_cluster_arn")
+    if not services or not isinstance(cluster, str):
+        return None
+    try:
+        problems = preflight.unsteady_services(preflight.aws_client("ecs", run.region, run.ctx.environ), cluster, services)
+    except preflight.PreflightError as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", f"could not confirm the services' steady state ({run.redactor.scrub(str(exc))}; "
+                          "the deploy role needs ecs:DescribeServices)")
+    if problems:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", "pulumi up finished, but not every service reached steady state: " + "; ".join(problems))
     return None
 
 

@@ -13,6 +13,9 @@
   task definition references exists, checked **by metadata only** (``DescribeParameters``: names,
   never a value; no ``GetParameter``), polled for a bounded time while the Infisical -> SSM sync
   fills them.
+- :func:`unsteady_services` (after ``up``; exit 7): every ECS service runs the task definition
+  the program declared and reached steady state (``wait_for_steady_state`` waits; this makes
+  sure a rollback by the circuit breaker is not taken for success).
 
 AWS calls go through boto3 clients made by :func:`aws_client` (credentials and endpoint from the
 run's environment, else boto3's usual chain). Every AWS error becomes :class:`PreflightError`
@@ -228,5 +231,38 @@ __all__ = [
     "missing_parameters",
     "network_problems",
     "sync_advice",
+    "unsteady_services",
     "wait_for_parameters",
 ]
+
+
+def unsteady_services(ecs: Any, cluster: str, services: Mapping[str, tuple[str, str]]) -> list[str]:
+    """After ``up``: each ECS service of ``services`` (workload -> (service ARN, task definition
+    ARN the program declared)) runs that task definition and has reached steady state: one
+    deployment, ``PRIMARY`` with that task definition, rollout ``COMPLETED`` (when ECS reports
+    one), as many tasks running as desired. A deployment the circuit breaker rolled back runs
+    the previous revision: not steady. Returns one line per service that is not; raises
+    :class:`PreflightError`. ``ecs:DescribeServices`` only."""
+    if not services:
+        return []
+    arns = [arn for arn, _ in services.values()]
+    found: dict[str, Any] = {}
+    for i in range(0, len(arns), 10):  # DescribeServices takes up to 10 services
+        page = _call("ecs:DescribeServices", ecs.describe_services, cluster=cluster, services=arns[i:i + 10])
+        found.update({s["serviceArn"]: s for s in page.get("services") or []})
+    problems: list[str] = []
+    for workload, (arn, task_definition) in services.items():
+        s = found.get(arn)
+        if s is None:
+            problems.append(f"{workload}: service {arn} not found in {cluster}")
+            continue
+        deployments = s.get("deployments") or []
+        primary = next((d for d in deployments if d.get("status") == "PRIMARY"), None)
+        if primary is None or primary.get("taskDefinition") != task_definition:
+            problems.append(f"{workload}: runs {primary.get('taskDefinition') if primary else 'no deployment'}, not {task_definition} "
+                            "(rolled back by the deployment circuit breaker?)")
+        elif len(deployments) > 1 or primary.get("rolloutState", "COMPLETED") != "COMPLETED" \
+                or s.get("runningCount") != s.get("desiredCount"):
+            problems.append(f"{workload}: not steady: rollout {primary.get('rolloutState')}, {s.get('runningCount')} of "
+                            f"{s.get('desiredCount')} tasks running, {len(deployments)} deployment(s)")
+    return problems

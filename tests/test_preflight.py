@@ -291,3 +291,52 @@ def test_the_wait_polls_until_the_sync_has_run(moto_server):
     assert wait.missing == [] and wait.polls == 3 and polls == [10, 10]
     gone = preflight.wait_for_parameters(ssm, product, "dev", [name + "X"], timeout_s=25, interval_s=10, clock=lambda: now[0], sleep=sleep)
     assert gone.missing == [name + "X"] and gone.polls == 4  # 0, 10, 20, 25 s: then it gives up
+
+
+# --------------------------------------------------------------------------------------
+# After up: every service runs its declared task definition, steady
+# --------------------------------------------------------------------------------------
+
+
+def ecs_service(moto_server, name: str) -> tuple[str, str, str, str]:
+    """(cluster ARN, service ARN, its task definition ARN, a newer revision's ARN) in moto."""
+    ecs = moto_server.client("ecs")
+    cluster = ecs.create_cluster(clusterName=name)["cluster"]["clusterArn"]
+    first = ecs.register_task_definition(family=name, containerDefinitions=[{"name": "app", "image": "example/app", "memory": 512}])
+    second = ecs.register_task_definition(family=name, containerDefinitions=[{"name": "app", "image": "example/app:2", "memory": 512}])
+    td1, td2 = first["taskDefinition"]["taskDefinitionArn"], second["taskDefinition"]["taskDefinitionArn"]
+    service = ecs.create_service(cluster=cluster, serviceName=name, taskDefinition=td1, desiredCount=2)["service"]["serviceArn"]
+    return cluster, service, td1, td2
+
+
+def test_a_service_that_is_not_steady_or_runs_another_revision_is_named(moto_server):
+    ecs = moto_server.client("ecs")
+    cluster, service, td1, td2 = ecs_service(moto_server, f"c{uuid.uuid4().hex[:6]}")
+    # moto's tasks never start: the rollout stays IN_PROGRESS with 0 of 2 running.
+    (problem,) = preflight.unsteady_services(ecs, cluster, {"api": (service, td1)})
+    assert problem == "api: not steady: rollout IN_PROGRESS, 0 of 2 tasks running, 1 deployment(s)"
+    # Declared revision 2 while the service runs revision 1: what a circuit-breaker rollback leaves.
+    (problem,) = preflight.unsteady_services(ecs, cluster, {"api": (service, td2)})
+    assert problem.startswith(f"api: runs {td1}, not {td2}")
+    assert preflight.unsteady_services(ecs, cluster, {}) == []
+
+
+def test_up_fails_when_a_service_did_not_reach_steady_state(moto_server, ec2, tmp_path, monkeypatch, fake_infisical):
+    srv, infisical_env = fake_infisical
+    _, network = healthy(ec2)
+    product = f"s{uuid.uuid4().hex[:6]}"
+    (tmp_path / "runway.yaml").write_text(PRODUCT.replace("product: faults", f"product: {product}"), encoding="utf-8")
+    cluster, service, td1, _ = ecs_service(moto_server, product)
+    outputs = {"resources": {"api": {"service_arn": service, "task_definition_arn": td1}}, "environment_resources": {"ecs_cluster_arn": cluster}}
+    phases: list[str] = []
+    monkeypatch.setattr(automation, "up", lambda target, on_output: phases.append("data" if target.exclude else "all") or UpSummary({}, (), outputs))
+    monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
+    environ = {**deploy_environ(moto_server, network), **{k: v for k, v in infisical_env.items() if k.startswith(("INFISICAL", "RUNWAY_DEPLOY"))}}
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["up", str(tmp_path), "--env", "dev", "--format", "json"], stdout=out, stderr=err, environ=environ,
+              which=lambda *a, **k: "/opt/pulumi/bin/pulumi")
+    assert rc == 7, err.getvalue()
+    receipt = json.loads(out.getvalue())
+    assert phases == ["data", "all"] and receipt["outcome"] == "failed"
+    assert "not every service reached steady state: api: not steady: rollout IN_PROGRESS, 0 of 2 tasks running" in receipt["reason"]
