@@ -34,3 +34,14 @@ def orders_root() -> Path:
 @pytest.fixture(scope="session")
 def python_exe() -> str:
     return sys.executable
+
+
+@pytest.fixture
+def account_checks_pass(monkeypatch):
+    """For tests about the deploy's guards, credentials and receipts: the AWS account checks
+    (network pre-flight, the SSM wait) pass; they run against moto_server in
+    tests/test_preflight.py."""
+    from deploy_engine import preflight
+
+    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())

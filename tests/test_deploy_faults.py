@@ -89,15 +89,8 @@ rc = cli.main(sys.argv[1:], environ=dict(os.environ), clock=lambda: datetime.now
 sys.exit(rc)
 """
 
-@pytest.fixture(autouse=True)
-def account_checks_pass(monkeypatch):
-    """These tests are about the guards, credentials and receipts: the AWS account checks
-    (network pre-flight, the SSM wait) pass here; they run against moto_server in
-    tests/test_preflight.py."""
-    from deploy_engine import preflight
-
-    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
-    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
+# The AWS account checks pass here (tests/conftest.py); they run against moto_server in test_preflight.py.
+pytestmark = pytest.mark.usefixtures("account_checks_pass")
 
 
 

@@ -177,6 +177,17 @@ class Environment(pulumi.ComponentResource):
         elif ctx.network.allowed_cidr:
             ingress("sg-from-allowed-cidr", "from the allowed CIDR", cidr_ipv4=ctx.network.allowed_cidr)
 
+    def store_security_group(self, parent: pulumi.Resource, resource: str, what: str, port: int, extra: list[Any] = ()) -> aws.ec2.SecurityGroup:
+        """A data store's security group (child of ``parent``, auto-named, constant description):
+        ``port`` from the workloads that use ``resource`` and the allowed CIDR, plus ``extra``
+        rules; all outbound."""
+        ctx = self.ctx
+        return aws.ec2.SecurityGroup(
+            f"{ctx.env}-{resource}-sg", description=f"runway {resource}: {what}", vpc_id=ctx.network.vpc_id, revoke_rules_on_delete=True,
+            ingress=self.clients_ingress(port, what, resource) + list(extra),
+            egress=[aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0, cidr_blocks=["0.0.0.0/0"], description="all outbound")],
+            tags=ctx.tags(resource), opts=child(parent))
+
     def clients_ingress(self, port: int, what: str, resource: str) -> list[Any]:
         """Inline ingress on ``port`` from the workloads that use ``resource`` and, if set, ``allowed_cidr``."""
         rules: list[Any] = []

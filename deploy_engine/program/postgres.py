@@ -50,13 +50,9 @@ class Postgres(pulumi.ComponentResource):
         identifier = ctx.name(r, limit=LIMIT_RDS)
         subnets = aws.rds.SubnetGroup(
             f"{self.prefix}-subnet-group", subnet_ids=list(ctx.network.private_subnet_ids), description=f"runway {r}", tags=tags, opts=child(self))
-        ingress = env.clients_ingress(POSTGRES_PORT, "PostgreSQL", r)
         # The proxy shares this group, so it reaches the database through the self rule.
-        ingress.append(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=POSTGRES_PORT, to_port=POSTGRES_PORT, self=True, description="RDS Proxy to the database"))
-        sg = aws.ec2.SecurityGroup(
-            f"{self.prefix}-sg", description=f"runway {r}: PostgreSQL", vpc_id=ctx.network.vpc_id, revoke_rules_on_delete=True,
-            ingress=ingress, egress=[aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0, cidr_blocks=["0.0.0.0/0"], description="all outbound")],
-            tags=tags, opts=child(self))
+        sg = env.store_security_group(self, r, "PostgreSQL", POSTGRES_PORT, [aws.ec2.SecurityGroupIngressArgs(
+            protocol="tcp", from_port=POSTGRES_PORT, to_port=POSTGRES_PORT, self=True, description="RDS Proxy to the database")])
         protection: dict[str, Any] = {
             "deletion_protection": not ctx.disposable,
             "skip_final_snapshot": ctx.disposable,

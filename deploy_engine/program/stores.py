@@ -103,11 +103,7 @@ class Cache(pulumi.ComponentResource):
         nodes = int(cap["nodes"])
         subnets = aws.elasticache.SubnetGroup(
             f"{ctx.env}-{r}-subnet-group", subnet_ids=list(ctx.network.private_subnet_ids), description=f"runway {r}", tags=tags, opts=child(self))
-        sg = aws.ec2.SecurityGroup(
-            f"{ctx.env}-{r}-sg", description=f"runway {r}: Valkey", vpc_id=ctx.network.vpc_id, revoke_rules_on_delete=True,
-            ingress=env.clients_ingress(VALKEY_PORT, "Valkey", r),
-            egress=[aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0, cidr_blocks=["0.0.0.0/0"], description="all outbound")],
-            tags=tags, opts=child(self))
+        sg = env.store_security_group(self, r, "Valkey", VALKEY_PORT)
         snapshots = PRODUCTION_SNAPSHOT_DAYS if ctx.production else 0
         group = aws.elasticache.ReplicationGroup(
             f"{ctx.env}-{r}-replication-group",
