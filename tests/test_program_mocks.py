@@ -14,7 +14,6 @@ each test and resets the runtime afterwards.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
