@@ -26,8 +26,8 @@ from typing import Iterable
 
 from lsprotocol import types
 
-from runway_core import navigate
-from runway_core.analysis import ROOT_NAMES
+from runway_core.ide import navigation as navigate
+from runway_core.workspace import ROOT_NAMES
 from runway_core.positions import LineIndex
 
 from . import convert
@@ -100,7 +100,7 @@ def find_runway_files(
 
 
 def _looks_like_member(text: str) -> bool:
-    # The same test as runway_core.analysis.find_root: `member:` and no `product:`.
+    # The same test as runway_core.workspace.find_root: `member:` and no `product:`.
     head = "\n" + text[:4096]
     return "\nmember:" in head and "\nproduct:" not in head
 
