@@ -37,6 +37,7 @@ from deploy_engine.exits import (
     EXIT_DEPLOY_FAILED,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_INVALID,
     EXIT_LEASE_HELD,
     EXIT_NOT_PROTECTED,
     EXIT_OK,
@@ -394,6 +395,12 @@ def _guarded_deploy(run: DeployRun) -> int:
     network, infisical, backend, passphrase = config
     if run.receipt is not None:
         run.receipt.backend = backend.url
+    if run.command in ("preview", "up"):
+        problems = _network_preflight(run, network)
+        if problems:
+            for p in problems:
+                run.err(f"{PROG} {run.command}: network: {p}")
+            return run.finish(EXIT_CONFIG, "failed", "network pre-flight failed; see the lines above; nothing was run")
 
     # Credentials are chosen once the stack is open (`up`: under the lease): _credentials().
     target = automation.StackTarget(
@@ -440,6 +447,49 @@ def store_record(run: DeployRun, what: str, write: Any) -> Any:
         return None
 
 
+def _network_preflight(run: DeployRun, network: Any) -> list[str]:
+    """The network pre-flight (:func:`deploy_engine.preflight.network_problems`) through the run's
+    AWS credentials; a failed AWS call is one problem naming the API (exit 3)."""
+    from deploy_engine import preflight
+
+    try:
+        ec2 = preflight.aws_client("ec2", run.region, run.ctx.environ)
+        return list(preflight.network_problems(network, run.plan, run.region, ec2).problems)
+    except preflight.PreflightError as exc:
+        return [f"could not check the network ({run.redactor.scrub(str(exc))}); the deploy role needs ec2:DescribeVpcs, "
+                "ec2:DescribeSubnets, ec2:DescribeRouteTables and ec2:DescribeVpcEndpoints"]
+
+
+#: Seconds ``up`` waits for the Infisical -> SSM sync to create the parameters (``RUNWAY_SSM_SYNC_TIMEOUT_S``).
+SSM_SYNC_TIMEOUT_S = 300.0
+SSM_SYNC_VARIABLE = "RUNWAY_SSM_SYNC_TIMEOUT_S"
+SSM_POLL_INTERVAL_S = 10.0
+
+
+def _sync_timeout(run: DeployRun) -> float:
+    raw = (run.ctx.environ.get(SSM_SYNC_VARIABLE) or "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else SSM_SYNC_TIMEOUT_S
+    except ValueError:
+        return SSM_SYNC_TIMEOUT_S
+
+
+class FlavorSwitch(Exception):
+    """A postgres ``flavor`` (rds <-> aurora) differs from the deployed one outside a disposable
+    environment: a new, empty database, and the old one held by deletion protection. Refused
+    before Pulumi (exit 1); the message gives the migration path."""
+
+    def __init__(self, switched: Sequence[tuple[str, str, str]], env: str) -> None:
+        what = ", ".join(f"{r} ({old} -> {new})" for r, old, new in switched)
+        first = switched[0]
+        super().__init__(
+            f"refused: {env}: postgres flavor changed against the deployed stack: {what}. Outside dev that would create a new, "
+            f"empty database and leave the old one behind deletion protection; nothing was run. Migrate instead "
+            f"(docs/deploy.md, \"Switching flavor\"): keep `{first[0]}` as `flavor: {first[1]}`, add a new resource with "
+            f"`flavor: {first[2]}`, deploy, copy the data, move the consumers' `uses` to it, then remove the old one"
+        )
+
+
 def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = False) -> tuple[Any, Any]:
     """(stored state, credential plan) of this run; sets ``target.credentials`` and ``target.set_passwords``.
 
@@ -450,13 +500,21 @@ def _credentials(run: DeployRun, target: Any, *, generate: bool, rotate: bool = 
     placeholder stands in). Raises ``automation.PulumiFailed``.
     """
     from deploy_engine import automation
-    from deploy_engine.secrets import plan_credentials
+    from deploy_engine.secrets import flavor_switches, plan_credentials
+    from deploy_engine.settings import DISPOSABLE_ENVIRONMENTS
 
     stored = automation.stored_state(target)
+    switched = flavor_switches(run.plan, stored.databases) if run.env not in DISPOSABLE_ENVIRONMENTS else []
+    if switched:
+        raise FlavorSwitch(switched, run.env)
     cplan = plan_credentials(run.plan, stored.databases, generate=generate, rotate=rotate)
     run.redactor.add_credentials(cplan.secret_credentials())
     target.credentials = cplan.credentials
     target.set_passwords = cplan.set_passwords
+    # Not secret: consumers' task definitions carry the versions (a new password redeploys
+    # them); public workloads keep the listener priorities the stack recorded.
+    target.credential_versions = dict(cplan.versions)
+    target.known_priorities = dict(stored.listener_priorities)
     return stored, cplan
 
 
@@ -465,6 +523,11 @@ def _run_preview(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
 
     try:
         _, cplan = _credentials(run, target, generate=False)
+    except FlavorSwitch as exc:
+        return run.finish(EXIT_INVALID, "refused", str(exc))
+    except automation.PulumiFailed as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))
+    try:
         for name in cplan.placeholders:
             run.err(f"{PROG} preview: {name}: {cplan.reasons[name]}: previewed with a placeholder password; `up` will generate one")
         summary = automation.preview(target, run.pulumi_line)
@@ -572,25 +635,44 @@ def _takeover_text(command: str, takeover: Mapping[str, Any]) -> str:
 
 
 def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -> int:
-    """``up`` once the lease is held: choose the credentials, log in to Infisical when one will be
-    written, ``pulumi up``, write the new credentials, check no password was set unawares."""
+    """``up`` once the lease is held, in phases (docs/deploy.md, "Secrets flow"):
+
+    0. choose the credentials; log in to Infisical (fail fast: nothing is deployed without it);
+    1. ``pulumi up`` of everything but the workloads (``--exclude`` each ``runway:aws:Workload``
+       with its children): data resources, security groups, cluster, ALB;
+    2. every resource's values written blind to Infisical at ``<slug>:/runtime/<resource>/``
+       (the non-secret ones each time; a database's password and URL when this run set them);
+    3. wait, bounded, polling SSM metadata, until every parameter a task definition references
+       exists (the Infisical -> SSM sync); missing ones fail the run (exit 7) before any service
+       changes;
+    4. ``pulumi up`` of the whole program: the services, which wait for steady state.
+
+    A plan without workloads stops after phase 2 (nothing reads SSM).
+    """
     from deploy_engine import automation
-    from deploy_engine.infisical import Endpoint, InfisicalWriteError, InfisicalWriter
+    from deploy_engine.infisical import InfisicalWriteError, InfisicalWriter
 
     cplan = None
     writer = None
     slug = infisical.slug(run.env)
+    written: list[str] = []
+    receipt.secrets_written = written
+    workloads = [i.name for i in run.plan.items if i.kind == "workload"]
     try:
         try:
             # Under the lease: which databases exist is read once, and two deploys never both
             # create one. Only non-secret outputs are read (no stored password is ever read).
-            stored, cplan = _credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
+            try:
+                stored, cplan = _credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
+            except FlavorSwitch as exc:
+                return run.finish(EXIT_INVALID, "refused", str(exc))
             receipt.credentials = dict(cplan.sources)
             for name in cplan.new:
                 run.err(f"{PROG} up: {name}: {cplan.reasons[name]}: setting a new password ({cplan.sources[name]})")
+            # Logs in by itself at the first write (phase 2); a password about to be set logs in
+            # now: never create a database whose password could not be stored.
+            writer = InfisicalWriter(infisical, run.redactor)
             if cplan.new:
-                # Fail fast: never create a database whose password could not be stored.
-                writer = InfisicalWriter(infisical, run.redactor)
                 try:
                     writer.login()
                 except InfisicalWriteError as exc:
@@ -598,7 +680,10 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
                     return run.finish(EXIT_DEPLOY_FAILED, "failed",
                                       f"{exc}; nothing was deployed (`up` would set the password of {', '.join(cplan.new)}, "
                                       "which must then be written to Infisical)")
-            result = automation.up(target, run.pulumi_line)
+            if workloads:
+                target.exclude = workload_urns(run.product, run.env, workloads)
+                run.err(f"{PROG} up: phase 1: data resources and shared pieces (workloads {', '.join(workloads)} held back)")
+            first = automation.up(target, run.pulumi_line)
         except automation.StackLocked as exc:
             # Pulumi's own backend lock: another runner is deploying this stack (docs/deploy.md, "Lease").
             return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
@@ -606,53 +691,179 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
             receipt.resources = exc.resources
             advice = _rotate_advice(cplan.new) if cplan is not None and cplan.new else ""
             return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + advice)
-        receipt.resources = result.resources
-        receipt.changes = result.changes
-        # Written to Infisical: only the credentials set by this up (new database, rotation).
-        # Never a read.
-        written: list[str] = []
-        receipt.secrets_written = written
-        for name in cplan.new:
-            endpoint = automation.postgres_endpoint(result.outputs, name)
-            if endpoint is None:
-                return run.finish(
-                    EXIT_DEPLOY_FAILED, "failed",
-                    f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written"
-                    + _rotate_advice([name]),
-                )
-            try:
-                names = writer.write_postgres(slug, cplan.credentials[name], Endpoint(*endpoint))
-            except InfisicalWriteError as exc:
-                return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc) + _rotate_advice(cplan.new))
-            written += [f"{slug}:/runtime/{name}/{n}" for n in names]
-            run.err(f"{PROG} up: {name}: {cplan.sources[name]} credential: wrote {len(names)} values to Infisical at {slug}:/runtime/{name}/")
-        # Safety nets for the databases this up did not set a password for.
-        created = {urn.rsplit("::", 1)[-1] for urn in result.created}
-        unawares = [n for n in cplan.credentials if n not in cplan.new and created & set(automation.password_holders(run.env, n))]
-        if unawares:
-            return run.finish(
-                EXIT_DEPLOY_FAILED, "failed",
-                f"{', '.join(unawares)}: this up created or replaced the database or its proxy secret although the stack "
-                "recorded it, so it got a throwaway password that nobody knows" + _rotate_advice(unawares),
-            )
-        moved = []
-        for name in cplan.credentials:
-            if name in cplan.new:
-                continue
-            before = stored.databases[name].endpoint if name in stored.databases else None
-            after = automation.postgres_endpoint(result.outputs, name)
-            if before is not None and after is not None and before != after:
-                moved.append(f"{name} ({before[0]}:{before[1]} -> {after[0]}:{after[1]})")
-        if moved:
-            return run.finish(
-                EXIT_DEPLOY_FAILED, "failed",
-                f"the endpoint of {', '.join(moved)} changed: its URL and host in Infisical are stale, and runway never reads "
-                "the password to rewrite them" + _rotate_advice([m.split(" ", 1)[0] for m in moved]),
-            )
+        finally:
+            target.exclude = ()
+        receipt.resources = first.resources
+        receipt.changes = dict(first.changes)
+        failure = _safety_nets(run, cplan, stored, first)
+        if failure is not None:
+            return failure
+        failure = _write_values(run, writer, slug, cplan, first.outputs, written)
+        if failure is not None:
+            return failure
+        if not workloads:
+            return run.finish(EXIT_OK, "succeeded")
+        failure = _wait_for_sync(run, slug)
+        if failure is not None:
+            return failure
+        run.err(f"{PROG} up: phase 4: the services ({', '.join(workloads)}), each waiting for steady state")
+        try:
+            second = automation.up(target, run.pulumi_line)
+        except automation.StackLocked as exc:
+            return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
+        except automation.PulumiFailed as exc:
+            receipt.resources = tuple(sorted(set(first.resources) | set(exc.resources)))
+            return run.finish(EXIT_DEPLOY_FAILED, "failed",
+                              f"{exc}; the data resources are deployed and their values written; a service that did not reach "
+                              "steady state was rolled back by its deployment circuit breaker (see its ECS events)")
+        receipt.resources = tuple(sorted(set(first.resources) | set(second.resources)))
+        # Operations of both updates; "same" once (the second update sees every resource).
+        merged = {op: n for op, n in receipt.changes.items() if op != "same"}
+        for op, n in second.changes.items():
+            merged[op] = n if op == "same" else merged.get(op, 0) + n
+        receipt.changes = merged
+        failure = _safety_nets(run, cplan, stored, second, check_moved=False)
+        if failure is not None:
+            return failure
+        failure = _check_steady(run, second.outputs)
+        if failure is not None:
+            return failure
         return run.finish(EXIT_OK, "succeeded")
     finally:
         if writer is not None:
             writer.close()
 
 
-__all__ = ["DEPLOY_EXTRA_MODULES", "DeployOptions", "deploy_extra_message", "missing_deploy_modules", "DeployRun", "PROTECTED_VALUE", "PROTECTED_VARIABLE", "SigtermRaises", "json_error", "run_deploy"]
+def workload_urns(product: str, environment: str, workloads: Sequence[str]) -> tuple[str, ...]:
+    """The URNs of the ``runway:aws:Workload`` components (``<env>-<workload>``, at the stack
+    root) that phase 1 excludes with their children (``--exclude-dependents``)."""
+    from deploy_engine.automation import project_name, stack_name
+
+    prefix = f"urn:pulumi:{stack_name(product, environment)}::{project_name(product)}::runway:aws:Workload::"
+    return tuple(f"{prefix}{environment}-{w}" for w in workloads)
+
+
+def _safety_nets(run: DeployRun, cplan: Any, stored: Any, result: Any, *, check_moved: bool = True) -> int | None:
+    """Exit 7 when the update created a password holder unawares or moved an unchanged database."""
+    from deploy_engine import automation
+
+    created = {urn.rsplit("::", 1)[-1] for urn in result.created}
+    unawares = [n for n in cplan.credentials if n not in cplan.new and created & set(automation.password_holders(run.env, n))]
+    if unawares:
+        return run.finish(
+            EXIT_DEPLOY_FAILED, "failed",
+            f"{', '.join(unawares)}: this up created or replaced the database or its proxy secret although the stack "
+            "recorded it, so it got a throwaway password that nobody knows" + _rotate_advice(unawares),
+        )
+    if not check_moved:
+        return None
+    moved = []
+    for name in cplan.credentials:
+        if name in cplan.new:
+            continue
+        before = stored.databases[name].endpoint if name in stored.databases else None
+        after = automation.postgres_endpoint(result.outputs, name)
+        if before is not None and after is not None and before != after:
+            moved.append(f"{name} ({before[0]}:{before[1]} -> {after[0]}:{after[1]})")
+    if moved:
+        return run.finish(
+            EXIT_DEPLOY_FAILED, "failed",
+            f"the endpoint of {', '.join(moved)} changed: its URL and host in Infisical are stale, and runway never reads "
+            "the password to rewrite them" + _rotate_advice([m.split(" ", 1)[0] for m in moved]),
+        )
+    return None
+
+
+def _write_values(run: DeployRun, writer: Any, slug: str, cplan: Any, outputs: Mapping[str, Any], written: list[str]) -> int | None:
+    """Phase 2: each resource's values to ``<slug>:/runtime/<resource>/``, blind (ADR 0493 §4).
+
+    A database whose password this run set: its six values (``<R>_URL`` and ``<R>_PASSWORD``
+    built from the credential). Every other item: its non-secret values (the program's
+    ``resources.<name>.variables``: queue URL/ARN, cache URL/HOST/PORT, topic ARN, bucket
+    NAME/ARN, a workload's URL). An unchanged database's values stay as they are: its password
+    is unknown here, and so is the URL that embeds it.
+    """
+    from deploy_engine import automation
+    from deploy_engine.infisical import Endpoint, InfisicalWriteError
+    from deploy_engine.secrets import SecretValue
+
+    resources = outputs.get("resources") if isinstance(outputs.get("resources"), Mapping) else {}
+    for item in run.plan.items:
+        name = item.name
+        try:
+            if item.kind == "postgres":
+                if name not in cplan.new:
+                    continue
+                endpoint = automation.postgres_endpoint(outputs, name)
+                if endpoint is None:
+                    return run.finish(
+                        EXIT_DEPLOY_FAILED, "failed",
+                        f"the program exported no endpoint for {name} (stack output `resources.{name}.endpoint`); its secrets were not written"
+                        + _rotate_advice([name]),
+                    )
+                names = writer.write_postgres(slug, cplan.credentials[name], Endpoint(*endpoint))
+                run.err(f"{PROG} up: {name}: {cplan.sources[name]} credential: wrote {len(names)} values to Infisical at {slug}:/runtime/{name}/")
+            else:
+                variables = (resources.get(name) or {}).get("variables") if isinstance(resources.get(name), Mapping) else None
+                if not isinstance(variables, Mapping) or not variables:
+                    continue
+                values = {str(k): SecretValue(str(v)) for k, v in variables.items() if v not in (None, "")}
+                names = writer.write(slug, name, values)
+        except InfisicalWriteError as exc:
+            advice = _rotate_advice(cplan.new) if cplan.new else ""
+            return run.finish(EXIT_DEPLOY_FAILED, "failed",
+                              f"{exc}; the data resources are deployed, no workload was changed; `up` again writes every value again" + advice)
+        written += [f"{slug}:/runtime/{name}/{n}" for n in names]
+    return None
+
+
+def _check_steady(run: DeployRun, outputs: Mapping[str, Any]) -> int | None:
+    """Every ECS service runs its declared task definition, steady (exit 7 otherwise)."""
+    from deploy_engine import preflight
+
+    resources = outputs.get("resources") if isinstance(outputs.get("resources"), Mapping) else {}
+    env_outputs = outputs.get("environment_resources") if isinstance(outputs.get("environment_resources"), Mapping) else {}
+    services = {name: (r["service_arn"], r["task_definition_arn"]) for name, r in resources.items()
+                if isinstance(r, Mapping) and isinstance(r.get("service_arn"), str) and isinstance(r.get("task_definition_arn"), str)}
+    cluster = env_outputs.get("ecs_cluster_arn")
+    if not services or not isinstance(cluster, str):
+        return None
+    try:
+        problems = preflight.unsteady_services(preflight.aws_client("ecs", run.region, run.ctx.environ), cluster, services)
+    except preflight.PreflightError as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", f"could not confirm the services' steady state ({run.redactor.scrub(str(exc))}; "
+                          "the deploy role needs ecs:DescribeServices)")
+    if problems:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed", "pulumi up finished, but not every service reached steady state: " + "; ".join(problems))
+    return None
+
+
+def _wait_for_sync(run: DeployRun, slug: str) -> int | None:
+    """Phase 3: every SSM parameter a task definition references exists (metadata only), or exit 7."""
+    from deploy_engine import preflight
+    from deploy_engine.layout import required_parameters
+
+    needed = required_parameters(run.plan, run.product)
+    timeout = _sync_timeout(run)
+    run.err(f"{PROG} up: phase 3: waiting up to {timeout:g} s for the Infisical -> SSM sync ({len(needed)} parameters)")
+    try:
+        ssm = preflight.aws_client("ssm", run.region, run.ctx.environ)
+        wait = preflight.wait_for_parameters(ssm, run.product, run.env, needed, timeout_s=timeout, interval_s=SSM_POLL_INTERVAL_S)
+    except preflight.PreflightError as exc:
+        return run.finish(EXIT_DEPLOY_FAILED, "failed",
+                          f"could not list the SSM parameters ({run.redactor.scrub(str(exc))}; the deploy role needs ssm:DescribeParameters); "
+                          "no service was changed")
+    if wait.missing:
+        shown = ", ".join(f"{m} ({', '.join(needed[m])})" for m in wait.missing)
+        return run.finish(
+            EXIT_DEPLOY_FAILED, "failed",
+            f"{len(wait.missing)} SSM parameter(s) a task definition reads do not exist after {timeout:g} s: {shown}; no service was "
+            f"changed (a task would start without them); {preflight.sync_advice(run.product, run.env, slug, wait.missing)}",
+        )
+    return None
+
+
+__all__ = [
+    "DEPLOY_EXTRA_MODULES", "DeployOptions", "DeployRun", "PROTECTED_VALUE", "PROTECTED_VARIABLE", "SSM_SYNC_VARIABLE",
+    "SigtermRaises", "deploy_extra_message", "json_error", "missing_deploy_modules", "run_deploy", "workload_urns",
+]

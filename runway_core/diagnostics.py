@@ -84,6 +84,8 @@ CODES: dict[str, tuple[str, str]] = {
     "RW145": ("warning", "an entry listed twice (`secrets`, `uses`, `requires`)"),
     "RW146": ("warning", "a name in both `env` and `secrets`"),
     "RW147": ("warning", "a value that looks like a secret (`env`, image, health command)"),
+    "RW148": ("error", "HTTP health check whose timeout is not below its interval (the load balancer refuses it)"),
+    "RW149": ("error", "command health check timeout over ECS's 60 seconds"),
     "RW150": ("error", "workload `uses` names no resource or workload"),
     "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
     "RW152": ("error", "member `uses` names no resource of the root"),

@@ -72,3 +72,14 @@ def catalog_without(folder: Path, gaps: set[tuple[str, str]]):
     writer.writerows(out)
     (folder / "prices.csv").write_text(buf.getvalue(), encoding="utf-8")
     return load_catalog(folder)
+
+
+@pytest.fixture
+def account_checks_pass(monkeypatch):
+    """For tests about the deploy's guards, credentials and receipts: the AWS account checks
+    (network pre-flight, the SSM wait) pass; they run against moto_server in
+    tests/test_preflight.py."""
+    from deploy_engine import preflight
+
+    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())

@@ -46,6 +46,10 @@ NETWORK = {
 INFISICAL_OK = {"INFISICAL_CLIENT_ID": "id", "INFISICAL_CLIENT_SECRET": "client-secret-value-1", "INFISICAL_PROJECT_ID": "p1"}
 NO_SECRETS_FOR = ("client-secret-value-1",)
 
+# The AWS account checks pass here (tests/conftest.py); they run against moto_server in test_preflight.py.
+pytestmark = pytest.mark.usefixtures("account_checks_pass")
+
+
 
 def found_pulumi(name, path=None):
     """A ``which`` that reports a pulumi binary; for tests that stop before Pulumi would run."""
@@ -267,6 +271,7 @@ class FakeStack:
         self.outputs: dict = {}
         self.received: list[dict[str, str]] = []
         self.set: list[tuple[str, ...]] = []
+        self.phases: list[str] = []
         monkeypatch.setattr(automation, "stored_state", self.stored_state)
 
     def stored_state(self, target):
@@ -274,6 +279,9 @@ class FakeStack:
 
     def program_ran(self, target, resources: dict | None = None, keep: bool = True) -> dict[str, str]:
         passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
+        self.phases.append("data" if target.exclude else "all")
+        if target.exclude:  # phase 1 of an up (workloads held back): recorded once, at the full update
+            return passwords
         self.received.append(passwords)
         self.set.append(tuple(target.set_passwords))
         if keep:
@@ -423,7 +431,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
         seen.target = target
         on_output("Updating (orders-dev):")
         return UpSummary(
-            {"create": 2},
+            {"create": 2} if target.exclude else {"create": 3, "same": 2},  # phase 1: data resources; then the services
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
             {"resources": {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": PROXY}}},
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
@@ -441,7 +449,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
     # The login came first, before pulumi up ran: recorded before any write.
     assert srv.requests[0]["path"] == "/api/v1/auth/universal-auth/login"
     doc = json.loads(out)
-    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 2}
+    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 5, "same": 2}
     assert doc["resources"] == ["urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance"]
     assert "dev:/runtime/main-db/MAIN_DB_PASSWORD" in doc["secrets_written"] and len(doc["secrets_written"]) == 6
     assert doc["credentials"] == {"main-db": "generated"}
@@ -854,7 +862,8 @@ SIGTERM_CHILD = """
 import json, sys, time
 sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, preflight
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/test_preflight.py)
 from deploy_engine.automation import PreviewSummary
 
 def blocking(target, on_output):
@@ -1153,3 +1162,29 @@ def test_automation_api_preview_for_real(capsys, tmp_path):
         doc = json.loads(out)
         assert doc["stack"] == "orders-dev" and any(s["op"] == "create" for s in doc["steps"])
     assert "test-passphrase-not-secret-1" not in out + err
+
+
+@pytest.mark.parametrize("command", ["preview", "up"])
+def test_a_flavor_switch_outside_dev_is_refused_before_pulumi_with_the_migration_path(capsys, tmp_path, monkeypatch, stack, command):
+    """orders' main-db is `flavor: rds`; the stack says staging deployed it as Aurora. Outside dev
+    that would be a new, empty database and the old one stuck behind deletion protection (the
+    half-done up of issue 12): refused before anything runs. In dev the switch goes ahead."""
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": {**MAIN_DB, "flavor": "aurora"}}}
+    ran: list[str] = []
+    monkeypatch.setattr(automation, "up", lambda target, on_output: ran.append("up") or UpSummary({}, ()))
+    monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview") or PreviewSummary({}, ()))
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "RUNWAY_CERTIFICATE_ARN":
+               "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", "RUNWAY_PUBLIC_DOMAIN": "example.com"}
+    rc, _, err = deploy(capsys, command, str(root), "--env", "staging", environ=environ, which=found_pulumi)
+    assert rc == 1, err
+    assert "postgres flavor changed against the deployed stack: main-db (aurora -> rds)" in err
+    assert "add a new resource with `flavor: rds`" in err and "Switching flavor" in err
+    assert ran == []
+    if command == "up":
+        (r,) = receipts(root, "staging")
+        assert r["outcome"] == "refused" and r["exit_code"] == 1
+    # dev is disposable: the switch is a new database with a new password (generated), no refusal.
+    with infisical(monkeypatch) as (srv, env_dev):
+        rc, _, err = deploy(capsys, command, str(root), "--env", "dev", environ=env_dev, which=found_pulumi)
+    assert "flavor changed" not in err
