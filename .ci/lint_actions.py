@@ -6,7 +6,7 @@ actionlint reads workflows, not action metadata: the composite action's steps ar
 the one job of a reusable workflow (``on: workflow_call``) declaring the action's inputs, so
 expressions, contexts (``inputs.*``, ``steps.*``, ``github.*``) and step keys are checked as
 GitHub would. Each ```yaml block of docs/ci.md with ``jobs:`` and ``runs-on`` is a workflow;
-the GitLab CI block is left to its own test (tests/test_ci_action.py). Findings are printed
+the GitLab CI block is left to its own test (tests/deploy/test_ci_action.py). Findings are printed
 against the source file and line; exit 1 when there is any, 3 when node or the package is
 missing.
 """

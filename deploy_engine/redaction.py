@@ -6,7 +6,7 @@ that start with a lookbehind are tried at every position). Each shape needs a li
 in every match (``AKIA``..., ``ghp_``, ``eyJ``, ``://``...): :func:`redact_output` looks for
 those with ``str.__contains__`` / ``str.find`` (C, one pass each) and runs a shape only where
 its literal is. The result is the same text ``redact`` returns, always
-(tests/test_cli_speed.py compares them on hostile and random inputs); a shape this module does
+(tests/deploy/test_cli_speed.py compares them on hostile and random inputs); a shape this module does
 not know is always run in full.
 """
 

@@ -78,7 +78,7 @@ def catalog_without(folder: Path, gaps: set[tuple[str, str]]):
 def account_checks_pass(monkeypatch):
     """For tests about the deploy's guards, credentials and receipts: the AWS account checks
     (network pre-flight, the SSM wait) pass; they run against moto_server in
-    tests/test_preflight.py."""
+    tests/deploy/test_preflight.py."""
     from deploy_engine import preflight
 
     monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())

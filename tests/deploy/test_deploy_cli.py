@@ -863,7 +863,7 @@ import json, sys, time
 sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
 from deploy_engine import automation, cli, preflight
-preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/test_preflight.py)
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/deploy/test_preflight.py)
 from deploy_engine.automation import PreviewSummary
 
 def blocking(target, on_output):

@@ -68,7 +68,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 sys.path.insert(0, os.environ["DRIVER_REPO"])
 from deploy_engine import automation, cli, preflight
-# The account checks pass here (they run against moto_server in tests/test_preflight.py).
+# The account checks pass here (they run against moto_server in tests/deploy/test_preflight.py).
 preflight.network_problems = lambda *a, **k: preflight.NetworkReport()
 preflight.wait_for_parameters = lambda *a, **k: preflight.ParameterWait()
 

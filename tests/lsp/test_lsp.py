@@ -111,7 +111,7 @@ async def test_newest_version_wins_after_a_burst(client: LanguageClient, orders:
         new = f"uses: [main-db, nope{version}]" if version % 2 else "uses: [main-db, order-events]"
         did_change(client, checkout, version, (line_no, 0), (line_no, len(current)), new)
         texts[version] = current = new
-    # The typed line's RW152 waits for the pause (issue 15, tests/test_lsp_quiet_typing.py).
+    # The typed line's RW152 waits for the pause (issue 15, tests/lsp/test_lsp_quiet_typing.py).
     await until(client, lambda: last_version(client, checkout) == 11 and "RW152" in codes(client, checkout))
 
     publishes = [p for p in client.published if p.uri == checkout.as_uri()]  # type: ignore[attr-defined]
@@ -328,7 +328,7 @@ async def test_every_diagnostic_links_to_its_entry_in_docs_diagnostics_md(client
     await init(client, neovim_caps(), orders)
     did_open(client, root)
     await until(client, lambda: root.as_uri() in client.diagnostics)
-    docs = Path(__file__).resolve().parent.parent / "docs"
+    docs = Path(__file__).resolve().parents[2] / "docs"
     for d in client.diagnostics[root.as_uri()]:
         assert d.code_description is not None, d
     rw140 = next(d for d in client.diagnostics[root.as_uri()] if d.code == "RW140")

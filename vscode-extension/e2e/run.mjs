@@ -684,7 +684,7 @@ try {
     await preview.first().waitFor({ timeout: 20_000 });
     // needsConfirmation: the edits wait unchecked in the preview (the annotation's label and
     // description, naming MAIN_DB_URL → PRIMARY_DB_URL and the readers, are asserted by
-    // tests/test_lsp_navigation.py; VS Code shows them when the preview is grouped by type).
+    // tests/e2e/test_lsp_navigation.py; VS Code shows them when the preview is grouped by type).
     const text = await waitFor('the five edits to confirm', async () => {
       const t = await page.locator('.part.panel').innerText();
       const boxes = await page.locator('.part.panel .monaco-list-row input[type="checkbox"], .part.panel .monaco-list-row .codicon-check').count();

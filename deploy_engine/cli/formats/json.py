@@ -182,7 +182,7 @@ def check_document(entries: Sequence[tuple[Diagnostic, Analysis, str]], analyses
 def environment_digest(env_doc: Mapping[str, Any], product: str | None, region: str | None) -> str:
     """:func:`runway_core.planner.plan_digest` from the environment's JSON
     (:func:`runway_core.planner.environment_json`) when it is already built: sha256 of the
-    same canonical JSON (tests/test_cli_speed.py checks they agree)."""
+    same canonical JSON (tests/deploy/test_cli_speed.py checks they agree)."""
     canon = {"format_version": FORMAT_VERSION, "product": product, "region": region, "environment": env_doc}
     return hashlib.sha256(json.dumps(canon, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-LAUNCHER = Path(__file__).resolve().parent.parent / "vscode-extension" / "bundled" / "tool" / "runway_server.py"
+LAUNCHER = Path(__file__).resolve().parents[2] / "vscode-extension" / "bundled" / "tool" / "runway_server.py"
 
 
 def _layout(tmp_path: Path, native: bool = True) -> Path:

@@ -22,7 +22,7 @@ pytest.importorskip("pulumi_aws", reason="`resources` runs the Pulumi program: n
 
 from deploy_engine.cli import main  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CERT = "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
 NETWORK = {
     "RUNWAY_VPC_ID": "vpc-0a1b2c3d4e5f60718",

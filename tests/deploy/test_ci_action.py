@@ -24,7 +24,7 @@ from ruamel.yaml import YAML
 
 from deploy_engine.cli.parser import build_parser
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 MARKER = "<!-- runway-cost-diff -->"

@@ -11,7 +11,7 @@ from deploy_engine import exits
 from deploy_engine.cli.commands import COMMANDS
 from deploy_engine.cli.parser import build_parser
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CLI_MD = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 README = (REPO / "README.md").read_text(encoding="utf-8")
 

@@ -22,12 +22,12 @@ import pytest
 from deploy_engine import __version__, links
 from deploy_engine.cli.parser import build_parser
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 #: Test files run from the unpacked sdist: those that read examples, docs, golden files,
 #: the catalogue, the extension's schemas and benchmarks/generate.py.
-SDIST_TESTS = ["tests/test_golden.py", "tests/test_ci_formats.py", "tests/test_schema.py", "tests/test_cli_diff.py",
-               "tests/test_deploy_docs.py"]
+SDIST_TESTS = ["tests/core/test_golden.py", "tests/deploy/test_ci_formats.py", "tests/core/test_schema.py", "tests/deploy/test_cli_diff.py",
+               "tests/deploy/test_deploy_docs.py"]
 
 
 def test_license_file_and_spdx_metadata():

@@ -22,7 +22,7 @@ from deploy_engine.redaction import MAY_MATCH, redact_output
 from runway_core.planner import environment_json, plan_digest
 from runway_core.text import SECRET_VALUE_SHAPES, redact
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 
 json_values = st.recursive(

@@ -19,7 +19,7 @@ import pytest
 from deploy_engine.cli import main
 from runway_core.plan_diff import PlanSide, SideEnvironment, SideItem, capacity_changes, diff_plans, side_of_json
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 MARKER = "<!-- runway-cost-diff -->"

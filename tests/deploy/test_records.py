@@ -35,7 +35,7 @@ from deploy_engine.records import (
 from deploy_engine.secrets import Redactor
 from runway_core.analysis import analyze
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders" / "runway.yaml"
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 #: The exit code of a refused lease (deploy_engine.cli EXIT_LEASE_HELD, docs/deploy.md).

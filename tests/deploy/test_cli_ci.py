@@ -23,7 +23,7 @@ import pytest
 from deploy_engine import __version__
 from deploy_engine.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 SCRIPT = Path(sys.executable).parent / "runway-deploy"
@@ -352,5 +352,5 @@ def test_a_folder_with_nothing_under_it_is_exit_3(tmp_path):
     assert rc == 3 and "nor any folder under it" in err
 
 
-# The OASIS schema and its URI check, shared with tests/test_ci_formats.py.
+# The OASIS schema and its URI check, shared with tests/deploy/test_ci_formats.py.
 from test_ci_formats import sarif_schema, validate_sarif  # noqa: E402,F401
