@@ -211,11 +211,10 @@ def acquire(
     token (module docstring). ``clock()`` returns an aware UTC datetime. Raises
     :class:`LeaseError` for a malformed lease file.
     """
-    from .workdir import runway_folder
+    from .workdir import runway_subfolder
 
     path = lease_path(root, product, environment)
-    runway_folder(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    runway_subfolder(root, "leases")
     now = clock()
     me = Lease(
         path=path,

@@ -38,7 +38,7 @@ from runway_core.money import usd
 
 from .leases import Lease
 from .secrets import Redactor
-from .workdir import runway_folder
+from .workdir import runway_subfolder
 
 RECEIPT_FORMAT_VERSION = 1
 OUTCOMES = ("succeeded", "failed", "refused", "cancelled")
@@ -232,7 +232,7 @@ def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Pat
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if redactor.leaks(text):
         raise ValueError("receipt still holds a secret value after redaction; not written")
-    runway_folder(root)
+    runway_subfolder(root, "receipts")
     folder = receipt_dir(root, receipt.environment)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = receipt.started_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
