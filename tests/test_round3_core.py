@@ -135,3 +135,36 @@ def test_an_unreadable_member_folder_says_permission_denied(tmp_path, catalog, m
     an = analyze(str(root / "runway.yaml"), catalog)
     msgs = [d.message for ds in an.diagnostics.values() for d in ds if d.code == "RW151"]
     assert msgs == ["member folder `services/billing` cannot be read (Permission denied); its runway.yaml was not checked"]
+
+
+# --- item 2: a member of a broken root; plan of a lone member -------------------------------
+
+@pytest.mark.parametrize("command", ["check", "plan"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_member_of_a_broken_root_fails_with_the_roots_rw001(capsys, tmp_path, command, fmt):
+    root = product(tmp_path)
+    with open(root / "runway.yaml", "a", encoding="utf-8") as fh:
+        fh.write("oops: [unclosed\n")
+    rc, out, err = cli(capsys, command, str(root / "services" / "checkout"), "--format", fmt)
+    assert rc == 1, (out, err)
+    assert "RW001" in out + err and "RW154" not in out + err
+
+
+def test_plan_of_a_lone_member_is_exit_3_and_check_passes_it(capsys, tmp_path):
+    svc = tmp_path / "svc"
+    svc.mkdir()
+    (svc / "runway.yaml").write_text("runway: 1\nmember: svc\nuses: [db]\n", encoding="utf-8")
+    for fmt in ("text", "json", "markdown"):
+        rc, out, err = cli(capsys, "plan", str(svc), "--format", fmt)
+        assert rc == 3 and "has no plan" in err and out == ""
+    rc, _out, _err = cli(capsys, "check", str(svc))
+    assert rc == 0
+
+
+def test_a_member_a_valid_root_does_not_list_is_still_checked_alone(capsys, tmp_path):
+    root = product(tmp_path)
+    extra = root / "services" / "extra"
+    extra.mkdir()
+    (extra / "runway.yaml").write_text("runway: 1\nmember: extra\n", encoding="utf-8")
+    rc, out, _ = cli(capsys, "check", str(extra))
+    assert rc == 0 and "RW154" in out

@@ -13,6 +13,7 @@ from deploy_engine.exits import PROG, InputError, UsageError
 from runway_core.analysis import Analysis, analyze
 from runway_core.workspace import ROOT_NAMES, find_root
 from runway_core.catalog import Catalog, CatalogError, load_catalog
+from runway_core.diagnostics import Severity
 
 
 def runway_file(path: str) -> str | None:
@@ -63,15 +64,22 @@ def catalog_for(folder: str | None) -> Catalog:
         raise InputError(f"catalogue: {exc}") from None
 
 
+def _root_has_errors(an: Analysis) -> bool:
+    return any(d.severity == Severity.ERROR for d in an.diagnostics.get(an.root_file, ()))
+
+
 def load(args: argparse.Namespace) -> tuple[Analysis, str]:
     """(analysis, folder of its root runway) for ``args.path`` and ``args.catalog``."""
     root_file = resolve_root(args.path)
     catalog = catalog_for(args.catalog)
     an = analyze(root_file, catalog)
     asked = runway_file(args.path)
-    if asked is not None and asked not in an.files and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}:
-        # A member the root above does not list: check it alone (RW154), as the editor does,
-        # rather than report on a root that never reads it.
+    if (asked is not None and not _root_has_errors(an) and asked not in an.files
+            and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}):
+        # A member a valid root above does not list: check it alone (RW154), as the editor
+        # does, rather than report on a root that never reads it. A root with errors (RW001:
+        # its `members` may be unreadable) is reported instead: checking a member checks the
+        # product, and a broken product never passes (docs/cli.md, PATH).
         an = analyze(asked, catalog)
     return an, os.path.dirname(an.root_file)
 

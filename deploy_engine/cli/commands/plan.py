@@ -14,7 +14,7 @@ from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count
 from deploy_engine.cli.inputs import load, selected_environments
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, OVER_CAP_CODE
+from deploy_engine.exits import InputError, EXIT_INVALID, EXIT_OK, EXIT_REFUSED, OVER_CAP_CODE
 from runway_core.diagnostics import Severity
 from runway_core.planner import Plan
 
@@ -36,6 +36,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """Each selected environment's plan; exit 1 invalid, 2 refused (over cap), else 0."""
     an, base = load(args)
+    if an.files[an.root_file].role == "member":
+        # Fail closed: a CI job planning a lone member would otherwise pass with no plan at all.
+        raise InputError(f"{args.path or '.'}: a member runway that no root runway above lists has no plan; "
+                         "plan the root runway that lists it (`check` checks a member alone)")
     names = selected_environments(an, args.env)
     diags = an.all_diagnostics()
     spec = an.spec
