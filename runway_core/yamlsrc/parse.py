@@ -176,6 +176,17 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
                 comp.alias(ev)
             elif name == "DocumentStartEvent":
                 docs += 1
+                version = getattr(ev, "version", None)
+                if docs == 1 and version and tuple(version) != (1, 2):
+                    # yaml-language-server reads every file as its `yaml.yamlVersion` (1.2 by
+                    # default) whatever the directive says; we do the same but say so, at the
+                    # directive: `on`/`no`/`0755` mean what YAML 1.2 says (docs/format.md).
+                    at = text.find("%YAML")
+                    end = text.find("\n", at) if at >= 0 else -1
+                    rng = comp.rng(at, end if end >= 0 else len(text)) if at >= 0 else comp.rng(ev.start_mark.index, ev.end_mark.index)
+                    comp.diag(rng, "RW013", f"this file asks for YAML {'.'.join(map(str, version))}; runway files are read as YAML 1.2 "
+                              "(`on`, `no`, `yes` are strings and `0755` is 755): remove the directive or write `%YAML 1.2`",
+                              Severity.WARNING)
                 if docs == 2:
                     comp.diag(
                         comp.rng(ev.start_mark.index, ev.end_mark.index),
