@@ -168,3 +168,16 @@ def test_a_member_a_valid_root_does_not_list_is_still_checked_alone(capsys, tmp_
     (extra / "runway.yaml").write_text("runway: 1\nmember: extra\n", encoding="utf-8")
     rc, out, _ = cli(capsys, "check", str(extra))
     assert rc == 0 and "RW154" in out
+
+
+# --- item 8: a tab YAML 1.2 allows as separation -------------------------------------------
+
+def test_a_tab_after_a_sequence_dash_is_separation_not_indentation():
+    from runway_core.yamlsrc import parse_yaml
+
+    ok = parse_yaml("members:\n  -\tsvc\n  -\t\t'two'\n")
+    assert [d.code for d in ok.diagnostics] == []
+    assert [i.value for i in ok.root.get("members").items] == ["svc", "two"]
+    # A tab in indentation (a compact nested sequence is indented by spaces) is still RW006.
+    bad = parse_yaml("members:\n  - \t- x\n")
+    assert "RW006" in [d.code for d in bad.diagnostics]
