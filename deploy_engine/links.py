@@ -5,7 +5,8 @@ The docs ship with every install: a source checkout or an sdist has them in ``do
 the packages; a wheel installs them as data files in ``<prefix>/share/doc/runway-tooling/``
 (pyproject.toml ``[tool.setuptools.data-files]``). ``RUNWAY_DOCS_URL`` (an absolute http(s)
 URL of the docs folder, e.g. a repository's ``blob/main/docs``) overrides both, as it does
-for SARIF ``helpUri``. Imports nothing of the project.
+for SARIF ``helpUri`` and the editor's ``codeDescription``
+(:func:`runway_core.diagnostics.docs_web_url`, the one parser of that variable).
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-#: Environment variable: base URL of the docs folder.
-DOCS_URL_VARIABLE = "RUNWAY_DOCS_URL"
+from runway_core.diagnostics import DOCS_URL_VARIABLE, docs_web_url
+
 #: Where a wheel installs the docs, relative to ``sys.prefix``.
 INSTALLED_DOCS = Path("share", "doc", "runway-tooling")
 
 
 def docs_url(environ: Mapping[str, str] | None = None) -> str | None:
-    """``RUNWAY_DOCS_URL`` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
-    env = os.environ if environ is None else environ
-    value = (env.get(DOCS_URL_VARIABLE) or "").strip()
-    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+    """``RUNWAY_DOCS_URL`` without a trailing ``/`` when it is an absolute http(s) URL, else None
+    (``environ`` default: the process environment)."""
+    return docs_web_url(os.environ if environ is None else environ)
 
 
 #: The checkout's (or unpacked sdist's) docs folder, next to the packages.

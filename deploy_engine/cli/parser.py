@@ -26,9 +26,9 @@ def epilog() -> str:
     """The help's last paragraph: exit codes and where the docs are (:mod:`deploy_engine.links`,
     looked up when the parser is built)."""
     return (
-        "Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap, or over --max-increase), 3 no runway, unreadable "
+        "Exit codes: 0 ok, 1 invalid runway, 2 plan refused (over cap, unpriced, or over --max-increase), 3 no runway, unreadable "
         "input, deploy configuration or the [deploy] extra missing, 4 up outside the protected deploy job, 5 Pulumi CLI "
-        "missing, 6 lease held, 7 deploy failed, 8 plan differs from --plan-digest, 64 usage error, 70 internal error, "
+        "missing, 6 lease held, 7 deploy failed, 8 plan differs from --plan-digest, 9 destroy refused (protected resources), 64 usage error, 70 internal error, "
         f"130 interrupted, 143 terminated (SIGTERM). Reference: {DOCS.cli}; deploying: {DOCS.deploy}; in CI: {DOCS.ci}."
     )
 

@@ -201,7 +201,7 @@ def test_code_lenses(nvim_session: Session):
     assert (10, "dev $122.10 / $150 · 81%") in titles  # on `dev:`
     assert (14, "staging $253.33 / $500 · 51%") in titles
     assert (19, "production $802.59 / $2,500 · 32%") in titles
-    assert (27, "dev $36 · staging $139 · production $326") in titles  # on `main-db:`
+    assert (27, "dev $36.28 · staging $139 · production $326") in titles  # on `main-db:`
     assert (27, "used by 4") in titles
 
 

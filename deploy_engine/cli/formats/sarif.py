@@ -10,14 +10,13 @@ from typing import Any, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import ci_path, line_text, one_based_range
 from deploy_engine.exits import PROG
-from deploy_engine.links import DOCS_URL_VARIABLE, docs_url
+from runway_core.diagnostics import CODES, DOCS_URL_VARIABLE, Diagnostic, code_doc_url, docs_web_url
 from runway_core.facts import Analysis
-from runway_core.diagnostics import CODES, Diagnostic
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where each diagnostic code is documented, relative to the docs folder.
-DIAGNOSTICS_DOC = "diagnostics.md"
+# DIAGNOSTICS_DOC and DOCS_URL_VARIABLE (the docs folder's web address) live in
+# runway_core.diagnostics, with the anchors: the editor's codeDescription uses the same.
 #: The key of each result's ``partialFingerprints`` (versioned: a new way of computing it is a new key).
 FINGERPRINT_KEY = "runwayDiagnostic/v1"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
@@ -30,17 +29,11 @@ def tool_version() -> str:
     return __version__
 
 
-def _doc_anchor(code: str, title: str) -> str:
-    """GitHub's anchor of the heading ``### <code> — <title>`` of docs/diagnostics.md (lower
-    case, punctuation dropped, each space a hyphen)."""
-    return re.sub(r"[^\w\- ]", "", f"{code} — {title}".lower()).replace(" ", "-")
-
-
 def docs_base_url(environ: Mapping[str, str]) -> str | None:
-    """``RUNWAY_DOCS_URL`` (:data:`deploy_engine.links.DOCS_URL_VARIABLE`) without a trailing
+    """``RUNWAY_DOCS_URL`` (:data:`runway_core.diagnostics.DOCS_URL_VARIABLE`) without a trailing
     ``/`` when it is an absolute http(s) URL, else None: rules then get ``helpUri``
     ``<base>/diagnostics.md#<anchor>``."""
-    return docs_url(environ)
+    return docs_web_url(environ)
 
 
 def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[str, Any]:
@@ -59,7 +52,7 @@ def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[s
         "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
     }
     if docs is not None:
-        rule["helpUri"] = f"{docs}/{DIAGNOSTICS_DOC}#{_doc_anchor(code, title)}"
+        rule["helpUri"] = code_doc_url(code, docs)
     return rule
 
 
