@@ -45,8 +45,9 @@ SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a Google API key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}")),
     ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}")),
     ("a URL with a password in it", re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^/\s:@]{1,256}:[^/\s@]{1,256}@", re.IGNORECASE)),
-    # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`.
-    ("a connection string with a password", re.compile(r"(?<![A-Za-z0-9_])(?:password|passwd|pwd)=[^;&\s\"'<>]{1,256}", re.IGNORECASE)),
+    # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`;
+    # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.
+    ("a connection string with a password", re.compile(r"(?<![A-Za-z0-9_])(?:password|passwd|pwd)=(?![\[<*$])[^;&\s\"'<>]{1,256}", re.IGNORECASE)),
     # HTTP Basic credentials: `Basic ` and base64 that holds a digit, `+`, `/`, `=` or a capital
     # past its first letter (so that prose such as "Basic Authentication" is not taken for one).
     ("a Basic-auth credential", re.compile(r"(?<![A-Za-z])Basic\s{1,8}(?=[A-Za-z0-9+/]{0,512}[0-9+/=]|[A-Za-z0-9+/]{1,512}[A-Z])[A-Za-z0-9+/]{8,512}={0,2}(?![A-Za-z0-9+/=])")),
