@@ -45,7 +45,7 @@ from runway_core.planner import EnvironmentPlan
 
 from .receipts import public_backend_url
 from .secrets import PREVIEW_PLACEHOLDER, KnownDatabase, PostgresCredentials, Redactor, SecretValue, generate_password
-from .workdir import PASSPHRASE_FILE, runway_folder
+from .workdir import PASSPHRASE_FILE, runway_folder, runway_subfolder
 
 INSTALL_URL = "https://www.pulumi.com/docs/install/"
 INSTALL_COMMAND = "curl -fsSL https://get.pulumi.com | sh"
@@ -136,8 +136,7 @@ def resolve_backend(arg: str | None, environ: Mapping[str, str], repo_root: Path
     """
     url = (arg or environ.get(ENV_BACKEND) or "").strip()
     if not url:
-        state = (runway_folder(repo_root) / "state").resolve()
-        state.mkdir(parents=True, exist_ok=True)
+        state = runway_subfolder(repo_root, "state").resolve()
         return Backend(f"file://{state.as_posix()}", embedded=True)
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in BACKEND_SCHEMES:

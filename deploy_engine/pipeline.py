@@ -265,10 +265,19 @@ def run_deploy(ctx: Context, an: Analysis, options: DeployOptions) -> int:
     included (the exception is re-raised for the command line to report; its type only is
     recorded: no message, no value). Sets ``ctx.redactor`` to the run's redactor.
     """
+    from deploy_engine.workdir import StateFolderError, check_runway_folder
+
     run = DeployRun(options, ctx, an, an.plans[options.env])
     ctx.redactor = run.redactor
     try:
+        # Before anything is written (an `up` writes a receipt even when refused): a state
+        # folder that is a file, a link out of the repository or not the user's is exit 3.
+        check_runway_folder(run.root)
         return _guarded_deploy(run)
+    except StateFolderError as exc:
+        # No receipt: the folder it would be written to is the problem.
+        run.receipt = None
+        return run.finish(EXIT_CONFIG, "failed", str(exc))
     except BaseException as exc:
         if not run.finished:
             if isinstance(exc, (KeyboardInterrupt, Terminated)):

@@ -344,6 +344,18 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
         raise CatalogError(f"{name}: line {reader.line_num}: malformed CSV ({exc})") from None
 
 
+#: The largest unit price a catalogue may give, USD per unit (AWS's dearest hourly instance is
+#: a few hundred dollars an hour): a larger one (``1e400``, ``1E+30``, a 60-digit integer) is a
+#: typo or hostile, and its products overflow the 28-digit decimal context (docs/catalog.md).
+MAX_UNIT_USD = Decimal(1_000_000)
+#: The largest capacity number in sizes.toml (``storage_gb``, ``memory_mb``, ``tasks``...):
+#: RDS storage stops at 65,536 GB; ``1e300`` is refused like NaN or a negative number.
+MAX_CAPACITY = Decimal(1_000_000_000)
+#: At most this many significant digits in a catalogue number (a price to a millionth of a cent
+#: has 14): more cannot be a figure from a price list.
+MAX_DIGITS = 20
+
+
 def _parse_usd(text: str, where: str) -> Decimal:
     try:
         usd = Decimal(text)
@@ -351,6 +363,11 @@ def _parse_usd(text: str, where: str) -> Decimal:
         raise CatalogError(f"{where}: usd {text!r} is not a decimal number") from None
     if not usd.is_finite() or usd < 0:
         raise CatalogError(f"{where}: usd {text!r} is not a non-negative decimal number")
+    if usd > MAX_UNIT_USD or len(usd.as_tuple().digits) > MAX_DIGITS:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise CatalogError(
+            f"{where}: usd {shown!r} is not a plausible unit price (at most {MAX_UNIT_USD:,} USD and {MAX_DIGITS} significant digits)"
+        )
     return usd
 
 
@@ -457,6 +474,9 @@ def _number(value: Any, kind: str, where: str) -> Decimal:
         raise CatalogError(f"{where}: must be {kind}, got {value!r}")
     if number < 0 or (kind in (_POS, _POSINT) and number == 0):
         raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+    if number > MAX_CAPACITY or len(number.as_tuple().digits) > MAX_DIGITS:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise CatalogError(f"{where}: must be {kind} of at most {MAX_CAPACITY:,} ({MAX_DIGITS} significant digits), got {shown}")
     if kind in (_INT, _POSINT) and number != number.to_integral_value():
         raise CatalogError(f"{where}: must be {kind}, got {value!r}")
     return number

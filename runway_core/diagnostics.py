@@ -65,6 +65,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW010": ("error", "nesting too deep"),
     "RW011": ("error", "file over the size limit (1 MiB): not analysed"),
     "RW012": ("error", "more than 500 problems in one file: the rest are not shown"),
+    "RW013": ("warning", "a `%YAML` directive other than 1.2: the file is read as YAML 1.2"),
     "RW100": ("error", "wrong type or value (schema)"),
     "RW101": ("error", "missing required key"),
     "RW102": ("error", "unknown key (closest known key suggested)"),

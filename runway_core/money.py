@@ -11,7 +11,7 @@ A leaf: imports only the standard library.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 CENT = Decimal("0.01")
 
@@ -25,9 +25,22 @@ MINUS = "\u2212"
 WHOLE_DOLLARS_FROM = Decimal(100)
 
 
+def _rounded(x: Decimal, exp: Decimal) -> Decimal:
+    """``x`` rounded half up to ``exp`` (``CENT`` or 1), whatever its size.
+
+    The default decimal context holds 28 digits, so quantizing a cap of ``1e26`` (or a
+    38-digit integer) to cents raised InvalidOperation in every face; the context here holds
+    every digit of the result. Infinite and NaN amounts never get here (the model refuses them).
+    """
+    if not x.is_finite():
+        return x
+    digits = max(x.adjusted(), 0) - exp.as_tuple().exponent + 2
+    return x.quantize(exp, rounding=ROUND_HALF_UP, context=Context(prec=max(28, digits)))
+
+
 def cents(x: Decimal) -> Decimal:
-    """``x`` USD rounded half up to cents."""
-    return x.quantize(CENT, rounding=ROUND_HALF_UP)
+    """``x`` USD rounded half up to cents (any size: see :func:`_rounded`)."""
+    return _rounded(x, CENT)
 
 
 def usd(x: Decimal) -> str:
@@ -41,7 +54,7 @@ def cap_percent(total: Decimal, cap: Decimal | None) -> int | None:
     uses: CLI, hover, code lens, inlay hint, completion); None without a positive cap."""
     if cap is None or cap <= 0:
         return None
-    return int((total * 100 / cap).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int(_rounded(total * 100 / cap, Decimal(1)))
 
 
 def whole_usd(x: Decimal) -> str:
@@ -49,7 +62,7 @@ def whole_usd(x: Decimal) -> str:
     ``$36.28``), else whole dollars, half up, with thousands separators (``$139``, ``$1,234``)."""
     if abs(cents(x)) < WHOLE_DOLLARS_FROM:
         return usd(x)
-    return f"${int(x.quantize(Decimal(1), rounding=ROUND_HALF_UP)):,}"
+    return f"${int(_rounded(x, Decimal(1))):,}"
 
 
 def cap_usd(cap: Decimal) -> str:

@@ -15,6 +15,7 @@ Reads the file system (stat, realpath, open); never writes. Errors are returned 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
@@ -112,6 +113,10 @@ def _inside(base: str, real: str) -> bool:
 def member_folder(base: str, rel: str) -> tuple[str | None, str | None]:
     """Resolve a member path against ``base``, the root runway's resolved folder; (folder,
     None) or (None, reason) when it escapes or is absolute."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in rel):
+        # A NUL cannot reach the OS (ValueError: embedded null byte, exit 70 before), and no
+        # folder name of a product holds a control character.
+        return None, "the member path holds a control character (NUL, tab, newline...); refused, never read"
     if os.path.isabs(rel) or rel.startswith("~"):
         return None, "member paths are relative to the root runway's folder; absolute paths are refused"
     target = os.path.realpath(os.path.join(base, rel))
@@ -128,16 +133,32 @@ def member_runway(folder: str, rel: str, base: str, root_real: str) -> tuple[str
     ``root_real``: ``(path, None)``, or ``(None, (message, data))`` for an RW151 error when
     the folder is missing, holds no regular runway file, or its runway file is a symlink to
     the root runway or out of the product's repository (such a file is never read)."""
-    if not os.path.isdir(folder):
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        return None, (f"member folder `{rel}` cannot be read ({exc.strerror or exc})", {"member": rel})
+    if st is None or not stat.S_ISDIR(st.st_mode):
         return None, (f"member folder `{rel}` does not exist", {"member": rel, "missing": "folder"})
     path = None
     odd = None  # a runway.yaml that is there but is no regular file (a FIFO, a device, a folder)
     for name in ROOT_NAMES:
         cand = os.path.join(folder, name)
-        if os.path.isfile(cand):
+        try:
+            mode = os.stat(cand).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            if odd is None and os.path.lexists(cand):
+                odd = name  # a broken symlink
+            continue
+        except OSError as exc:
+            # Permission denied on the folder (not searchable): said as such, not "holds no
+            # runway.yaml" (issue 16 item 8).
+            return None, (f"member folder `{rel}` cannot be read ({exc.strerror or exc}); its runway.yaml was not checked", {"member": rel})
+        if stat.S_ISREG(mode):
             path = cand
             break
-        if odd is None and os.path.lexists(cand):
+        if odd is None:
             odd = name
     if path is None and odd is not None:
         return None, (f"member `{rel}`: its {odd} is not a regular file (a folder, FIFO, socket or device, or a broken symlink); refused, never read",

@@ -16,6 +16,7 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -23,12 +24,16 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+from runway_core.text import may_hold_secret, redact_doc
 
 from . import convert, text_sync
 from .convert import messages
 from .uris import uri_in
 
 log = logging.getLogger("runway_lsp")
+
+#: Keys whose values leave the server verbatim (see RunwayProtocol._send_data).
+_KEEP_VERBATIM = frozenset({"newText", "uri", "targetUri", "oldUri", "newUri", "scopeUri", "rootUri"})
 
 
 @dataclass
@@ -126,6 +131,20 @@ class RunwayProtocol(LanguageServerProtocol):
                 log.warning("refused %s %s", "request" if is_request else "notification", refusal[1])
                 return None
         return super().handle_message(message)
+
+    def _send_data(self, data: Any):
+        """Every message to the client passes through one redaction (issue 16 item 3): each
+        string of the unstructured message (diagnostics and their ``data``, hovers, symbols,
+        lenses, hints, ``runway/plan``, ``runway/costs``...) through
+        :func:`runway_core.text.redact`, as the CLI's every write is. Edits' ``newText`` and
+        URIs are kept: a fix must write the user's own text, and a URI names a file."""
+        if data and hasattr(data, "__attrs_attrs__"):
+            data = self._converter.unstructure(data)
+            # One C-speed encoding and a superset check first: most messages hold nothing
+            # credential-shaped and are not walked (benchmarks/bench_redaction.py).
+            if may_hold_secret(json.dumps(data, ensure_ascii=False)):
+                data = redact_doc(data, _KEEP_VERBATIM)
+        return super()._send_data(data)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):

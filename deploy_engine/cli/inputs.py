@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
+from runway_core.diagnostics import Severity
 from runway_core.analysis import analyze
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
@@ -103,9 +104,13 @@ def load_path(path: str, catalog: Catalog) -> Loaded:
     root_file = resolve_root(path)
     an = analyze(root_file, catalog)
     asked = runway_file(path)
-    if asked is not None and asked not in an.files and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}:
-        # A member the root above does not list: check it alone (RW154), as the editor does,
-        # rather than report on a root that never reads it.
+    root_errors = any(d.severity == Severity.ERROR for d in an.diagnostics.get(an.root_file, ()))
+    if (asked is not None and not root_errors and asked not in an.files
+            and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}):
+        # A member a valid root above does not list: check it alone (RW154), as the editor
+        # does, rather than report on a root that never reads it. A root with errors (RW001:
+        # its `members` may be unreadable) is reported instead: checking a member checks the
+        # product, and a broken product never passes (docs/cli.md, PATH; issue 16 item 2).
         an = analyze(asked, catalog)
     return Loaded(an, os.path.dirname(an.root_file))
 

@@ -53,7 +53,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                 continue
             built += 1
             if folder is None:
-                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: {why}", {"member": rel}))
+                shown = rel if rel.isprintable() else rel.encode("unicode_escape").decode("ascii")
+                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{shown}`: {why}", {"member": shown}))
             else:
                 an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
             continue

@@ -45,6 +45,7 @@ def _mask(body: str) -> tuple[str, dict[int, str] | None]:
 #: The white space of a line that holds nothing else, or nothing but a comment, when it has
 #: a tab.
 _BLANK_WITH_TAB = re.compile(r"(?:(?<=[\r\n])|\A)[ \t]*\t[ \t]*(?=[#\r\n]|\Z)")
+_DASH_TAB = re.compile(r"^([ ]*(?:-[ ]+)*-)(\t[ \t]*)(?=[^\s#])", re.MULTILINE)
 
 
 #: Nothing but document markers, comments and white space.
@@ -60,7 +61,11 @@ def _blank_tabs(body: str) -> str:
     such a line is content: its tab is then read as a space (no runway field cares)."""
     if "\t" not in body:
         return body
-    return _BLANK_WITH_TAB.sub(lambda m: m.group(0).replace("\t", " "), body)
+    body = _BLANK_WITH_TAB.sub(lambda m: m.group(0).replace("\t", " "), body)
+    # A tab separating a block sequence's `-` from its entry (`-\tsvc`) is separation, which
+    # YAML 1.2 allows to be tabs (§6.2 s-separate-in-line; only indentation must be spaces):
+    # libyaml refuses it, so it becomes a space (same length; the entry's value is unchanged).
+    return _DASH_TAB.sub(lambda m: m.group(1) + m.group(2).replace("\t", " "), body)
 
 
 def _events(text: str) -> Iterator[Any]:
@@ -176,6 +181,17 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
                 comp.alias(ev)
             elif name == "DocumentStartEvent":
                 docs += 1
+                version = getattr(ev, "version", None)
+                if docs == 1 and version and tuple(version) != (1, 2):
+                    # yaml-language-server reads every file as its `yaml.yamlVersion` (1.2 by
+                    # default) whatever the directive says; we do the same but say so, at the
+                    # directive: `on`/`no`/`0755` mean what YAML 1.2 says (docs/format.md).
+                    at = text.find("%YAML")
+                    end = text.find("\n", at) if at >= 0 else -1
+                    rng = comp.rng(at, end if end >= 0 else len(text)) if at >= 0 else comp.rng(ev.start_mark.index, ev.end_mark.index)
+                    comp.diag(rng, "RW013", f"this file asks for YAML {'.'.join(map(str, version))}; runway files are read as YAML 1.2 "
+                              "(`on`, `no`, `yes` are strings and `0755` is 755): remove the directive or write `%YAML 1.2`",
+                              Severity.WARNING)
                 if docs == 2:
                     comp.diag(
                         comp.rng(ev.start_mark.index, ev.end_mark.index),

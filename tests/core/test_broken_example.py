@@ -50,6 +50,7 @@ DISPLACES: dict[str, str] = {}
 MEMBER_FAULTS = {
     "checkout": "RW152",
     "bom": "RW007",
+    "yaml-1-1": "RW013",
     "duplicate-key": "RW002",
     "tabs": "RW006",
     "empty": "RW004",

@@ -377,7 +377,12 @@ def test_secret_shapes_run_in_linear_time_on_hostile_text():
         "from runway_core.text import redact, secret_shape\n"
         "N = 1_000_000\n"
         "for t in ['a' * N, 'a://' * (N // 4), 'a://' + 'b:' * (N // 2), '-eyJ' * (N // 4), 'eyJaaaaaaaa.' * (N // 12),\n"
-        "          '-----BEGIN ' + 'A' * N, 'xoxb-' * (N // 5), 'sk_live_' * (N // 8), 'AIza' * (N // 4), 'ghp_' + 'a' * N]:\n"
+        "          '-----BEGIN ' + 'A' * N, 'xoxb-' * (N // 5), 'sk_live_' * (N // 8), 'AIza' * (N // 4), 'ghp_' + 'a' * N,\n"
+        # issue 16: the shapes added for private-key bodies, AWS secret keys, connection strings,
+        # GitLab / npm / SendGrid / OpenAI tokens and Basic auth
+        "          '-----BEGIN PRIVATE KEY-----' + ' \\n' * (N // 2), '-----BEGIN PRIVATE KEY-----' * (N // 27),\n"
+        "          'Basic ' * (N // 6), 'Basic aB' * (N // 8), 'password=' * (N // 9), 'sk-' + 'a' * N, 'SG.' * (N // 3),\n"
+        "          'glpat-' * (N // 6), 'npm_' * (N // 4), 'aws_secret_access_key=' * (N // 22), 'aB3+' * (N // 4), ' ' * N]:\n"
         "    redact(t); secret_shape('X_TOKEN', t)\n"
         "print('ok')\n"
     )

@@ -77,9 +77,13 @@ def _render(fmt: str, item: Loaded, plan: Plan, args: argparse.Namespace, stream
 
 
 def exit_code(item: Loaded, plan: Plan) -> int:
-    """1 invalid (an error other than a refusal code RW170/RW162/RW163, or no root read), 2 a
+    """3 a lone member (no plan), 1 invalid (an error other than a refusal code RW170/RW162/RW163, or no root read), 2 a
     selected environment refused (over its cap, or unpriced under a cap: fail closed), else 0."""
     an = item.analysis
+    if an.files[an.root_file].role == "member":
+        # A lone member has no plan: fail closed, a CI job planning it must not pass with
+        # nothing planned (docs/cli.md, PATH; issue 16 item 2).
+        return EXIT_NO_INPUT
     invalid = any(d.severity == Severity.ERROR and d.code not in REFUSAL_CODES for d in an.all_diagnostics())
     if invalid or (an.spec is None and an.files[an.root_file].role != "member"):
         return EXIT_INVALID
