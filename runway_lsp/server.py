@@ -39,7 +39,7 @@ from .convert import completion as convert_completion
 from .convert import cost as convert_cost
 from .guard import degrades
 from .protocol import RunwayProtocol, _UnreadableJsonFilter
-from .session import Session
+from .session import Session, Superseded
 from .uris import uri_to_path
 
 log = logging.getLogger("runway_lsp")
@@ -60,15 +60,81 @@ class RunwayLanguageServer(LanguageServer):
         pygls_log = logging.getLogger("pygls.server")
         if not any(isinstance(f, _UnreadableJsonFilter) for f in pygls_log.filters):
             pygls_log.addFilter(_UnreadableJsonFilter())
+        rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+        if not any(isinstance(f, _SupersededFilter) for f in rpc_log.filters):
+            rpc_log.addFilter(_SupersededFilter())
         self.session = Session(self, catalog)
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with :mod:`runway_lsp.transport` (messages read on a thread, so a
+        cancellation or an edit is seen while a handler waits at a checkpoint) instead of
+        pygls' loop; returns after ``exit`` or the end of stdin."""
+        import asyncio
+        import sys
+        import threading
+
+        from . import transport
+
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(transport.StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(transport.serve(stdin or sys.stdin.buffer, self.protocol, self.report_server_error, self.session.stop))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls shows "Error in server: ..." for out-of-band errors. A message body that is
         not JSON is no server error (and its id is unknown, so there is nothing to answer):
-        it is only logged (:class:`_UnreadableJsonFilter`). Everything else keeps pygls' pop-up."""
+        it is only logged (:class:`_UnreadableJsonFilter`); a request superseded by an edit
+        is answered with ContentModified and is no error either. Everything else keeps
+        pygls' pop-up."""
         if isinstance(error, ValueError) and not isinstance(error, JsonRpcException):
             return
+        if isinstance(error, Superseded):
+            return
         super().report_server_error(error, source)
+
+
+class _SupersededFilter(logging.Filter):
+    """pygls logs every JsonRpcException a handler raises with its traceback; a request
+    superseded by an edit (:class:`Superseded`) is ordinary, answered with ContentModified:
+    one debug line at most."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, Superseded)
+
+
+def checkpointed(session: Session, handler: Any) -> Any:
+    """``handler`` (plain or ``async``) as an ``async`` handler that first awaits
+    :meth:`Session.checkpoint`: a cancelled request stops there (RequestCancelled), one whose
+    document was edited since it was sent is answered ContentModified; neither runs its
+    expensive part. The wrapper keeps the signature (pygls reads its annotations)."""
+    import inspect
+
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            await session.checkpoint()
+            return await handler(*args, **kwargs)
+
+        return run_async
+
+    @functools.wraps(handler)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        await session.checkpoint()
+        return handler(*args, **kwargs)
+
+    return run
+
+
+#: Navigation requests that walk a whole product (others answer from one node at once).
+_CANCELLABLE_NAVIGATION = frozenset({types.TEXT_DOCUMENT_REFERENCES, types.TEXT_DOCUMENT_RENAME, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL})
 
 
 def create_server(catalog: Catalog) -> RunwayLanguageServer:
@@ -87,6 +153,10 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     session.on_published(notifier.after_publish)
     navigation.install_log_filter()
     feature = server.feature
+    session.on_stop(workspace.stop)
+
+    def cancellable(fn: Any) -> Any:  # the requests whose answer may take long on a big runway
+        return checkpointed(session, fn)
 
     # --- lifecycle and settings ---------------------------------------------------------------
 
@@ -128,10 +198,12 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
         return costs_in_view.hover_request(params)
 
     @feature(types.TEXT_DOCUMENT_CODE_LENS, convert_cost.code_lens_options())
+    @cancellable
     async def code_lens(params: types.CodeLensParams):
         return await costs_in_view.code_lens_request(params)
 
     @feature(types.TEXT_DOCUMENT_INLAY_HINT, convert_cost.inlay_hint_options())
+    @cancellable
     async def inlay_hint(params: types.InlayHintParams):
         return await costs_in_view.inlay_hint_request(params)
 
@@ -140,16 +212,19 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
         return costs_in_view.show_cost_command(*args)
 
     @feature(custom.COSTS)
+    @cancellable
     def runway_costs(params: Any):
         return custom.costs_request(session, config, params)
 
     @feature(custom.PLAN)
+    @cancellable
     def runway_plan(params: Any):
         return custom.plan_request(session, config, params)
 
     # --- editing --------------------------------------------------------------------------------
 
     @feature(types.TEXT_DOCUMENT_CODE_ACTION, convert_actions.code_action_options())
+    @cancellable
     @degrades("textDocument/codeAction", list)
     def code_action(params: types.CodeActionParams):
         from . import code_actions  # imported on first use: not at start-up (issue 6)
@@ -157,6 +232,7 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
         return code_actions.code_actions(session, params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, convert_completion.completion_options(convert_completion.TRIGGER_CHARACTERS))
+    @cancellable
     @degrades("textDocument/completion", convert_completion.empty_list)
     def completion(params: types.CompletionParams):
         from . import completion as complete  # imported on first use: not at start-up (issue 6)
@@ -174,9 +250,11 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
         (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, navigation.document_symbol),
         (types.TEXT_DOCUMENT_DOCUMENT_LINK, navigation.document_link),
     ):
-        feature(method)(functools.partial(query, session))
+        handler = functools.partial(query, session)
+        feature(method)(cancellable(handler) if method in _CANCELLABLE_NAVIGATION else handler)
 
     @feature(types.WORKSPACE_SYMBOL)
+    @cancellable
     async def workspace_symbol(params: types.WorkspaceSymbolParams):
         return await workspace.workspace_symbol(params)
 

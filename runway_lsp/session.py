@@ -23,6 +23,7 @@ import os
 from typing import Any, Callable
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified
 
 from runway_core.analysis import Analysis, parse_file
 from runway_core.catalog import Catalog
@@ -59,6 +60,16 @@ GC_BACKSTOP = 1_000_000
 
 PublishListener = Callable[[str], None]
 
+#: Most request receipts kept for :meth:`Session.checkpoint` (a request cancelled before it
+#: started never reaches its checkpoint; the oldest receipts are forgotten past this).
+MAX_RECEIPTS = 1024
+
+
+class Superseded(JsonRpcContentModified):
+    """A request whose document was edited after it was received and before it ran: its
+    answer would describe text the editor no longer has. Answered with ContentModified
+    (-32801; LSP 3.17 §"Implementation Considerations"); the editor asks again."""
+
 
 class Session:
     """Open buffers (:attr:`documents`), analyses (:attr:`analyses`), publishing
@@ -78,6 +89,10 @@ class Session:
         self.idle_gc = False  # see IDLE_GC_S
         self._gc_timer: asyncio.TimerHandle | None = None
         self._last_edit = 0.0
+        self.stopped = False  # after shutdown: nothing more is scheduled or published
+        self._stop_listeners: list[Callable[[], None]] = []
+        self._edits: dict[str, int] = {}  # path -> edits, opens, closes and saves seen
+        self._receipts: dict[Any, tuple[str, int]] = {}  # request id -> (path, edits at receipt)
 
     # --- the client -------------------------------------------------------------------------
 
@@ -199,6 +214,56 @@ class Session:
         self.warn(f"runway: the editor sent an edit to {name} that could not be read; its diagnostics and costs "
                   f"are paused at the last version read. Close and reopen {name} to resume.")
 
+    # --- requests: cancellation and superseding ---------------------------------------------
+
+    def received(self, msg_id: Any, uri: str) -> None:
+        """Note that request ``msg_id`` about ``uri`` arrived now (before any handler ran):
+        :meth:`checkpoint` compares the document's edits since."""
+        try:
+            path = uri_to_path(uri)
+        except ValueError:
+            return
+        if len(self._receipts) >= MAX_RECEIPTS:
+            self._receipts.pop(next(iter(self._receipts)))
+        self._receipts[msg_id] = (path, self._edits.get(path, 0))
+
+    async def checkpoint(self) -> None:
+        """Await this before the expensive part of a request handler (a task: pygls runs
+        ``async`` handlers as tasks). It lets every message that arrived meanwhile be handled
+        first (runway_lsp/transport.py reads them on a thread): a ``$/cancelRequest`` for
+        this request cancels it here (RequestCancelled, -32800); an edit, open, close or save
+        of its document since it was received raises :class:`Superseded` (ContentModified,
+        -32801); after ``shutdown`` it is cancelled."""
+        msg_id = self.client.protocol.msg_id
+        await asyncio.sleep(0)
+        if self.stopped:
+            raise asyncio.CancelledError
+        receipt = self._receipts.pop(msg_id, None) if msg_id is not None else None
+        if receipt is not None and self._edits.get(receipt[0], 0) != receipt[1]:
+            raise Superseded(f"{os.path.basename(receipt[0])} changed after the request was sent")
+
+    def on_stop(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` once when the session stops (shutdown, exit, end of stdin)."""
+        self._stop_listeners.append(listener)
+
+    def stop(self) -> None:
+        """The client asked to shut down (or left): cancel the debounce and collection timers
+        and tell the :meth:`on_stop` listeners (the workspace scan), so nothing scheduled
+        writes to the client after ``exit`` closed stdout (issue 16)."""
+        if self.stopped:
+            return
+        self.stopped = True
+        for timer in (self._timer, self._gc_timer):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._gc_timer = None
+        self._dirty.clear()
+        for listener in self._stop_listeners:
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - docs/architecture.md §7
+                log.exception("stopping %s failed", getattr(listener, "__qualname__", listener))
+
     # --- scheduling and publishing ----------------------------------------------------------
 
     def on_published(self, listener: PublishListener) -> None:
@@ -218,6 +283,9 @@ class Session:
 
     def touch(self, path: str) -> None:
         """Note a change of ``path`` and (re)start the debounce timer."""
+        self._edits[path] = self._edits.get(path, 0) + 1
+        if self.stopped:
+            return
         self._dirty.add(path)
         if self._timer is not None:
             self._timer.cancel()
@@ -230,6 +298,8 @@ class Session:
     def _gc_tick(self) -> None:
         """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
         GC_BACKSTOP; then check again later."""
+        if self.stopped:
+            return
         loop = asyncio.get_running_loop()
         pending = gc.get_count()[0]
         if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
@@ -238,6 +308,8 @@ class Session:
 
     def _flush(self) -> None:
         self._timer = None
+        if self.stopped:
+            return
         with self.analyses.memoised():
             self._flush_dirty()
 
