@@ -45,6 +45,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW152": ("an unknown name in a member's `uses`", "name a resource of the root"),
     "RW153": ("a workload listing its own name in `uses`", "remove it"),
     "RW154": ("a member runway (`member`, `requires` or `uses`, no `product`) analysed with no root above that lists it", "list the folder in a root's `members` (or add `product:` if it is meant to be a root)"),
+    "RW155": ("a root's `members` lists more than 1,000 distinct member folders", "split the product, or list only the folders that are members"),
     "RW160": ("a `region:` the catalogue has no prices for", "use a priced region"),
     "RW161": ("a plan item whose unit price the region lacks", "accept the lower bound, or choose a fully priced region"),
     "RW170": ("an estimate above `limits.monthly` (or the default cap)", "shrink sizes or scale, or raise the cap"),
