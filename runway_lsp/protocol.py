@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from . import convert, text_sync
+from . import convert
 from .convert import messages
 from .uris import uri_in
 
@@ -148,7 +148,7 @@ class RunwayProtocol(LanguageServerProtocol):
             general.position_encodings = [convert.preferred_encoding(offered)]
         result = yield from super().lsp_initialize(params)
         try:
-            self._server.session.set_client(params.capabilities, result.capabilities.position_encoding)
+            self._server.set_client(params.capabilities, result.capabilities.position_encoding)
         except Exception:  # noqa: BLE001 - odd capabilities: keep the defaults (utf-16, push)
             log.exception("reading client capabilities failed")
         return result
@@ -156,7 +156,7 @@ class RunwayProtocol(LanguageServerProtocol):
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args):
         # Nothing scheduled may write after the exit that follows (issue 16).
-        self._server.session.stop()
+        self._server.stop_session()
         return (yield from super().lsp_shutdown(*args))
 
     # Text synchronisation replaces pygls' own (see the class docstring): the session keeps
@@ -164,14 +164,20 @@ class RunwayProtocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_open, (self._server.session, params), None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_change, (self._server.session, params), None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_close, (self._server.session, params), None
 
 

@@ -23,7 +23,6 @@ import os
 from typing import Any, Callable
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcContentModified
 
 from runway_core.analysis import Analysis, parse_file
 from runway_core.catalog import Catalog
@@ -33,6 +32,7 @@ from . import convert
 from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
+from .guard import Superseded
 from .publish import Publisher
 from .uris import path_to_uri, uri_to_path
 
@@ -63,12 +63,6 @@ PublishListener = Callable[[str], None]
 #: Most request receipts kept for :meth:`Session.checkpoint` (a request cancelled before it
 #: started never reaches its checkpoint; the oldest receipts are forgotten past this).
 MAX_RECEIPTS = 1024
-
-
-class Superseded(JsonRpcContentModified):
-    """A request whose document was edited after it was received and before it ran: its
-    answer would describe text the editor no longer has. Answered with ContentModified
-    (-32801; LSP 3.17 §"Implementation Considerations"); the editor asks again."""
 
 
 class Session:

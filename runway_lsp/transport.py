@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import threading
 from typing import Any, BinaryIO, Callable
@@ -35,9 +36,43 @@ log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filte
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 
 
-def read_messages(stdin: BinaryIO, deliver: Callable[[bytes], None]) -> None:
-    """Read framed message bodies from ``stdin`` until its end, calling ``deliver(body)`` for
-    each (on this thread); the same framing rules as pygls' ``run_async``."""
+class _FdReader:
+    """``readline``/``read`` over a file descriptor with ``os.read`` and a buffer of our own.
+    The reader thread is a daemon blocked in a read when the server exits; a blocked
+    ``BufferedReader`` holds its lock, and the interpreter aborts at shutdown ("could not
+    acquire lock for <_io.BufferedReader name='<stdin>'>"); ``os.read`` holds none."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+
+    def _fill(self) -> bool:
+        chunk = os.read(self.fd, 1 << 16)
+        self.buf += chunk
+        return bool(chunk)
+
+    def readline(self) -> bytes:
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0:
+                line, self.buf = self.buf[: i + 1], self.buf[i + 1 :]
+                return line
+            if not self._fill():
+                line, self.buf = self.buf, b""
+                return line
+
+    def read(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            if not self._fill():
+                break
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+
+def read_messages(stdin: Any, deliver: Callable[[bytes], None]) -> None:
+    """Read framed message bodies from ``stdin`` (``readline``/``read``) until its end,
+    calling ``deliver(body)`` for each (on this thread); the same framing rules as pygls'
+    ``run_async``."""
     content_length = 0
     while True:
         header = stdin.readline()
@@ -83,9 +118,14 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
         except RuntimeError:  # the loop is closed: the server is gone
             raise SystemExit from None
 
+    try:
+        source: Any = _FdReader(stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # not a real file: read it as it is
+        source = stdin
+
     def reader() -> None:
         try:
-            read_messages(stdin, deliver)
+            read_messages(source, deliver)
         except (SystemExit, OSError, ValueError):  # stdin closed under us
             pass
         try:
