@@ -51,7 +51,7 @@ def fmt(s: dict[str, float], unit: str = "ms", p95: bool = True) -> str:
 
 def read_source(path: str | Path) -> str:
     """A runway file's text exactly as on disk (UTF-8, CRLF kept: no newline translation), as
-    an editor sends it in ``didOpen`` and as ``runway_core.analysis.read_disk`` reads it."""
+    an editor sends it in ``didOpen`` and as ``runway_core.workspace.read_disk`` reads it."""
     return Path(path).read_bytes().decode("utf-8")
 
 

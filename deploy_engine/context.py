@@ -11,11 +11,11 @@ import shutil
 from datetime import datetime
 from typing import IO, Any, Callable, Mapping
 
-from runway_core.rules import redact
+from runway_core.text import redact
 
 
 class Redacting:
-    """A text stream whose writes pass through :func:`runway_core.rules.redact`: whatever a
+    """A text stream whose writes pass through :func:`runway_core.text.redact`: whatever a
     command prints (diagnostics, plans in every format, errors), a credential-shaped string
     the user pasted somewhere in a runway is never printed into a CI log. Each write is a
     whole message, line or document, so no value is split across two. Everything else

@@ -48,7 +48,7 @@ from deploy_engine.exits import (
 from deploy_engine.terminal import printable_lines, rel_path
 from runway_core.analysis import Analysis
 from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, plan_digest
-from runway_core.rules import usd
+from runway_core.money import usd
 
 #: ``up`` runs only where this variable is ``protected``: a protected deploy job (its CI
 #: environment) sets it (ADR 0493 §6; docs/deploy.md). Anything else is refused with exit 4.

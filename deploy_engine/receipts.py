@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from runway_core.planner import EnvironmentPlan, plan_digest
-from runway_core.rules import usd
+from runway_core.money import usd
 
 from .leases import Lease
 from .secrets import Redactor

@@ -17,7 +17,8 @@ import os
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from runway_core.analysis import Analysis, analyze, find_root
+from runway_core.analysis import Analysis, analyze
+from runway_core.workspace import find_root
 from runway_core.catalog import Catalog
 
 from .documents import Buffers
@@ -142,7 +143,7 @@ class Analyses:
         otherwise the nearest root above whose analysis lists it; otherwise itself, alone.
 
         A member with a loader fault (empty, a syntax error) may not look like a member; what
-        decides is the root that lists it, as in :func:`runway_core.analysis.find_root`.
+        decides is the root that lists it, as in :func:`runway_core.workspace.find_root`.
         """
         memo = self._group_memo
         if memo is not None:

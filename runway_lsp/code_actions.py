@@ -1,11 +1,11 @@
 """Quick fixes over LSP: ``textDocument/codeAction`` as a thin adapter over
-:func:`runway_core.fixes.fixes_for` (docs/architecture.md §2).
+:func:`runway_core.ide.fixes.fixes_for` (docs/architecture.md §2).
 
 - the diagnostics the client sends back in ``context.diagnostics`` (ours: source ``runway``)
   are decoded into the core's positions and matched to the current analysis by code and
   range (then message); a client that sends none gets the fixes of our diagnostics touching
   the requested range (LSP 3.17 §"Code Action Request": the context is the client's view);
-- each :class:`~runway_core.fixes.Fix` becomes a ``quickfix`` CodeAction naming the client's
+- each :class:`~runway_core.ide.fixes.Fix` becomes a ``quickfix`` CodeAction naming the client's
   own diagnostic, with a WorkspaceEdit: ``documentChanges`` (TextDocumentEdit with the
   open document's version, null for a file that is not open) when the client supports it
   (``workspace.workspaceEdit.documentChanges``), else ``changes``. Positions use the
@@ -34,7 +34,7 @@ from .session import Session
 from .uris import uri_to_path
 
 if TYPE_CHECKING:
-    from runway_core.fixes import Fix
+    from runway_core.ide.fixes import Fix
 
 log = logging.getLogger("runway_lsp")
 
@@ -58,7 +58,7 @@ def code_actions(session: Session, params: types.CodeActionParams) -> list[types
         rng = convert.from_range(d.range, lines, enc)
         sent.setdefault((d.code, rng), d)
         core.append(Diagnostic(path, rng, Severity(int(d.severity or 1)), d.code, d.message, d.data if isinstance(d.data, dict) else None))
-    from runway_core.fixes import fixes_for  # imported on first use: not at start-up (issue 6)
+    from runway_core.ide.fixes import fixes_for  # imported on first use: not at start-up (issue 6)
 
     fixes = fixes_for(an, path, core) if core else fixes_for(an, path, convert.from_range(params.range, lines, enc))
     doc_changes = convert.supports_document_changes(session.capabilities)

@@ -1,4 +1,4 @@
-"""``textDocument/completion``: a thin adapter over :func:`runway_core.complete.completions_at`.
+"""``textDocument/completion``: a thin adapter over :func:`runway_core.ide.completion.completions_at`.
 
 The handler fetches the group's analysis for the current buffers (while the user types:
 :meth:`runway_lsp.session.Session.analysis_while_typing`), decodes the position in the
@@ -37,7 +37,7 @@ def complete(session: Session, params: types.CompletionParams) -> types.Completi
         parsed = parse_yaml(doc.text, path)  # an open buffer the analysis did not read
     lines = (parsed if parsed is not None else src.parsed).lines  # type: ignore[union-attr]
     pos = convert.from_position(params.position, lines, session.encoding)
-    from runway_core.complete import completions_at  # imported on first use: not at start-up (issue 6)
+    from runway_core.ide.completion import completions_at  # imported on first use: not at start-up (issue 6)
 
     cands = completions_at(an, path, pos, parsed=parsed)
     return to_list(cands, lines, session.encoding, CompletionSupport.of(session.capabilities))

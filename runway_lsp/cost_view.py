@@ -1,6 +1,6 @@
 """Cost in view over LSP: code lenses, inlay hints, cost deltas and their refreshes.
 
-A thin adapter (docs/architecture.md §2) over :mod:`runway_core.lenses` and
+A thin adapter (docs/architecture.md §2) over :mod:`runway_core.ide.lenses` and
 :mod:`runway_core.baseline`; its protocol values are built by :mod:`runway_lsp.convert.cost`.
 
 - ``textDocument/codeLens`` (no resolve): the lenses of the root runway. LSP shows a lens
@@ -45,9 +45,9 @@ from typing import Any
 from lsprotocol import types
 
 from runway_core.analysis import Analysis, tolerant_analysis
-from runway_core.baseline import BaselineStore
-from runway_core.hover import HoverResult, hover_at
-from runway_core.lenses import Baselines, Hint, Lens, code_lenses, inlay_hints
+from runway_core.baseline import Baselines, BaselineStore
+from runway_core.ide.hover import HoverResult, hover_at
+from runway_core.ide.lenses import Hint, Lens, code_lenses, inlay_hints
 from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 

@@ -29,9 +29,11 @@ import logging
 import os
 from typing import Any
 
-from runway_core.analysis import ROOT_NAMES, Analysis
+from runway_core.analysis import Analysis
+from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Severity
-from runway_core.planner import Plan, cap_percent, plan_json
+from runway_core.money import cap_percent
+from runway_core.planner import Plan, plan_json
 
 from .convert.messages import COSTS, COSTS_CHANGED, PLAN
 from .guard import degrades

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterator
 
-from runway_core.analysis import read_disk
+from runway_core.workspace import read_disk
 
 
 @dataclass

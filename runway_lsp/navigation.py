@@ -1,6 +1,6 @@
 """Navigation, symbols and document links of the runway server.
 
-Thin adapters (docs/architecture.md §2) over the pure queries of :mod:`runway_core.navigate`:
+Thin adapters (docs/architecture.md §2) over the pure queries of :mod:`runway_core.ide.navigation`:
 ``textDocument/definition``, ``references``, ``prepareRename``, ``rename``,
 ``documentHighlight``, ``documentSymbol`` and ``documentLink`` (``workspace/symbol`` and the
 workspace scan: runway_lsp/scan.py). Protocol values are built by
@@ -23,7 +23,7 @@ import os
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from runway_core import navigate
+from runway_core.ide import navigation as navigate
 from runway_core.analysis import Analysis
 from runway_core.positions import LineIndex, Position, Range
 

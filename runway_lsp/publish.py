@@ -17,7 +17,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from runway_core.analysis import ROOT_NAMES, Analysis
+from runway_core.analysis import Analysis
+from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Diagnostic
 from runway_core.positions import LineIndex
 

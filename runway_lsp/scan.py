@@ -26,10 +26,9 @@ from typing import Iterable
 
 from lsprotocol import types
 
-from runway_core import navigate
-from runway_core.analysis import ROOT_NAMES
+from runway_core.ide import navigation as navigate
 from runway_core.positions import LineIndex
-from runway_core.workspace import open_regular
+from runway_core.workspace import ROOT_NAMES, open_regular
 
 from . import convert
 from .convert import messages

@@ -52,7 +52,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from runway_core.analysis import suggest
+from runway_core.text import suggest
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
 from .convert import messages

@@ -15,7 +15,7 @@ import os
 
 from lsprotocol import types
 
-from runway_core.analysis import ROOT_NAMES
+from runway_core.workspace import ROOT_NAMES
 
 from . import convert
 from .convert import messages

@@ -1,4 +1,4 @@
-"""examples/broken shows every diagnostic code of rules.CODES in one analysis, and never raises.
+"""examples/broken shows every diagnostic code of diagnostics.CODES in one analysis, and never raises.
 
 The example is also what docs/diagnostics.md points at: each planted fault carries a comment
 naming its code, and each file-level (loader) fault has its own member file under services/.
@@ -70,7 +70,7 @@ def test_every_code_appears(analysis) -> None:
     seen = {d.code for d in analysis.all_diagnostics()}
     missing = set(CODES) - seen - set(EXCLUDED)
     assert missing == set(), f"codes the broken example does not show: {sorted(missing)}"
-    assert seen <= set(CODES), f"codes not in rules.CODES: {sorted(seen - set(CODES))}"
+    assert seen <= set(CODES), f"codes not in diagnostics.CODES: {sorted(seen - set(CODES))}"
     assert seen.isdisjoint(EXCLUDED), "an excluded code appears: drop it from EXCLUDED"
     for code, instead in DISPLACES.items():
         assert instead in seen, f"{code} is excluded for {instead}, which the example must show"

@@ -17,9 +17,8 @@ import pytest
 
 from deploy_engine.cli import diagnostic_github, github_escape_data, github_escape_property, main
 from deploy_engine.rule_help import RULE_HELP
-from runway_core.diagnostics import Diagnostic, Severity
+from runway_core.diagnostics import CODES, Diagnostic, Severity
 from runway_core.positions import Position, Range
-from runway_core.diagnostics import CODES
 from mdtables import flat
 
 REPO = Path(__file__).resolve().parent.parent

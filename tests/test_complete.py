@@ -1,4 +1,4 @@
-"""Pure tests of runway_core.complete.completions_at: no server (docs/architecture.md §2).
+"""Pure tests of runway_core.ide.completion.completions_at: no server (docs/architecture.md §2).
 
 Documents are written with a cursor mark ``‸``; the example's files are read from disk and
 the edited one from the test, so examples/ is never modified. Accepted candidates are applied

@@ -1,4 +1,4 @@
-"""Pure tests of runway_core.fixes: every quick fix applied to the source text and compared
+"""Pure tests of runway_core.ide.fixes: every quick fix applied to the source text and compared
 with the whole expected file (no server, docs/architecture.md §2).
 
 Runways live in memory (``analyze`` reads through a dict) unless members are needed. Each

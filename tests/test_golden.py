@@ -18,7 +18,7 @@ runway (rw154_*) is a lone member folder, with no root above it.
 changed line by hand: an expected file states what a user should see, not what the code
 happens to print today.
 
-This module also keeps docs/diagnostics.md in step with :data:`runway_core.rules.CODES`.
+This module also keeps docs/diagnostics.md in step with :data:`runway_core.diagnostics.CODES`.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def test_every_code_has_a_golden_case() -> None:
         for line in _read_expected(case):
             seen.add(line.split(" ")[2])
     assert set(CODES) - seen == set(), "codes without a golden case"
-    assert seen - set(CODES) == set(), "golden cases expect codes that rules.CODES does not list"
+    assert seen - set(CODES) == set(), "golden cases expect codes that diagnostics.CODES does not list"
 
 
 def test_expected_severities_are_the_defaults() -> None:
@@ -185,7 +185,7 @@ def test_expected_lines_are_sorted_as_the_analysis_sorts() -> None:
         assert keys == sorted(keys), case.name
 
 
-# --- docs/diagnostics.md lists exactly rules.CODES -------------------------------------
+# --- docs/diagnostics.md lists exactly diagnostics.CODES -------------------------------------
 
 
 def _doc_table() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Pure tests of runway_core.hover.hover_at on examples/orders and on broken runways.
+"""Pure tests of runway_core.ide.hover.hover_at on examples/orders and on broken runways.
 
 No server here (docs/architecture.md §2: the query is testable without one). Positions are found by
 searching the example's text, so the tests say what they hover over.

@@ -1,4 +1,4 @@
-"""Pure tests of the cost-in-view queries (runway_core.lenses) and their baselines
+"""Pure tests of the cost-in-view queries (runway_core.ide.lenses) and their baselines
 (runway_core.baseline), including a real git repository made by the test.
 
 No server (docs/architecture.md §2). Texts are read from examples/orders and changed in memory, or in a

@@ -3,7 +3,7 @@
 Each test runs on a private copy of examples/orders (or a file it writes) with a VS Code-like
 and Neovim-like capability set and, where positions matter, both position encodings. Tests
 await responses and notifications and never sleep. Whole-dollar figures in resource lenses
-are rounded half up (runway_core.lenses states the conventions).
+are rounded half up (runway_core.ide.lenses states the conventions).
 """
 
 from __future__ import annotations

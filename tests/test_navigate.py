@@ -1,4 +1,4 @@
-"""Pure tests of runway_core.navigate: definition, references, highlights, rename, outline,
+"""Pure tests of runway_core.ide.navigation: definition, references, highlights, rename, outline,
 workspace symbols and document links, on examples/orders and on tricky runways.
 
 No server (docs/architecture.md §2). Positions are found by searching the text for what the test points

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
-from runway_core.analysis import ROOT_NAMES, Analysis, analyze, find_root
+from runway_core.analysis import Analysis, analyze
+from runway_core.workspace import ROOT_NAMES, find_root
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
 
@@ -27,7 +28,7 @@ def resolve_root(path: str) -> str:
     """The root runway file for PATH (a folder holding runway.yaml/.yml, or a runway file).
 
     A runway without ``product:`` (a member) resolves to the nearest root above it
-    (:func:`runway_core.analysis.find_root`); with none above, it is analysed alone (a lone
+    (:func:`runway_core.workspace.find_root`); with none above, it is analysed alone (a lone
     member gets RW154). Raises :class:`InputError` when nothing is found or PATH is not a
     readable file or folder; the message names the path, never the file's contents.
     """

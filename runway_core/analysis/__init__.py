@@ -17,17 +17,6 @@ reuse between analyses), :mod:`.report` (limits per file, read errors) and :mod:
 """
 
 from ..facts import Analysis, Reference, SourceFile, Symbol
-from ..text import suggest  # shim: removed when callers move (issue 11)
-from ..workspace import (  # shim: removed when callers move (issue 11)
-    MAX_FILE_BYTES,
-    MAX_FILE_CHARS,
-    ROOT_NAMES,
-    FileTooLarge,
-    Reader,
-    find_root,
-    is_lone_member,
-    read_disk,
-)
 from .cache import clear_file_cache, parse_file
 from .report import MAX_DIAGNOSTICS_PER_FILE
 from .run import analyze, node_at_path
@@ -48,14 +37,4 @@ __all__ = [
     "tolerant_text",
     "tolerant_analysis",
     "MAX_DIAGNOSTICS_PER_FILE",
-    # shim: removed when callers move (issue 11)
-    "suggest",
-    "MAX_FILE_BYTES",
-    "MAX_FILE_CHARS",
-    "ROOT_NAMES",
-    "FileTooLarge",
-    "Reader",
-    "find_root",
-    "is_lone_member",
-    "read_disk",
 ]

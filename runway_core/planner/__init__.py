@@ -21,7 +21,6 @@ injected variable names), :mod:`~runway_core.planner.items` (the plan's value ty
 """
 
 from ..model import RESOURCE_KINDS
-from ..money import cap_percent, cents  # shim: removed when callers move (issue 11)
 from .items import EnvironmentPlan, ItemPlan, LineItem, Plan
 from .output import FORMAT_VERSION, environment_json, plan_digest, plan_json
 from .plan import clear_memos, plan_all, plan_environment
@@ -65,6 +64,4 @@ __all__ = [
     "default_environments",
     "size_map",
     "scale_map",
-    "cents",
-    "cap_percent",
 ]

@@ -15,9 +15,6 @@ its family's module and a line here.
 
 from __future__ import annotations
 
-from ..diagnostics import CODES  # shim: removed when callers move (issue 11)
-from ..money import usd  # shim: removed when callers move (issue 11)
-from ..text import redact, secret_shape  # shim: removed when callers move (issue 11)
 from ._common import Rule
 from .costs import caps, region
 from .kinds import kinds, sizes, undeclared_environments
@@ -50,4 +47,4 @@ RULES: tuple[Rule, ...] = (
 #: The rules a lone member runway (no root above lists it) is checked with: shape only.
 LONE_MEMBER_RULES: tuple[Rule, ...] = (format_version, names, kinds)
 
-__all__ = ["RULES", "LONE_MEMBER_RULES", "Rule", "ENVIRONMENT_ITEM_NAMES", "CODES", "usd", "redact", "secret_shape"]
+__all__ = ["RULES", "LONE_MEMBER_RULES", "Rule", "ENVIRONMENT_ITEM_NAMES"]

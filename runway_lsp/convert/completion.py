@@ -27,7 +27,7 @@ from runway_core.positions import Encoding, LineIndex
 from .positions import to_range
 
 if TYPE_CHECKING:
-    from runway_core.complete import CompletionCandidate
+    from runway_core.ide.completion import CompletionCandidate
 
 #: Typing one of these asks for completion: after `key:` and a space (values), at `[` `,`
 #: `{` (flow collections), and `-` (a new list item).

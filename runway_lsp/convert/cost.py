@@ -12,7 +12,7 @@ from lsprotocol import types
 from runway_core.positions import LineIndex
 
 if TYPE_CHECKING:  # annotations only: converting needs no analysis module loaded
-    from runway_core.lenses import Hint, Lens
+    from runway_core.ide.lenses import Hint, Lens
 
 from .positions import to_position, to_range
 

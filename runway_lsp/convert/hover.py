@@ -12,7 +12,7 @@ from lsprotocol import types
 from runway_core.positions import Encoding, LineIndex
 
 if TYPE_CHECKING:  # annotations only: converting needs no analysis module loaded
-    from runway_core.hover import HoverResult
+    from runway_core.ide.hover import HoverResult
 
 from .positions import to_range
 

@@ -11,9 +11,9 @@ from typing import Callable, Mapping, Sequence
 from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import EnvironmentPlan, Plan, cap_percent
+from runway_core.money import cap_percent, usd
+from runway_core.planner import EnvironmentPlan, Plan
 from runway_core.positions import Range
-from runway_core.rules import usd
 
 # Footnotes printed once per text or markdown plan (docs/catalog.md).
 NOTE_UNITS = "Estimates are USD per month (730 h a month), unit prices x quantities from the catalogue."

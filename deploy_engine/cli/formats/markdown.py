@@ -11,7 +11,8 @@ from deploy_engine.exits import PROG
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.planner import Plan
-from runway_core.rules import redact, usd
+from runway_core.money import usd
+from runway_core.text import redact
 
 
 def md(text: str) -> str:

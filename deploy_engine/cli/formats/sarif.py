@@ -10,8 +10,7 @@ from typing import Any, Mapping, Sequence
 from deploy_engine.cli.formats._shared import ci_path, one_based_range
 from deploy_engine.exits import PROG
 from runway_core.analysis import Analysis
-from runway_core.diagnostics import Diagnostic
-from runway_core.rules import CODES
+from runway_core.diagnostics import CODES, Diagnostic
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -11,7 +11,7 @@ from deploy_engine.terminal import printable, rel_path
 from runway_core.analysis import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
-from runway_core.rules import usd
+from runway_core.money import usd
 
 
 class Style:
