@@ -122,6 +122,11 @@ class RunwayLanguageServer(LanguageServer):
         if self.idle_gc:
             gc.freeze()  # what was just loaded lives as long as the server (runway_lsp/__main__.py)
 
+    def pending_messages(self) -> int:
+        """Messages read from the client and not handled yet (0 when not serving stdio)."""
+        counts = getattr(self, "_counts", None)
+        return counts.pending if counts is not None else 0
+
     def set_client(self, caps: Any, encoding: Any) -> None:
         """What ``initialize`` negotiated, for the session (now, or when it is loaded)."""
         self._client_setup = (caps, encoding)
@@ -145,8 +150,9 @@ class RunwayLanguageServer(LanguageServer):
 
         self._stop_event = threading.Event()
         self.protocol.set_writer(transport.StdoutWriter(stdout or sys.stdout.buffer))
+        self._counts = transport.Counts()
         try:
-            asyncio.run(transport.serve(stdin or sys.stdin.buffer, self.protocol, self.report_server_error, self.stop_session))
+            asyncio.run(transport.serve(stdin or sys.stdin.buffer, self.protocol, self.report_server_error, self.stop_session, self._counts))
         except BrokenPipeError:
             log.error("the connection to the client is lost; shutting down")
         except KeyboardInterrupt:

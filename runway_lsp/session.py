@@ -230,6 +230,11 @@ class Session:
         -32801); after ``shutdown`` it is cancelled."""
         msg_id = self.client.protocol.msg_id
         await asyncio.sleep(0)
+        pending = getattr(self.client, "pending_messages", None)
+        for _ in range(MAX_RECEIPTS):  # bounded: a client that never stops sending
+            if pending is None or pending() <= 0:
+                break
+            await asyncio.sleep(0)  # messages read meanwhile are handled before this request
         if self.stopped:
             raise asyncio.CancelledError
         receipt = self._receipts.pop(msg_id, None) if msg_id is not None else None

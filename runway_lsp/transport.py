@@ -90,17 +90,34 @@ def read_messages(stdin: Any, deliver: Callable[[bytes], None]) -> None:
             deliver(body)
 
 
-async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, type], Any], on_exit: Callable[[], None]) -> None:
+class Counts:
+    """Messages read by the thread (``delivered``, written by it alone) and handled on the
+    loop (``handled``, written by the loop alone): :attr:`pending` is what a checkpoint waits
+    for (runway_lsp.session.Session.checkpoint)."""
+
+    delivered = 0
+    handled = 0
+
+    @property
+    def pending(self) -> int:
+        return self.delivered - self.handled
+
+
+async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, type], Any], on_exit: Callable[[], None],
+                counts: Counts | None = None) -> None:
     """Handle messages from ``stdin`` with ``protocol`` until ``exit`` or the end of stdin;
-    then ``on_exit()`` (stop timers and tasks that would write to a closed stdout)."""
+    then ``on_exit()`` (stop timers and tasks that would write to a closed stdout).
+    ``counts``: kept up to date (messages read, handled)."""
     loop = asyncio.get_running_loop()
     done = loop.create_future()
+    counts = counts if counts is not None else Counts()
 
     def finish() -> None:
         if not done.done():
             done.set_result(None)
 
     def handle(body: bytes) -> None:
+        counts.handled += 1
         if done.done():
             return  # after exit: nothing more is handled (stdout is closed)
         try:
@@ -113,6 +130,7 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
             report(exc, JsonRpcException)
 
     def deliver(body: bytes) -> None:
+        counts.delivered += 1
         try:
             loop.call_soon_threadsafe(handle, body)
         except RuntimeError:  # the loop is closed: the server is gone
@@ -168,4 +186,4 @@ class StdoutWriter:
             self._stdout.flush()
 
 
-__all__ = ["StdoutWriter", "read_messages", "serve"]
+__all__ = ["Counts", "StdoutWriter", "read_messages", "serve"]

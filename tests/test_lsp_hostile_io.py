@@ -205,8 +205,10 @@ def test_nine_of_ten_cancelled_code_lens_requests_never_run(tmp_path: Path) -> N
     assert len(cancelled) >= 8, answers[:9]
     assert isinstance(answers[9].get("result"), list) and answers[9]["result"], answers[9]
     # Superseded: a lens request, then an edit of its document in the same write.
+    end = text.count("\n")
     edit = {"jsonrpc": "2.0", "method": "textDocument/didChange",
-            "params": {"textDocument": {"uri": root.as_uri(), "version": 2}, "contentChanges": [{"text": text + "# edited\n"}]}}
+            "params": {"textDocument": {"uri": root.as_uri(), "version": 2},
+                       "contentChanges": [{"range": {"start": {"line": end, "character": 0}, "end": {"line": end, "character": 0}}, "text": "# edited\n"}]}}
     stale = {"jsonrpc": "2.0", "id": "stale", "method": "textDocument/codeLens", "params": td}
     fresh = {"jsonrpc": "2.0", "id": "fresh", "method": "textDocument/codeLens", "params": td}
     server.proc.stdin.write(b"".join(b"Content-Length: %d\r\n\r\n" % len(b) + b for b in (json.dumps(m).encode() for m in (stale, edit, fresh))))
