@@ -1,7 +1,7 @@
 """Hostile runway files: build each case, run ``runway-deploy check --format json`` on it in a
 child process, and report the outcome, the wall time and the child's peak memory.
 
-The cases are shared with tests/test_hostile.py, which asserts each outcome (a positioned
+The cases are shared with tests/e2e/test_hostile.py, which asserts each outcome (a positioned
 diagnostic or a clear CLI error) and generous structural bounds (a subprocess timeout that
 only detects a hang, a peak-RSS ceiling). This script prints the figures pasted into
 docs/reliability.md. Run: ``.venv/bin/python benchmarks/hostile.py [--repeat N] [--markdown]``.

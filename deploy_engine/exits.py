@@ -15,9 +15,10 @@ from __future__ import annotations
 
 EXIT_OK = 0
 #: The runway is invalid: an error diagnostic (``check``: any error; ``plan``: any error other
-#: than RW170 over-cap). Takes precedence over :data:`EXIT_REFUSED`.
+#: than a refusal, :data:`REFUSAL_CODES`). Takes precedence over :data:`EXIT_REFUSED`.
 EXIT_INVALID = 1
-#: ``plan`` only: a selected environment is over its cap, its plan is refused (ADR 0493 §3).
+#: A selected environment's plan is refused (ADR 0493 §3): over its cap, or its cap cannot be
+#: checked because a unit price is missing for the region (verdict ``unpriced``, issue 13).
 EXIT_REFUSED = 2
 #: No runway at PATH, PATH unreadable, or the ``--catalog`` folder missing or invalid; for
 #: ``preview``/``up``/``drift`` also deploy configuration missing (network settings, Infisical,
@@ -46,6 +47,9 @@ EXIT_TERMINATED = 143
 
 #: The one error diagnostic that refuses a plan (exit 2) rather than invalidating it (exit 1).
 OVER_CAP_CODE = "RW170"
+#: Error codes that refuse a plan rather than make the runway invalid: over the cap (RW170),
+#: a cap that cannot be checked (RW162, and RW163 on each unpriced item).
+REFUSAL_CODES: frozenset[str] = frozenset({OVER_CAP_CODE, "RW162", "RW163"})
 
 PROG = "runway-deploy"
 
@@ -81,6 +85,7 @@ __all__ = [
     "EXIT_USAGE",
     "InputError",
     "OVER_CAP_CODE",
+    "REFUSAL_CODES",
     "PROG",
     "Terminated",
     "UsageError",

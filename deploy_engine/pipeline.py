@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from deploy_engine.context import Context
+from deploy_engine.context import Context, json_ascii
 from deploy_engine.exits import (
     EXIT_CONFIG,
     EXIT_DEPLOY_FAILED,
@@ -46,9 +46,9 @@ from deploy_engine.exits import (
     Terminated,
 )
 from deploy_engine.terminal import printable_lines, rel_path
-from runway_core.analysis import Analysis
-from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, plan_digest
+from runway_core.facts import Analysis
 from runway_core.money import usd
+from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, cap_unchecked_text, plan_digest
 
 #: ``up`` runs only where this variable is ``protected``: a protected deploy job (its CI
 #: environment) sets it (ADR 0493 §6; docs/deploy.md). Anything else is refused with exit 4.
@@ -103,6 +103,34 @@ class SigtermRaises:
             signal.signal(signal.SIGTERM, self.previous)
 
 
+#: The Python modules of the ``[deploy]`` extra (pyproject.toml): ``up`` needs all of them,
+#: ``preview`` and ``drift`` the Pulumi ones.
+DEPLOY_EXTRA_MODULES = ("pulumi", "pulumi_aws", "infisical_sdk")
+INSTALL_DEPLOY_EXTRA = "pip install 'runway-tooling[deploy]'"
+
+
+def missing_deploy_modules(command: str) -> list[str]:
+    """The modules of the ``[deploy]`` extra that ``command`` needs and this Python cannot
+    import (found without importing them: :func:`importlib.util.find_spec`)."""
+    import importlib.util
+
+    needed = DEPLOY_EXTRA_MODULES if command == "up" else DEPLOY_EXTRA_MODULES[:2]
+    missing = []
+    for name in needed:
+        try:
+            if importlib.util.find_spec(name) is None:
+                missing.append(name)
+        except (ImportError, ValueError):
+            missing.append(name)
+    return missing
+
+
+def deploy_extra_message(command: str, missing: Sequence[str]) -> str:
+    """Why ``command`` cannot run without the ``[deploy]`` extra, and how to install it (exit 3)."""
+    return (f"`{command}` needs the [deploy] extra (Pulumi, pulumi-aws, the Infisical SDK), which is not installed "
+            f"(no module {', '.join(missing)}): {INSTALL_DEPLOY_EXTRA}; nothing was run")
+
+
 def json_error(code: int, message: str) -> dict[str, Any]:
     """What ``preview``/``drift --format json`` (and an ``up`` that wrote no receipt) print on
     stdout when they fail: ``{"error": {"exit_code": <code>, "message": <why>}}``."""
@@ -155,7 +183,7 @@ class DeployRun:
         self.ctx.stdout.write(self.redactor.scrub(text))
 
     def out_json(self, doc: Any) -> None:
-        self.out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        self.out(json.dumps(doc, indent=2, ensure_ascii=json_ascii(self.ctx.stdout)) + "\n")
 
     def holder(self) -> str:
         if self.ci:
@@ -286,6 +314,12 @@ def _guarded_deploy(run: DeployRun) -> int:
             EXIT_REFUSED, "refused",
             f"refused: {run.env} is over its cap ({usd(env_plan.total)}/month > {usd(env_plan.cap)}); nothing was declared",
         )
+    if env_plan.verdict == "unpriced":
+        # Fail closed (issue 13): a capped environment whose estimate misses a price.
+        return run.finish(
+            EXIT_REFUSED, "refused",
+            f"refused: {run.env}: {cap_unchecked_text(env_plan, run.region)}; nothing was declared",
+        )
     reviewed = run.options.plan_digest
     if reviewed is not None:
         current = plan_digest(env_plan, run.product, run.region)
@@ -304,6 +338,10 @@ def _guarded_deploy(run: DeployRun) -> int:
             f"refused: `up` runs only in a protected deploy job ({PROTECTED_VARIABLE}={PROTECTED_VALUE}, "
             "set by that job's protected environment; ADR 0493 §6). Use `preview` anywhere else",
         )
+
+    missing = missing_deploy_modules(run.command)
+    if missing:
+        return run.finish(EXIT_CONFIG, "failed", deploy_extra_message(run.command, missing))
 
     from deploy_engine import automation
 
@@ -516,4 +554,4 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
             writer.close()
 
 
-__all__ = ["DeployOptions", "DeployRun", "PROTECTED_VALUE", "PROTECTED_VARIABLE", "SigtermRaises", "json_error", "run_deploy"]
+__all__ = ["DEPLOY_EXTRA_MODULES", "DeployOptions", "deploy_extra_message", "missing_deploy_modules", "DeployRun", "PROTECTED_VALUE", "PROTECTED_VARIABLE", "SigtermRaises", "json_error", "run_deploy"]

@@ -1027,11 +1027,14 @@ def declare_environment(
     needs (public subnets, a public domain for several public workloads) and ``ValueError``
     when a postgres resource has no credential or an item has no capacity (its size is not in
     the catalogue); both before any resource is declared. An over-cap plan raises ValueError
-    before anything is declared too: the CLI refuses such a plan before importing Pulumi, and
-    the program refuses it again whoever calls it (ADR 0493 §3).
+    before anything is declared too, and so does an ``unpriced`` one (a capped plan missing a
+    unit price: its cap cannot be checked): the CLI refuses such a plan before importing
+    Pulumi, and the program refuses it again whoever calls it (ADR 0493 §3).
     """
     if plan.verdict == "over-cap":
         raise ValueError(f"{plan.name}: the plan is over its cap and refused (ADR 0493 §3); nothing is declared")
+    if plan.verdict == "unpriced":
+        raise ValueError(f"{plan.name}: the plan misses unit prices for {region}, its cap cannot be checked and it is refused; nothing is declared")
     return _Declarer(plan, product, region, network, credentials, set_passwords).declare()
 
 

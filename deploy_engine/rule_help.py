@@ -1,7 +1,7 @@
 """Help text of each diagnostic code, for SARIF rules (``help.text``, ``fullDescription``).
 
 The "Triggered by" and "Fix" columns of the summary table in docs/diagnostics.md, which is not
-shipped with the package: a test (tests/test_ci_formats.py) keeps this table equal to that
+shipped with the package: a test (tests/deploy/test_ci_formats.py) keeps this table equal to that
 page, and names the code whose row changed. Must not import pulumi.
 """
 
@@ -46,8 +46,10 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW153": ("a workload listing its own name in `uses`", "remove it"),
     "RW154": ("a member runway (`member`, `requires` or `uses`, no `product`) analysed with no root above that lists it", "list the folder in a root's `members` (or add `product:` if it is meant to be a root)"),
     "RW155": ("a root's `members` lists more than 1,000 distinct member folders", "split the product, or list only the folders that are members"),
-    "RW160": ("a `region:` the catalogue has no prices for", "use a priced region"),
-    "RW161": ("a plan item whose unit price the region lacks", "accept the lower bound, or choose a fully priced region"),
+    "RW160": ("a `region:` the catalogue has no prices for", "use a priced region, or `runway-deploy catalog refresh --region <region>`"),
+    "RW161": ("a plan item whose unit price the region lacks, in an environment without a cap", "accept the lower bound, or refresh the catalogue for the region"),
+    "RW162": ("an environment with a cap whose estimate misses a unit price for the region", "`runway-deploy catalog refresh --region <region>` and plan with `--catalog`"),
+    "RW163": ("an item that a capped environment cannot price in the region", "refresh the catalogue for the region, or change the item"),
     "RW170": ("an estimate above `limits.monthly` (or the default cap)", "shrink sizes or scale, or raise the cap"),
     "RW171": ("an environment with no cap", "set `environments.<env>.limits.monthly`"),
     "RW180": ("a declared resource no workload or member uses", "use it or remove it"),

@@ -1,4 +1,5 @@
-"""Shared fixtures: paths of the examples and the packaged catalogue."""
+"""Shared fixtures of every tier (paths of the examples, the packaged catalogue, the LSP
+harness), and the ``e2e`` marker of the slow tier."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ from lspclient import client, orders  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+#: The slow tier (docs/architecture.md, "Tests"): every test under tests/e2e/ carries the
+#: ``e2e`` marker registered in pyproject.toml, so ``pytest -m "not e2e"`` runs the fast tiers
+#: (tests/core, tests/lsp, tests/deploy) alone and plain ``pytest`` still runs everything.
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +41,30 @@ def orders_root() -> Path:
 @pytest.fixture(scope="session")
 def python_exe() -> str:
     return sys.executable
+
+
+def catalog_without(folder: Path, gaps: set[tuple[str, str]]):
+    """The packaged catalogue written to ``folder`` without the prices ``{(key, region)}``
+    (a row covering several regions keeps the others), loaded: a catalogue with known gaps,
+    now that the packaged one prices every key in each of its regions (issue 13)."""
+    import csv
+    import io
+    import shutil
+
+    from runway_core.catalog import load_catalog
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "catalog" / "sizes.toml", folder / "sizes.toml")
+    with (ROOT / "catalog" / "prices.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for row in rows:
+        regions = [r for r in row["region"].split(";") if (row["key"], r) not in gaps]
+        if regions:
+            out.append({**row, "region": ";".join(regions)})
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(out)
+    (folder / "prices.csv").write_text(buf.getvalue(), encoding="utf-8")
+    return load_catalog(folder)

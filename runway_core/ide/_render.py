@@ -3,6 +3,8 @@ and its concrete capacity (docs/catalog.md). Money is USD per month."""
 
 from __future__ import annotations
 
+import re
+
 from decimal import Decimal
 from typing import Any
 
@@ -31,6 +33,31 @@ def unit_price(x: Decimal) -> str:
     if "." in text and len(text.split(".")[1]) == 1:
         text += "0"
     return f"${text}"
+
+
+#: A brief source fits one hover line (characters); the full text is behind a details block.
+SOURCE_BRIEF_CHARS = 110
+
+
+def source_brief(text: str, limit: int = SOURCE_BRIEF_CHARS) -> str:
+    """A price source in one short line: its first source (up to the first ``;``), without the
+    parenthesised detail when that is what makes it long, the SKU and a date kept when the text
+    names them
+    (``AWS Price List, AmazonRDS offer version 20261120093015, eu-west-1 file published
+    2026-11-20T09:30:15Z, SKU AE36997DF5563133``), cut at a word with ``…`` past ``limit``."""
+    first = text.split("; ", 1)[0].strip()
+    if len(first) > limit and " (" in first:
+        first = first[: first.index(" (")]
+    sku = re.search(r"\bSKU ([A-Z0-9]{8,})", text)
+    if sku and sku.group(0) not in first:
+        first = f"{first}, {sku.group(0)}"
+    date = re.search(r"\b20\d\d-\d\d(-\d\d)?\b", text)
+    if date and not re.search(r"\b20\d\d-\d\d", first):
+        first = f"{first}, {date.group(0)}"
+    if len(first) > limit:
+        cut = first.rfind(" ", 0, limit)
+        first = first[: cut if cut > limit // 2 else limit].rstrip(" ,;") + "…"
+    return first
 
 
 def cell(text: str) -> str:

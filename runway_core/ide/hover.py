@@ -35,13 +35,13 @@ from ..baseline import Baselines
 from ..catalog import SIZES
 from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
 from ..money import cap_percent, usd
-from ..planner import EnvironmentPlan, ItemPlan, injected_variables
+from ..planner import EnvironmentPlan, ItemPlan, injected_variables, refresh_command
 from ..positions import Position, Range
 from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
 from ._cursor import cursor_at
 from ._deltas import with_cost_delta
-from ._render import capacity_text, cell, quantity, unit_price
+from ._render import capacity_text, cell, quantity, source_brief, unit_price
 
 if TYPE_CHECKING:
     from ..facts import Analysis, SourceFile
@@ -302,7 +302,15 @@ def _line_items_table(item: ItemPlan) -> list[str]:
     rows.append(["**total**", "", f"**{usd(item.monthly_usd)}**", ""])
     out = markdown.table(["item", "quantity x unit price", "monthly", "price source"], rows, right={2})
     out.append("")
+    # Each source briefly (offer, SKU, date), the full texts behind a details block, so a size
+    # hover fits on one screen (issue 13).
+    out.extend(f"[{i}] {cell(source_brief(s))}  " for i, s in enumerate(sources, 1))
+    out.append("")
+    out.append("<details><summary>Price sources in full</summary>")
+    out.append("")
     out.extend(f"[{i}] {cell(s)}  " for i, s in enumerate(sources, 1))
+    out.append("")
+    out.append("</details>")
     return out
 
 
@@ -367,6 +375,9 @@ def _environment(an: "Analysis", env: str) -> str | None:
     verdict = {
         "ok": "✓ within its cap: the plan may proceed.",
         "over-cap": f"✗ over its cap by {usd(plan.total - plan.cap) if plan.cap is not None else ''}: the plan is refused before anything is created.",
+        "unpriced": f"✗ the cap cannot be checked: {', '.join(plan.missing_prices)} "
+                    f"{'has' if len(plan.missing_prices) == 1 else 'have'} no {an.spec.region if an.spec else ''} price, "
+                    f"so the plan is refused (run `{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).",
         "no-cap": "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)

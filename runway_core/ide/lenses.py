@@ -167,6 +167,8 @@ def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, E
             parts.append(f"{pct}%")
         if plan.verdict == "over-cap":
             parts.append(f"over cap by {usd(plan.total - plan.cap)}")
+        elif plan.verdict == "unpriced":
+            parts.append("cap unchecked: prices missing")
         tip[0] += f" of a {usd(plan.cap)} {'default ' if plan.cap_source == 'default' else ''}cap"
     if plan.missing_prices:
         tip.append(f"a lower bound: no price for {', '.join(plan.missing_prices)}")

@@ -21,7 +21,7 @@ injected variable names), :mod:`~runway_core.planner.items` (the plan's value ty
 """
 
 from ..model import RESOURCE_KINDS
-from .items import EnvironmentPlan, ItemPlan, LineItem, Plan
+from .items import REFUSED_VERDICTS, VERDICTS, EnvironmentPlan, ItemPlan, LineItem, Plan, cap_unchecked_text, refresh_command
 from .output import FORMAT_VERSION, environment_json, plan_digest, plan_json
 from .plan import clear_memos, plan_all, plan_environment
 from .pricing import entry_cost
@@ -50,6 +50,10 @@ __all__ = [
     "LineItem",
     "ItemPlan",
     "EnvironmentPlan",
+    "VERDICTS",
+    "REFUSED_VERDICTS",
+    "cap_unchecked_text",
+    "refresh_command",
     "Plan",
     "plan_environment",
     "entry_cost",

@@ -47,9 +47,19 @@ class ItemPlan:
     notes: tuple[str, ...] = ()
 
 
+#: The verdicts of an environment's plan: ``ok`` (priced, under its cap), ``over-cap``
+#: (refused: over its cap, even when prices are missing, since the total is a lower bound),
+#: ``unpriced`` (refused: it has a cap and a unit price is missing for the region, so the cap
+#: cannot be checked: fail closed, ADR 0493 §3) and ``no-cap`` (no cap: a warning).
+VERDICTS: tuple[str, ...] = ("ok", "over-cap", "unpriced", "no-cap")
+
+#: The verdicts that refuse the plan (``plan`` exit 2; ``preview``/``up`` declare nothing).
+REFUSED_VERDICTS: frozenset[str] = frozenset({"over-cap", "unpriced"})
+
+
 @dataclass(frozen=True)
 class EnvironmentPlan:
-    """One environment's plan; ``verdict`` is ``ok``, ``over-cap`` (refused) or ``no-cap`` (warn)."""
+    """One environment's plan; ``verdict`` is one of :data:`VERDICTS`."""
 
     name: str
     cap: Decimal | None
@@ -72,6 +82,24 @@ class EnvironmentPlan:
 
     def top_contributors(self, n: int = 3) -> list[ItemPlan]:
         return sorted(self.items, key=lambda i: (-i.monthly_usd, i.name))[:n]
+
+    @property
+    def refused(self) -> bool:
+        """Over its cap, or its cap cannot be checked (:data:`REFUSED_VERDICTS`)."""
+        return self.verdict in REFUSED_VERDICTS
+
+
+def refresh_command(region: str) -> str:
+    """The command that prices ``region`` from the AWS Price List (docs/cli.md)."""
+    return f"runway-deploy catalog refresh --region {region}"
+
+
+def cap_unchecked_text(plan: EnvironmentPlan, region: str) -> str:
+    """Why an ``unpriced`` plan is refused, one sentence every face prints the same way:
+    ``cannot check the cap: no eu-west-1 price for k1, k2; run `runway-deploy catalog refresh
+    --region eu-west-1```."""
+    return (f"cannot check the cap: no {region} price for {', '.join(plan.missing_prices)}; "
+            f"run `{refresh_command(region)}` (or pass a catalogue that prices it with --catalog)")
 
 
 @dataclass(frozen=True)

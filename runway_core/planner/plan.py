@@ -142,7 +142,11 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
     if envspec.cap is None:
         verdict = "no-cap"
     elif total > envspec.cap:
-        verdict = "over-cap"
+        verdict = "over-cap"  # a lower bound already over the cap: over it whatever is missing
+    elif pricer.missing:
+        # A capped environment whose estimate misses a price cannot be shown to be under its
+        # cap: refused, never "ok" on a lower bound (fail closed, ADR 0493 §3; issue 13).
+        verdict = "unpriced"
     else:
         verdict = "ok"
     return EnvironmentPlan(

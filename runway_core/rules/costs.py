@@ -1,6 +1,8 @@
 """Region, prices and caps: RW160 (a region the catalogue does not price), RW161 (unit
-prices missing for the region), RW170 (an environment over its cap: the plan is refused,
-ADR 0493 §3) and RW171 (an environment without a cap).
+prices missing for the region where no cap depends on them), RW162/RW163 (a capped
+environment whose estimate misses a price: its cap cannot be checked, so the plan is refused:
+fail closed, issue 13), RW170 (an environment over its cap: the plan is refused, ADR 0493 §3)
+and RW171 (an environment without a cap).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
 from ..money import cents, usd
+from ..planner.items import refresh_command
 from ..positions import Position, Range
 from ..text import suggest
 from ..yamlsrc import YMap
@@ -18,29 +21,91 @@ if TYPE_CHECKING:
     from ..facts import Analysis
 
 
+def _names(items: list[str]) -> str:
+    return ", ".join(items)
+
+
 def region(an: "Analysis") -> Iterator[Diagnostic]:
-    """RW160 (region unknown to the catalogue) and RW161 (prices missing for the region)."""
+    """RW160 (region unknown to the catalogue), RW162 (a capped environment misses prices: its
+    cap cannot be checked, the plan is refused; fail closed, issue 13), RW163 (each item such an
+    environment cannot price) and RW161 (prices missing where no cap is checked: lower bounds).
+
+    Never another region's price: a missing price stays missing (docs/catalog.md)."""
     r = _root(an)
     if r is None or an.spec is None:
         return
     node = r.get("region")
     rng = node.range if node is not None else _first_key_range(r)
     reg = an.spec.region
+    refresh = refresh_command(reg)
     if reg not in an.catalog.regions:
         sug = suggest(reg, sorted(an.catalog.regions))
         hint = f"; did you mean `{sug}`?" if sug else ""
-        yield _d(an, an.root_file, rng, "RW160", f"region `{reg}` has no prices in the catalogue{hint} (priced regions: {', '.join(sorted(an.catalog.regions))})",
+        advice = "" if sug else f"; `{refresh}` prices it from the AWS Price List"
+        yield _d(an, an.root_file, rng, "RW160",
+                 f"region `{reg}` has no prices in the catalogue{hint} (priced regions: {', '.join(sorted(an.catalog.regions))}){advice}",
                  {"region": reg, "suggestion": sug})
-        return
-    missing: dict[str, list[str]] = {}
+    env_models = getattr(an, "_env_models", {})
+    refused: dict[str, list[str]] = {}  # missing key -> capped environments it leaves unchecked
+    lower: dict[str, list[str]] = {}  # missing key -> environments where the total is only a lower bound
     for env, plan in an.plans.items():
+        if env in an.env_keys and env not in env_models:
+            continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
+        target = refused if plan.verdict == "unpriced" else lower
         for key in plan.missing_prices:
-            missing.setdefault(key, []).append(env)
-    if missing:
-        keys = sorted(missing)
+            target.setdefault(key, []).append(env)
+    if refused:
+        keys = sorted(refused)
+        envs = sorted({e for es in refused.values() for e in es}, key=list(an.plans).index)
+        yield _d(an, an.root_file, rng, "RW162",
+                 f"cannot check the cap of {_names(envs)}: no {reg} price for {_names(keys)}; run `{refresh}`; "
+                 "their plans are refused (never another region's price)",
+                 {"region": reg, "missing": keys, "environments": envs, "command": refresh})
+        yield from _unpriced_items(an, reg, refresh)
+    if lower:
+        keys = sorted(lower)
+        envs = sorted({e for es in lower.values() for e in es}, key=list(an.plans).index)
         yield _d(an, an.root_file, rng, "RW161",
-                 f"the catalogue has no {reg} price for {', '.join(keys)}; those items are not estimated, so totals are lower bounds (never another region's price)",
-                 {"region": reg, "missing": keys})
+                 f"the catalogue has no {reg} price for {_names(keys)}; those items are not estimated in {_names(envs)}, "
+                 "so their totals are lower bounds (never another region's price)",
+                 {"region": reg, "missing": keys, "environments": envs})
+
+
+def _unpriced_items(an: "Analysis", reg: str, refresh: str) -> Iterator[Diagnostic]:
+    """RW163 on each item an ``unpriced`` environment cannot price: at its declaring key (an
+    implicit ``shared-<kind>`` at the first place that asks for it; the ALB and the Cloud Map
+    namespace, which belong to an environment, at that environment)."""
+    by_item: dict[str, tuple[list[str], list[str]]] = {}
+    env_items: list[tuple[str, str, tuple[str, ...]]] = []
+    for env, plan in an.plans.items():
+        if plan.verdict != "unpriced":
+            continue
+        for item in plan.items:
+            if not item.missing_prices:
+                continue
+            if item.origin == "environment":
+                env_items.append((env, item.name, item.missing_prices))
+                continue
+            envs, keys = by_item.setdefault(item.name, ([], []))
+            envs.append(env)
+            keys.extend(k for k in item.missing_prices if k not in keys)
+    for name, (envs, keys) in by_item.items():
+        sym = an.symbols.get(name)
+        if sym is not None and sym.file is not None and sym.range is not None:
+            file, rng = sym.file, sym.range
+        elif sym is not None and sym.origins:
+            file, rng = sym.origins[0]
+        else:
+            file, rng = an.root_file, _env_anchor(an, envs[0], False)
+        yield _d(an, file, rng, "RW163",
+                 f"`{name}` has no {reg} price for {_names(sorted(keys))}: it is not estimated, so the cap of {_names(envs)} "
+                 f"cannot be checked and the plan is refused; run `{refresh}`",
+                 {"name": name, "region": reg, "missing": sorted(keys), "environments": envs})
+    for env, name, keys in env_items:
+        yield _d(an, an.root_file, _env_anchor(an, env, False), "RW163",
+                 f"`{name}` of {env} has no {reg} price for {_names(sorted(keys))}: it is not estimated, so the cap of {env} "
+                 f"cannot be checked and the plan is refused; run `{refresh}`",
+                 {"name": name, "region": reg, "missing": sorted(keys), "environments": [env]})
 
 
 def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
@@ -64,8 +129,6 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
-    if an.spec is not None and an.spec.region not in an.catalog.regions:
-        return  # RW160: nothing is priced in an unknown region, so no estimate to compare
     env_models = getattr(an, "_env_models", {})
     for env, plan in an.plans.items():
         if env in an.env_keys and env not in env_models:

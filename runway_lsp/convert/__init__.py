@@ -1,7 +1,7 @@
 """The language server's one conversion package: core values <-> lsprotocol types.
 
 Only this package builds protocol values (elsewhere in runway_lsp lsprotocol appears in type
-annotations and method names; tests/test_purity.py checks it), and decodes protocol
+annotations and method names; tests/core/test_purity.py checks it), and decodes protocol
 positions into the core's, applying the negotiated position encoding through the document's
 :class:`~runway_core.positions.LineIndex` (LSP 3.17 §"Position"; docs/architecture.md §3-4).
 One module per area:

@@ -1,4 +1,4 @@
--- Drives a real Neovim (0.7+) against runway-lsp; run by tests/test_neovim.py as
+-- Drives a real Neovim (0.7+) against runway-lsp; run by tests/e2e/test_neovim.py as
 --   nvim --headless --clean -i NONE -n -c "luafile tests/neovim/e2e.lua"
 -- with RUNWAY_NVIM_CONFIG naming a JSON file (paths, positions, the output file) and
 -- RUNWAY_NVIM_CMD the server command (read by runway_client.lua, the README's recipe).

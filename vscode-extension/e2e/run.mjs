@@ -1,6 +1,6 @@
 // End to end in a real VS Code: code-server 4.100.3 (VS Code 1.100.3) + Debian Chromium driven
 // by playwright-core, with the built .vsix installed into a fresh extensions folder, as a new
-// user would (../../../shared/tools/REAL_CLIENTS.md). Run through e2e/run.sh, which installs
+// user would. Run through e2e/run.sh, which installs
 // code-server into the cache folder first.
 //
 // Checks, on a temporary copy of examples/orders (and a broken copy of it):

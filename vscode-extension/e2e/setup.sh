@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install what the E2E run needs, once, offline from the package registries
-# (../../../shared/tools/REAL_CLIENTS.md): Debian chromium + ripgrep, and code-server 4.100.3
+# Install what the E2E run needs, once, from the package registries only: Debian chromium +
+# ripgrep, and code-server 4.100.3
 # (VS Code 1.100.3, the last release whose engines allow Node 20) into a cache folder.
 # Reused when present (a stamp file marks a complete install). Usage: setup.sh [CACHE_DIR]
 set -euo pipefail

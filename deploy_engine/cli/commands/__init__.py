@@ -8,16 +8,18 @@ and arguments) and ``run(args, ctx) -> int`` (the exit code; ``ctx`` a
 
 from __future__ import annotations
 
-from deploy_engine.cli.commands import check, drift, plan, preview, schema, up
+from deploy_engine.cli.commands import catalog, check, diff, drift, plan, preview, schema, up
 
 #: Registration order = the order of ``runway-deploy --help``.
 COMMANDS = (
     check,
     plan,
+    diff,
     schema,
     preview,
     up,
     drift,
+    catalog,
 )
 
 __all__ = ["COMMANDS"]

@@ -13,7 +13,8 @@ from deploy_engine.cli.formats.json import dump
 from deploy_engine.cli.formats.text import Style, print_diagnostics
 from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_USAGE, OVER_CAP_CODE, PROG, InputError, UsageError
+from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_USAGE, PROG, REFUSAL_CODES, InputError, UsageError
+from deploy_engine.links import DOCS
 from deploy_engine.pipeline import DeployOptions, SigtermRaises, json_error, run_deploy
 from runway_core.diagnostics import Severity
 
@@ -21,7 +22,7 @@ from runway_core.diagnostics import Severity
 def add_deploy_parser(sub: Any, name: str, short: str, long: str) -> argparse.ArgumentParser:
     """The parser of one deploy command: PATH, ``--catalog``, ``--env`` (required), ``--backend``,
     ``--network``, ``--format text|json``, ``--plan-digest``."""
-    cmd = sub.add_parser(name, help=short, description=long + " See docs/deploy.md.")
+    cmd = sub.add_parser(name, help=short, description=f"{long} See {DOCS.deploy}.")
     add_path_arguments(cmd)
     cmd.add_argument("--env", required=True, metavar="ENV", help="the environment (one)")
     cmd.add_argument("--backend", metavar="URL", default=None,
@@ -65,8 +66,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             raise
         diags = an.all_diagnostics()
         if diags:
-            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ))
-        if spec is None or any(d.severity == Severity.ERROR and d.code != OVER_CAP_CODE for d in diags):
+            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ), ctx.environ)
+        if spec is None or any(d.severity == Severity.ERROR and d.code not in REFUSAL_CODES for d in diags):
             print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
             _print_json_error(args, ctx, EXIT_INVALID, "the runway has errors; nothing was run (run `runway-deploy check`)")
             return EXIT_INVALID

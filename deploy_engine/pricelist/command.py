@@ -1,0 +1,81 @@
+"""The ``catalog refresh`` command: arguments, progress on stderr, the summary and exit code.
+
+Kept apart from the CLI's parser so the command module of ``runway-deploy`` only wires it in
+(``add_arguments`` on its sub-parser, ``run`` as the handler). Exit codes (docs/cli.md):
+0 every key priced in every region asked; 1 the folder was written but some keys have no
+price (each listed on stderr: reported, never invented); 3 the source, its offer index or the
+output folder is unusable; 64 a bad argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from .fetch import DEFAULT_SOURCE, check_source
+from .refresh import RefreshError, refresh
+
+EXIT_OK = 0
+EXIT_INCOMPLETE = 1
+EXIT_NO_INPUT = 3
+EXIT_USAGE = 64
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``catalog refresh``."""
+    p.add_argument("--source", metavar="URL", default=DEFAULT_SOURCE,
+                   help=f"root of the AWS Price List Bulk API layout: AWS's public endpoint (default {DEFAULT_SOURCE}), "
+                   "or an http:// or file:// mirror holding the same offers/v1.0/aws/... paths")
+    p.add_argument("--region", action="append", metavar="REGION", required=True,
+                   help="price this region (repeatable), or 'all' for every region the offers publish")
+    p.add_argument("--output", metavar="DIR", required=True, help="folder to write sizes.toml and prices.csv into (created if needed)")
+    p.add_argument("--catalog", metavar="DIR", default=None,
+                   help="take sizes.toml (the capacity tables, copied unchanged) from this catalogue folder (default: the packaged catalogue)")
+    p.add_argument("--offer-format", choices=("json", "csv"), default="json",
+                   help="read the JSON or the CSV offer files (default json)")
+
+
+def run(args: argparse.Namespace, stderr: IO[str]) -> int:
+    """Run the refresh described by ``args``; progress and the summary go to ``stderr``."""
+    regions = [r.strip() for r in args.region]
+    if "all" in regions and len(regions) > 1:
+        print("catalog refresh: --region all cannot be combined with other regions", file=stderr)
+        return EXIT_USAGE
+    try:
+        check_source(args.source)
+    except ValueError as exc:
+        print(f"catalog refresh: {exc}", file=stderr)
+        return EXIT_USAGE
+
+    def progress(message: str) -> None:
+        print(f"catalog refresh: {message}", file=stderr, flush=True)
+
+    try:
+        result = refresh(args.source, regions, args.output, catalog_dir=args.catalog,
+                         file_format=args.offer_format, progress=progress)
+    except RefreshError as exc:
+        print(f"catalog refresh: {exc}", file=stderr)
+        return EXIT_NO_INPUT
+    except ValueError as exc:
+        print(f"catalog refresh: {exc}", file=stderr)
+        return EXIT_USAGE
+    for m in sorted(result.missing, key=lambda m: (m.region, m.key)):
+        print(f"catalog refresh: no {m.region} price for {m.key}: {m.reason}", file=stderr)
+    print(f"catalog refresh: wrote {result.output}: {len(result.found)} prices for {len(result.regions)} region(s)"
+          f" ({', '.join(result.regions)}); {len(result.missing)} missing", file=stderr)
+    return EXIT_INCOMPLETE if result.missing else EXIT_OK
+
+
+def main(argv: list[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """``python -m deploy_engine.pricelist refresh ...`` (the same as ``runway-deploy catalog refresh``)."""
+    import sys
+
+    err = stderr if stderr is not None else sys.stderr
+    parser = argparse.ArgumentParser(prog="python -m deploy_engine.pricelist refresh",
+                                     description="Build a catalogue folder from the AWS Price List Bulk API.")
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    return run(args, err)

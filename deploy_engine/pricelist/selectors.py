@@ -1,0 +1,234 @@
+"""Which Price List product each catalogue price key is, selected by published attributes.
+
+A :class:`Selector` names the offer (``AmazonRDS``...), the ``productFamily``, attribute values
+(``databaseEngine`` ``PostgreSQL``, ``deploymentOption`` ``Single-AZ``, ``cacheEngine``
+``Valkey``...), the ``usagetype`` without its region prefix (``InstanceUsage:db.t4g.micro``,
+``Fargate-ARM-vCPU-Hours:perCPU``; the prefix ``EU-``/``EUC1-``/``USE1-`` or none varies by
+region and service) and the AWS units it accepts with the factor to the catalogue's unit
+(``Requests`` x 1,000,000 -> "1M requests"). Products are never taken by position: a key whose
+best-ranked matching SKUs disagree on the price is *ambiguous* and reported, not guessed.
+
+The attribute values and usage types are the ones AWS publishes in its offer files; the same
+filters are used by public cost tools (Infracost's AWS resources, e.g. ``db_instance.go``:
+``instanceType``/``deploymentOption``/``databaseEngine``, gp3 ``usagetype``
+``-RDS:GP3-Storage``/``-RDS:Multi-AZ-GP3-Storage``, ElastiCache ``cacheEngine``, SQS
+``queueType`` ``FIFO (first-in, first-out)``, CloudWatch Logs ``-DataProcessing-Bytes``).
+The rules the selection relies on are written in docs/catalog.md ("Refreshing prices").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Mapping
+
+from .offers import Product
+
+MILLION = Decimal(1_000_000)
+THOUSAND = Decimal(1_000)
+
+_HOURS = ("hrs", "hours", "hour", "hr")
+_GB_MONTH = ("gb-mo", "gb-month", "gb-months")
+
+#: A usage type's region prefix: ``EU``, ``EUC1``, ``USE1``, ``APN1``, ``CAN1``...
+_PREFIX_RE = re.compile(r"^[A-Z]{2,4}[0-9]?$")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """How one catalogue key is found in an offer file.
+
+    - ``key``: the catalogue key (``rds:db.t4g.micro:single-az``); ``service``, ``item``,
+      ``unit``: the prices.csv columns written for it (``unit`` is the catalogue's unit).
+    - ``offer``: the offer code (``AmazonRDS``).
+    - ``family``: the ``productFamily`` the product must have (``None``: any).
+    - ``attrs``: ``(normalised attribute, accepted values in preference order)``; a product
+      must carry one of the values; earlier values rank first (``PostgreSQL`` before ``Any``).
+    - ``usage``: the ``usagetype`` without its region prefix (``None``: not checked).
+    - ``units``: accepted AWS units (lower case) -> factor to ``unit`` (``None``: any unit, x1).
+    - ``scope``: ``"regional"``, or ``"global"`` for a price AWS publishes once for every
+      region (Route 53 hosted zones): read from the region's file if the offer has one, else
+      from the offer's ``global`` entry; never from another region's file.
+    - ``what``: a short description of the selection, for sources and reports.
+    """
+
+    key: str
+    service: str
+    item: str
+    unit: str
+    offer: str
+    family: str | None
+    attrs: tuple[tuple[str, tuple[str, ...]], ...]
+    usage: str | None
+    units: Mapping[str, Decimal] | None
+    what: str
+    scope: str = "regional"
+
+    def rank(self, product: Product, region: str) -> tuple[int, ...] | None:
+        """The product's preference rank (lower is better), or ``None`` when it does not match."""
+        if self.family is not None and product.family != self.family:
+            return None
+        if self.usage is not None and not usage_matches(product.attributes.get("usagetype", ""), self.usage):
+            return None
+        code = product.attributes.get("regioncode")
+        if code and code != region and not (self.scope == "global" and code.lower() == "global"):
+            return None  # a product of another region: never another region's price
+        ranks = []
+        for name, accepted in self.attrs:
+            value = product.attributes.get(name)
+            if value not in accepted:
+                return None
+            ranks.append(accepted.index(value))
+        return tuple(ranks)
+
+
+def usage_matches(usagetype: str, usage: str) -> bool:
+    """``usagetype`` is ``usage`` with or without a region prefix (``EU-``, ``EUC1-``, ``USE1-``).
+
+    ``EU-InstanceUsage:db.t4g.micro`` matches ``InstanceUsage:db.t4g.micro``;
+    ``EU-ExtendedSupport-InstanceUsage:...`` and ``EU-InstanceUsageIOOptimized:...`` do not.
+    """
+    if usagetype == usage:
+        return True
+    prefix, sep, rest = usagetype.partition("-")
+    return bool(sep) and rest == usage and bool(_PREFIX_RE.match(prefix))
+
+
+def _units(names: tuple[str, ...], factor: Decimal = Decimal(1)) -> dict[str, Decimal]:
+    return {n: factor for n in names}
+
+
+_RDS = "RDS PostgreSQL"
+_PG = (("databaseengine", ("PostgreSQL",)),)
+_AZ = {"single-az": "Single-AZ", "multi-az": "Multi-AZ"}
+
+
+def selector_for(key: str) -> Selector | None:
+    """The selector of catalogue key ``key``, or ``None`` for a key this engine does not know."""
+    parts = key.split(":")
+    head = parts[0]
+    if head == "rds" and len(parts) == 3 and parts[2] in _AZ:
+        az = _AZ[parts[2]]
+        if parts[1] == "gp3":
+            usage = "RDS:GP3-Storage" if az == "Single-AZ" else "RDS:Multi-AZ-GP3-Storage"
+            return Selector(key, _RDS, f"gp3 storage {az}", "GB-month", "AmazonRDS", "Database Storage",
+                            (("volumetype", ("General Purpose-GP3",)), ("deploymentoption", (az,)),
+                             ("databaseengine", ("PostgreSQL", "Any"))),
+                            usage, _units(_GB_MONTH), f"Database Storage, General Purpose-GP3, {az}, usagetype {usage}")
+        cls = parts[1]
+        usage = f"InstanceUsage:{cls}" if az == "Single-AZ" else f"Multi-AZUsage:{cls}"
+        return Selector(key, _RDS, f"{cls} {az}", "instance-hour", "AmazonRDS", "Database Instance",
+                        (("instancetype", (cls,)), ("deploymentoption", (az,)), *_PG),
+                        usage, _units(_HOURS), f"Database Instance {cls}, PostgreSQL, {az}, usagetype {usage}")
+    if head == "aurora" and len(parts) == 3 and parts[2] == "standard":
+        apg = (("databaseengine", ("Aurora PostgreSQL",)),)
+        if parts[1] == "storage":
+            return Selector(key, "Aurora PostgreSQL", "storage (Aurora Standard)", "GB-month", "AmazonRDS", "Database Storage",
+                            apg, "Aurora:StorageUsage", _units(_GB_MONTH), "Database Storage, Aurora PostgreSQL, usagetype Aurora:StorageUsage")
+        if parts[1] == "io":
+            return Selector(key, "Aurora PostgreSQL", "I/O requests (Aurora Standard only)", "1M requests", "AmazonRDS", "System Operation",
+                            apg, "Aurora:StorageIOUsage", _units(("ios",), MILLION), "System Operation, Aurora PostgreSQL, usagetype Aurora:StorageIOUsage")
+        cls = parts[1]
+        return Selector(key, "Aurora PostgreSQL", f"{cls} (Aurora Standard)", "instance-hour", "AmazonRDS", "Database Instance",
+                        (("instancetype", (cls,)), *apg), f"InstanceUsage:{cls}", _units(_HOURS),
+                        f"Database Instance {cls}, Aurora PostgreSQL, usagetype InstanceUsage:{cls} (not IOOptimized)")
+    if key == "rds-proxy:vcpu":
+        return Selector(key, "RDS Proxy", "provisioned target (RDS/Aurora instances)", "vCPU-hour of target instances (min 2 vCPU)",
+                        "AmazonRDS", None, (("databaseengine", ("PostgreSQL", "Any")),), "RDS:ProxyUsage", _units(_HOURS),
+                        "usagetype RDS:ProxyUsage, PostgreSQL (per vCPU of the target instances)")
+    if head == "valkey" and len(parts) == 2:
+        node = parts[1]
+        return Selector(key, "ElastiCache Valkey", f"{node} node", "node-hour", "AmazonElastiCache", "Cache Instance",
+                        (("instancetype", (node,)), ("cacheengine", ("Valkey",))), f"NodeUsage:{node}", _units(_HOURS),
+                        f"Cache Instance {node}, Valkey, usagetype NodeUsage:{node} (not ExtendedSupport)")
+    if head == "sqs" and len(parts) == 2 and parts[1] in ("standard", "fifo"):
+        queue = "Standard" if parts[1] == "standard" else "FIFO (first-in, first-out)"
+        return Selector(key, "SQS", f"{'Standard' if parts[1] == 'standard' else 'FIFO'} requests", "1M requests",
+                        "AWSQueueService", "API Request", (("queuetype", (queue,)),), None, _units(("requests",), MILLION),
+                        f"API Request, queueType {queue}, first paid tier")
+    if key == "sns:standard":
+        return Selector(key, "SNS", "Standard topic publishes", "1M requests", "AmazonSNS", "API Request", (),
+                        "Requests-Tier1", _units(("requests",), MILLION), "API Request, usagetype Requests-Tier1, first paid tier")
+    if key == "sns:fifo":
+        return Selector(key, "SNS", "FIFO topic publishes", "1M requests", "AmazonSNS", "API Request", (),
+                        "F-Request-Tier1", _units(("requests",), MILLION), "API Request, usagetype F-Request-Tier1 (FIFO topics), first paid tier")
+    if key == "s3:storage":
+        return Selector(key, "S3", "Standard storage first 50 TB", "GB-month", "AmazonS3", "Storage",
+                        (("storageclass", ("General Purpose",)), ("volumetype", ("Standard",))), "TimedStorage-ByteHrs",
+                        _units(_GB_MONTH), "Storage, General Purpose / Standard, usagetype TimedStorage-ByteHrs, first paid tier")
+    if key in ("s3:tier1", "s3:tier2"):
+        n = key[-1]
+        return Selector(key, "S3", "PUT/COPY/POST/LIST (Tier 1)" if n == "1" else "GET and others (Tier 2)", "1,000 requests",
+                        "AmazonS3", "API Request", (("group", (f"S3-API-Tier{n}",)),), f"Requests-Tier{n}",
+                        _units(("requests",), THOUSAND), f"API Request, group S3-API-Tier{n}, usagetype Requests-Tier{n}")
+    if head == "fargate" and len(parts) == 3 and parts[1] in ("arm", "x86") and parts[2] in ("vcpu", "memory"):
+        arm = "ARM-" if parts[1] == "arm" else ""
+        usage = f"Fargate-{arm}vCPU-Hours:perCPU" if parts[2] == "vcpu" else f"Fargate-{arm}GB-Hours"
+        label = "Linux/ARM (Graviton)" if arm else "Linux/x86"
+        return Selector(key, "ECS Fargate", f"{label} {'vCPU' if parts[2] == 'vcpu' else 'memory'}",
+                        "vCPU-hour" if parts[2] == "vcpu" else "GB-hour", "AmazonECS", "Compute", (), usage,
+                        _units(_HOURS + ("vcpu-hours", "gb-hours")), f"Compute, usagetype {usage} (not Spot, not Windows)")
+    if key in ("alb:hour", "alb:lcu"):
+        usage = "LoadBalancerUsage" if key == "alb:hour" else "LCUUsage"
+        return Selector(key, "ELB (ALB)", "Application Load Balancer hour" if key == "alb:hour" else "LCU",
+                        "LB-hour" if key == "alb:hour" else "LCU-hour", "AWSELB", "Load Balancer-Application", (),
+                        usage, _units(_HOURS) if key == "alb:hour" else _units(("lcu-hrs", "lcu-hours")),
+                        f"Load Balancer-Application, usagetype {usage}")
+    if key == "vpc:public-ipv4":
+        return Selector(key, "VPC", "Public IPv4 address in use", "address-hour", "AmazonVPC", None, (),
+                        "PublicIPv4:InUseAddress", _units(_HOURS), "usagetype PublicIPv4:InUseAddress")
+    if key == "route53:private-zone":
+        return Selector(key, "Route 53", "private hosted zone created by a Cloud Map DNS namespace", "zone-month",
+                        "AmazonRoute53", "DNS Zone", (), "HostedZone", None, "DNS Zone, usagetype HostedZone, first paid tier (first 25 zones)",
+                        scope="global")
+    if key == "cloudmap:instance":
+        return Selector(key, "Cloud Map", "registered resource", "resource-month", "AWSCloudMap", None, (),
+                        "CloudMap-RegisteredResource", None, "usagetype CloudMap-RegisteredResource")
+    if key == "secretsmanager:secret":
+        return Selector(key, "Secrets Manager", "secret", "secret-month", "AWSSecretsManager", "Secret", (),
+                        "AWSSecretsManager-Secrets", None, "Secret, usagetype AWSSecretsManager-Secrets")
+    if key in ("nat:hour", "nat:gb"):
+        usage = "NatGateway-Hours" if key == "nat:hour" else "NatGateway-Bytes"
+        return Selector(key, "VPC NAT Gateway", "NAT gateway hour" if key == "nat:hour" else "data processed",
+                        "gateway-hour" if key == "nat:hour" else "GB", "AmazonEC2", "NAT Gateway", (), usage,
+                        _units(_HOURS) if key == "nat:hour" else _units(("gb",)), f"NAT Gateway, usagetype {usage}")
+    if key == "logs:ingestion":
+        return Selector(key, "CloudWatch Logs", "log data ingested (Standard log class)", "GB", "AmazonCloudWatch", "Data Payload", (),
+                        "DataProcessing-Bytes", _units(("gb",)), "Data Payload, usagetype DataProcessing-Bytes, first paid tier")
+    if key == "logs:storage":
+        return Selector(key, "CloudWatch Logs", "log data stored", "GB-month", "AmazonCloudWatch", "Storage Snapshot", (),
+                        "TimedStorage-ByteHrs", _units(_GB_MONTH), "Storage Snapshot, usagetype TimedStorage-ByteHrs")
+    return None
+
+
+def catalogue_keys(sizes: "object") -> list[str]:
+    """Every price key the planner can ask for with the capacity tables of ``sizes`` (a
+    :class:`runway_core.catalog.Catalog`), plus the per-environment and fixed keys, sorted.
+
+    RDS instance classes get both deployment options (an override catalogue may change
+    ``multi_az``); Aurora classes and cache node types come from their tables.
+    """
+    from runway_core.catalog import Catalog
+
+    assert isinstance(sizes, Catalog)
+    keys = {
+        "rds:gp3:single-az", "rds:gp3:multi-az", "aurora:storage:standard", "aurora:io:standard",
+        "rds-proxy:vcpu", "secretsmanager:secret", "sqs:standard", "sqs:fifo", "sns:standard", "sns:fifo",
+        "s3:storage", "s3:tier1", "s3:tier2", "fargate:arm:vcpu", "fargate:arm:memory",
+        "alb:hour", "alb:lcu", "vpc:public-ipv4", "route53:private-zone", "cloudmap:instance",
+        "logs:ingestion", "logs:storage",
+    }
+    for size in sizes.sizes("postgres"):
+        rds = sizes.capacity("postgres", size, "rds")
+        if rds is not None:
+            keys.add(f"rds:{rds['instance_class']}:single-az")
+            keys.add(f"rds:{rds['instance_class']}:multi-az")
+        aurora = sizes.capacity("postgres", size, "aurora")
+        if aurora is not None:
+            keys.add(f"aurora:{aurora['instance_class']}:standard")
+    for size in sizes.sizes("cache"):
+        cache = sizes.capacity("cache", size)
+        if cache is not None:
+            keys.add(f"valkey:{cache['node_type']}")
+    return sorted(keys)

@@ -1,0 +1,299 @@
+"""The import graph of runway_core, runway_lsp and deploy_engine (issue 11), read from the
+source with ``ast``: every ``import`` and ``from ... import``, at module level, inside
+functions and under ``if TYPE_CHECKING:`` alike, relative imports resolved.
+
+- no import cycle inside any of the three packages (between modules);
+- runway_core imports only downward, per :data:`LAYERS` (the table of
+  ``runway_core/__init__.py``'s docstring, which this test keeps in step);
+- no editor query under ``runway_core.ide`` imports another query (what two share lives in
+  ``ide/_*``);
+- runway_core imports no pygls, lsprotocol, pulumi, runway_lsp or deploy_engine; runway_lsp
+  imports no pulumi or deploy_engine (docs/architecture.md, the invariants).
+
+A temporary re-export kept at an old import path is exempt from the layer rule only while
+each of its import lines carries the marker :data:`SHIM_MARKER` (of its issue).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("runway_core", "runway_lsp", "deploy_engine")
+SHIM_MARKER = "# shim: removed when callers move (issue 11)"
+#: Any issue's marker counts (the next move names its own issue).
+SHIM_RE = re.compile(r"# shim: removed when callers move \(issue \d+\)")
+
+#: runway_core's layers: a module may import modules of its own rank or lower. The longest
+#: matching prefix decides (``runway_core.ide.hover`` is ``runway_core.ide``'s rank).
+LAYERS: dict[str, int] = {
+    "runway_core": 0,
+    "runway_core.positions": 0,
+    "runway_core.diagnostics": 0,
+    "runway_core.money": 0,
+    "runway_core.text": 0,
+    "runway_core.names": 0,
+    "runway_core.markdown": 0,
+    "runway_core.yamlsrc": 1,
+    "runway_core.catalog": 1,
+    "runway_core.model": 1,
+    "runway_core.schema": 1,
+    "runway_core.planner": 2,
+    "runway_core.workspace": 2,
+    "runway_core.facts": 2,
+    "runway_core.rules": 3,
+    "runway_core.analysis": 4,
+    "runway_core.whatif": 5,
+    "runway_core.baseline": 5,
+    "runway_core.plan_diff": 5,
+    "runway_core.ide": 6,
+}
+
+#: The editor queries: none may import another.
+QUERIES = (
+    "runway_core.ide.completion",
+    "runway_core.ide.fixes",
+    "runway_core.ide.hover",
+    "runway_core.ide.lenses",
+    "runway_core.ide.navigation",
+)
+
+FORBIDDEN = {
+    "runway_core": {"pygls", "lsprotocol", "pulumi", "pulumi_aws", "runway_lsp", "deploy_engine"},
+    "runway_lsp": {"pulumi", "pulumi_aws", "deploy_engine"},
+}
+
+
+def modules(package: str) -> dict[str, Path]:
+    """Dotted module name -> file, for every ``.py`` file of ``package`` (a package is its
+    ``__init__.py``)."""
+    out = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, source: str, is_package: bool, known: set[str]) -> list[tuple[str, int, bool]]:
+    """``(imported module, line, shim)`` of every import statement anywhere in ``source``
+    (module ``name``). Relative imports are resolved; ``from X import y`` names module
+    ``X.y`` when that is a module of ``known``, else ``X``. ``shim`` is True when the
+    statement's lines carry a shim marker (:data:`SHIM_RE`)."""
+    lines = source.splitlines()
+    base = name if is_package else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        text = "\n".join(lines[node.lineno - 1 : node.end_lineno]) if isinstance(node, (ast.Import, ast.ImportFrom)) else ""
+        shim = SHIM_RE.search(text) is not None
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, node.lineno, shim) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = base.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                target = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.append((sub if sub in known else target, node.lineno, shim))
+    return out
+
+
+def graph(package: str) -> dict[str, list[tuple[str, int, bool]]]:
+    """Module -> its imports (all of them, inside the package or not)."""
+    mods = modules(package)
+    known = set(mods)
+    return {m: imports(m, p.read_text(encoding="utf-8"), p.name == "__init__.py", known) for m, p in mods.items()}
+
+
+def cycles(package: str) -> list[list[str]]:
+    """The import cycles between modules of ``package`` (strongly connected components of
+    more than one module, or a module importing itself), each sorted."""
+    g = graph(package)
+    edges = {m: sorted({t for t, _l, _s in imps if t in g}) for m, imps in g.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan's algorithm; the graphs are small
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in edges[v]:
+                found.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def rank(module: str) -> int | None:
+    """The layer of ``module``: its longest prefix in :data:`LAYERS` (the package itself
+    only for its own ``__init__``); None for a module of no layer (a shim)."""
+    if module == "runway_core":
+        return LAYERS[module]
+    parts = module.split(".")
+    for n in range(len(parts), 1, -1):
+        hit = LAYERS.get(".".join(parts[:n]))
+        if hit is not None:
+            return hit
+    return None
+
+
+def query_of(module: str) -> str | None:
+    return next((q for q in QUERIES if module == q or module.startswith(q + ".")), None)
+
+
+# --------------------------------------------------------------------------------------
+# The reader itself
+# --------------------------------------------------------------------------------------
+
+
+def test_the_reader_sees_local_relative_and_type_checking_imports():
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from . import rules\n"
+        "from ..planner import cents\n"
+        "if TYPE_CHECKING:\n"
+        "    from .facts import Analysis\n"
+        "def f():\n"
+        "    import runway_core.money\n"
+        "    from .x import y  " + SHIM_MARKER + "\n"
+    )
+    known = {"runway_core.analysis.rules", "runway_core.analysis.facts"}
+    got = imports("runway_core.analysis.run", source, False, known)
+    assert sorted(got, key=lambda t: t[1]) == [
+        ("typing", 1, False),
+        ("runway_core.analysis.rules", 2, False),
+        ("runway_core.planner", 3, False),
+        ("runway_core.analysis.facts", 5, False),
+        ("runway_core.money", 7, False),
+        ("runway_core.analysis.x", 8, True),
+    ]
+    # A package's own relative imports resolve against the package itself.
+    assert imports("runway_core.rules", "from ._common import _d\nfrom ..text import suggest\n", True, set()) == [
+        ("runway_core.rules._common", 1, False),
+        ("runway_core.text", 2, False),
+    ]
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
+    pkg = tmp_path / "loop"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from . import b\n")
+    (pkg / "b.py").write_text("from .a import f\n")
+    (pkg / "c.py").write_text("from . import a\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    assert cycles("loop") == [["loop.a", "loop.b"]]
+
+
+# --------------------------------------------------------------------------------------
+# runway_core
+# --------------------------------------------------------------------------------------
+
+
+def test_runway_core_has_no_import_cycle():
+    assert cycles("runway_core") == []
+
+
+def test_runway_core_imports_only_downward():
+    g = graph("runway_core")
+    problems = []
+    for mod, imps in g.items():
+        own = rank(mod)
+        for target, line, shim in imps:
+            if not target.startswith("runway_core"):
+                continue
+            if shim:
+                continue  # a re-export kept at an old path, marked for removal
+            if own is None:
+                problems.append(f"{mod}: not in the layer table (line {line} imports {target})")
+            elif rank(target) is None or rank(target) > own:
+                problems.append(f"{mod} (rank {own}) imports {target} (rank {rank(target)}) on line {line}")
+    assert problems == []
+
+
+def test_every_runway_core_module_has_a_layer_unless_it_is_a_marked_shim():
+    g = graph("runway_core")
+    unranked = [m for m in g if rank(m) is None]
+    for m in unranked:
+        inside = [(t, s) for t, _l, s in g[m] if t.startswith("runway_core")]
+        assert inside and all(s for _t, s in inside), f"{m} has no layer and is not a marked shim"
+
+
+def test_the_layer_table_is_the_one_the_package_documents():
+    doc = ast.get_docstring(ast.parse((ROOT / "runway_core" / "__init__.py").read_text(encoding="utf-8"))) or ""
+    documented = {}
+    for m in re.finditer(r"^(\d)\s{2,}([a-z_, ]+)$", doc, re.M):
+        for name in m.group(2).split(","):
+            documented[f"runway_core.{name.strip()}"] = int(m.group(1))
+    assert documented == {k: v for k, v in LAYERS.items() if k != "runway_core"}
+
+
+def test_no_editor_query_imports_another():
+    g = graph("runway_core")
+    problems = []
+    for mod, imps in g.items():
+        if not mod.startswith("runway_core.ide"):
+            continue
+        mine = query_of(mod)
+        for target, line, shim in imps:
+            other = query_of(target)
+            if other is not None and other != mine:
+                problems.append(f"{mod} imports the query {target} on line {line}")
+    assert problems == []
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_forbidden_imports(package):
+    g = graph(package)
+    bad = sorted(
+        f"{mod} line {line}: {target}"
+        for mod, imps in g.items()
+        for target, line, _shim in imps
+        if target.split(".")[0] in FORBIDDEN[package]
+    )
+    assert bad == []
+
+
+# --------------------------------------------------------------------------------------
+# runway_lsp and deploy_engine
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "runway_lsp",
+        "deploy_engine",
+    ],
+)
+def test_adapter_packages_have_no_import_cycle(package):
+    assert cycles(package) == []
