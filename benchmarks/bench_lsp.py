@@ -40,18 +40,71 @@ from scan import scan, u16  # noqa: E402
 REQUEST_KINDS = ("hover", "completion", "completion_after_keystroke", "codeLens", "inlayHint")
 
 
-async def measure_start(n: int) -> list[float]:
-    """Seconds from spawn to the initialize response, ``n`` fresh servers (ms)."""
-    out = []
+BARE = Path(__file__).resolve().parent / "bare_server.py"
+SMALL = "runway: 1\nproduct: small\nregion: us-east-1\nenvironments:\n  dev: {}\n"
+
+
+async def _one_start(cmd: list[str], tmp: str, env: dict | None, diagnostics: bool) -> tuple[float, float | None]:
+    """(spawn -> initialize response, spawn -> first diagnostics of a file opened right
+    after ``initialized``) in ms; the second None when not asked or not a runway server."""
+    client = LspClient(cmd, cwd=tmp, env=env)
+    await client.start()
+    try:
+        init = await client.initialize(Path(tmp).as_uri()) * 1000
+        first = None
+        if diagnostics:
+            uri = (Path(tmp) / "runway.yaml").as_uri()
+            pub = client.wait_publish(lambda p: p.uri == uri)
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "runway", "version": 1, "text": SMALL}})
+            got = await asyncio.wait_for(pub, 60)
+            first = (got.at - client.spawned_at) * 1000
+        return init, first
+    finally:
+        await client.stop()
+
+
+async def measure_start(n: int, base_pythonpath: str | None = None) -> dict[str, list]:
+    """``n`` fresh servers of each kind, interleaved (ours, the bare pygls floor, and with
+    ``base_pythonpath`` ours from that tree): spawn -> initialize response (ms), and for the
+    runway servers spawn -> the first diagnostics of a file opened after ``initialized``."""
+    import os
+
+    kinds: dict[str, tuple[list[str], dict | None, bool]] = {
+        "runway": (server_command(), None, True),
+        "bare": ([sys.executable, str(BARE)], None, False),
+    }
+    if base_pythonpath:
+        kinds["base"] = (server_command(), {**os.environ, "PYTHONPATH": base_pythonpath}, True)
+    out: dict[str, list] = {k: [] for k in kinds}
+    out.update({f"{k}_first_diagnostics": [] for k in kinds})
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(n):
-            client = LspClient(server_command(), cwd=tmp)
-            await client.start()
-            try:
-                out.append(await client.initialize(Path(tmp).as_uri()) * 1000)
-            finally:
-                await client.stop()
+            for k, (cmd, env, diags) in kinds.items():
+                init, first = await _one_start(cmd, tmp, env, diags)
+                out[k].append(init)
+                if first is not None:
+                    out[f"{k}_first_diagnostics"].append(first)
     return out
+
+
+def report_start(st: dict[str, list], out=sys.stdout) -> dict[str, Any]:
+    """Print the start-up figures and the ratios of medians (same run, interleaved)."""
+    import statistics
+
+    figures: dict[str, Any] = {}
+    for k, v in st.items():
+        if v:
+            figures[k] = summary(v)
+            print(f"{'start ' + k:>30}: {fmt(summary(v), p95=False)}", file=out)
+    ratio = statistics.median(st["runway"]) / statistics.median(st["bare"])
+    figures["ratio_to_bare"] = ratio
+    print(f"{'start ratio runway / bare':>30}: {ratio:.2f}x (target <= 1.15x)", file=out)
+    if st.get("base"):
+        moved = statistics.median(st["base"]) - statistics.median(st["runway"])
+        slower = statistics.median(st["runway_first_diagnostics"]) - statistics.median(st["base_first_diagnostics"])
+        figures["initialize_moved_ms"], figures["first_diagnostics_later_ms"] = moved, slower
+        print(f"{'initialize earlier than base':>30}: {moved:.0f} ms; first diagnostics later by {slower:.0f} ms", file=out)
+    return figures
 
 
 def _positions(text: str) -> dict[str, list[tuple[int, int]]]:
@@ -165,19 +218,32 @@ def main() -> None:
     ap.add_argument("--scale", type=int, default=1, help="generated workspace scale (default 1: ~3,200-line root)")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the generated workspace (default {DEFAULT_SEED})")
     ap.add_argument("--root", type=Path, default=None, help="measure on this workspace instead of a generated one: its root runway file or its folder")
-    ap.add_argument("--starts", type=int, default=10, help="fresh servers started for the start-up time")
+    ap.add_argument("--starts", type=int, default=10, help="fresh servers of each kind started for the start-up time")
+    ap.add_argument("--base-pythonpath", default=None, help="also start runway-lsp with this PYTHONPATH (an older tree), interleaved")
+    ap.add_argument("--no-requests", action="store_true", help="start-up only")
     ap.add_argument("--requests", type=int, default=100, help="requests of each kind (code lens, inlay hints: a quarter; after a keystroke: half)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args()
     out: dict[str, Any] = {}
-    starts = asyncio.run(measure_start(a.starts))
-    out["start_ms"] = summary(starts)
-    print(f"{'start (spawn->initialize)':>30}: {fmt(summary(starts), p95=False)}")
+    import os
+
+    print(f"{'load average':>30}: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    starts = asyncio.run(measure_start(a.starts, a.base_pythonpath))
+    out["start"] = report_start(starts)
+    out["start_ms"] = out["start"]["runway"]
+    if a.no_requests:
+        if a.json:
+            a.json.write_text(json.dumps(out, indent=1))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = resolve_root(a.root) if a.root else generate(Path(tmp) / f"x{a.scale}", a.scale, a.seed)
         print(f"{'workspace':>30}: {root}")
         res = asyncio.run(measure_requests(root, a.requests))
     report_requests(res)
+    if res.get("hover") and res.get("completion_after_keystroke"):
+        ratio = summary(res["completion_after_keystroke"])["p95"] / summary(res["hover"])["p95"]
+        out["completion_after_keystroke_p95_over_hover_p95"] = ratio
+        print(f"{'after-keystroke p95 / hover p95':>30}: {ratio:.1f}x (target: after-keystroke p95 <= 50 ms)")
     for k in REQUEST_KINDS:
         out[k] = summary(res[k])
     out["rss_mb"] = res["rss_mb"]

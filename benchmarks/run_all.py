@@ -106,8 +106,7 @@ def main() -> None:
         results["keystrokes"] = {"summary": ks_summary, "raw": ks}
 
         print(f"\n## start-up, requests, memory ({cfg['starts']} starts, {cfg['requests']} requests)")
-        starts = asyncio.run(bench_lsp.measure_start(cfg["starts"]))
-        print(f"{'start (spawn->initialize)':>30}: {fmt(summary(starts), p95=False)}")
+        starts = bench_lsp.report_start(asyncio.run(bench_lsp.measure_start(cfg["starts"])))
         req = asyncio.run(bench_lsp.measure_requests(root, cfg["requests"]))
         warnings += bench_lsp.report_requests(req)
         print(f"{'RSS after requests':>30}: {req['rss_mb']:.0f} MiB" if req.get("rss_mb") else f"{'RSS after requests':>30}: not measured")

@@ -92,6 +92,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW152": ("error", "member `uses` names no resource of the root"),
     "RW153": ("warning", "a workload uses itself"),
     "RW154": ("warning", "member runway that no root runway above lists"),
+    "RW155": ("error", "more than 1,000 members: the rest are not read"),
     "RW160": ("warning", "region unknown to the catalogue"),
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
     "RW162": ("error", "cannot check a cap: unit prices missing for the region (plan refused)"),

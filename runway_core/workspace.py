@@ -43,17 +43,57 @@ class FileTooLarge(OSError):
 Reader = Callable[[str], str]
 
 
+class NotRegularFile(OSError):
+    """A runway path that is a FIFO, socket, device or folder: never opened for reading
+    (opening a FIFO blocks until a writer comes; docs/reliability.md, "Hostile files")."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{os.path.basename(path)} is not a regular file (a FIFO, socket, device or folder); never read")
+
+
+#: Open flags of every read: O_NONBLOCK so that a FIFO swapped in between the type check and
+#: the open cannot block (then refused by the second check); it changes nothing for a
+#: regular file (POSIX open(2)).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str, limit: int) -> tuple[bytes, int]:
+    """At most ``limit`` bytes of the regular file ``path`` and its size in bytes.
+
+    The file type is checked before opening (``os.stat``, ``S_ISREG``) and again on the open
+    descriptor (``fstat``), so a FIFO, socket or device is never opened, or never read when
+    one is swapped in between; nothing here can block on a FIFO. Raises
+    :class:`NotRegularFile` for such a path, OSError when unreadable."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NotRegularFile(path)
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(path)
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), st.st_size
+    finally:
+        os.close(fd)
+
+
 def read_disk(path: str) -> str:
     """Read a runway file from disk as UTF-8 (a BOM is kept and reported by the loader).
 
-    Raises :class:`FileTooLarge` past :data:`MAX_FILE_BYTES` (read no further), OSError when
-    unreadable, UnicodeDecodeError when not UTF-8.
+    Raises :class:`FileTooLarge` past :data:`MAX_FILE_BYTES` (read no further),
+    :class:`NotRegularFile` for a FIFO, socket, device or folder (never opened: a FIFO would
+    block), OSError when unreadable, UnicodeDecodeError when not UTF-8.
     """
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            fh.seek(0, os.SEEK_END)
-            raise FileTooLarge(fh.tell())
+    data, size = open_regular(path, MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise FileTooLarge(max(size, len(data)))
     return data.decode("utf-8")
 
 
@@ -79,8 +119,7 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
                     # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
                     # RW001 on it) from a member; never walk past a broken root to another one.
                     try:
-                        with open(f, "rb") as fh:
-                            head = fh.read(4096).decode("utf-8", "replace")
+                        head = open_regular(str(f), 4096)[0].decode("utf-8", "replace")
                     except OSError:
                         head = ""
                 if first is None:
@@ -181,7 +220,9 @@ __all__ = [
     "MAX_FILE_CHARS",
     "MAX_FILE_BYTES",
     "FileTooLarge",
+    "NotRegularFile",
     "Reader",
+    "open_regular",
     "read_disk",
     "find_root",
     "is_lone_member",

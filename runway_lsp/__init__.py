@@ -7,7 +7,8 @@ A thin face over :mod:`runway_core` (docs/architecture.md §1). Imports only go 
   (diagnostics pushed and pulled) -> ``session`` (one client session, behind public methods);
 - the features, each given the session: ``text_sync``, ``settings``, ``scan``,
   ``navigation``, ``cost_view``, ``custom``, ``completion``, ``code_actions``;
-- ``protocol`` (pygls' protocol made robust), ``server`` (registers every LSP method once),
+- ``protocol`` (pygls' protocol made robust), ``transport`` (stdio read on a thread),
+  ``server`` (registers every LSP method once; loads the rest after ``initialize``),
   ``__main__`` (the ``runway-lsp`` console script).
 
 Must never import pulumi or deploy_engine: editor users never pay for the deploy extra

@@ -39,17 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         # Editors add flags of their own (e.g. --clientProcessId); ignore them, visibly.
         log.warning("ignoring unknown arguments: %s", " ".join(unknown))
 
-    from runway_core.catalog import CatalogError, load_catalog
-
-    try:
-        catalog = load_catalog()
-    except (CatalogError, OSError) as exc:
-        print(f"runway-lsp: cannot load the catalogue: {exc}", file=sys.stderr)
-        return 1
-
     from .server import create_server
 
-    server = create_server(catalog)
+    # The catalogue and runway's own modules are loaded after the initialize response
+    # (runway_lsp.server.RunwayLanguageServer.load; issue 16: start-up at pygls' floor).
+    server = create_server()
     # The protocol owns the real stdout; a stray print() anywhere must not corrupt it.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
@@ -60,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     # collection at all: the server collects when the editor is quiet (server.IDLE_GC_S).
     gc.freeze()
     gc.disable()
-    server.session.idle_gc = True
+    server.idle_gc = True
     server.start_io(stdin, stdout)
     # LSP 3.17 §"Exit Notification": exit code 0 after a shutdown request, else 1 (pygls's
     # own sys.exit(1) ends the event loop but not with that code).

@@ -40,16 +40,23 @@ class Analyses:
         self._stat_memo: dict[str, Any] | None = None
         self._group_memo: dict[str, str] | None = None
         self._root_memo: dict[str, str | None] | None = None  # folder -> find_root(folder)
+        # Groups whose cached analysis was found current inside the block: checked once, not
+        # once per file of the group (that made a 2,000-member product's publication and the
+        # workspace scan quadratic, issue 16).
+        self._valid_memo: set[str] | None = None
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
         """Look disk versions, groups and roots up once each inside the block (no buffer
         may change in it)."""
-        self._stat_memo, self._group_memo, self._root_memo = {}, {}, {}
+        if self._stat_memo is not None:
+            yield  # nested: the outer block's memo holds
+            return
+        self._stat_memo, self._group_memo, self._root_memo, self._valid_memo = {}, {}, {}, set()
         try:
             yield
         finally:
-            self._stat_memo = self._group_memo = self._root_memo = None
+            self._stat_memo = self._group_memo = self._root_memo = self._valid_memo = None
 
     # --- the cache ----------------------------------------------------------------------------
 
@@ -66,10 +73,14 @@ class Analyses:
     def drop(self, key: str) -> None:
         """Forget the analysis of group ``key``."""
         self._cache.pop(key, None)
+        if self._valid_memo is not None:
+            self._valid_memo.discard(key)
 
     def clear(self) -> None:
         """Forget every analysis (files on disk may have changed, or the catalogue did)."""
         self._cache.clear()
+        if self._valid_memo is not None:
+            self._valid_memo.clear()
 
     def version(self, path: str) -> Any:
         """An open buffer's version, else the file's (mtime, size) on disk."""
@@ -102,12 +113,19 @@ class Analyses:
     def analysis(self, key: str) -> Analysis:
         """The analysis of group ``key`` for the current buffers (cached while they hold)."""
         hit = self._cache.get(key)
+        valid = self._valid_memo
+        if hit is not None and valid is not None and key in valid:
+            return hit[0]
         if hit is not None and all(self.version(p) == v for p, v in hit[1].items()):
+            if valid is not None:
+                valid.add(key)
             return hit[0]
         record: dict[str, Any] = {}
         # The previous analysis of the group only saves work (plan items that did not change).
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None)
         self._cache[key] = (an, record)
+        if valid is not None:
+            valid.add(key)
         return an
 
     def stale_only_in(self, key: str, path: str) -> Analysis | None:

@@ -52,7 +52,7 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
-from .convert.cost import to_code_lens, to_inlay_hint
+from .convert.cost import SHOW_COST, to_code_lens, to_inlay_hint
 from .guard import degrades
 from .session import Session, log_failure
 from .settings import Settings, SettingsManager
@@ -62,7 +62,6 @@ log = logging.getLogger("runway_lsp.cost_view")
 
 #: The command of every lens (see the module docstring); arguments ``[uri, data]`` with
 #: ``data`` ``{"env": name}`` or ``{"name": item}``.
-SHOW_COST = "runway.showCost"
 
 
 # --- what is shown while the text does not parse ----------------------------------------------

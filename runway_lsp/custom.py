@@ -35,6 +35,7 @@ from runway_core.diagnostics import Severity
 from runway_core.money import cap_percent
 from runway_core.planner import Plan, plan_json
 
+from .convert.messages import COSTS, COSTS_CHANGED, PLAN
 from .guard import degrades
 from .session import Session
 from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
@@ -42,9 +43,6 @@ from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp.custom")
 
-COSTS = "runway/costs"
-PLAN = "runway/plan"
-COSTS_CHANGED = "runway/costsChanged"
 #: Error codes that never change what is priced (image digest, reason, variable names, over cap).
 _ESTIMATE_KEEPING = frozenset({"RW140", "RW141", "RW143", "RW144", "RW170"})
 

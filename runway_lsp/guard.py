@@ -17,11 +17,18 @@ import inspect
 import logging
 from typing import Any, Callable, TypeVar
 
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 
 log = logging.getLogger("runway_lsp")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Superseded(JsonRpcContentModified):
+    """A request whose document was edited after it was received and before it ran: its
+    answer would describe text the editor no longer has. Answered with ContentModified
+    (-32801; LSP 3.17 §"Implementation Considerations"); the editor asks again. Passes
+    :func:`degrades` untouched (a JsonRpcException)."""
 
 
 def degrades(method: str, empty: Callable[[], Any] | None = None) -> Callable[[F], F]:
@@ -62,4 +69,4 @@ def degrades(method: str, empty: Callable[[], Any] | None = None) -> Callable[[F
     return wrap
 
 
-__all__ = ["degrades"]
+__all__ = ["Superseded", "degrades"]

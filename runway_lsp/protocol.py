@@ -26,7 +26,7 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageS
 from pygls.protocol.language_server import lsp_method
 from runway_core.text import may_hold_secret, redact_doc
 
-from . import convert, text_sync
+from . import convert
 from .convert import messages
 from .uris import uri_in
 
@@ -112,6 +112,13 @@ class RunwayProtocol(LanguageServerProtocol):
                 self._server.session.lost_change(message.uri)
             return None
         method = getattr(message, "method", None)
+        if method == types.CANCEL_REQUEST:
+            msg_id = getattr(getattr(message, "params", None), "id", None)
+            if not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool):
+                # JSON-RPC ids are numbers or strings; pygls would look a list or an object up
+                # in a dict (TypeError: "Error in server"). Nothing can be cancelled by it.
+                log.warning("ignoring $/cancelRequest: its id is a %s, not a number or string", type(msg_id).__name__)
+                return None
         if method is not None and method != types.EXIT:
             # The lifecycle of LSP 3.17 §"Initialize Request" and §"Shutdown Request": pygls
             # drops such requests silently, and a client waiting for the answer hangs.
@@ -130,6 +137,11 @@ class RunwayProtocol(LanguageServerProtocol):
                     self._send_data(messages.error_response(message.id, refusal[0], refusal[1]))
                 log.warning("refused %s %s", "request" if is_request else "notification", refusal[1])
                 return None
+        if method is not None and getattr(message, "id", None) is not None and not self._shutdown:
+            td = getattr(getattr(message, "params", None), "text_document", None)
+            uri = getattr(td, "uri", None)
+            if isinstance(uri, str):
+                self._server.session.received(message.id, uri)  # for Session.checkpoint
         return super().handle_message(message)
 
     def _send_data(self, data: Any):
@@ -155,24 +167,36 @@ class RunwayProtocol(LanguageServerProtocol):
             general.position_encodings = [convert.preferred_encoding(offered)]
         result = yield from super().lsp_initialize(params)
         try:
-            self._server.session.set_client(params.capabilities, result.capabilities.position_encoding)
+            self._server.set_client(params.capabilities, result.capabilities.position_encoding)
         except Exception:  # noqa: BLE001 - odd capabilities: keep the defaults (utf-16, push)
             log.exception("reading client capabilities failed")
         return result
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        # Nothing scheduled may write after the exit that follows (issue 16).
+        self._server.stop_session()
+        return (yield from super().lsp_shutdown(*args))
 
     # Text synchronisation replaces pygls' own (see the class docstring): the session keeps
     # the buffers (runway_lsp/text_sync.py).
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_open, (self._server.session, params), None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_change, (self._server.session, params), None
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        from . import text_sync  # loaded after initialize (runway_lsp/server.py, "start-up")
+
         yield text_sync.did_close, (self._server.session, params), None
 
 

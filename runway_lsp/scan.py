@@ -27,8 +27,8 @@ from typing import Any, Iterable
 from lsprotocol import types
 
 from runway_core.ide import navigation as navigate
-from runway_core.workspace import ROOT_NAMES
 from runway_core.positions import LineIndex
+from runway_core.workspace import ROOT_NAMES, open_regular
 
 from . import convert
 from .convert import messages
@@ -55,10 +55,26 @@ SCAN_WAIT_S = 10.0
 
 @dataclass
 class ScanResult:
-    """Runway files found (real paths, in walk order) and whether a bound cut the walk."""
+    """Runway files found (real paths, in walk order), what each one's first 4 KiB say it is
+    (``kinds``: path -> ``"root"``, ``"member"`` or ``"other"``: neither, or unreadable) and
+    whether a bound cut the walk."""
 
     files: list[str] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)
     truncated: bool = False
+
+
+def _kind(path: str) -> str:
+    """``root`` (a top-level ``product:``), ``member`` (``member:`` and no ``product:``) or
+    ``other``, from the file's first 4 KiB (the test of runway_core.workspace.find_root).
+    Reads a regular file only (never a FIFO: runway_core.workspace.open_regular)."""
+    try:
+        head = "\n" + open_regular(path, 4096)[0].decode("utf-8", "replace")
+    except OSError:
+        return "other"
+    if "\nproduct:" in head:
+        return "root"
+    return "member" if "\nmember:" in head else "other"
 
 
 def find_runway_files(
@@ -68,10 +84,13 @@ def find_runway_files(
     max_dirs: int = SCAN_MAX_DIRS,
     exclude: Exclusions = Exclusions(),
 ) -> ScanResult:
-    """Every ``runway.yaml``/``runway.yml`` under ``folders``, at most ``max_depth`` folder
-    levels down, skipping hidden folders, :data:`SCAN_SKIP_DIRS` and what ``exclude``
+    """Every regular ``runway.yaml``/``runway.yml`` under ``folders``, at most ``max_depth``
+    folder levels down, skipping hidden folders, :data:`SCAN_SKIP_DIRS` and what ``exclude``
     matches (``runway.exclude``: an excluded folder is not walked), never following folder
-    symlinks; stops after ``max_files`` files or ``max_dirs`` folders (``truncated``)."""
+    symlinks, each classified by :func:`_kind`; stops after ``max_files`` files or
+    ``max_dirs`` folders (``truncated``). A runway name that is a FIFO, socket, device or
+    folder is skipped, never opened. Runs off the event loop (it reads the disk): one
+    ``scandir`` per folder and one bounded read per file, linear in what it visits."""
     folders = list(folders)
     bases = [os.path.realpath(f) for f in folders]
     result = ScanResult()
@@ -81,36 +100,41 @@ def find_runway_files(
         base = os.path.realpath(folder)
         if not os.path.isdir(base):
             continue
-        for dirpath, dirnames, filenames in os.walk(base):
+        stack: list[tuple[str, int]] = [(base, 0)]
+        while stack:
+            dirpath, depth = stack.pop()
             dirs_seen += 1
             if dirs_seen > max_dirs:
                 result.truncated = True
                 return result
-            depth = 0 if dirpath == base else os.path.relpath(dirpath, base).count(os.sep) + 1
-            if depth >= max_depth:
-                dirnames[:] = []
-            else:
-                dirnames[:] = sorted(
-                    d for d in dirnames
-                    if not d.startswith(".") and d not in SCAN_SKIP_DIRS and not (exclude and exclude.excluded(os.path.join(dirpath, d), bases))
-                )
-            for name in ROOT_NAMES:
-                if name in filenames:
-                    path = os.path.realpath(os.path.join(dirpath, name))
-                    if path in seen or (exclude and (exclude.excluded(os.path.join(dirpath, name), bases) or exclude.excluded(path, bases))):
-                        continue
-                    if len(result.files) >= max_files:
-                        result.truncated = True
-                        return result
-                    seen.add(path)
-                    result.files.append(path)
+            try:
+                with os.scandir(dirpath) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            subdirs = []
+            for entry in entries:
+                name = entry.name
+                try:
+                    if name in ROOT_NAMES:
+                        if not entry.is_file():  # follows a symlink: only a regular file
+                            continue
+                        path = os.path.realpath(entry.path)
+                        if path in seen or (exclude and (exclude.excluded(entry.path, bases) or exclude.excluded(path, bases))):
+                            continue
+                        if len(result.files) >= max_files:
+                            result.truncated = True
+                            return result
+                        seen.add(path)
+                        result.files.append(path)
+                        result.kinds[path] = _kind(path)
+                    elif (depth + 1 < max_depth and not name.startswith(".") and name not in SCAN_SKIP_DIRS
+                          and entry.is_dir(follow_symlinks=False) and not (exclude and exclude.excluded(entry.path, bases))):
+                        subdirs.append(entry.path)
+                except OSError:
+                    continue
+            stack.extend((d, depth + 1) for d in reversed(subdirs))  # walk order: sorted, depth first
     return result
-
-
-def _looks_like_member(text: str) -> bool:
-    # The same test as runway_core.workspace.find_root: `member:` and no `product:`.
-    head = "\n" + text[:4096]
-    return "\nmember:" in head and "\nproduct:" not in head
 
 
 def _rel(path: str, folders: list[str]) -> str:
@@ -141,6 +165,11 @@ class WorkspaceScan:
         self.published_roots: set[str] = set()
         self.done = asyncio.Event()
         self.task: asyncio.Task | None = None
+
+    def stop(self) -> None:
+        """The session stopped: cancel a scan still running."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
 
     def folders(self) -> list[str]:
         """The workspace folders (real paths of their ``file:`` URIs; the root URI without)."""
@@ -190,37 +219,44 @@ class WorkspaceScan:
             settings = await self.config.ready() if self.config is not None else None
             exclude = exclusions(settings.exclude if settings is not None else ())
             publish = settings is None or settings.diagnostic_mode == "workspace"
+            # The walk and the first read of every file: off the event loop.
             found = await asyncio.get_running_loop().run_in_executor(
                 None, lambda: find_runway_files(folders, exclude=exclude)
             )
-            roots: list[str] = []
-            for path in found.files:
-                try:
-                    group = ls.group_of(path)
-                    try:
-                        member_alone = group == path and _looks_like_member(ls.read_live(path))
-                    except (OSError, UnicodeDecodeError):
-                        member_alone = False  # unreadable: analysed as a root, which reports why (RW001)
-                    if group not in roots and not member_alone:
-                        roots.append(group)
-                except Exception:  # noqa: BLE001 - one unreadable file must not stop the scan
-                    log.exception("scanning %s failed", path)
+            # Linear (issue 16: one group lookup per file, each checking the whole product,
+            # was quadratic): every root is analysed once, and the files its analysis read
+            # are its own; a member no root read is left for its didOpen (RW154 then); a
+            # file that is neither (broken, unreadable) is analysed alone, which says why.
+            roots = [p for p in found.files if found.kinds.get(p) == "root"]
+            covered: set[str] = set()
             published = 0
-            for i, root in enumerate(roots, start=1):
+            done_roots: list[str] = []
+            for path in roots + [p for p in found.files if found.kinds.get(p) == "other"]:
+                if path in covered:
+                    continue
                 try:
-                    an = ls.analysis(root)
-                    if publish:
-                        count = ls.publisher.publish_closed_group(root, an)
-                        published += count
-                        if count:
-                            self.published_roots.add(root)
+                    with ls.analyses.memoised():  # one synchronous chunk: no buffer changes inside
+                        root = path if found.kinds.get(path) == "root" else ls.group_of(path)
+                        if root in covered and root != path:
+                            continue
+                        an = ls.analysis(root)
+                        covered.update(an.files)
+                        covered.add(root)
+                        if publish:
+                            count = ls.publisher.publish_closed_group(root, an)
+                            published += count
+                            if count:
+                                self.published_roots.add(root)
                     if root not in self.roots:
                         self.roots.append(root)
-                except Exception:  # noqa: BLE001
-                    log.exception("analysing %s failed", root)
+                    done_roots.append(root)
+                except Exception:  # noqa: BLE001 - one bad runway must not stop the scan
+                    log.exception("analysing %s failed", path)
                 if token is not None:
-                    progress.report(token, messages.progress_report(f"{_rel(root, folders)} ({i}/{len(roots)})", int(i * 100 / len(roots))))
-                await asyncio.sleep(0)  # let didOpen and requests in between two runways
+                    progress.report(token, messages.progress_report(f"{_rel(path, folders)} ({len(done_roots)}/{len(roots)})",
+                                                                    int(min(len(done_roots), len(roots) or 1) * 100 / (len(roots) or 1))))
+                await asyncio.sleep(0)  # didOpen and requests first, between two runways
+            roots = done_roots
             summary = f"{len(roots)} runway{'s' if len(roots) != 1 else ''} ({len(found.files)} files)"
             if found.truncated:
                 summary += f"; stopped at {SCAN_MAX_FILES} files or {SCAN_MAX_DIRS} folders"

@@ -25,22 +25,25 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from runway_core.catalog import Catalog
-
-from . import __version__, convert, text_sync
+from . import __version__, convert
 from .convert import actions as convert_actions
 from .convert import completion as convert_completion
 from .convert import cost as convert_cost
-from .guard import degrades
+from .convert import messages as convert_messages
+from .guard import Superseded, degrades
 from .protocol import RunwayProtocol, _UnreadableJsonFilter
-from .session import Session
 from .uris import uri_to_path
+
+if TYPE_CHECKING:
+    from runway_core.catalog import Catalog
+
+    from .session import Session
 
 log = logging.getLogger("runway_lsp")
 
@@ -53,133 +56,315 @@ DOCUMENT_TEXT_HOOK = "runway/_documentText"
 
 
 class RunwayLanguageServer(LanguageServer):
-    """pygls' server with the runway protocol and one :class:`Session` (``session``)."""
+    """pygls' server with the runway protocol and one :class:`Session` (``session``).
 
-    def __init__(self, catalog: Catalog) -> None:
+    Start-up (issue 16, item 9): the server answers ``initialize`` with what pygls and
+    lsprotocol alone need (the capabilities come from the registrations, whose options are
+    built by :mod:`runway_lsp.convert`). Runway's own modules (the analysis, the pydantic
+    models, the YAML loader, the features) and the catalogue are loaded by :meth:`load`, run
+    right after the ``initialize`` response is written (or by the first use of
+    :attr:`session`, whichever comes first); the client's ``initialized`` and ``didOpen``
+    follow it, so the first diagnostics wait for the same work, moved, not added."""
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
         super().__init__("runway-lsp", __version__, protocol_cls=RunwayProtocol)
         pygls_log = logging.getLogger("pygls.server")
         if not any(isinstance(f, _UnreadableJsonFilter) for f in pygls_log.filters):
             pygls_log.addFilter(_UnreadableJsonFilter())
-        self.session = Session(self, catalog)
+        rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+        if not any(isinstance(f, _SupersededFilter) for f in rpc_log.filters):
+            rpc_log.addFilter(_SupersededFilter())
+        self._catalog = catalog
+        self._session: Session | None = None
+        self._client_setup: tuple[Any, Any] | None = None
+        self._on_load: list[Callable[[Session], None]] = []
+        #: Set by runway-lsp: the cyclic GC is off and collected when idle (Session.idle_gc).
+        self.idle_gc = False
+
+    @property
+    def session(self) -> Session:
+        """The client session (loaded on first use: :meth:`load`)."""
+        if self._session is None:
+            self.load()
+        assert self._session is not None
+        return self._session
+
+    def on_load(self, listener: Callable[[Session], None]) -> None:
+        """Call ``listener(session)`` when :meth:`load` has built the session."""
+        self._on_load.append(listener)
+
+    def load(self) -> None:
+        """Load the catalogue (unless given) and runway's modules, build the session and the
+        features. A catalogue that cannot be loaded ends the server (exit 1), as before it
+        started (runway_lsp/__main__.py)."""
+        if self._session is not None:
+            return
+        import gc
+        import sys
+
+        from runway_core.catalog import CatalogError, load_catalog
+
+        from .session import Session
+
+        catalog = self._catalog
+        if catalog is None:
+            try:
+                catalog = load_catalog()
+            except (CatalogError, OSError) as exc:
+                print(f"runway-lsp: cannot load the catalogue: {exc}", file=sys.stderr)
+                raise SystemExit(1) from None
+        session = self._session = Session(self, catalog)
+        session.idle_gc = self.idle_gc
+        if self._client_setup is not None:
+            session.set_client(*self._client_setup)
+        for listener in self._on_load:
+            listener(session)
+        if self.idle_gc:
+            gc.freeze()  # what was just loaded lives as long as the server (runway_lsp/__main__.py)
+
+    def pending_messages(self) -> int:
+        """Messages read from the client and not handled yet (0 when not serving stdio)."""
+        counts = getattr(self, "_counts", None)
+        return counts.pending if counts is not None else 0
+
+    def set_client(self, caps: Any, encoding: Any) -> None:
+        """What ``initialize`` negotiated, for the session (now, or when it is loaded)."""
+        self._client_setup = (caps, encoding)
+        if self._session is not None:
+            self._session.set_client(caps, encoding)
+
+    def stop_session(self) -> None:
+        """``shutdown``: stop the session's timers and tasks, if it was ever loaded."""
+        if self._session is not None:
+            self._session.stop()
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with :mod:`runway_lsp.transport` (messages read on a thread, so a
+        cancellation or an edit is seen while a handler waits at a checkpoint) instead of
+        pygls' loop; returns after ``exit`` or the end of stdin."""
+        import asyncio
+        import sys
+        import threading
+
+        from . import transport
+
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(transport.StdoutWriter(stdout or sys.stdout.buffer))
+        self._counts = transport.Counts()
+        try:
+            asyncio.run(transport.serve(stdin or sys.stdin.buffer, self.protocol, self.report_server_error, self.stop_session, self._counts))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls shows "Error in server: ..." for out-of-band errors. A message body that is
         not JSON is no server error (and its id is unknown, so there is nothing to answer):
-        it is only logged (:class:`_UnreadableJsonFilter`). Everything else keeps pygls' pop-up."""
+        it is only logged (:class:`_UnreadableJsonFilter`); a request superseded by an edit
+        is answered with ContentModified and is no error either. Everything else keeps
+        pygls' pop-up."""
         if isinstance(error, ValueError) and not isinstance(error, JsonRpcException):
+            return
+        if isinstance(error, Superseded):
             return
         super().report_server_error(error, source)
 
 
-def create_server(catalog: Catalog) -> RunwayLanguageServer:
-    """A server with every feature registered; start it with ``start_io()``."""
-    from . import cost_view, custom, navigation, scan, settings  # the features (they never import this module)
+class _SupersededFilter(logging.Filter):
+    """pygls logs every JsonRpcException a handler raises with its traceback; a request
+    superseded by an edit (:class:`Superseded`) is ordinary, answered with ContentModified:
+    one debug line at most."""
 
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, Superseded)
+
+
+class _Features:
+    """The feature objects of one server, built by :meth:`build` when the session is loaded
+    (the feature modules import runway's core: not before ``initialize`` is answered)."""
+
+    initialize_params: Any = None
+
+    def build(self, session: Session) -> None:
+        from . import cost_view, custom, navigation, scan, settings, text_sync  # the features (they never import this module)
+
+        self.custom, self.navigation, self.text_sync = custom, navigation, text_sync
+        self.config = settings.SettingsManager(session)
+        self.workspace = scan.WorkspaceScan(session, self.config)
+        self.costs_in_view = cost_view.CostView(session, self.config)
+        self.notifier = custom.CostsNotifier(session, self.config)
+        self.config.subscribe(self.costs_in_view.on_settings)
+        self.config.subscribe(self.workspace.on_settings)
+        # After every publication: lens/hint refreshes, then runway/costsChanged.
+        session.on_published(self.costs_in_view.after_publish)
+        session.on_published(self.notifier.after_publish)
+        session.on_stop(self.workspace.stop)
+        navigation.install_log_filter()
+        if self.initialize_params is not None:
+            self.config.on_initialize(self.initialize_params)
+
+
+def checkpointed(server: RunwayLanguageServer, handler: Any) -> Any:
+    """``handler`` (plain or ``async``) as an ``async`` handler that first awaits
+    :meth:`Session.checkpoint`: a cancelled request stops there (RequestCancelled), one whose
+    document was edited since it was sent is answered ContentModified; neither runs its
+    expensive part. The wrapper keeps the signature (pygls reads its annotations)."""
+    import inspect
+
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            await server.session.checkpoint()
+            return await handler(*args, **kwargs)
+
+        return run_async
+
+    @functools.wraps(handler)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        await server.session.checkpoint()
+        return handler(*args, **kwargs)
+
+    return run
+
+
+#: Navigation requests that walk a whole product (others answer from one node at once).
+_CANCELLABLE_NAVIGATION = frozenset({types.TEXT_DOCUMENT_REFERENCES, types.TEXT_DOCUMENT_RENAME, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL})
+
+
+def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
+    """A server with every feature registered; start it with ``start_io()``. ``catalog``:
+    the catalogue, else the packaged one, loaded after ``initialize`` (see
+    :class:`RunwayLanguageServer`)."""
     server = RunwayLanguageServer(catalog)
-    session = server.session
-    config = settings.SettingsManager(session)
-    workspace = scan.WorkspaceScan(session, config)
-    costs_in_view = cost_view.CostView(session, config)
-    notifier = custom.CostsNotifier(session, config)
-    config.subscribe(costs_in_view.on_settings)
-    config.subscribe(workspace.on_settings)
-    # After every publication: lens/hint refreshes, then runway/costsChanged.
-    session.on_published(costs_in_view.after_publish)
-    session.on_published(notifier.after_publish)
-    navigation.install_log_filter()
     feature = server.feature
+    f = _Features()
+    server.on_load(f.build)
+
+    def session() -> Session:
+        return server.session
+
+    def features() -> _Features:
+        server.load()
+        return f
+
+    def cancellable(fn: Any) -> Any:  # the requests whose answer may take long on a big runway
+        return checkpointed(server, fn)
 
     # --- lifecycle and settings ---------------------------------------------------------------
 
     @feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        config.on_initialize(params)
+        import asyncio
+
+        f.initialize_params = params
+        # After this handler the initialize response is written at once (pygls' generator
+        # handlers finish synchronously); the load is the loop's next step, before the
+        # client's `initialized` is handled.
+        asyncio.get_running_loop().call_soon(server.load)
 
     @feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
-        workspace.start()  # a task: the scan must not hold up what follows
-        config.on_initialized()
-        text_sync.watch_files(session)
+        ff = features()
+        ff.workspace.start()  # a task: the scan must not hold up what follows
+        ff.config.on_initialized()
+        ff.text_sync.watch_files(session())
 
     @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        config.did_change_configuration(params)
+        features().config.did_change_configuration(params)
 
     @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        workspace.folders_changed(params)
+        features().workspace.folders_changed(params)
 
     @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
-        text_sync.did_change_watched_files(session, params)
+        features().text_sync.did_change_watched_files(session(), params)
 
     @feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        text_sync.did_save(session, params)
+        features().text_sync.did_save(session(), params)
 
     # --- diagnostics, hovers, cost in view ----------------------------------------------------
 
     @feature(types.TEXT_DOCUMENT_DIAGNOSTIC, convert.diagnostic_options())
     @degrades("textDocument/diagnostic", lambda: convert.full_report([]))
     def diagnostic(params: types.DocumentDiagnosticParams):
-        return convert.full_report(session.publisher.pull_diagnostics(params.text_document.uri))
+        return convert.full_report(session().publisher.pull_diagnostics(params.text_document.uri))
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     def hover(params: types.HoverParams):
-        return costs_in_view.hover_request(params)
+        return features().costs_in_view.hover_request(params)
 
     @feature(types.TEXT_DOCUMENT_CODE_LENS, convert_cost.code_lens_options())
+    @cancellable
     async def code_lens(params: types.CodeLensParams):
-        return await costs_in_view.code_lens_request(params)
+        return await features().costs_in_view.code_lens_request(params)
 
     @feature(types.TEXT_DOCUMENT_INLAY_HINT, convert_cost.inlay_hint_options())
+    @cancellable
     async def inlay_hint(params: types.InlayHintParams):
-        return await costs_in_view.inlay_hint_request(params)
+        return await features().costs_in_view.inlay_hint_request(params)
 
-    @server.command(cost_view.SHOW_COST)
+    @server.command(convert_cost.SHOW_COST)
     def show_cost(*args):  # no annotations: pygls reads them to convert arguments
-        return costs_in_view.show_cost_command(*args)
+        return features().costs_in_view.show_cost_command(*args)
 
-    @feature(custom.COSTS)
+    @feature(convert_messages.COSTS)
+    @cancellable
     def runway_costs(params: Any):
-        return custom.costs_request(session, config, params)
+        ff = features()
+        return ff.custom.costs_request(session(), ff.config, params)
 
-    @feature(custom.PLAN)
+    @feature(convert_messages.PLAN)
+    @cancellable
     def runway_plan(params: Any):
-        return custom.plan_request(session, config, params)
+        ff = features()
+        return ff.custom.plan_request(session(), ff.config, params)
 
     # --- editing --------------------------------------------------------------------------------
 
     @feature(types.TEXT_DOCUMENT_CODE_ACTION, convert_actions.code_action_options())
+    @cancellable
     @degrades("textDocument/codeAction", list)
     def code_action(params: types.CodeActionParams):
         from . import code_actions  # imported on first use: not at start-up (issue 6)
 
-        return code_actions.code_actions(session, params)
+        return code_actions.code_actions(session(), params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, convert_completion.completion_options(convert_completion.TRIGGER_CHARACTERS))
+    @cancellable
     @degrades("textDocument/completion", convert_completion.empty_list)
     def completion(params: types.CompletionParams):
         from . import completion as complete  # imported on first use: not at start-up (issue 6)
 
-        return complete.complete(session, params)
+        return complete.complete(session(), params)
 
     # --- navigation: handlers of (session, params), each method once ---------------------------
 
-    for method, query in (
-        (types.TEXT_DOCUMENT_DEFINITION, navigation.definition),
-        (types.TEXT_DOCUMENT_REFERENCES, navigation.references),
-        (types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, navigation.highlight),
-        (types.TEXT_DOCUMENT_PREPARE_RENAME, navigation.prepare_rename),
-        (types.TEXT_DOCUMENT_RENAME, navigation.rename),
-        (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, navigation.document_symbol),
-        (types.TEXT_DOCUMENT_DOCUMENT_LINK, navigation.document_link),
+    for method, name in (
+        (types.TEXT_DOCUMENT_DEFINITION, "definition"),
+        (types.TEXT_DOCUMENT_REFERENCES, "references"),
+        (types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, "highlight"),
+        (types.TEXT_DOCUMENT_PREPARE_RENAME, "prepare_rename"),
+        (types.TEXT_DOCUMENT_RENAME, "rename"),
+        (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, "document_symbol"),
+        (types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link"),
     ):
-        feature(method)(functools.partial(query, session))
+        def handler(params: Any, _name: str = name) -> Any:
+            return getattr(features().navigation, _name)(session(), params)
+
+        feature(method)(cancellable(handler) if method in _CANCELLABLE_NAVIGATION else handler)
 
     @feature(types.WORKSPACE_SYMBOL)
+    @cancellable
     async def workspace_symbol(params: types.WorkspaceSymbolParams):
-        return await workspace.workspace_symbol(params)
+        return await features().workspace.workspace_symbol(params)
 
     if os.environ.get(TEST_HOOKS_VARIABLE) == "1":
         _register_test_hooks(server)

@@ -32,6 +32,7 @@ from . import convert
 from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
+from .guard import Superseded
 from .publish import Publisher
 from .typing_pause import TYPED_LINES, TypingPause, changed_lines
 from .uris import path_to_uri, uri_to_path
@@ -60,6 +61,10 @@ GC_BACKSTOP = 1_000_000
 
 PublishListener = Callable[[str], None]
 
+#: Most request receipts kept for :meth:`Session.checkpoint` (a request cancelled before it
+#: started never reaches its checkpoint; the oldest receipts are forgotten past this).
+MAX_RECEIPTS = 1024
+
 
 class Session:
     """Open buffers (:attr:`documents`), analyses (:attr:`analyses`), publishing
@@ -82,6 +87,10 @@ class Session:
         #: Lines being typed on: their diagnostics wait for the pause (runway_lsp/typing_pause.py).
         self.typing = TypingPause()
         self._pause_timers: dict[str, asyncio.TimerHandle] = {}
+        self.stopped = False  # after shutdown: nothing more is scheduled or published
+        self._stop_listeners: list[Callable[[], None]] = []
+        self._edits: dict[str, int] = {}  # path -> edits, opens, closes and saves seen
+        self._receipts: dict[Any, tuple[str, int]] = {}  # request id -> (path, edits at receipt)
 
     # --- the client -------------------------------------------------------------------------
 
@@ -190,7 +199,7 @@ class Session:
             return  # a paste, an applied edit: not typing, nothing to wait for
         self.typing.edited(path, lines)
         due = self.typing.due_in(path)
-        if due is None:
+        if due is None or self.stopped:
             return
         old = self._pause_timers.pop(path, None)
         if old is not None:
@@ -199,6 +208,8 @@ class Session:
 
     def _pause_over(self, path: str) -> None:
         self._pause_timers.pop(path, None)
+        if self.stopped:
+            return
         due = self.typing.due_in(path)
         if due is not None:  # typed again meanwhile: wait for that pause
             self._pause_timers[path] = asyncio.get_running_loop().call_later(due + 0.005, self._pause_over, path)
@@ -235,6 +246,64 @@ class Session:
         self.warn(f"runway: the editor sent an edit to {name} that could not be read; its diagnostics and costs "
                   f"are paused at the last version read. Close and reopen {name} to resume.")
 
+    # --- requests: cancellation and superseding ---------------------------------------------
+
+    def received(self, msg_id: Any, uri: str) -> None:
+        """Note that request ``msg_id`` about ``uri`` arrived now (before any handler ran):
+        :meth:`checkpoint` compares the document's edits since."""
+        try:
+            path = uri_to_path(uri)
+        except ValueError:
+            return
+        if len(self._receipts) >= MAX_RECEIPTS:
+            self._receipts.pop(next(iter(self._receipts)))
+        self._receipts[msg_id] = (path, self._edits.get(path, 0))
+
+    async def checkpoint(self) -> None:
+        """Await this before the expensive part of a request handler (a task: pygls runs
+        ``async`` handlers as tasks). It lets every message that arrived meanwhile be handled
+        first (runway_lsp/transport.py reads them on a thread): a ``$/cancelRequest`` for
+        this request cancels it here (RequestCancelled, -32800); an edit, open, close or save
+        of its document since it was received raises :class:`Superseded` (ContentModified,
+        -32801); after ``shutdown`` it is cancelled."""
+        msg_id = self.client.protocol.msg_id
+        await asyncio.sleep(0)
+        pending = getattr(self.client, "pending_messages", None)
+        for _ in range(MAX_RECEIPTS):  # bounded: a client that never stops sending
+            if pending is None or pending() <= 0:
+                break
+            await asyncio.sleep(0)  # messages read meanwhile are handled before this request
+        if self.stopped:
+            raise asyncio.CancelledError
+        receipt = self._receipts.pop(msg_id, None) if msg_id is not None else None
+        if receipt is not None and self._edits.get(receipt[0], 0) != receipt[1]:
+            raise Superseded(f"{os.path.basename(receipt[0])} changed after the request was sent")
+
+    def on_stop(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` once when the session stops (shutdown, exit, end of stdin)."""
+        self._stop_listeners.append(listener)
+
+    def stop(self) -> None:
+        """The client asked to shut down (or left): cancel the debounce and collection timers
+        and tell the :meth:`on_stop` listeners (the workspace scan), so nothing scheduled
+        writes to the client after ``exit`` closed stdout (issue 16)."""
+        if self.stopped:
+            return
+        self.stopped = True
+        for timer in (self._timer, self._gc_timer):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._gc_timer = None
+        for timer in self._pause_timers.values():  # held diagnostics of typed lines
+            timer.cancel()
+        self._pause_timers.clear()
+        self._dirty.clear()
+        for listener in self._stop_listeners:
+            try:
+                listener()
+            except Exception:  # noqa: BLE001 - docs/architecture.md §7
+                log.exception("stopping %s failed", getattr(listener, "__qualname__", listener))
+
     # --- scheduling and publishing ----------------------------------------------------------
 
     def on_published(self, listener: PublishListener) -> None:
@@ -254,6 +323,9 @@ class Session:
 
     def touch(self, path: str) -> None:
         """Note a change of ``path`` and (re)start the debounce timer."""
+        self._edits[path] = self._edits.get(path, 0) + 1
+        if self.stopped:
+            return
         self._dirty.add(path)
         if self._timer is not None:
             self._timer.cancel()
@@ -266,6 +338,8 @@ class Session:
     def _gc_tick(self) -> None:
         """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
         GC_BACKSTOP; then check again later."""
+        if self.stopped:
+            return
         loop = asyncio.get_running_loop()
         pending = gc.get_count()[0]
         if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
@@ -274,6 +348,8 @@ class Session:
 
     def _flush(self) -> None:
         self._timer = None
+        if self.stopped:
+            return
         with self.analyses.memoised():
             self._flush_dirty()
 

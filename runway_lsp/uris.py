@@ -34,8 +34,14 @@ def uri_to_path(uri: str) -> str:
     """The key of a document: the real path of a ``file:`` URI, else an absolute pseudo-path."""
     parsed = urllib.parse.urlparse(uri)
     if parsed.scheme == "file":
-        return os.path.realpath(_url2pathname(parsed.path))
-    return os.path.abspath(uri)
+        path = _url2pathname(parsed.path)
+        if "\x00" in path:
+            # `%00`: no file name holds a NUL (the OS refuses it: ValueError in every call).
+            # The document is an editor buffer like an unsaved one; its key keeps the
+            # percent-encoded spelling, a path that names no file.
+            path = parsed.path.replace("\x00", "%00")
+        return os.path.realpath(path)
+    return os.path.abspath(uri.replace("\x00", "%00"))
 
 
 def path_to_uri(path: str) -> str:

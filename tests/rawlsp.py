@@ -91,6 +91,15 @@ class RawServer:
                     return m["params"]
             self._pump(deadline)
 
+    def wait_message(self, predicate, timeout: float = TIMEOUT) -> dict:
+        """The first message received so far or from now on for which ``predicate`` holds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for m in self.inbox:
+                if predicate(m):
+                    return m
+            self._pump(deadline)
+
     def initialize(self, folder: Path, capabilities: dict | None = None) -> dict:
         self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
                    "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": capabilities or {}}})

@@ -18,6 +18,11 @@ from . import cache
 from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
 from .validate import _validate
 
+#: Most member runways one product reads (docs/diagnostics.md, RW155). A product has a few
+#: dozen; a root listing 50,000 froze the editor for minutes. Past this, RW155 (an error: the
+#: members not read are not checked, so the product must not pass) at the first item left out.
+MAX_MEMBERS = 1000
+
 
 def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     root = parsed.root
@@ -36,6 +41,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     built = 0
     past_cap, past_cap_errors = 0, 0
     reported: set[int] = set()  # id() of the items given a diagnostic, built or counted
+    capped_at = None  # the first item past MAX_MEMBERS, and how many items were left out
+    left_out = 0
     for item in members.items:
         if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
             continue  # the model reports non-string items
@@ -57,6 +64,11 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                 an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{shown}`: {why}", {"member": shown}))
             else:
                 an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
+            continue
+        if len(seen) >= MAX_MEMBERS:
+            if capped_at is None:
+                capped_at = item
+            left_out += 1
             continue
         seen.add(folder)
         path, problem = member_runway(folder, rel, base, root_real)
@@ -103,6 +115,10 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                     if isinstance(it, YScalar) and isinstance(it.value, str):
                         target = it.value if via == "uses" else f"shared-{it.value}"
                         an.references.append(Reference(target, path, it.range, src.member_name or name, via))
+    if capped_at is not None:
+        an.add(Diagnostic(parsed.path, capped_at.range, Severity.ERROR, "RW155",
+                          f"more than {MAX_MEMBERS:,} members: this one and {left_out - 1:,} more after it are not read, so they are not checked",
+                          {"member": capped_at.value, "max_members": MAX_MEMBERS, "not_read": left_out}))
     if past_cap:
         an.uncounted[parsed.path] = (past_cap, past_cap_errors)
 

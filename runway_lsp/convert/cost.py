@@ -16,6 +16,9 @@ if TYPE_CHECKING:  # annotations only: converting needs no analysis module loade
 
 from .positions import to_position, to_range
 
+#: The command every cost lens carries (runway_lsp/cost_view.py answers it).
+SHOW_COST = "runway.showCost"
+
 
 def to_code_lens(lens: Lens, uri: str, lines: LineIndex, enc: Any, command: str) -> types.CodeLens:
     """A lens with its ``Command`` (``command``, arguments ``[uri, data]``): LSP shows a lens

@@ -10,6 +10,11 @@ from typing import Any
 
 from lsprotocol import types
 
+#: Custom methods of the runway protocol (docs/protocol.md; runway_lsp/custom.py answers them).
+COSTS = "runway/costs"
+PLAN = "runway/plan"
+COSTS_CHANGED = "runway/costsChanged"
+
 
 def warning(message: str) -> types.ShowMessageParams:
     """``window/showMessage`` params of a warning."""

@@ -37,6 +37,10 @@ EXCLUDED = {
         "A lone member is by definition not part of the product: the root lists every member "
         "folder of the example. test_member_alone_is_rw154 analyses one of them on its own."
     ),
+    "RW155": (
+        "1,001 member folders would bury the faults the example is for (and do not belong in the "
+        "repository). The golden case rw155_too_many_members writes them at test time."
+    ),
     "RW012": (
         "500 problems in one file would bury the faults the example is for. "
         "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."

@@ -100,7 +100,16 @@ def _member_too_large(case: Path) -> None:
 
 
 #: Case name -> function that completes the case's temporary copy.
+def _too_many_members(case: Path) -> None:
+    # 1,001 member folders (the committed root lists them): too many to commit one by one.
+    for i in range(1, 1002):
+        folder = case / "services" / f"svc-{i:04d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "runway.yaml").write_text(f"runway: 1\nmember: svc-{i:04d}\n")
+
+
 SETUP: dict[str, Callable[[Path], None]] = {
+    "rw155_too_many_members": _too_many_members,
     "rw001_root_not_utf8": _root_not_utf8,
     "rw011_member_too_large": _member_too_large,
     "rw011_root_too_large": _root_too_large,

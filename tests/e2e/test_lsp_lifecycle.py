@@ -79,8 +79,9 @@ def test_a_member_deleted_on_disk_is_cleared_and_its_root_rechecked(tmp_path: Pa
     srv = RawServer(tmp_path)
     try:
         srv.initialize(tmp_path, {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
-        # The server asks the client to watch every runway file.
-        srv.drain(0.3)
+        # The server asks the client to watch every runway file (awaited: it loads its
+        # modules after the initialize response, so a quiet moment proves nothing).
+        srv.wait_message(lambda m: m.get("method") == "client/registerCapability")
         asks = [m for m in srv.inbox if m.get("method") == "client/registerCapability"]
         watchers = [r["registerOptions"]["watchers"] for m in asks for r in m["params"]["registrations"]
                     if r["method"] == "workspace/didChangeWatchedFiles"]
@@ -259,7 +260,7 @@ def test_a_runway_that_is_not_utf8_is_reported_by_the_workspace_scan(tmp_path: P
     srv = RawServer(tmp_path)
     try:
         srv.initialize(tmp_path)
-        srv.drain(0.5)
+        srv.wait_publish((tmp_path / "a" / "runway.yaml").as_uri(), None)
         pubs = srv.publishes((tmp_path / "a" / "runway.yaml").as_uri())
         assert [d["code"] for d in pubs[-1]["diagnostics"]] == ["RW001"]
         srv.send({"jsonrpc": "2.0", "id": "raw", "method": "[]"})  # and a request with an odd method name
