@@ -33,7 +33,7 @@ from .secrets import Redactor
 
 def canonical_plan(env_plan: EnvironmentPlan, product: str, region: str) -> str:
     """The canonical JSON of one environment's plan: sha256 of it is ``plan_digest``."""
-    doc = {"format_version": FORMAT_VERSION, "product": product, "region": region, "environment": environment_json(env_plan)}
+    doc = {"format_version": FORMAT_VERSION, "product": product, "region": region, "environment": environment_json(env_plan, reveal_secrets=True)}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     # The digest is defined by runway_core; this must stay the very same document.
     if hashlib.sha256(text.encode()).hexdigest() != plan_digest(env_plan, product, region):

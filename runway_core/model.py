@@ -98,13 +98,21 @@ def _check_env(v: Any) -> Any:
     return v
 
 
+#: Largest accepted `limits.monthly`, USD per month: no runway costs a billion a month, and a
+#: larger figure is a typo (docs/format.md "Environments", docs/diagnostics.md RW100).
+MAX_CAP_USD = Decimal(1_000_000_000)
+
+
 class Limits(_Strict):
     monthly: Decimal | None = Field(
         None,
         ge=0,
+        # A cap above MAX_CAP_USD caps nothing and overflows money formatting (1e26): a range
+        # error, RW100 (docs/format.md "Environments").
+        le=MAX_CAP_USD,
         allow_inf_nan=False,
-        description="Cap on the environment's monthly estimate, in USD per month. A plan over its "
-        "cap is refused before anything is created; `null` means no cap (the environment only "
+        description="Cap on the environment's monthly estimate, in USD per month (0 to 1,000,000,000). "
+        "A plan over its cap is refused before anything is created; `null` means no cap (the environment only "
         "warns with its estimate). Defaults: dev $150, staging $500, others no cap.",
     )
 

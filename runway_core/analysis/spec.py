@@ -21,6 +21,14 @@ def _secret_name_ok(name: str) -> bool:
     return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
 
 
+def _cap_written(root: YMap, env: str) -> bool:
+    """Whether ``environments.<env>.limits.monthly`` is written in the root's YAML."""
+    envs = root.get("environments")
+    node = envs.get(env) if isinstance(envs, YMap) else None
+    limits = node.get("limits") if isinstance(node, YMap) else None
+    return isinstance(limits, YMap) and limits.get("monthly") is not None
+
+
 def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     parsed = an.root.parsed
     root = parsed.root
@@ -34,7 +42,13 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     if an.environments_declared:
         envs = []
         for name in an.environment_names:
-            m = env_models.get(name) or Environment()
+            m = env_models.get(name)
+            if m is None and _cap_written(root, name):
+                # `limits.monthly` is written but invalid (RW100: NaN, negative, a string, over
+                # the maximum): no cap and no verdict against it, never the default in its place.
+                envs.append(EnvSpec(name, None, "invalid", {}))
+                continue
+            m = m or Environment()
             if m.limits is not None and "monthly" in m.limits.model_fields_set:
                 cap, src = m.limits.monthly, ("set" if m.limits.monthly is not None else "none")
             else:

@@ -22,7 +22,7 @@ injected variable names), :mod:`~runway_core.planner.items` (the plan's value ty
 
 from ..model import RESOURCE_KINDS
 from .items import REFUSED_VERDICTS, VERDICTS, EnvironmentPlan, ItemPlan, LineItem, Plan, cap_unchecked_text, refresh_command
-from .output import FORMAT_VERSION, environment_json, plan_digest, plan_json
+from .output import FORMAT_VERSION, environment_json, hide_secret_env, plan_digest, plan_json
 from .plan import clear_memos, plan_all, plan_environment
 from .pricing import entry_cost
 from .spec import (
@@ -59,6 +59,7 @@ __all__ = [
     "entry_cost",
     "plan_all",
     "plan_json",
+    "hide_secret_env",
     "plan_digest",
     "environment_json",
     "clear_memos",

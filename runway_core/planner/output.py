@@ -10,9 +10,24 @@ from decimal import Decimal
 from typing import Any
 
 from ..money import cents
+from ..text import REDACTED, secret_shape
 from .items import EnvironmentPlan, Plan
 
 FORMAT_VERSION = 1
+
+
+def hide_secret_env(env_doc: dict[str, Any]) -> dict[str, Any]:
+    """``env_doc`` (one environment of :func:`environment_json`) with each workload's plain
+    ``env`` value that looks like a credential (RW147's test, :func:`runway_core.text.secret_shape`:
+    by shape, or by a name such as ``DB_PASSWORD``) replaced by :data:`runway_core.text.REDACTED`,
+    in place; returns it. Only printed and served plans are masked: the Pulumi program reads
+    the plan objects (``ItemPlan.capacity``), so the deploy still gets the declared value, and
+    ``plan_digest`` is computed on the unmasked document (docs/cli.md, "Secrets in output")."""
+    for item in env_doc.get("items", ()):
+        env = item["capacity"].get("env") if isinstance(item.get("capacity"), dict) else None
+        if isinstance(env, dict) and any(secret_shape(k, v) is not None for k, v in env.items()):
+            item["capacity"]["env"] = {k: (REDACTED if secret_shape(k, v) is not None else v) for k, v in env.items()}
+    return env_doc
 
 
 def _num(x: Any) -> Any:
@@ -29,8 +44,10 @@ def _money(x: Decimal) -> float:
     return float(cents(x))
 
 
-def environment_json(p: EnvironmentPlan) -> dict[str, Any]:
-    return {
+def environment_json(p: EnvironmentPlan, reveal_secrets: bool = False) -> dict[str, Any]:
+    """One environment's plan as its JSON object (docs/cli.md). Secret-looking ``env`` values
+    are masked (:func:`hide_secret_env`) unless ``reveal_secrets`` (the digest's canonical form)."""
+    doc = {
         "name": p.name,
         "cap_monthly_usd": None if p.cap is None else _num(p.cap),
         "cap_source": p.cap_source,
@@ -70,20 +87,22 @@ def environment_json(p: EnvironmentPlan) -> dict[str, Any]:
             for i in p.items
         ],
     }
+    return doc if reveal_secrets else hide_secret_env(doc)
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """The plan as the documented JSON document (docs/cli.md, ``format_version`` 1)."""
+def plan_json(plan: Plan, reveal_secrets: bool = False) -> dict[str, Any]:
+    """The plan as the documented JSON document (docs/cli.md, ``format_version`` 1); secret-looking
+    ``env`` values masked unless ``reveal_secrets``."""
     return {
         "format_version": FORMAT_VERSION,
         "product": plan.product,
         "region": plan.region,
         "catalog": plan.catalog_origin,
-        "environments": [environment_json(e) for e in plan.environments],
+        "environments": [environment_json(e, reveal_secrets) for e in plan.environments],
     }
 
 
 def plan_digest(env_plan: EnvironmentPlan, product: str, region: str) -> str:
     """sha256 of the canonical JSON of one environment's plan (for receipts)."""
-    doc = {"format_version": FORMAT_VERSION, "product": product, "region": region, "environment": environment_json(env_plan)}
+    doc = {"format_version": FORMAT_VERSION, "product": product, "region": region, "environment": environment_json(env_plan, reveal_secrets=True)}
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

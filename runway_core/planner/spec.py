@@ -46,7 +46,7 @@ class EnvSpec:
 
     name: str
     cap: Decimal | None
-    cap_source: str  # "set" | "default" | "none"
+    cap_source: str  # "set" | "default" | "none" | "invalid" (written but RW100: no cap, no verdict against it)
     shared: Mapping[str, str] = field(default_factory=dict)
 
 

@@ -3,7 +3,7 @@
 applied, duplicate keys and unsupported tags reported (docs/format.md, "Files").
 
 Used only by :func:`runway_core.yamlsrc.parse.parse_yaml`; never raises for any event
-stream but :class:`_AliasLimit` (caught there).
+stream but :class:`_AliasLimit` and :class:`_DepthLimit` (caught there).
 """
 
 from __future__ import annotations
@@ -34,6 +34,13 @@ _CORE_TAGS = {
 
 class _AliasLimit(Exception):
     pass
+
+
+class _DepthLimit(Exception):
+    """Raised at the first collection past :data:`MAX_DEPTH` (RW010 already reported): libyaml
+    keeps one possible simple key per open flow level and checks them all on every token, so
+    reading on through `[[[[…` costs O(depth²) (100,000 levels took 175 s); the composer stops
+    reading events there instead (docs/reliability.md, hostile inputs)."""
 
 
 class _Composer:
@@ -143,13 +150,14 @@ class _Composer:
     def start_collection(self, ev: Any, node: YNode) -> None:
         self._check_tag(ev.tag, ev.start_mark.index, ev.end_mark.index)
         if len(self.stack) >= MAX_DEPTH:
-            if not self.depth_exceeded:
-                self.depth_exceeded = True
-                self.diag(
-                    self.rng(ev.start_mark.index, ev.start_mark.index + 1),
-                    "RW010",
-                    f"nesting deeper than {MAX_DEPTH} levels; a runway is at most a few levels deep",
-                )
+            self.depth_exceeded = True
+            self.diag(
+                self.rng(ev.start_mark.index, ev.start_mark.index + 1),
+                "RW010",
+                f"nesting deeper than {MAX_DEPTH} levels; a runway is at most a few levels deep "
+                "(the rest of the file is not read)",
+            )
+            raise _DepthLimit()
         self.stack.append([node, 1, None, self.pos(ev.start_mark), [], ev.anchor])
 
     def end_collection(self, ev: Any) -> None:

@@ -15,7 +15,7 @@ from ruamel.yaml.events import MappingEndEvent, MappingStartEvent, ScalarEvent, 
 
 from ..diagnostics import Diagnostic, Severity
 from ..positions import LineIndex, Position, Range
-from .compose import _OPEN, _AliasLimit, _Composer
+from .compose import _OPEN, _AliasLimit, _Composer, _DepthLimit
 from .nodes import _SPECIAL_FIRST, ParsedYaml, YMap, YScalar, YSeq, resolve_plain
 
 try:  # the C parser ships in ruamel.yaml.clib (a base dependency); pure Python is the fallback
@@ -205,6 +205,10 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
         comp.stack.clear()
         comp.root = None
         partial = True
+    except _DepthLimit:
+        # RW010 is reported; what was read so far stays usable, like after a syntax error.
+        partial = True
+        comp.close_open()
     except YAMLError as exc:
         partial = True
         comp.close_open()

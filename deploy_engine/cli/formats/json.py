@@ -13,7 +13,7 @@ from deploy_engine.context import json_ascii
 from deploy_engine.terminal import rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import FORMAT_VERSION, Plan, plan_json
+from runway_core.planner import FORMAT_VERSION, Plan, hide_secret_env, plan_json
 
 
 def diagnostic_json(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -191,10 +191,12 @@ def plan_document(plan: Plan, an: Analysis, diags: Sequence[Diagnostic], base: s
     """``plan --format json``: :func:`runway_core.planner.plan_json`, each environment with its
     ``plan_digest`` (for ``up --plan-digest``: the plan reviewed is the plan deployed), and the
     diagnostics."""
-    doc = plan_json(plan)
+    doc = plan_json(plan, reveal_secrets=True)
     for env_doc in doc["environments"]:
-        # The digest of the environment document just built (no second environment_json).
+        # The digest of the environment document just built (no second environment_json), then
+        # secret-looking env values masked for printing (the digest covers the real values).
         env_doc["plan_digest"] = environment_digest(env_doc, plan.product, plan.region)
+        hide_secret_env(env_doc)
     doc["diagnostics"] = [diagnostic_json(d, an, base, environ) for d in diags]
     return doc
 

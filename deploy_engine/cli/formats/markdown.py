@@ -40,6 +40,8 @@ def plan_markdown(plan: Plan, details: bool) -> str:
         elif p.verdict == "unpriced":
             out.append(f"Verdict: **cannot check the cap — refused** (no {md(plan.region)} price for "
                        f"{md(', '.join(p.missing_prices))}; run `runway-deploy catalog refresh --region {md(plan.region)}`).")
+        elif p.verdict == "no-cap" and p.cap_source == "invalid":
+            out.append("Verdict: **cap invalid** (RW100: `limits.monthly` is not a valid cap; not checked).")
         elif p.verdict == "no-cap":
             out.append("Verdict: **no cap** (estimate only; set `limits.monthly` to cap it).")
         else:

@@ -53,7 +53,9 @@ def _verdict_text(p: EnvironmentPlan) -> str:
         return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
     if p.verdict == "unpriced":
         return "REFUSED: cannot check the cap (unit prices missing)"
-    return "no cap" if p.verdict == "no-cap" else "ok"
+    if p.verdict == "no-cap":
+        return "cap invalid (RW100): not checked" if p.cap_source == "invalid" else "no cap"
+    return "ok"
 
 
 def _heading(p: EnvironmentPlan, style: Style) -> str:

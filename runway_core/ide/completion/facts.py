@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ...analysis import blank_lines, tolerant_text
 from ...catalog import SIZES
-from ...model import DEFAULT_CAPS, EXPOSE_VALUES, RESOURCE_KINDS
+from ...model import DEFAULT_CAPS, EXPOSE_VALUES, MAX_CAP_USD, RESOURCE_KINDS
 from ...planner import EntrySpec, EnvironmentPlan, EnvSpec, ItemPlan, RunwaySpec, default_environments, engine_defaults, plan_environment, scale_map, size_map
 from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, parse_yaml, to_python
 
@@ -82,7 +82,9 @@ class _Facts:
                     if val is None:
                         cap, src = None, "none"
                     elif isinstance(val, (int, float)) and not isinstance(val, bool) and val >= 0 and val == val and val != float("inf"):
-                        cap, src = Decimal(str(val)), "set"
+                        cap, src = (Decimal(str(val)), "set") if val <= MAX_CAP_USD else (None, "invalid")
+                    else:
+                        cap, src = None, "invalid"  # RW100: never the default in its place
                 sh = v.get("shared")
                 if isinstance(sh, YMap):
                     shared = {kk.text: vv.value for kk, vv in sh.entries if kk.text in RESOURCE_KINDS and isinstance(vv, YScalar) and isinstance(vv.value, str)}
