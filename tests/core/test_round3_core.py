@@ -48,13 +48,16 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("cap", ["1e26", HUGE_INT])
 @pytest.mark.parametrize("fmt", ["text", "markdown", "github", "json", "sarif"])
-def test_a_huge_cap_is_printed_in_every_plan_format(capsys, tmp_path, cap, fmt):
+def test_a_huge_cap_is_a_range_error_in_every_plan_format(capsys, tmp_path, cap, fmt):
+    # Past the 1,000,000,000 USD/month maximum (docs/format.md): RW100, exit 1, never a crash,
+    # and no verdict against it (never the default cap in its place).
     root = product(tmp_path, "monthly: 500", f"monthly: {cap}")
     rc, out, err = cli(capsys, "plan", str(root), "--format", fmt)
-    assert rc == 0, err
+    assert rc == 1, err
     assert "internal error" not in err
-    if fmt in ("text", "markdown", "github"):
-        assert "100,000,000,000,000,000,000,000,000" in out or "12,345,678,901,234,567,890,123,456,789,012,345,678" in out
+    assert "RW100" in out + err
+    if fmt == "text":
+        assert "cap invalid" in out
 
 
 @pytest.mark.parametrize("cap", ["1e26", HUGE_INT])
@@ -70,8 +73,9 @@ def test_a_huge_cap_in_hover_outline_lenses_and_hints(tmp_path, catalog, cap):
     code_lenses(an, f)
     inlay_hints(an, f)
     (cap_line,) = [i for i, t in enumerate(lines) if "monthly:" in t and cap in t]
+    assert any(d.code == "RW100" and "monthly" in d.message for ds in an.diagnostics.values() for d in ds)
     h = hover_at(an, f, Position(cap_line - 2, 4))  # the `staging:` key
-    assert h is not None and ("100,000,000" in h.markdown or "12,345,678" in h.markdown)
+    assert h is not None and "100,000,000" not in h.markdown and "12,345,678" not in h.markdown
 
 
 # --- item 4: catalogue numbers past any plausible price or capacity (exit 3 like NaN) --------
