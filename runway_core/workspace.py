@@ -149,6 +149,22 @@ def _inside(base: str, real: str) -> bool:
     return os.path.commonpath([base, real]) == base
 
 
+def root_link_escapes(path: str) -> str | None:
+    """Why the root runway ``path`` is refused, or None: a symlink whose target lies outside
+    the folder holding the link (resolved) leaves the product's repository, as a member's does
+    (:func:`member_runway`; docs/format.md "Files"). A link inside that folder is read. Costs
+    one ``lstat`` when ``path`` is no symlink."""
+    try:
+        if not os.path.islink(path):
+            return None
+    except (OSError, ValueError):
+        return None
+    base = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    if _inside(base, os.path.realpath(path)):
+        return None
+    return f"{os.path.basename(path)} is a symlink that leaves the product's folder; refused, never read"
+
+
 def member_folder(base: str, rel: str) -> tuple[str | None, str | None]:
     """Resolve a member path against ``base``, the root runway's resolved folder; (folder,
     None) or (None, reason) when it escapes or is absolute."""
@@ -216,6 +232,7 @@ def member_runway(folder: str, rel: str, base: str, root_real: str) -> tuple[str
 
 
 __all__ = [
+    "root_link_escapes",
     "ROOT_NAMES",
     "MAX_FILE_CHARS",
     "MAX_FILE_BYTES",

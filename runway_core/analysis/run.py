@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, SourceFile
 from ..planner import plan_environment
 from ..positions import Position, Range
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, is_lone_member, read_disk
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, is_lone_member, read_disk, root_link_escapes
 from ..yamlsrc import ParsedYaml, YMap, YNode, find_path, parse_yaml
 from . import cache
 from .members import _analyze_lone_member, _analyze_members
@@ -54,7 +54,12 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
     root_file = os.path.abspath(root_file)
     an = Analysis(root_file=root_file, catalog=catalog)
     an.diagnostics[root_file] = []
+    escapes = root_link_escapes(root_file)
     try:
+        if escapes is not None:
+            # Like a member's runway.yaml linked out of the repository (RW151): never read, so
+            # none of its lines (`/etc/shadow`) can come back as "unknown key" diagnostics.
+            raise PermissionError(escapes)
         text = read(root_file)
         if len(text) > MAX_FILE_CHARS:
             raise FileTooLarge(len(text), "characters")
@@ -65,7 +70,8 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
         an.add(_not_utf8(root_file, exc))
         text = None
     except OSError as exc:
-        an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW151", f"cannot read the runway: {exc.strerror or exc}"))
+        why = escapes if escapes is not None else f"cannot read the runway: {exc.strerror or exc}"
+        an.add(Diagnostic(root_file, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW151", why))
         text = None
     parsed = cache.parse_file(text, root_file) if text is not None else parse_yaml("", root_file)
     if text is None:

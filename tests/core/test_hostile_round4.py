@@ -98,3 +98,32 @@ def test_secret_named_env_values_are_masked_in_plan_json_but_kept_in_the_plan():
     # The digest covers the declared value: changing the password changes the plan digest.
     other = _analyze(_BASE.replace("CAP", "300").replace("correcthorsebattery", "another")).plans["dev"]
     assert plan_digest(plan, "shop", "us-east-1") != plan_digest(other, "shop", "us-east-1")
+
+
+def test_a_root_runway_linked_outside_its_folder_is_refused_and_never_read(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "shadow").write_text("root:$6$saltsalt$hash:19000:0:99999:7:::\n", encoding="utf-8")
+    prod = tmp_path / "p"
+    prod.mkdir()
+    (prod / "runway.yaml").symlink_to(outside / "shadow")
+    reads: list[str] = []
+
+    def read(path):
+        reads.append(path)
+        return open(path, encoding="utf-8").read()
+
+    an = analyze(str(prod / "runway.yaml"), load_catalog(), read=read)
+    diags = [d for ds in an.diagnostics.values() for d in ds]
+    assert [d.code for d in diags] == ["RW151"] and "leaves the product's folder" in diags[0].message
+    assert reads == [] and not any("saltsalt" in d.message for d in diags)
+
+
+def test_a_root_runway_linked_inside_its_folder_is_read(tmp_path):
+    prod = tmp_path / "p"
+    (prod / "conf").mkdir(parents=True)
+    (prod / "conf" / "real.yaml").write_text(_BASE.replace("CAP", "300"), encoding="utf-8")
+    (prod / "runway.yaml").symlink_to(prod / "conf" / "real.yaml")
+    an = analyze(str(prod / "runway.yaml"), load_catalog())
+    assert not any(d.code == "RW151" for ds in an.diagnostics.values() for d in ds)
+    assert "dev" in an.plans
