@@ -364,7 +364,10 @@ def _environment(an: "Analysis", env: str) -> str | None:
         return f"### {env}\n*No estimate: fix the errors in this runway first.*" if env in an.env_keys else None
     out = [f"### {env}", ""]
     total = usd(plan.total)
-    if plan.cap is None:
+    if plan.cap is None and plan.cap_source == "invalid":
+        # RW100 on the cap: never the default in its place (docs/format.md "Cap maximum").
+        out.append(f"**{total}/month**, cap invalid (RW100): `environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000.")
+    elif plan.cap is None:
         out.append(f"**{total}/month**, no cap. Set `environments.{env}.limits.monthly` to cap it.")
     else:
         pct = cap_percent(plan.total, plan.cap)
@@ -378,7 +381,8 @@ def _environment(an: "Analysis", env: str) -> str | None:
         "unpriced": f"✗ the cap cannot be checked: {', '.join(plan.missing_prices)} "
                     f"{'has' if len(plan.missing_prices) == 1 else 'have'} no {an.spec.region if an.spec else ''} price, "
                     f"so the plan is refused (run `{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).",
-        "no-cap": "⚠ no cap: the plan proceeds with a warning.",
+        "no-cap": "✗ the cap is invalid: nothing is checked against it until it is fixed." if plan.cap_source == "invalid"
+                  else "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)
     if plan.verdict == "over-cap" and plan.cap is not None and an.spec is not None:

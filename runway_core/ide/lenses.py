@@ -177,7 +177,10 @@ def _code_lenses(an: "Analysis", file: str, baseline: Baselines | None) -> list[
 def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, EnvironmentPlan], baseline: Baselines | None) -> Lens:
     parts = [f"{env} {_total_text(plan)}"]
     tip = [f"{env}: {usd(plan.total)} per month"]
-    if plan.cap is None:
+    if plan.cap is None and plan.cap_source == "invalid":
+        parts[0] += " · cap invalid"
+        tip.append("cap invalid (RW100): limits.monthly must be a number from 0 to 1,000,000,000")
+    elif plan.cap is None:
         parts[0] += " · no cap"
         tip.append("no cap (set limits.monthly to cap it)")
     else:

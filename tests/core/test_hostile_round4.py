@@ -127,3 +127,18 @@ def test_a_root_runway_linked_inside_its_folder_is_read(tmp_path):
     an = analyze(str(prod / "runway.yaml"), load_catalog())
     assert not any(d.code == "RW151" for ds in an.diagnostics.values() for d in ds)
     assert "dev" in an.plans
+
+
+def test_an_invalid_cap_in_hover_and_lenses_says_so(tmp_path):
+    from runway_core.ide.hover import hover_at
+    from runway_core.ide.lenses import code_lenses
+    from runway_core.positions import Position
+
+    f = tmp_path / "runway.yaml"
+    for cap in ("1e26", ".nan"):
+        f.write_text(_BASE.replace("CAP", cap), encoding="utf-8")
+        an = analyze(str(f), load_catalog())
+        line = f.read_text(encoding="utf-8").splitlines().index("  dev:")
+        h = hover_at(an, str(f.resolve()), Position(line, 3))
+        assert h is not None and "cap invalid" in h.markdown and "$150" not in h.markdown
+        assert any("cap invalid" in lens.title for lens in code_lenses(an, str(f.resolve())))

@@ -133,7 +133,7 @@ def _env_detail(an: "Analysis", env: str) -> str:
     if plan is None:
         return "environment"
     if plan.cap is None:
-        return f"{usd(plan.total)}, no cap"
+        return f"{usd(plan.total)}, " + ("cap invalid" if plan.cap_source == "invalid" else "no cap")
     over = " · over cap" if plan.total > plan.cap else ""
     return f"{usd(plan.total)} / {usd(plan.cap)} cap{over}"
 
