@@ -842,7 +842,7 @@ class _Declarer:
         port = int(cap["port"])
         log_group = self.add(
             self.logical(w, "logs"),
-            aws.cloudwatch.LogGroup(self.logical(w, "logs"), name=f"/runway/{self.product}/{self.env}/{w}", retention_in_days=30, tags=tags),
+            aws.cloudwatch.LogGroup(self.logical(w, "logs"), name=f"/runway/{self.product}/{self.env}/{w}", retention_in_days=int(cap["log_retention_days"]), tags=tags),
         )
         # Its own secrets, then every variable its uses inject: names -> SSM parameters.
         secret_refs: list[tuple[str, pulumi.Output]] = []
