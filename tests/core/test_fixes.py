@@ -109,7 +109,7 @@ def test_unknown_size_keeps_the_quotes(catalog, quote):
 
 def test_unknown_size_for_every_environment_shows_each_cost(catalog):
     text = HEAD + "workloads:\n" + workload(extra="    size: huge\n    scale: { production: 2 }\n    reason: \"no-managed-fit: ours\"\n")
-    assert titles(text, catalog, "RW130")[1] == "Change size to medium (dev $28.84 · staging $28.84 · production $57.67 per month)"
+    assert titles(text, catalog, "RW130")[1] == "Change size to medium (dev $32.02 · staging $32.02 · production $64.03 per month)"
     text = HEAD + "resources:\n  files:\n    kind: bucket\n    size: no   # YAML 1.2: a string\n"
     assert titles(text, catalog, "RW130")[0] == "Change size to small ($2.05/mo in every environment)"
     assert applied(text, catalog, "RW130", "Change size to small") == text.replace("size: no ", "size: small ")
@@ -192,7 +192,7 @@ def test_fit_changes_as_few_items_as_possible_then_saves_least(catalog):
     # $235.26 in dev. Over $200 by $35.26: cache + api would save less ($49.67) than main-db
     # alone ($103.19), but one change beats two.
     assert titles(_capped(200), catalog, "RW170")[0] == "Fit dev under its cap: resize main-db to small — total $132.07"
-    # Over $220 by $15.26: api alone ($21.63) saves the least of the single changes that fit.
+    # Over $220 by $15.26: api alone ($26.27) saves the least of the single changes that fit.
     assert titles(_capped(220), catalog, "RW170")[0] == "Fit dev under its cap: resize api to small — total $213.63"
     # Over $140 by $95.26 ... main-db alone saves $103.19.
     # Over $110 by $125.26: two changes are needed; main-db + api ($124.82) is short, so

@@ -135,8 +135,8 @@ async def test_unknown_size_fix_after_an_emoji(client: LanguageClient, tmp_path:
 
     got = await actions(client, f, d.range, [d])
     assert [(a.title, a.is_preferred) for a in got] == [
-        ("Change size to small ($7.21/mo in every environment)", None),
-        ("Change size to medium ($28.84/mo in every environment)", True),
+        ("Change size to small ($8.01/mo in every environment)", None),
+        ("Change size to medium ($32.02/mo in every environment)", True),
         ("Change size to large ($115.34/mo in every environment)", None),
     ]
     medium = got[1]

@@ -415,13 +415,13 @@ try {
 
   await check('status bar shows the dev cost near its cap', async () => {
     const item = await waitFor('the runway cost item', async () => (await statusTexts()).find((i) => /dev \$\d+ \/ \$150/.test(i.text)));
-    if (item.text !== 'dev $122 / $150') throw new Error(`status bar: ${item.text}`);
+    if (item.text !== 'dev $127 / $150') throw new Error(`status bar: ${item.text}`);
     if (!/warning-kind/.test(item.cls)) throw new Error(`no warning colour at 81 %: ${item.cls}`);
     mark(`status bar: ${item.text}`);
     const bar = await page.locator('.part.statusbar').boundingBox();
     await shot('status-bar', { clip: bar });
     // For the README: the item and its tooltip (every environment).
-    const el = page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $122' }).first();
+    const el = page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $127' }).first();
     await el.hover();
     const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'staging' }).first();
     await tip.waitFor({ timeout: 10_000 });
@@ -435,7 +435,7 @@ try {
     const lenses = page.locator('.editor-group-container.active .codelens-decoration');
     await waitFor('code lenses with costs', async () => {
       const texts = await lenses.allInnerTexts();
-      return texts.some((t) => /dev .*\$122/.test(t)) && texts.some((t) => /production/.test(t));
+      return texts.some((t) => /dev .*\$127/.test(t)) && texts.some((t) => /production/.test(t));
     });
     await goToLine(18);
     await sleep(400);
@@ -484,7 +484,7 @@ try {
   });
 
   await check('Select Environment switches the status bar to production', async () => {
-    await page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $122' }).first().click();
+    await page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $127' }).first().click();
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'production' }).first().waitFor();
@@ -503,7 +503,7 @@ try {
     // (A lens clicked while VS Code replaces the lenses after a refresh runs nothing; click again.)
     await goToLine(10);
     await waitFor('the plan view from a lens', async () => {
-      await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'staging $253' }).first().click();
+      await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'staging $258' }).first().click();
       return page.locator('.tab', { hasText: 'Runway Plan' }).first().waitFor({ timeout: 3000 }).then(
         () => true,
         () => false,
