@@ -209,7 +209,7 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
         ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
         ("fargate:arm:memory", f"Fargate ARM memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
         ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
-        ("logs:storage", f"CloudWatch Logs storage, {int(retention)}-day retention, assumed {_gb(stored_gb)} GB", stored_gb),
+        ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
     ]
 
 

@@ -117,6 +117,11 @@ def test_single_size_string_covers_every_environment(orders):
     assert "pdf-renderer in production: medium, $96.04/month" in md
     assert "1 vCPU, 2 GB memory per task, 3 tasks" in md
     assert "2,190 x $0.03238 / vCPU-hour" in md
+    # Its log group: the assumption in the capacity line, both lines with unit price and source.
+    assert "assumed 6 GB logs/month per task (30-day retention)" in md
+    assert "| CloudWatch Logs ingestion, assumed 6 GB x 3 task(s) | 18 x $0.50 / GB | $9.00 | secondary source [3] |" in flat(md)
+    assert "| CloudWatch Logs storage, assumed 18 GB kept 30 days | 18 x $0.03 / GB-month | $0.54 | secondary source [4] |" in flat(md)
+    assert re.search(r"^\[3\] c3x\.dev blog 'CloudWatch Logs cost optimization'", md, re.M)
 
 
 def test_shared_size_value_shows_that_environment(orders):

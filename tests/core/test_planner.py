@@ -34,7 +34,7 @@ def test_worked_check_workload_small_two_tasks(catalog):
     logs = item.line_items[2:]
     assert [(li.quantity, li.unit_usd, li.monthly_usd) for li in logs] == [(Decimal("3.0"), Decimal("0.50"), Decimal("1.50")), (Decimal("3"), Decimal("0.03"), Decimal("0.09"))]
     assert logs[0].description == "CloudWatch Logs ingestion, assumed 1.5 GB x 2 task(s)"
-    assert logs[1].description == "CloudWatch Logs storage, 30-day retention, assumed 3 GB"
+    assert logs[1].description == "CloudWatch Logs storage, assumed 3 GB kept 30 days"
     assert all(li.source and li.confidence == "secondary" for li in logs)
     assert item.monthly_usd == Decimal("16.01")
     assert item.capacity["assumed_log_ingested_gb"] == Decimal("1.5") and item.capacity["log_retention_days"] == 30

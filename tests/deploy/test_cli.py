@@ -318,7 +318,7 @@ def test_plan_over_cap_exit_2_names_top_contributors(capsys, tmp_path):
     assert "dev — $126.88 / $100.00 cap (127%) — REFUSED" in out
     assert "staging — $258.11 / $500.00 cap (52%) — ok" in out
     assert "error RW170" in err
-    assert "Top contributors: main-db $36.28, alb $29.57, pdf-renderer $32.02" in err
+    assert "Top contributors: main-db $36.28, pdf-renderer $32.02, alb $29.57" in err
     rc, doc, _ = run_json(capsys, "plan", str(folder), "--format", "json", "--env", "dev")
     assert rc == 2
     assert doc["environments"][0]["verdict"] == "over-cap"

@@ -398,7 +398,7 @@ def test_log_group_keeps_what_the_plan_estimates(mocks, catalog):
     group = mocks.one("aws:cloudwatch/logGroup:LogGroup").inputs
     assert group["name"] == "/runway/acme/production/api"
     assert group["retentionInDays"] == item.capacity["log_retention_days"] == int(catalog.environment["log_retention_days"]) == 30
-    assert any(li.price_key == "logs:storage" and "30-day retention" in li.description for li in item.line_items)
+    assert any(li.price_key == "logs:storage" and "kept 30 days" in li.description for li in item.line_items)
 
 
 def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, catalog):
