@@ -246,7 +246,7 @@ def test_the_current_size_is_marked_and_an_over_cap_choice_is_flagged(catalog):
     assert s.get("small").detail == "$9.34/mo in dev · current"
     assert s.get("medium").detail == "$37.38/mo in dev"
     # dev: $126.88 today; a medium shared cache adds $28.04 and passes the $150 cap.
-    assert "| dev | $37.38 | $150.14 | $150.00 (100%) ✗ over |" in flat(s.get("medium").documentation)
+    assert "| dev | $37.38 | $154.92 | $150.00 (103%) ✗ over |" in flat(s.get("medium").documentation)
 
 
 def test_one_size_for_every_environment_lists_each_environment(catalog):
@@ -254,13 +254,13 @@ def test_one_size_for_every_environment_lists_each_environment(catalog):
     assert s.labels == ["small", "medium", "large"]
     assert s.get("large").detail == "$50.00/mo in dev"
     doc = s.get("large").documentation
-    assert "| dev | $50.00 | $171.60 |" in flat(doc) and "| staging | $50.00 |" in flat(doc) and "| production | $50.00 |" in flat(doc)
+    assert "| dev | $50.00 | $176.38 |" in flat(doc) and "| staging | $50.00 |" in flat(doc) and "| production | $50.00 |" in flat(doc)
 
 
 def test_a_workload_size_counts_its_tasks(catalog):
     s = Session(catalog, edited("    size: medium\n    scale:\n      production: 3\n", f"    size: {{production: {MARK}}}\n    scale:\n      production: 3\n"))
     # pdf-renderer runs 3 tasks in production.
-    assert [s.get(x).detail for x in s.labels] == ["$26.27/mo in production", "$96.04/mo in production", "$384.18/mo in production"]
+    assert [s.get(x).detail for x in s.labels] == ["$24.02/mo in production", "$96.04/mo in production", "$384.18/mo in production"]
     assert s.accept("large").count("    size: {production: large}\n") == 1
 
 

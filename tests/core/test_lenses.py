@@ -114,7 +114,7 @@ def test_unused_resource_no_cap_and_over_cap_variants(catalog):
     text = text.replace("    uses: [invoices]\n", "")
     an, root = analysis_of(catalog, text)
     lenses = code_lenses(an, root)
-    assert titles_at(lenses, at_line(text, "  dev:")) == ["dev $126.88 / $100 · 122% · over cap by $26.88"]
+    assert titles_at(lenses, at_line(text, "  dev:")) == ["dev $126.88 / $100 · 127% · over cap by $26.88"]
     assert titles_at(lenses, at_line(text, "  staging:")) == ["staging $258.11 · no cap"]
     assert titles_at(lenses, at_line(text, "  production:")) == ["production $828.03 / $2,500.50 · 33%"]
     # pdf-renderer no longer uses invoices; the billing member still does.
@@ -171,7 +171,7 @@ def test_environment_lens_shows_deltas_vs_head_and_since_save(catalog):
     assert now.plans["staging"].total - saved.plans["staging"].total == Decimal("37.38") - Decimal("184.54") == Decimal("-147.16")
     lenses = code_lenses(now, root, Baselines(saved=saved.plans, head=head.plans))
     title = titles_at(lenses, at_line(STAGING_LARGE, "  staging:"))[0]
-    assert title == "staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · −$147.16/mo since save"
+    assert title == "staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD · −$147.16/mo since save"
     # No change: nothing added to the lens.
     assert titles_at(lenses, at_line(STAGING_LARGE, "  dev:")) == ["dev $126.88 / $150 · 85%"]
     assert delta_parts("dev", now.plans, Baselines(head=head.plans), keep_zero=True) == ["no change vs HEAD"]
@@ -183,7 +183,7 @@ def test_environment_hover_shows_the_delta_after_its_total(catalog):
     line = at_line(STAGING_LARGE, "  staging:")
     h = hover_at(now, root, Position(line, 4), baseline=Baselines(head=head.plans))
     lines = h.markdown.split("\n")
-    total = next(i for i, t in enumerate(lines) if t.startswith("**$439.67 of $500.00 cap"))
+    total = next(i for i, t in enumerate(lines) if t.startswith("**$444.45 of $500.00 cap"))
     assert lines[total + 1 : total + 3] == ["", "+$186.34/mo vs HEAD"]
     # Also over `limits.monthly`; not over a resource; unchanged without a baseline.
     cap_line = at_line(STAGING_LARGE, "monthly: 500")
@@ -269,7 +269,7 @@ def test_saved_baseline_follows_the_disk(catalog, orders_copy):
     assert first["staging"].total == Decimal("258.11")
     assert store.saved(root, catalog) is first  # cached while the files are unchanged
     (orders_copy / "runway.yaml").write_text(STAGING_LARGE, encoding="utf-8")
-    assert store.saved(root, catalog)["staging"].total == Decimal("439.67")
+    assert store.saved(root, catalog)["staging"].total == Decimal("444.45")
     # A member file counts too: checkout stops requiring the cache.
     checkout = orders_copy / "services" / "checkout" / "runway.yaml"
     checkout.write_text(checkout.read_text().replace("requires: [queue, cache]", "requires: [queue]"))
@@ -293,15 +293,15 @@ def test_head_baseline_from_a_real_git_repository(catalog, orders_copy):
     root.write_text(STAGING_LARGE, encoding="utf-8")
     b = store.baselines(str(root), catalog)
     assert b.head["staging"].total == Decimal("258.11")
-    assert b.saved["staging"].total == Decimal("439.67")
+    assert b.saved["staging"].total == Decimal("444.45")
     an = analyze(str(root), catalog)
     lenses = code_lenses(an, str(root), b)
-    assert titles_at(lenses, at_line(STAGING_LARGE, "  staging:")) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD"]
+    assert titles_at(lenses, at_line(STAGING_LARGE, "  staging:")) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD"]
     # Commit the edit: HEAD moves, the store notices (no clear) and the delta is gone.
     git(repo, "commit", "-q", "-am", "bigger staging db")
     b2 = store.baselines(str(root), catalog)
-    assert b2.head["staging"].total == Decimal("439.67")
-    assert titles_at(code_lenses(an, str(root), b2), at_line(STAGING_LARGE, "  staging:")) == ["staging $439.67 / $500 · 88%"]
+    assert b2.head["staging"].total == Decimal("444.45")
+    assert titles_at(code_lenses(an, str(root), b2), at_line(STAGING_LARGE, "  staging:")) == ["staging $444.45 / $500 · 89%"]
 
 
 @pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
@@ -341,7 +341,7 @@ def test_git_is_run_through_the_injected_runner_and_cached_by_commit(catalog, or
 
     store = BaselineStore(runner=runner)
     head = store.head(str(orders_copy / "runway.yaml"), catalog)
-    assert head["staging"].total == Decimal("439.67")
+    assert head["staging"].total == Decimal("444.45")
     shows = [c for c in calls if c[0] == "show"]
     assert shows[0] == ("show", "--no-textconv", f"{commit}:runway.yaml")
     assert len(shows) == 3  # root + two members, each once

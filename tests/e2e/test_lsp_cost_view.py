@@ -181,7 +181,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     lenses = await code_lenses(client, root)
     assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36 · staging $326 · production $326", "used by 4"]
     # The disk (the last save) still says medium: the change since save is in the lens.
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88% · +$186.34/mo since save"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89% · +$186.34/mo since save"]
     staging_line, _ = line_of(root, "      staging: medium")
     assert [h.label for h in await inlay_hints(client, root) if h.position.line == staging_line] == ["≈ $325.81/mo"]
 
@@ -190,13 +190,13 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     did_save(client, root)
     if caps().workspace.code_lens is not None:
         await until_request(client, types.WORKSPACE_CODE_LENS_REFRESH)
-    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
     # Another edit after the save: only its own change shows.
     text = replace_line(client, root, text, 3, "production: large", "production: medium")
     lenses = await code_lenses(client, root)
     assert titles(lenses, line_of(root, "  production:")[0]) == ["production $616.25 / $2,500 · 25% · −$186.34/mo since save"]
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
 
 async def test_a_member_edit_refreshes_the_root_lenses(client: LanguageClient, orders: Path):
@@ -330,7 +330,7 @@ async def test_delta_against_git_head_in_lens_and_hover(client: LanguageClient, 
     assert titles(await code_lenses(client, root), staging_line) == ["staging $258.11 / $500 · 52%"]
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · +$186.34/mo since save"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD · +$186.34/mo since save"]
     hover = await asyncio.wait_for(
         client.text_document_hover_async(types.HoverParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=staging_line, character=4))),
         TIMEOUT,
@@ -340,6 +340,6 @@ async def test_delta_against_git_head_in_lens_and_hover(client: LanguageClient, 
     # Saved: only HEAD differs. Committed: nothing differs (HEAD moved; no editor event needed).
     root.write_text(text, encoding="utf-8")
     did_save(client, root)
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD"]
     git(repo, "commit", "-q", "-am", "bigger staging database")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89%"]

@@ -189,9 +189,9 @@ async def test_over_cap_fit_clears_the_error(client: LanguageClient, tmp_path: P
 
     got = await actions(client, f, d.range, [d])
     assert [a.title for a in got] == [
-        "Fit dev under its cap: resize main-db to small — total $110.44",
-        "Resize main-db in dev to small — saves $103.19/month, dev total becomes $110.44",
-        "Resize cache in dev to small — saves $28.04/month, dev total becomes $185.59",
+        "Fit dev under its cap: resize main-db to small — total $111.24",
+        "Resize main-db in dev to small — saves $103.19/month, dev total becomes $111.24",
+        "Resize cache in dev to small — saves $28.04/month, dev total becomes $186.39",
     ]
     assert [a.is_preferred for a in got] == [True, None, None]
     _version, text_edits = edits_by_uri(got[0], document_changes=pulls)[f.as_uri()]

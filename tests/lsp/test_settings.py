@@ -266,7 +266,7 @@ async def test_cost_delta_setting_turns_deltas_off(client: LanguageClient, order
     did_open(client, root)
     line_no, line = line_of(root, "      staging: medium")
     did_change(client, root, 2, (line_no, 15), (line_no, len(line)), "large")
-    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
 
 def slow_catalog(folder: Path) -> Path:
