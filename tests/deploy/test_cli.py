@@ -272,7 +272,7 @@ def test_plan_text_ok_exit_0(capsys, tmp_path):
         "production — $828.03 / $2,500.00 cap (33%) — ok",
     ]
     assert re.search(r"^  shared-cache\*\s+cache\s+small\s+\$9\.34$", out, re.M)
-    assert re.search(r"^  total\s+\$122\.10$", out, re.M)
+    assert re.search(r"^  total\s+\$126\.88$", out, re.M)
     # Footnotes once, not per environment.
     assert out.count("Free tiers are ignored") == 1
     assert out.count("not estimated") == 1

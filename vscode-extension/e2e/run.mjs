@@ -492,7 +492,7 @@ try {
     await input.fill('production');
     await page.keyboard.press('Enter');
     const item = await waitFor('production in the status bar', async () => (await statusTexts()).find((i) => /^production \$/.test(i.text)));
-    if (item.text !== 'production $803 / $2,500') throw new Error(`status bar: ${item.text}`);
+    if (item.text !== 'production $828 / $2,500') throw new Error(`status bar: ${item.text}`);
     if (/warning-kind|error-kind/.test(item.cls)) throw new Error(`production is at 32 %: ${item.cls}`);
     // The choice lives in the workspace memento: nothing is written into the user's repository.
     if (existsSync(path.join(dirs.work, '.vscode', 'settings.json'))) throw new Error(`.vscode/settings.json written: ${readFileSync(path.join(dirs.work, '.vscode', 'settings.json'), 'utf8')}`);

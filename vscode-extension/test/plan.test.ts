@@ -47,7 +47,7 @@ test('the chart: one bar per environment, stacked by item, a cap marker each, a 
   assert.equal((svg.match(/class="segment"/g) ?? []).length, segments);
   assert.equal((svg.match(/class="swatch"/g) ?? []).length, view.items.length);
   assert.match(svg, /<title>dev · main-db: \$36\.28\/mo<\/title>/);
-  assert.match(svg, /\$122\.10 · 85%/);
+  assert.match(svg, /\$126\.88 · 85%/);
   assert.match(svg, /class="env level-near selected"/);
   // The same item has the same colour in every bar.
   const colours = [...svg.matchAll(/fill="(#[0-9a-f]{6})"><title>\w+ · main-db:/g)].map((m) => m[1]);
@@ -119,7 +119,7 @@ test('every environment side by side: one row per item, a size and a cost per en
   assert.ok(mainDb?.consumers.includes('checkout'));
   const body = planBody(view);
   assert.match(body, /<td class="item" title="used by [^"]*">main-db<\/td><td>postgres<\/td><td class="size">small<\/td><td class="num">\$36\.28<\/td><td class="size">medium<\/td>/);
-  assert.match(body, /class="num level-near">\$122\.10</);
+  assert.match(body, /class="num level-near">\$126\.88</);
   assert.match(body, /\$2,500 · 33%/); // the cap as the lenses write it
   assert.match(body, /catalogue: packaged default/);
   assert.match(body, /1 error in the runway/);
@@ -146,7 +146,7 @@ test('the chart: each environment against its own cap, percent scale, responsive
   // One cap line per environment, all at 100 %: the same x.
   const caps = [...svg.matchAll(/<line class="cap" x1="([\d.]+)"/g)].map((m) => m[1]);
   assert.equal(new Set(caps).size, 1);
-  assert.match(svg, /\$253\.33 · 52% of \$500/);
+  assert.match(svg, /\$258\.11 · 52% of \$500/);
   // Fonts: 14 units in a 680-unit viewBox at the CSS min-width (600 px) is over 12 px.
   const sizes = [...svg.matchAll(/font-size="(\d+)"/g)].map((m) => Number(m[1]));
   assert.ok(sizes.length > 0 && sizes.every((n) => (n * 600) / 680 >= 12));

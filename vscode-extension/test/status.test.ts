@@ -19,10 +19,10 @@ const orders: CostsResult = {
 
 test('the status text of the selected environment, whole dollars', () => {
   const view = statusView(orders, null);
-  assert.equal(view.text, '$(graph) dev $122 / $150');
+  assert.equal(view.text, '$(graph) dev $127 / $150');
   assert.equal(view.environment, 'dev');
   assert.equal(view.level, 'near'); // 85% of the cap
-  assert.equal(statusView(orders, 'production').text, '$(graph) production $803 / $2,500');
+  assert.equal(statusView(orders, 'production').text, '$(graph) production $828 / $2,500');
   assert.equal(statusView(orders, 'production').level, 'ok');
 });
 
@@ -69,23 +69,23 @@ test('the tooltip lists every environment, the selected one in bold, text escape
 
 test('an incomplete estimate: a lower bound, a warning marker and why', () => {
   const view = statusView({ ...orders, complete: false, errors: 1 }, 'dev');
-  assert.equal(view.text, '$(warning) dev ≥ $122 / $150');
+  assert.equal(view.text, '$(warning) dev ≥ $127 / $150');
   assert.match(view.tooltip, /Estimate incomplete\*\*: 1 error: items may be missing/);
-  assert.match(view.tooltip, /\| \*\*dev\*\* \| ≥ \$122\\\.10 \|/);
-  assert.equal(view.label, 'Runway: dev ≥ $122 / $150 (estimate incomplete)');
+  assert.match(view.tooltip, /\| \*\*dev\*\* \| ≥ \$126\\\.88 \|/);
+  assert.equal(view.label, 'Runway: dev ≥ $127 / $150 (estimate incomplete)');
   assert.match(statusView({ ...orders, complete: false, errors: 2 }, 'dev').tooltip, /2 errors/);
   const missing = statusView({ ...orders, complete: false, errors: 0, environments: [{ ...orders.environments[0], missing_prices: true }] }, 'dev');
   assert.match(missing.tooltip, /no unit price/);
-  assert.equal(statusView({ ...orders, complete: true, errors: 0 }, 'dev').text, '$(graph) dev $122 / $150');
+  assert.equal(statusView({ ...orders, complete: true, errors: 0 }, 'dev').text, '$(graph) dev $127 / $150');
 });
 
 test('a YAML syntax error keeps the last good figure, marked stale', () => {
   const broken: CostsResult = { environments: [], environment: null, complete: false, errors: 1 };
   const view = statusView(broken, 'dev', orders);
-  assert.equal(view.text, '$(graph) dev $122 / $150 (stale)');
+  assert.equal(view.text, '$(graph) dev $127 / $150 (stale)');
   assert.equal(view.level, 'near');
   assert.match(view.tooltip, /Stale/);
-  assert.equal(view.label, 'Runway: dev $122 / $150 (stale)');
+  assert.equal(view.label, 'Runway: dev $127 / $150 (stale)');
   assert.match(statusView(broken, 'dev').text, /no plan/); // nothing good yet
 });
 
