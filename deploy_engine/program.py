@@ -23,7 +23,8 @@ What each plan item becomes:
   ``BucketServerSideEncryptionConfiguration`` (SSE-S3, AES256).
 - workloads: one ``ecs.Cluster`` per environment; per workload an ``ec2.SecurityGroup`` (its
   rules as ``vpc.SecurityGroupIngressRule`` / ``SecurityGroupEgressRule`` resources, so that
-  two workloads using each other make no cycle), a ``cloudwatch.LogGroup``, an execution
+  two workloads using each other make no cycle), a ``cloudwatch.LogGroup`` (kept the plan's
+  ``log_retention_days``, the retention its storage line is estimated for), an execution
   ``iam.Role`` + ``RolePolicy`` (its SSM parameters and its log group), a task ``iam.Role`` +
   ``RolePolicy`` when it uses a queue, topic or bucket, an ``ecs.TaskDefinition`` (Fargate,
   ARM64) and an ``ecs.Service``. ``expose: internal``: one
