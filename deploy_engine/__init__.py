@@ -17,3 +17,7 @@ users of ``check`` and ``plan`` never pay for it, and pulumi lives in the ``[dep
 Only the ``preview`` / ``up`` / ``drift`` code paths import pulumi, lazily, after the cap and
 job guards.
 """
+
+#: The version of the ``runway-tooling`` distribution: set in one place, runway_core (which
+#: pyproject.toml reads); re-exported for ``runway-deploy --version`` and SARIF.
+from runway_core import __version__  # noqa: E402

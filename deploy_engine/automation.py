@@ -362,6 +362,13 @@ class StackTarget:
     passphrase: SecretValue
     redactor: Redactor
     set_passwords: tuple[str, ...] = ()
+    #: Postgres resource -> credential version (``CredentialPlan.versions``); public workload ->
+    #: listener priority the stack recorded (``StoredState.listener_priorities``).
+    credential_versions: Mapping[str, str] = field(default_factory=dict)
+    known_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: URNs :func:`up` leaves out with their children (``--exclude --exclude-dependents``): the
+    #: workload components during the data phase of ``up``.
+    exclude: tuple[str, ...] = ()
     _stack: Any = field(default=None, init=False, repr=False, compare=False)
 
     def program(self) -> Callable[[], None]:
@@ -381,9 +388,12 @@ class StackTarget:
             from deploy_engine.program import declare_environment
 
             passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
+            # The same network settings open_stack wrote to the stack configuration (runway:vpcId,
+            # ...), where a plain `pulumi preview` of the stack's program reads them.
             outputs = declare_environment(
                 target.plan, product=target.product, region=target.region, network=target.network, credentials=passwords,
-                set_passwords=tuple(target.set_passwords),
+                set_passwords=tuple(target.set_passwords), credential_versions=dict(target.credential_versions),
+                known_priorities=dict(target.known_priorities),
             )
             if isinstance(outputs, Mapping):
                 for key, value in outputs.items():
@@ -447,7 +457,16 @@ def open_stack(target: StackTarget) -> Any:
             program=target.program(),
             opts=opts,
         )
+        from .settings import config_values
+
         stack.set_config("aws:region", auto.ConfigValue(value=target.region))
+        # The network settings as stack configuration (read by the program when it is not handed
+        # them, e.g. under a plain `pulumi preview`); keys no longer set are removed.
+        wanted = {f"runway:{k}": auto.ConfigValue(value=v) for k, v in config_values(target.network).items()}
+        stale = [k for k in stack.get_all_config() if k.startswith("runway:") and k not in wanted]
+        if stale:
+            stack.remove_all_config(stale)
+        stack.set_all_config(wanted)
     except Exception as exc:  # noqa: BLE001 - CommandError and friends become one failure kind
         raise _failure("stack selection", exc, target.redactor) from None
     target._stack = stack
@@ -466,6 +485,8 @@ class StoredState:
     stack. Never a password."""
 
     databases: Mapping[str, KnownDatabase] = field(default_factory=dict)
+    #: Public workload -> ALB listener-rule priority the last ``up`` gave it (kept: never moved).
+    listener_priorities: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def endpoints(self) -> dict[str, tuple[str, int]]:
@@ -511,8 +532,13 @@ def state_from_outputs(outputs: Mapping[str, Any], resources: Sequence[str]) -> 
         nested = found.get(r) if isinstance(found, Mapping) else None
         if not isinstance(nested, Mapping) or not (nested.get("endpoint") or nested.get("arn")):
             continue
-        databases[r] = KnownDatabase(flavor=_flavor(nested), proxy=bool(nested.get("proxy_endpoint")), endpoint=postgres_endpoint(plain, r))
-    return StoredState(databases)
+        version = nested.get("credential_version")
+        databases[r] = KnownDatabase(flavor=_flavor(nested), proxy=bool(nested.get("proxy_endpoint")), endpoint=postgres_endpoint(plain, r),
+                                     credential_version=version if isinstance(version, str) and version else None)
+    env_outputs = plain.get("environment_resources")
+    raw = env_outputs.get("listener_priorities") if isinstance(env_outputs, Mapping) else None
+    priorities = {str(k): int(v) for k, v in raw.items() if isinstance(v, (int, float)) and not isinstance(v, bool)} if isinstance(raw, Mapping) else {}
+    return StoredState(databases, priorities)
 
 
 def masked_outputs(stack: Any) -> dict[str, Any]:
@@ -572,7 +598,8 @@ def up(target: StackTarget, on_output: OnOutput) -> UpSummary:
     stack = open_stack(target)
     events: list[Any] = []
     try:
-        result = stack.up(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False)
+        phase = {"exclude": list(target.exclude), "exclude_dependents": True} if target.exclude else {}
+        result = stack.up(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False, **phase)
     except Exception as exc:  # noqa: BLE001
         raise _failure("up", exc, target.redactor, urns_from_events(events)) from None
     outputs = {k: v.value for k, v in (result.outputs or {}).items() if not getattr(v, "secret", False)}
@@ -598,6 +625,46 @@ def drift(target: StackTarget, on_output: OnOutput) -> DriftReport:
     except Exception as exc:  # noqa: BLE001
         raise _failure("refresh --preview-only", exc, target.redactor) from None
     return drift_from_events(events)
+
+
+@dataclass(frozen=True)
+class DestroySummary:
+    """What ``pulumi destroy`` did: operation counts and the URNs it reached."""
+
+    changes: Mapping[str, int]
+    resources: tuple[str, ...]
+
+
+def protected_resources(target: StackTarget) -> tuple[str, ...]:
+    """URNs of the stack's resources marked ``protect`` (Pulumi's resource option), sorted.
+
+    Read from ``pulumi stack export`` **without** ``--show-secrets``: secret values stay
+    ciphertext, and only each resource's ``urn`` and ``protect`` flag are looked at (a failure
+    quotes the command's stderr, never its stdout). Raises :class:`PulumiFailed`.
+    """
+    stack = open_stack(target)
+    try:
+        deployment = stack.export_stack()
+    except Exception as exc:  # noqa: BLE001
+        raise _failure("stack export", exc, target.redactor, quote_stdout=False) from None
+    resources = (getattr(deployment, "deployment", None) or {}).get("resources") or []
+    return tuple(sorted(str(r.get("urn")) for r in resources if isinstance(r, Mapping) and r.get("protect")))
+
+
+def destroy(target: StackTarget, on_output: OnOutput, *, unprotect: bool = False) -> DestroySummary:
+    """``pulumi destroy`` of the stack (the program is not run). With ``unprotect``, first
+    ``pulumi state unprotect --all --yes`` (the Automation API has no call for it), so protected
+    resources go too: only when asked explicitly (``destroy --include-protected``). Raises
+    :class:`PulumiFailed` (with the URNs seen), :class:`StackLocked`."""
+    stack = open_stack(target)
+    events: list[Any] = []
+    try:
+        if unprotect:
+            stack._run_pulumi_cmd_sync(["state", "unprotect", "--all", "--yes"], on_output, on_output)
+        result = stack.destroy(on_output=on_output, on_error=on_output, on_event=events.append, color="never", show_secrets=False)
+    except Exception as exc:  # noqa: BLE001
+        raise _failure("destroy", exc, target.redactor, urns_from_events(events)) from None
+    return DestroySummary(_changes(getattr(result.summary, "resource_changes", None)), urns_from_events(events))
 
 
 # --------------------------------------------------------------------------------------
@@ -664,7 +731,10 @@ __all__ = [
     "created_from_events",
     "masked_outputs",
     "password_holders",
+    "DestroySummary",
+    "destroy",
     "drift",
+    "protected_resources",
     "drift_from_events",
     "open_stack",
     "postgres_endpoint",

@@ -7,33 +7,124 @@ Shared by the command line (:mod:`deploy_engine.cli`) and the deploy pipeline
 
 from __future__ import annotations
 
+import codecs
+import os
 import shutil
+import sys
 from datetime import datetime
 from typing import IO, Any, Callable, Mapping
 
-from runway_core.text import redact
+from deploy_engine.redaction import redact_output
+
+#: What a stream that cannot encode a character (``PYTHONIOENCODING=ascii``, a Windows console
+#: code page) gets instead: the punctuation the output uses as its ASCII look-alike, anything
+#: else as a ``\\uXXXX`` escape. Never an error (docs/cli.md, "Output encoding").
+ASCII_LOOKALIKES = {
+    "—": "-", "–": "-", "→": "->", "←": "<-", "×": "x", "…": "...", "‘": "'", "’": "'",
+    "“": '"', "”": '"', "≥": ">=", "≤": "<=", "█": "#", "░": ".", "•": "*", "·": "*",
+    "\u00a0": " ", "€": "EUR", "±": "+/-", "−": "-", "Δ": "delta ",
+}
+FALLBACK_ERRORS = "runway-ascii-fallback"
+
+
+def _fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    chunk = exc.object[exc.start:exc.end]
+    out = "".join(ASCII_LOOKALIKES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}") for c in chunk)
+    return out, exc.end
+
+
+codecs.register_error(FALLBACK_ERRORS, _fallback)
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """``text`` as ``encoding`` can write it: unchanged when it can, else with
+    :data:`ASCII_LOOKALIKES` and ``\\uXXXX`` escapes for what it cannot."""
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        try:
+            return text.encode(encoding, FALLBACK_ERRORS).decode(encoding)
+        except LookupError:
+            return text.encode("ascii", FALLBACK_ERRORS).decode("ascii")
 
 
 class Redacting:
-    """A text stream whose writes pass through :func:`runway_core.text.redact`: whatever a
+    """A text stream whose writes pass through :func:`runway_core.text.redact` (as
+    :func:`deploy_engine.redaction.redact_output`, the same result faster): whatever a
     command prints (diagnostics, plans in every format, errors), a credential-shaped string
     the user pasted somewhere in a runway is never printed into a CI log. Each write is a
     whole message, line or document, so no value is split across two. Everything else
-    (``isatty``, ``fileno``, ``flush``) is the wrapped stream's."""
+    (``isatty``, ``fileno``, ``flush``) is the wrapped stream's.
+
+    Two ordinary situations never end a run: a character the stream cannot encode is written
+    as its ASCII fallback (:func:`encodable`), and a closed pipe (``runway-deploy check | head
+    -1``) makes every later write a no-op (:attr:`broken`; the file descriptor is pointed at
+    ``/dev/null`` so the interpreter's last flush cannot fail either) while the command
+    finishes with the exit status its work had."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
+        self.broken = False
+
+    @property
+    def unicode_ok(self) -> bool:
+        """True when the stream can encode any character (JSON then keeps non-ASCII text)."""
+        encoding = getattr(self._stream, "encoding", None)
+        if not encoding:
+            return True
+        try:
+            return codecs.lookup(encoding).name.startswith("utf")
+        except LookupError:
+            return False
 
     def write(self, text: str) -> int:
-        self._stream.write(redact(text))
+        if self.broken:
+            return len(text)
+        clean = redact_output(text)
+        try:
+            try:
+                self._stream.write(clean)
+            except UnicodeEncodeError:
+                self._stream.write(encodable(clean, getattr(self._stream, "encoding", None) or "ascii"))
+        except BrokenPipeError:
+            self._closed_pipe()
         return len(text)
+
+    def flush(self) -> None:
+        if self.broken:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._closed_pipe()
+        except (ValueError, AttributeError):  # closed, or a stream without flush
+            pass
+
+    def _closed_pipe(self) -> None:
+        self.broken = True
+        try:
+            fd = self._stream.fileno()
+        except (OSError, ValueError, AttributeError):
+            return
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        except OSError:
+            pass
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
 class Context:
-    """A command's streams, environment variables, clock (aware UTC datetimes) and ``which``."""
+    """A command's streams, environment variables, clock (aware UTC datetimes) and ``which``;
+    ``stdin`` (read by ``check -``) defaults to the process's at call time."""
 
     def __init__(
         self,
@@ -42,13 +133,20 @@ class Context:
         environ: Mapping[str, str],
         clock: Callable[[], datetime] | None = None,
         which: Callable[..., str | None] = shutil.which,
+        stdin: IO[Any] | None = None,
     ) -> None:
         self.stdout = stdout
         self.stderr = stderr
         self.environ = environ
         self.clock = clock
         self.which = which
+        self._stdin = stdin
         self.redactor: Any = None  # set by a deploy run, for the RUNWAY_DEBUG traceback
+        self.command: str | None = None  # the command being run, once the arguments are parsed
+
+    @property
+    def stdin(self) -> IO[Any]:
+        return self._stdin if self._stdin is not None else sys.stdin
 
     def now(self) -> datetime:
         if self.clock is not None:
@@ -58,4 +156,10 @@ class Context:
         return utc_now()
 
 
-__all__ = ["Context", "Redacting"]
+def json_ascii(stream: Any) -> bool:
+    """Whether JSON written to ``stream`` must escape non-ASCII (``ensure_ascii``): when the
+    stream cannot encode every character, so the document stays valid and exact."""
+    return not getattr(stream, "unicode_ok", True)
+
+
+__all__ = ["ASCII_LOOKALIKES", "Context", "Redacting", "encodable", "json_ascii"]

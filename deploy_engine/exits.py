@@ -3,7 +3,8 @@
 The codes are part of the interface: 0 ok, 1 invalid runway, 2 plan refused (an environment over
 its cap), 3 no runway found, input unreadable or deploy configuration missing, 4 ``up`` refused
 outside the protected deploy job, 5 Pulumi CLI missing, 6 lease held by another deploy, 7 deploy
-failed, 8 the plan is not the one reviewed (``--plan-digest``), 64 usage error, 70 internal error,
+failed, 8 the plan is not the one reviewed (``--plan-digest``), 9 ``destroy`` refused while protected
+resources remain, 64 usage error, 70 internal error,
 130 interrupted, 143 terminated (SIGTERM). They never collide with 2: argparse's own usage exit
 status 2 is replaced by 64 (sysexits.h ``EX_USAGE``).
 
@@ -36,6 +37,9 @@ EXIT_DEPLOY_FAILED = 7
 #: ``preview``/``up``/``drift --plan-digest SHA``: the plan computed now is not the plan that was
 #: reviewed (its digest differs): refused before anything else runs (docs/deploy.md).
 EXIT_PLAN_MISMATCH = 8
+#: ``destroy``: resources marked ``protect`` remain in the stack and ``--include-protected`` was
+#: not given: nothing was destroyed (docs/deploy.md, "Destroy").
+EXIT_PROTECTED_REMAIN = 9
 #: Command-line usage error (sysexits.h EX_USAGE), instead of argparse's 2.
 EXIT_USAGE = 64
 #: A bug in runway-deploy (sysexits.h EX_SOFTWARE); traceback only with RUNWAY_DEBUG=1.
@@ -79,6 +83,7 @@ __all__ = [
     "EXIT_NO_INPUT",
     "EXIT_OK",
     "EXIT_PLAN_MISMATCH",
+    "EXIT_PROTECTED_REMAIN",
     "EXIT_PULUMI_MISSING",
     "EXIT_REFUSED",
     "EXIT_TERMINATED",

@@ -1,31 +1,33 @@
-"""One lease per environment, so two deploys never run at once (RUNWAY_FORMAT.md, "Deploying").
+"""One lease per environment, so two deploys never run at once (docs/deploy.md, "Lease").
 
-The lease is a file in the product repository, ``.runway/leases/<product>-<env>.json``,
-holding ``holder``, ``pid``, ``host``, ``token``, ``taken_at`` and ``expires_at`` (ISO 8601
-UTC; default lifetime 1 hour). Only atomic file-system operations decide who holds it:
+The lease is a record of the environment's records store (:mod:`deploy_engine.records`),
+``leases/<product>-<env>.json``: ``.runway/leases/`` in the product repository with the embedded
+``file://`` backend, ``<prefix>/runway/leases/`` in the state bucket with ``s3://``, so deploys
+on different machines share it. It holds ``holder``, ``pid``, ``host``, ``token``,
+``taken_at`` and ``expires_at`` (ISO 8601 UTC; default lifetime 1 hour). Only the store's
+conditional operations decide who holds it:
 
-- **take a free lease**: write the content to a private temporary file, then ``os.link`` it
-  to the lease name. ``link`` fails with ``FileExistsError`` when the lease exists, so exactly
-  one process wins, and the lease appears with its whole content (no half-written file).
-- **take over an expired lease** with token ``T``: claim ``<lease>.takeover-<T>`` with the
-  same exclusive ``link`` (the claim file already holds the new lease), re-read the lease and
-  check it still holds ``T``, then ``os.replace`` the claim onto the lease name. Only one
-  process can hold the claim of ``T``; a late process that claims after the rename finds a
-  different token and backs off. The new lease records the takeover (previous holder, pid,
-  host, times, and ``reason``).
-- **take over the lease of a dead holder** the same way, before its expiry: when the lease
-  was taken on this host (``host`` is this machine's name) and its ``pid`` no longer exists
-  (``os.kill(pid, 0)`` raises ``ProcessLookupError``), the deploy that held it was killed
-  (SIGKILL, a crashed runner) and nobody will release it: it is taken over at once (reason
-  ``holder process gone``) instead of blocking every deploy for up to an hour. A live pid, a
-  pid of another user, or another host's lease is never taken over before expiry.
-- **release**: claim ``<lease>.takeover-<T>`` the same way, check the token is still ours,
-  unlink the lease, drop the claim. So an expired holder finishing late never removes the
-  lease of the process that took it over.
+- **take a free lease**: :meth:`~deploy_engine.records.RecordStore.create` (S3 ``PutObject``
+  with ``If-None-Match: *``; files: ``os.link`` of a fully written temporary file). Exactly one
+  of any number of racing processes wins; the others read the winner and are refused
+  (:class:`LeaseHeld`).
+- **take over an expired lease**, or **the lease of a dead holder** before its expiry (a lease
+  taken on this host, ``host`` is this machine's name, whose ``pid`` no longer exists:
+  ``os.kill(pid, 0)`` raises ``ProcessLookupError``; a deploy killed with SIGKILL), by
+  :meth:`~deploy_engine.records.RecordStore.replace` on the ETag the lease was read with (S3
+  ``If-Match``; files: the claim ``<lease>.takeover-<ETag>`` then ``os.replace``). Of several
+  processes taking over the same lease, one wins; a late one finds another ETag and backs off.
+  The new lease records the takeover (previous holder, pid, host, times, and ``reason``). A
+  live pid, a pid of another user, or another host's lease is never taken over before expiry.
+- **renew** (:func:`renew`): a conditional overwrite on our own ETag, extending ``expires_at``.
+- **release**: a conditional delete on our ETag (S3 ``DeleteObject`` with ``If-Match``), so an
+  expired holder finishing late never removes the lease of the process that took it over.
 
-A claim file is left behind only when a process dies between the claim and the rename (a
-window of a few system calls); :class:`LeaseHeld` then names it so an operator can delete it.
-The clock is passed in (STYLE.md §6). Must not import pulumi.
+Every take, takeover, renewal and release is also appended to the lease history
+(``lease-history/``, kept 90 days). A file-store claim file is left behind only when a process
+dies between the claim and the rename (a window of a few system calls); :class:`LeaseHeld`
+then names it so an operator can delete it. The clock is passed in (docs/architecture.md §6).
+Must not import pulumi.
 """
 
 from __future__ import annotations
@@ -38,7 +40,21 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from dataclasses import replace
 from typing import Any, Callable, Iterator
+
+from .records import (
+    LEASE_HISTORY_DAYS,
+    FileStore,
+    Record,
+    RecordChanged,
+    RecordExists,
+    RecordStore,
+    StoreError,
+    prune_kind,
+    write_unique,
+)
+from .secrets import Redactor
 
 Clock = Callable[[], datetime]
 Alive = Callable[[int], bool]
@@ -66,9 +82,13 @@ class LeaseError(Exception):
 
 @dataclass(frozen=True)
 class Lease:
-    """One taken lease. ``takeover`` describes the expired lease it replaced, if any."""
+    """One taken lease. ``takeover`` describes the expired lease it replaced, if any.
 
-    path: Path
+    ``path`` is the lease file (file store) or its ``s3://`` URL; ``store``, ``key`` and
+    ``etag`` are where it is and the ETag it was written or read with (for :func:`renew` and
+    :func:`release`)."""
+
+    path: Path | str
     product: str
     environment: str
     holder: str
@@ -78,6 +98,9 @@ class Lease:
     taken_at: datetime
     expires_at: datetime
     takeover: dict[str, Any] | None = field(default=None)
+    store: Any = field(default=None, repr=False, compare=False)
+    key: str = ""
+    etag: str | None = None
 
     def expired(self, now: datetime) -> bool:
         return now >= self.expires_at
@@ -97,7 +120,7 @@ class Lease:
         }
 
     @classmethod
-    def from_json(cls, path: Path, doc: Any) -> "Lease":
+    def from_json(cls, path: Path | str, doc: Any) -> "Lease":
         try:
             return cls(
                 path=path,
@@ -155,41 +178,49 @@ def _holder_gone(lease: Lease, host: str, alive: Alive) -> str | None:
     return f"holder process gone (pid {lease.pid} on {lease.host})"
 
 
-def _write_private(directory: Path, doc: dict[str, Any]) -> Path:
-    tmp = directory / f".tmp-{uuid.uuid4().hex}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=2)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    return tmp
+def _encode(lease: Lease) -> bytes:
+    return (json.dumps(lease.to_json(), indent=2) + "\n").encode("utf-8")
 
 
-def _link_exclusive(src: Path, dest: Path) -> bool:
-    """Atomically create ``dest`` as a second name of ``src``; False when ``dest`` exists."""
+def _parse(store: RecordStore, record: Record) -> Lease:
+    where = store.location(record.key)
     try:
-        os.link(src, dest)
-    except FileExistsError:
-        return False
-    return True
+        doc = record.json()
+    except ValueError:
+        raise LeaseError(f"{where}: not a lease file (invalid JSON); delete it if no deploy is running") from None
+    lease = Lease.from_json(store.path(record.key) if isinstance(store, FileStore) else where, doc)
+    return replace(lease, etag=record.etag, store=store, key=record.key)
 
 
 def read_lease(path: Path) -> Lease | None:
-    """The lease at ``path``, or None when there is none. Raises :class:`LeaseError` when malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        raise LeaseError(f"{path}: not a lease file (invalid JSON); delete it if no deploy is running") from None
-    return Lease.from_json(path, doc)
+    """The lease file at ``path`` (file store), or None when there is none. Raises
+    :class:`LeaseError` when malformed."""
+    path = Path(path)
+    store = FileStore(path.parent.parent.parent)
+    record = store.read(f"leases/{path.name}")
+    return None if record is None else _parse(store, record)
 
 
-def _claim_path(path: Path, token: str) -> Path:
-    return path.with_name(f"{path.name}.takeover-{token}")
+def current_lease(store: RecordStore, product: str, environment: str) -> Lease | None:
+    """The lease of ``product``/``environment`` in ``store``, or None. Raises :class:`LeaseError`."""
+    record = store.read(store.lease_key(product, environment))
+    return None if record is None else _parse(store, record)
+
+
+def _history(store: RecordStore, lease: Lease, event: str, now: datetime, redactor: Redactor | None) -> None:
+    """Append one lease-history record (``taken``, ``taken-over``, ``renewed``, ``released``).
+
+    Best effort: history is for people reading it later; a store that refuses it never blocks
+    or fails a deploy (the lease itself is what serialises them). Kept
+    :data:`~deploy_engine.records.LEASE_HISTORY_DAYS` days (file store: pruned here).
+    """
+    doc = {"event": event, "at": _iso(now), **lease.to_json()}
+    try:
+        write_unique(store, "lease-history", lease.product, lease.environment, now, doc, redactor or Redactor(),
+                     suffix=f"-{event}-{lease.token[:8]}")
+        prune_kind(store, "lease-history", lease.product, lease.environment, now, LEASE_HISTORY_DAYS)
+    except (StoreError, OSError, ValueError):
+        pass
 
 
 def acquire(
@@ -203,22 +234,23 @@ def acquire(
     pid: int | None = None,
     host: str | None = None,
     alive: Alive = pid_alive,
+    store: RecordStore | None = None,
+    redactor: Redactor | None = None,
 ) -> Lease:
     """Take the lease of ``product``/``environment`` for ``holder``, or raise :class:`LeaseHeld`.
 
-    A free lease is taken with ``os.link``; an expired one, or one whose holder's process is
-    gone from this host (``alive(pid)`` false), is taken over through the claim file of its
-    token (module docstring). ``clock()`` returns an aware UTC datetime. Raises
-    :class:`LeaseError` for a malformed lease file.
+    ``store`` is the records store (default: :class:`~deploy_engine.records.FileStore` of
+    ``root``). A free lease is taken by a conditional create; an expired one, or one whose
+    holder's process is gone from this host (``alive(pid)`` false), by a conditional overwrite
+    on the ETag it was read with (module docstring). ``clock()`` returns an aware UTC datetime.
+    Raises :class:`LeaseError` for a malformed lease, ``StoreError`` when the store cannot be
+    reached.
     """
-    from .workdir import runway_folder
-
-    path = lease_path(root, product, environment)
-    runway_folder(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    store = store if store is not None else FileStore(root)
+    key = store.lease_key(product, environment)
     now = clock()
     me = Lease(
-        path=path,
+        path=store.path(key) if isinstance(store, FileStore) else store.location(key),
         product=product,
         environment=environment,
         holder=holder,
@@ -227,92 +259,90 @@ def acquire(
         token=uuid.uuid4().hex,
         taken_at=now,
         expires_at=now + ttl,
+        store=store,
+        key=key,
     )
-    tmp = _write_private(path.parent, me.to_json())
-    try:
-        for _ in range(8):  # a lease released between our link and our read: try again
-            if _link_exclusive(tmp, path):
-                return me
-            current = read_lease(path)
-            if current is None:
-                continue
-            if current.expired(now):
-                return _take_over(path, current, me, now, "expired")
-            gone = _holder_gone(current, me.host, alive)
-            if gone is None:
-                raise LeaseHeld(f"environment {environment} is being deployed by {current.describe()}", current)
-            return _take_over(path, current, me, now, gone)
-        raise LeaseHeld(f"environment {environment}: the lease keeps changing hands; try again")
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    for _ in range(8):  # a lease released between our create and our read: try again
+        try:
+            etag = store.create(key, _encode(me))
+        except RecordExists:
+            pass
+        else:
+            me = replace(me, etag=etag)
+            _history(store, me, "taken", now, redactor)
+            return me
+        current = current_lease(store, product, environment)
+        if current is None:
+            continue
+        if current.expired(now):
+            return _take_over(store, current, me, now, "expired", redactor)
+        gone = _holder_gone(current, me.host, alive)
+        if gone is None:
+            raise LeaseHeld(f"environment {environment} is being deployed by {current.describe()}", current)
+        return _take_over(store, current, me, now, gone, redactor)
+    raise LeaseHeld(f"environment {environment}: the lease keeps changing hands; try again")
 
 
-def _take_over(path: Path, old: Lease, me: Lease, now: datetime, reason: str = "expired") -> Lease:
-    new = Lease(
-        **{**me.__dict__, "takeover": {
-            "reason": reason,
-            "previous_holder": old.holder,
-            "previous_pid": old.pid,
-            "previous_host": old.host,
-            "previous_token": old.token,
-            "previous_taken_at": _iso(old.taken_at),
-            "previous_expires_at": _iso(old.expires_at),
-            "taken_over_at": _iso(now),
-        }}
-    )
-    claim = _claim_path(path, old.token)
-    tmp = _write_private(path.parent, new.to_json())
+def _take_over(store: RecordStore, old: Lease, me: Lease, now: datetime, reason: str, redactor: Redactor | None) -> Lease:
+    new = replace(me, takeover={
+        "reason": reason,
+        "previous_holder": old.holder,
+        "previous_pid": old.pid,
+        "previous_host": old.host,
+        "previous_token": old.token,
+        "previous_taken_at": _iso(old.taken_at),
+        "previous_expires_at": _iso(old.expires_at),
+        "taken_over_at": _iso(now),
+    })
     try:
-        if not _link_exclusive(tmp, claim):
+        etag = store.replace(new.key, _encode(new), old.etag)
+    except RecordChanged as exc:
+        if exc.claim is not None:
             raise LeaseHeld(
                 f"environment {new.environment}: another deploy is taking over the expired lease of {old.holder}"
-                f" (if none is running, delete {claim})",
+                f" (if none is running, delete {exc.claim})",
                 old,
-            )
+            ) from None
+        # Someone took it over (or released it) before us: back off.
         try:
-            current = read_lease(path)
+            current = current_lease(store, new.product, new.environment)
         except LeaseError:
-            os.unlink(claim)
-            raise
-        if current is None or current.token != old.token:
-            # Someone took it over (or released it) before our claim: back off.
-            os.unlink(claim)
-            holder = current.describe() if current else "another deploy"
-            raise LeaseHeld(f"environment {new.environment} is being deployed by {holder}", current)
-        os.replace(claim, path)  # atomic; the claim file becomes the lease
-        return new
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            current = None
+        holder = current.describe() if current else "another deploy"
+        raise LeaseHeld(f"environment {new.environment} is being deployed by {holder}", current) from None
+    new = replace(new, etag=etag)
+    _history(store, new, "taken-over", now, redactor)
+    return new
 
 
-def release(lease: Lease) -> bool:
-    """Give the lease back if it is still ours; True when it was removed.
-
-    Uses the same claim as a takeover, so it never removes a lease another process took over.
-    """
-    path = lease.path
-    claim = _claim_path(path, lease.token)
-    tmp = _write_private(path.parent, {"release": lease.token})
+def renew(lease: Lease, clock: Clock, ttl: timedelta = DEFAULT_TTL, redactor: Redactor | None = None) -> Lease:
+    """Extend a lease we hold to ``clock() + ttl`` by a conditional overwrite on its ETag; returns
+    the renewed lease (release that one). Raises :class:`LeaseHeld` when it is no longer ours
+    (taken over after expiring, or released)."""
+    now = clock()
+    renewed = replace(lease, expires_at=now + ttl)
     try:
-        if not _link_exclusive(tmp, claim):
-            return False  # being taken over right now: it is no longer ours
-        try:
-            try:
-                current = read_lease(path)
-            except LeaseError:
-                return False
-            if current is None or current.token != lease.token:
-                return False
-            os.unlink(path)
-            return True
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(claim)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        etag = lease.store.replace(lease.key, _encode(renewed), lease.etag)
+    except RecordChanged:
+        raise LeaseHeld(f"environment {lease.environment}: the lease is no longer ours (taken over or released)") from None
+    renewed = replace(renewed, etag=etag)
+    _history(lease.store, renewed, "renewed", now, redactor)
+    return renewed
+
+
+def release(lease: Lease, clock: Clock | None = None, redactor: Redactor | None = None) -> bool:
+    """Give the lease back if it is still ours (conditional delete on its ETag); True when it
+    was removed. Never removes a lease another process took over."""
+    if lease.store is None or lease.etag is None:
+        return False
+    try:
+        lease.store.delete(lease.key, lease.etag)
+    except RecordChanged:
+        return False  # taken over, or already released: no longer ours
+    except (StoreError, OSError):
+        return False  # the store is unreachable: the lease frees itself at its expiry
+    _history(lease.store, lease, "released", (clock or utc_now)(), redactor)
+    return True
 
 
 @contextlib.contextmanager
@@ -324,13 +354,14 @@ def held(
     holder: str,
     clock: Clock,
     ttl: timedelta = DEFAULT_TTL,
+    store: RecordStore | None = None,
 ) -> Iterator[Lease]:
     """``with held(...) as lease:`` takes the lease and releases it on exit, exceptions included."""
-    lease = acquire(root, product, environment, holder=holder, clock=clock, ttl=ttl)
+    lease = acquire(root, product, environment, holder=holder, clock=clock, ttl=ttl, store=store)
     try:
         yield lease
     finally:
-        release(lease)
+        release(lease, clock)
 
 
 __all__ = [
@@ -339,10 +370,12 @@ __all__ = [
     "LeaseError",
     "LeaseHeld",
     "acquire",
+    "current_lease",
     "held",
     "lease_path",
     "pid_alive",
     "read_lease",
     "release",
+    "renew",
     "utc_now",
 ]

@@ -1,8 +1,10 @@
-"""Receipts: what every ``up`` did, written next to the plan (RUNWAY_FORMAT.md, "Deploying").
+"""Receipts: what every ``up`` and ``destroy`` did (docs/deploy.md, "Receipts").
 
-Every ``runway-deploy up`` that reads a valid runway writes one JSON receipt to
-``<product repo>/.runway/receipts/<env>/<UTC time>.json`` (e.g. ``20261130T091502.123456Z.json``),
-whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuration, a missing
+Every ``runway-deploy up`` that reads a valid runway writes one JSON receipt to the records
+store of its backend (:mod:`deploy_engine.records`): ``<product repo>/.runway/receipts/<env>/``
+with the embedded ``file://`` backend, ``s3://<bucket>/<prefix>/runway/receipts/<product>/<env>/``
+with ``s3://`` (locked 7 years in governance mode), named by its UTC start time
+(e.g. ``20261130T091502.123456Z.json``), whatever the outcome: ``succeeded``, ``failed`` (Pulumi, Infisical, configuration, a missing
 Pulumi CLI or a bug), ``refused`` (over the cap, not the protected deploy job, lease held) or
 ``cancelled`` (Ctrl-C, or SIGTERM as CI sends on cancel or timeout).
 It holds the plan digest (:func:`runway_core.planner.plan_digest`), the git commit, the CI run,
@@ -12,33 +14,29 @@ cap, verdict), the lease (with any takeover), what happened to each database cre
 
 A receipt never holds a secret: the whole document goes through the run's
 :class:`~deploy_engine.secrets.Redactor` before it is written, and writing refuses a document
-in which a known value survives. Written atomically: a temporary file, fsync, then ``os.link``
-to the final name (never ``os.replace``: an existing receipt is never overwritten; a name taken
-by a receipt of the same microsecond gets ``-1``, ``-2``...). Creating ``.runway/`` writes its
-``.gitignore`` (:func:`deploy_engine.workdir.runway_folder`).
+in which a known value survives. Written by a conditional create (S3 ``If-None-Match: *``;
+files: temporary file, fsync, ``os.link``): an existing receipt is never overwritten; a name
+taken by a receipt of the same microsecond gets ``-1``, ``-2``... Creating ``.runway/`` writes
+its ``.gitignore`` (:func:`deploy_engine.workdir.runway_folder`).
 Must not import pulumi.
 """
 
 from __future__ import annotations
 
-import contextlib
 import getpass
-import json
-import os
 import re
 import subprocess
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from runway_core.planner import EnvironmentPlan, plan_digest
 from runway_core.money import usd
+from runway_core.planner import EnvironmentPlan, plan_digest
 
 from .leases import Lease
+from .records import FileStore, RecordStore, Written, receipt_retain_until, record_order, write_unique
 from .secrets import Redactor
-from .workdir import runway_folder
 
 RECEIPT_FORMAT_VERSION = 1
 OUTCOMES = ("succeeded", "failed", "refused", "cancelled")
@@ -185,13 +183,17 @@ class Receipt:
     credentials: Mapping[str, str] = field(default_factory=dict)
     #: The ``--plan-digest`` the run was given (the plan reviewed), or None.
     reviewed_plan_digest: str | None = None
+    #: ``up`` or ``destroy``.
+    command: str = "up"
+    #: Command-specific fields (``destroy``: ``ended_at``, ``retain_until``, ``protected``...).
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome must be one of {OUTCOMES}, not {self.outcome!r}")
         return {
             "format_version": RECEIPT_FORMAT_VERSION,
-            "command": "up",
+            "command": self.command,
             "product": self.product,
             "environment": self.environment,
             "region": self.region,
@@ -214,6 +216,7 @@ class Receipt:
             # Names only (``MAIN_DB_PASSWORD``), written to Infisical; never a value.
             "secrets_written": list(self.secrets_written),
             "credentials": dict(self.credentials),
+            **dict(self.extra),
         }
 
 
@@ -221,39 +224,64 @@ def receipt_dir(root: Path | str, environment: str) -> Path:
     return Path(root) / ".runway" / "receipts" / environment
 
 
-def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Path:
-    """Scrub, check and write ``receipt`` atomically; returns its path.
+def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
+    """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
-    The file name is the start time in UTC (``%Y%m%dT%H%M%S.%fZ.json``), with ``-1``, ``-2``...
-    appended when two runs start in the same microsecond. Raises ValueError if a known secret
-    survived scrubbing (a bug: nothing is written then).
+    Key ``receipts/.../<UTC start time>.json`` (:func:`deploy_engine.records.stamp`), with
+    ``-1``, ``-2``... when two runs start in the same microsecond: a conditional create, so an
+    existing receipt is never overwritten. In S3 it is locked in governance mode until
+    :func:`~deploy_engine.records.receipt_retain_until` of ``now`` (default: its finish time):
+    7 years, extended to the environment's end + 7 years by ``destroy``. Raises ValueError if
+    a known secret survived scrubbing (a bug: nothing is written), ``StoreError``.
     """
-    doc = redactor.scrub_doc(receipt.to_json())
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    if redactor.leaks(text):
-        raise ValueError("receipt still holds a secret value after redaction; not written")
-    runway_folder(root)
-    folder = receipt_dir(root, receipt.environment)
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = receipt.started_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    tmp = folder / f".tmp-{uuid.uuid4().hex}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+    doc = receipt.to_json()
+    written_at = now or receipt.finished_at or receipt.started_at
+    retain = receipt_retain_until(written_at) if store.scheme == "s3" else None
     try:
-        n = 0
-        while True:
-            dest = folder / (f"{stamp}.json" if n == 0 else f"{stamp}-{n}.json")
-            try:
-                # link, not replace: an existing receipt is never overwritten.
-                os.link(tmp, dest)
-                return dest
-            except FileExistsError:
-                n += 1
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        return write_unique(store, "receipts", receipt.product, receipt.environment, receipt.started_at, doc, redactor,
+                            retain_until=retain)
+    except ValueError as exc:
+        if "still holds a secret" in str(exc):
+            raise ValueError("receipt still holds a secret value after redaction; not written") from None
+        raise
+
+
+def write_receipt(root: Path | str, receipt: Receipt, redactor: Redactor) -> Path:
+    """:func:`store_receipt` into the file store of ``root`` (``.runway/receipts/<env>/``); its path.
+
+    Written atomically: a temporary file, fsync, then ``os.link`` to the final name (never
+    replaced). Creating ``.runway/`` writes its ``.gitignore``.
+    """
+    store = FileStore(root)
+    return store.path(store_receipt(store, receipt, redactor).key)
+
+
+def start_retention(store: RecordStore, product: str, environment: str, ended_at: datetime, redactor: Redactor) -> dict[str, Any]:
+    """The environment ended at ``ended_at`` (``destroy`` succeeded): record its end and lock
+    every one of its receipts until ``ended_at`` + 7 years.
+
+    Writes ``ends/.../<stamp>.json`` (``ended_at``, ``retain_until``, how many receipts), itself
+    locked as long, and extends the Object Lock retention of each existing receipt with
+    ``PutObjectRetention`` (governance mode; never shortened). The file store locks nothing
+    (``locked`` 0). Returns ``{"ended_at", "retain_until", "receipts", "locked"}``. Raises
+    ``StoreError``.
+    """
+    until = receipt_retain_until(ended_at)
+    keys = store.list(store.key("receipts", product, environment))
+    locked = sum(1 for key in keys if store.retain(key, until) is not None)
+    doc = {"format_version": RECEIPT_FORMAT_VERSION, "product": product, "environment": environment,
+           "ended_at": _iso(ended_at), "retain_until": _iso(until), "receipts": len(keys), "locked": locked}
+    write_unique(store, "ends", product, environment, ended_at, doc, redactor, retain_until=until if store.scheme == "s3" else None)
+    return {k: doc[k] for k in ("ended_at", "retain_until", "receipts", "locked")}
+
+
+def list_receipts(store: RecordStore, product: str, environment: str | None, environments: Sequence[str]) -> list[str]:
+    """Receipt keys of ``product`` in ``store``, oldest first: of ``environment``, or of every one
+    of ``environments`` (the runway's) when None. Raises ``StoreError``."""
+    keys: list[str] = []
+    for env in [environment] if environment else environments:
+        keys += store.list(store.key("receipts", product, env))
+    return sorted(keys, key=record_order)
 
 
 __all__ = [
@@ -267,6 +295,9 @@ __all__ = [
     "lease_json",
     "public_backend_url",
     "url_secrets",
+    "list_receipts",
     "receipt_dir",
+    "start_retention",
+    "store_receipt",
     "write_receipt",
 ]

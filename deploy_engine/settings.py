@@ -18,11 +18,19 @@ Environment variables (each overrides the same key of the file):
   needed when more than one workload is public (see :mod:`deploy_engine.program`);
 - ``RUNWAY_CERTIFICATE_ARN``: optional ACM certificate of the ALB (``arn:aws:acm:...``): HTTPS
   on 443 and a redirect from HTTP on 80. Without it, the ALB listens on HTTP only, which
-  :func:`plan_network_check` refuses in production unless ``RUNWAY_ALLOW_HTTP=1``.
+  :func:`plan_network_check` refuses in production unless ``RUNWAY_ALLOW_HTTP=1``;
+- ``RUNWAY_HOSTED_ZONE_ID``: optional Route 53 hosted zone (``Z...``) of ``RUNWAY_PUBLIC_DOMAIN``:
+  an alias record ``<workload>.<domain>`` -> the ALB per public workload;
+- ``RUNWAY_AWS_ACCOUNT_IDS``: optional comma-separated 12-digit account ids: the program's AWS
+  provider refuses to run against any other account (``allowed_account_ids``).
 
 File (``path``, e.g. ``.runway/network.json``): a JSON object with the keys ``vpc_id``,
 ``private_subnet_ids``, ``public_subnet_ids`` (lists or comma-separated strings),
-``allowed_cidr``, ``public_domain``, ``certificate_arn``.
+``allowed_cidr``, ``public_domain``, ``certificate_arn``, ``hosted_zone_id``, ``allowed_account_ids``.
+
+The program reads the same settings from the stack configuration (namespace ``runway``,
+:func:`config_values` / :func:`settings_from_config`), so a stack can be previewed with plain
+``pulumi preview`` too.
 
 :func:`plan_network_check` checks the settings against one environment's plan (public subnets
 for public workloads, a public domain for several, the certificate rule): the CLI runs it in
@@ -44,6 +52,8 @@ _VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 _DOMAIN = re.compile(r"^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
 _CERTIFICATE_ARN = re.compile(r"^arn:aws(-[a-z]+)*:acm:[a-z0-9-]+:\d{12}:certificate/[A-Za-z0-9-]+$")
+_HOSTED_ZONE_ID = re.compile(r"^Z[A-Z0-9]{1,31}$")
+_ACCOUNT_ID = re.compile(r"^\d{12}$")
 
 #: (settings field, environment variable) pairs, in the order errors are reported.
 ENV_VARS = {
@@ -53,11 +63,28 @@ ENV_VARS = {
     "allowed_cidr": "RUNWAY_ALLOWED_CIDR",
     "public_domain": "RUNWAY_PUBLIC_DOMAIN",
     "certificate_arn": "RUNWAY_CERTIFICATE_ARN",
+    "hosted_zone_id": "RUNWAY_HOSTED_ZONE_ID",
+    "allowed_account_ids": "RUNWAY_AWS_ACCOUNT_IDS",
 }
+#: Settings field -> stack configuration key (namespace ``runway``): what the program reads.
+CONFIG_KEYS = {
+    "vpc_id": "vpcId",
+    "private_subnet_ids": "privateSubnetIds",
+    "public_subnet_ids": "publicSubnetIds",
+    "allowed_cidr": "allowedCidr",
+    "public_domain": "publicDomain",
+    "certificate_arn": "certificateArn",
+    "hosted_zone_id": "hostedZoneId",
+    "allowed_account_ids": "allowedAccountIds",
+}
+_LIST_FIELDS = ("private_subnet_ids", "public_subnet_ids", "allowed_account_ids")
 #: ``1`` lets a production environment serve its public workloads over plain HTTP (no certificate).
 ALLOW_HTTP_VARIABLE = "RUNWAY_ALLOW_HTTP"
 #: Environments whose public workloads must be served over HTTPS (or ``RUNWAY_ALLOW_HTTP=1``).
 PRODUCTION_ENVIRONMENTS = frozenset({"production"})
+#: Environments where data may be destroyed with the stack (no deletion protection, no final
+#: snapshot, no ``protect``, a postgres flavor may switch). Every other environment keeps them.
+DISPOSABLE_ENVIRONMENTS = frozenset({"dev"})
 
 
 class SettingsError(ValueError):
@@ -79,11 +106,13 @@ class NetworkSettings:
     allowed_cidr: str | None = None
     public_domain: str | None = None
     certificate_arn: str | None = None
+    hosted_zone_id: str | None = None
+    allowed_account_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Tuples whatever the caller passed, so that settings stay immutable and hashable.
-        object.__setattr__(self, "private_subnet_ids", tuple(self.private_subnet_ids))
-        object.__setattr__(self, "public_subnet_ids", tuple(self.public_subnet_ids))
+        for name in _LIST_FIELDS:
+            object.__setattr__(self, name, tuple(getattr(self, name)))
         problems = _problems(self)
         if problems:
             raise SettingsError("invalid network settings: " + "; ".join(problems))
@@ -122,6 +151,14 @@ def _problems(s: NetworkSettings) -> list[str]:
     if s.certificate_arn is not None and not _CERTIFICATE_ARN.match(s.certificate_arn):
         out.append(f"{ENV_VARS['certificate_arn']}: {s.certificate_arn!r} is not an ACM certificate ARN "
                    "(arn:aws:acm:<region>:<account>:certificate/<id>)")
+    if s.hosted_zone_id is not None:
+        if not _HOSTED_ZONE_ID.match(s.hosted_zone_id):
+            out.append(f"{ENV_VARS['hosted_zone_id']}: {s.hosted_zone_id!r} is not a Route 53 hosted zone id (Z<letters and digits>)")
+        if s.public_domain is None:
+            out.append(f"{ENV_VARS['hosted_zone_id']} needs {ENV_VARS['public_domain']} (the records are <workload>.<domain>)")
+    bad_accounts = [a for a in s.allowed_account_ids if not _ACCOUNT_ID.match(a)]
+    if bad_accounts:
+        out.append(f"{ENV_VARS['allowed_account_ids']}: {', '.join(repr(a) for a in bad_accounts)} not a 12-digit AWS account id")
     return out
 
 
@@ -133,7 +170,7 @@ def _ids(value: Any, where: str) -> tuple[str, ...]:
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         parts = value
     else:
-        raise SettingsError(f"{where}: expected a list of subnet ids or a comma-separated string")
+        raise SettingsError(f"{where}: expected a list of ids or a comma-separated string")
     return tuple(p.strip() for p in parts if p.strip())
 
 
@@ -173,17 +210,55 @@ def load_network_settings(environ: Mapping[str, str], path: str | Path | None = 
     missing = [f"{ENV_VARS[f]}{where.format(key=f)}" for f in ("vpc_id", "private_subnet_ids") if f not in values]
     if missing:
         raise SettingsError("missing network settings: set " + " and ".join(missing) + "; runway never invents network ids")
-    for field in ("vpc_id", "allowed_cidr", "public_domain", "certificate_arn"):
-        if field in values and not isinstance(values[field], str):
-            raise SettingsError(f"{ENV_VARS[field]}: expected a string")
+    return _settings(values, lambda f: ENV_VARS[f])
+
+
+def _settings(values: Mapping[str, Any], where: Any) -> NetworkSettings:
+    for field in ENV_VARS:
+        if field not in _LIST_FIELDS and field in values and not isinstance(values[field], str):
+            raise SettingsError(f"{where(field)}: expected a string")
     return NetworkSettings(
         vpc_id=values["vpc_id"],
-        private_subnet_ids=_ids(values["private_subnet_ids"], ENV_VARS["private_subnet_ids"]),
-        public_subnet_ids=_ids(values.get("public_subnet_ids"), ENV_VARS["public_subnet_ids"]),
+        private_subnet_ids=_ids(values["private_subnet_ids"], where("private_subnet_ids")),
+        public_subnet_ids=_ids(values.get("public_subnet_ids"), where("public_subnet_ids")),
         allowed_cidr=values.get("allowed_cidr"),
         public_domain=values.get("public_domain"),
         certificate_arn=values.get("certificate_arn"),
+        hosted_zone_id=values.get("hosted_zone_id"),
+        allowed_account_ids=_ids(values.get("allowed_account_ids"), where("allowed_account_ids")),
     )
+
+
+def config_values(network: NetworkSettings) -> dict[str, str]:
+    """The stack configuration (``runway:<key>`` -> string) that :func:`settings_from_config` reads back.
+
+    Lists are comma-separated; unset optional settings are left out. Nothing here is secret.
+    """
+    out: dict[str, str] = {}
+    for field, key in CONFIG_KEYS.items():
+        value = getattr(network, field)
+        if field in _LIST_FIELDS:
+            if value:
+                out[key] = ",".join(value)
+        elif value is not None:
+            out[key] = value
+    return out
+
+
+def settings_from_config(get: Any) -> NetworkSettings:
+    """:class:`NetworkSettings` from stack configuration: ``get(key)`` returns ``runway:<key>`` or None.
+
+    Raises :class:`SettingsError` naming ``runway:vpcId`` / ``runway:privateSubnetIds`` when missing.
+    """
+    values: dict[str, Any] = {}
+    for field, key in CONFIG_KEYS.items():
+        raw = get(key)
+        if raw not in (None, ""):
+            values[field] = raw
+    missing = [f"runway:{CONFIG_KEYS[f]}" for f in ("vpc_id", "private_subnet_ids") if f not in values]
+    if missing:
+        raise SettingsError("missing stack configuration: set " + " and ".join(missing) + " (`pulumi config set`)")
+    return _settings(values, lambda f: f"runway:{CONFIG_KEYS[f]}")
 
 
 @dataclass(frozen=True)
@@ -248,8 +323,12 @@ __all__ = [
     "ENV_VARS",
     "NetworkCheck",
     "NetworkSettings",
+    "CONFIG_KEYS",
+    "DISPOSABLE_ENVIRONMENTS",
     "PRODUCTION_ENVIRONMENTS",
     "SettingsError",
+    "config_values",
+    "settings_from_config",
     "load_network_settings",
     "plan_network_check",
 ]

@@ -18,7 +18,7 @@ rank  modules
 2     planner, workspace, facts
 3     rules
 4     analysis
-5     whatif, baseline
+5     whatif, baseline, plan_diff
 6     ide
 ====  ================================================================================
 
@@ -30,8 +30,9 @@ rank  modules
   folders) and ``facts``, the result types of an analysis;
 - 3: the rules, one module per family, in one ordered registry;
 - 4: ``analysis``, which orchestrates parse -> model -> plans -> rules;
-- 5: what-if pricing (resized and scaled plans, the fit under a cap) and baselines (the
-  saved and git HEAD plans, cost deltas);
+- 5: what-if pricing (resized and scaled plans, the fit under a cap), baselines (the
+  saved and git HEAD plans, cost deltas) and ``plan_diff``, the cost change between two
+  plans (``runway-deploy diff``);
 - 6: ``ide``, the editor's pure queries (completion, fixes, hover, lenses, navigation) and
   what they share (``ide/_*``).
 """

@@ -3,14 +3,16 @@
 User mistakes are data (docs/architecture.md §7): the loader, the model and every rule return
 :class:`Diagnostic` values and never raise for bad input. Codes are stable and documented in
 docs/diagnostics.md (:data:`CODES`; a test keeps that page and it in sync). A leaf: imports
-only :mod:`runway_core.positions`.
+only :mod:`runway_core.positions`. Where each code is documented: :func:`code_doc_url`.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
 from .positions import Range
 
@@ -82,6 +84,8 @@ CODES: dict[str, tuple[str, str]] = {
     "RW145": ("warning", "an entry listed twice (`secrets`, `uses`, `requires`)"),
     "RW146": ("warning", "a name in both `env` and `secrets`"),
     "RW147": ("warning", "a value that looks like a secret (`env`, image, health command)"),
+    "RW148": ("error", "HTTP health check whose timeout is not below its interval (the load balancer refuses it)"),
+    "RW149": ("error", "command health check timeout over ECS's 60 seconds"),
     "RW150": ("error", "workload `uses` names no resource or workload"),
     "RW151": ("error", "member folder missing, unreadable, or outside the repository"),
     "RW152": ("error", "member `uses` names no resource of the root"),
@@ -95,3 +99,40 @@ CODES: dict[str, tuple[str, str]] = {
     "RW171": ("warning", "environment without a cap (estimate shown)"),
     "RW180": ("hint", "resource used by nobody"),
 }
+
+
+# --- where each code is documented --------------------------------------------------------------
+
+#: The page that documents every code, in the docs folder (one ``### RWnnn — title`` heading each).
+DIAGNOSTICS_DOC = "diagnostics.md"
+#: The environment variable with the docs folder's web address (e.g.
+#: ``https://github.com/<org>/runway-tooling/blob/<ref>/docs``): the one place a base URL is set.
+DOCS_URL_VARIABLE = "RUNWAY_DOCS_URL"
+
+
+def doc_anchor(code: str) -> str:
+    """GitHub's anchor of the heading ``### <code> — <title>`` of docs/diagnostics.md (lower
+    case, punctuation dropped, each space a hyphen); ``code`` in lower case for an unknown code."""
+    title = CODES.get(code, (None, None))[1]
+    if title is None:
+        return code.lower()
+    return re.sub(r"[^\w\- ]", "", f"{code} — {title}".lower()).replace(" ", "-")
+
+
+def docs_web_url(environ: Mapping[str, str]) -> str | None:
+    """:data:`DOCS_URL_VARIABLE` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
+    value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
+    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+
+
+def local_docs_url() -> str | None:
+    """The ``file:`` URI of the docs folder next to the packages (a checkout's ``docs/``; the
+    VS Code extension ships ``docs/diagnostics.md`` at the same place, ``bundled/libs/docs``),
+    when it holds :data:`DIAGNOSTICS_DOC`; else None."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    return docs.as_uri() if (docs / DIAGNOSTICS_DOC).is_file() else None
+
+
+def code_doc_url(code: str, base: str) -> str:
+    """``<base>/diagnostics.md#<anchor>``: where ``code`` is documented under the docs folder ``base``."""
+    return f"{base}/{DIAGNOSTICS_DOC}#{doc_anchor(code)}"

@@ -18,8 +18,11 @@ CENT = Decimal("0.01")
 #: The minus sign of a negative delta (U+2212), which lines up with "+" in proportional fonts.
 MINUS = "\u2212"
 
-#: From this many dollars a month, a resource lens shows whole dollars; below, cents.
-WHOLE_DOLLARS_FROM = Decimal(10)
+#: From this many dollars a month, a resource lens shows whole dollars; below, cents. One rule
+#: for every item cost of a lens (issue 15: "$2.05 · $2.05 · $21" mixed cents and dollars for
+#: amounts of one size): cents where they are a visible share of the amount, whole dollars
+#: where they are not. An environment's total is always to the cent: it is set against its cap.
+WHOLE_DOLLARS_FROM = Decimal(100)
 
 
 def cents(x: Decimal) -> Decimal:
@@ -42,9 +45,8 @@ def cap_percent(total: Decimal, cap: Decimal | None) -> int | None:
 
 
 def whole_usd(x: Decimal) -> str:
-    """A lens cost: to the cent under :data:`WHOLE_DOLLARS_FROM` (``$0.40``, ``$0.50``,
-    ``$7.21``: small amounts keep their size), else whole dollars, half up, with thousands
-    separators (``$36``, ``$1,234``)."""
+    """A lens cost: to the cent under :data:`WHOLE_DOLLARS_FROM` (``$0.40``, ``$7.21``,
+    ``$36.28``), else whole dollars, half up, with thousands separators (``$139``, ``$1,234``)."""
     if abs(cents(x)) < WHOLE_DOLLARS_FROM:
         return usd(x)
     return f"${int(x.quantize(Decimal(1), rounding=ROUND_HALF_UP)):,}"

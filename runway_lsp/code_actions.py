@@ -63,7 +63,14 @@ def code_actions(session: Session, params: types.CodeActionParams) -> list[types
     fixes = fixes_for(an, path, core) if core else fixes_for(an, path, convert.from_range(params.range, lines, enc))
     doc_changes = convert.supports_document_changes(session.capabilities)
     out = []
+    offered: set[tuple] = set()
     for fix in fixes:
+        # One action per edit: "Fit dev under its cap: resize main-db to small" and "Resize
+        # main-db in dev to small" are the same change (issue 15); the first (preferred) stays.
+        edit_key = tuple(sorted((p, tuple((e.range, e.new_text) for e in edits)) for p, edits in fix.edits.items()))
+        if edit_key in offered:
+            continue
+        offered.add(edit_key)
         diag = sent.get((fix.diagnostic.code, fix.diagnostic.range)) or convert.to_diagnostic(fix.diagnostic, lines, enc)
         out.append(actions.quick_fix(fix.title, diag, fix.is_preferred, workspace_edit(session, an, fix, doc_changes)))
     return out

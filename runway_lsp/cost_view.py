@@ -186,7 +186,7 @@ class CostView:
         an = view.an
         src = an.files.get(path)
         lines = self._lines(key, path, view)
-        if src is None or src.role != "root" or lines is None:
+        if src is None or src.role not in ("root", "member") or lines is None:
             return []
         lenses = code_lenses(an, path, self.baselines(key))
         self.served(key)
@@ -205,7 +205,7 @@ class CostView:
         an = view.an
         src = an.files.get(path)
         lines = self._lines(key, path, view)
-        if src is None or src.role != "root" or not an.plans or lines is None:
+        if src is None or src.role not in ("root", "member") or not an.plans or lines is None:
             return []
         env = self._hint_environment(an, self.settings.current)
         wanted = convert.from_range(rng, lines, ls.encoding)

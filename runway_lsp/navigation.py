@@ -135,13 +135,18 @@ def install_log_filter() -> None:
         json_rpc_log.addFilter(_ONE_LINE_REFUSALS)
 
 
-def _workspace_edit(ls: Session, an: Analysis, edits: dict[str, list[navigate.TextEdit]]) -> types.WorkspaceEdit:
+def _workspace_edit(ls: Session, an: Analysis, edits: dict[str, list[navigate.TextEdit]], impact: navigate.RenameImpact | None = None) -> types.WorkspaceEdit:
     """``documentChanges`` (with the version of each open document, null for a closed file)
-    when the client supports it, else ``changes`` (LSP 3.17 §"WorkspaceEdit")."""
+    when the client supports it, else ``changes`` (LSP 3.17 §"WorkspaceEdit"). With a rename
+    ``impact`` and a client that supports change annotations, every edit carries one that
+    needs confirmation, naming the injected variables that change and who reads them."""
     per_file = []
     for path, file_edits in edits.items():
         doc = ls.documents.get(path)
         per_file.append((ls.uri_of(path), doc.version if doc is not None else None, convert.text_edits(file_edits, _lines(an, path), ls.encoding)))
+    if impact is not None and convert.supports_change_annotations(ls.capabilities):
+        label = f"Rename {impact.old} to {impact.new}: injected variables change"
+        return convert.annotated_workspace_edit(per_file, label, impact.summary())
     return convert.workspace_edit(per_file, convert.supports_document_changes(ls.capabilities))
 
 
@@ -202,7 +207,7 @@ def rename(ls: Session, params: types.RenameParams) -> types.WorkspaceEdit | Non
     result = navigate.rename_at(an, path, pos, params.new_name)
     if isinstance(result, str):
         raise _refuse(result)  # a JsonRpcException: it reaches the client (guard.degrades)
-    return _workspace_edit(ls, an, result)
+    return _workspace_edit(ls, an, result, navigate.rename_impact(an, path, pos, params.new_name) if result else None)
 
 
 @degrades("textDocument/documentSymbol")

@@ -40,6 +40,10 @@ class Publisher:
         # path -> (version, diagnostics with their data) last pushed by publish_group: an
         # unchanged file is not pushed again after every keystroke in another one.
         self._sent: dict[str, tuple[Any, tuple]] = {}
+        # path -> the diagnostics the client shows for an open file (pushed or pulled), and
+        # the paths whose newest diagnostics were held back while a line was being typed.
+        self._shown: dict[str, tuple[Diagnostic, ...]] = {}
+        self.held: dict[str, bool] = {}
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -128,6 +132,8 @@ class Publisher:
                 if path in self._pushed:
                     self.push(path, None, [])  # the pull now owns it: no duplicates
                 continue
+            if open_doc:
+                diags = self._quiet(path, diags)
             sent = (record.get(path), tuple((d, d.data) for d in diags))
             if self._sent.get(path) == sent:
                 continue  # the client has exactly these for this version
@@ -188,4 +194,16 @@ class Publisher:
         an = s.analysis_for(path)
         diags = tuple(an.diagnostics.get(path, ()))
         self._last[path] = diags
+        if path in s.documents:
+            diags = self._quiet(path, diags)
         return convert.to_diagnostics(diags, self._lines(an, path), s.encoding)
+
+    def _quiet(self, path: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+        """What to send now for the open file ``path``: the diagnostics on lines being typed
+        on wait for the pause (runway_lsp/typing_pause.py); notes that some were held."""
+        now, held = self.session.typing.split(path, diags, self._shown.get(path, ()))
+        shown = tuple(now)
+        self._shown[path] = shown
+        if held:
+            self.held[path] = True
+        return shown

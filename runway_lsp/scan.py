@@ -22,7 +22,7 @@ import logging
 import os
 import uuid
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 from lsprotocol import types
 
@@ -33,6 +33,7 @@ from runway_core.positions import LineIndex
 from . import convert
 from .convert import messages
 from .convert import navigation as convert_nav
+from .exclude import Exclusions, exclusions
 from .guard import degrades
 from .session import Session
 from .uris import uri_to_path
@@ -65,10 +66,14 @@ def find_runway_files(
     max_depth: int = SCAN_MAX_DEPTH,
     max_files: int = SCAN_MAX_FILES,
     max_dirs: int = SCAN_MAX_DIRS,
+    exclude: Exclusions = Exclusions(),
 ) -> ScanResult:
     """Every ``runway.yaml``/``runway.yml`` under ``folders``, at most ``max_depth`` folder
-    levels down, skipping hidden folders and :data:`SCAN_SKIP_DIRS`, never following folder
+    levels down, skipping hidden folders, :data:`SCAN_SKIP_DIRS` and what ``exclude``
+    matches (``runway.exclude``: an excluded folder is not walked), never following folder
     symlinks; stops after ``max_files`` files or ``max_dirs`` folders (``truncated``)."""
+    folders = list(folders)
+    bases = [os.path.realpath(f) for f in folders]
     result = ScanResult()
     seen: set[str] = set()
     dirs_seen = 0
@@ -85,11 +90,14 @@ def find_runway_files(
             if depth >= max_depth:
                 dirnames[:] = []
             else:
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SCAN_SKIP_DIRS)
+                dirnames[:] = sorted(
+                    d for d in dirnames
+                    if not d.startswith(".") and d not in SCAN_SKIP_DIRS and not (exclude and exclude.excluded(os.path.join(dirpath, d), bases))
+                )
             for name in ROOT_NAMES:
                 if name in filenames:
                     path = os.path.realpath(os.path.join(dirpath, name))
-                    if path in seen:
+                    if path in seen or (exclude and (exclude.excluded(os.path.join(dirpath, name), bases) or exclude.excluded(path, bases))):
                         continue
                     if len(result.files) >= max_files:
                         result.truncated = True
@@ -117,11 +125,20 @@ def _under(path: str, folders: list[str]) -> bool:
 
 
 class WorkspaceScan:
-    """The roots the scans found (:attr:`roots`) and a flag set when the last scan is over."""
+    """The roots the scans found (:attr:`roots`) and a flag set when the last scan is over.
 
-    def __init__(self, session: Session) -> None:
+    ``config`` (a :class:`runway_lsp.settings.SettingsManager`) gives ``runway.exclude`` and
+    ``runway.diagnosticMode``: the scan waits for the client's settings, leaves excluded
+    files out, and with ``openFilesOnly`` publishes nothing for closed files (their roots still
+    answer workspace/symbol). A change of either setting clears what the scan published and
+    scans again.
+    """
+
+    def __init__(self, session: Session, config: Any = None) -> None:
         self.session = session
+        self.config = config
         self.roots: list[str] = []
+        self.published_roots: set[str] = set()
         self.done = asyncio.Event()
         self.task: asyncio.Task | None = None
 
@@ -170,7 +187,12 @@ class WorkspaceScan:
             if token is not None:
                 progress.begin(token, messages.progress_begin("Scanning runway files"))
             folders = only if only is not None else self.folders()
-            found = await asyncio.get_running_loop().run_in_executor(None, find_runway_files, folders)
+            settings = await self.config.ready() if self.config is not None else None
+            exclude = exclusions(settings.exclude if settings is not None else ())
+            publish = settings is None or settings.diagnostic_mode == "workspace"
+            found = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: find_runway_files(folders, exclude=exclude)
+            )
             roots: list[str] = []
             for path in found.files:
                 try:
@@ -187,7 +209,11 @@ class WorkspaceScan:
             for i, root in enumerate(roots, start=1):
                 try:
                     an = ls.analysis(root)
-                    published += ls.publisher.publish_closed_group(root, an)
+                    if publish:
+                        count = ls.publisher.publish_closed_group(root, an)
+                        published += count
+                        if count:
+                            self.published_roots.add(root)
                     if root not in self.roots:
                         self.roots.append(root)
                 except Exception:  # noqa: BLE001
@@ -211,6 +237,19 @@ class WorkspaceScan:
                     log.exception("ending the scan's progress failed")
         finally:
             self.done.set()
+
+    def on_settings(self, old: Any, new: Any) -> None:
+        """``runway.exclude`` or ``runway.diagnosticMode`` changed: clear the closed files the
+        scan published, then scan again with the new settings (the first settings, applied
+        before the first scan ran, change nothing)."""
+        if (old.exclude, old.diagnostic_mode) == (new.exclude, new.diagnostic_mode) or self.task is None:
+            return
+        for root in sorted(self.published_roots):
+            self.session.publisher.clear_closed_group(root)  # open files keep theirs
+        self.published_roots.clear()
+        self.roots.clear()
+        self.done.clear()
+        self.task = asyncio.ensure_future(self._scan())
 
     @degrades("workspace/symbol", list)
     async def workspace_symbol(self, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:

@@ -78,10 +78,11 @@ def create_server(catalog: Catalog) -> RunwayLanguageServer:
     server = RunwayLanguageServer(catalog)
     session = server.session
     config = settings.SettingsManager(session)
-    workspace = scan.WorkspaceScan(session)
+    workspace = scan.WorkspaceScan(session, config)
     costs_in_view = cost_view.CostView(session, config)
     notifier = custom.CostsNotifier(session, config)
     config.subscribe(costs_in_view.on_settings)
+    config.subscribe(workspace.on_settings)
     # After every publication: lens/hint refreshes, then runway/costsChanged.
     session.on_published(costs_in_view.after_publish)
     session.on_published(notifier.after_publish)

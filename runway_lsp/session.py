@@ -33,6 +33,7 @@ from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
 from .publish import Publisher
+from .typing_pause import TYPED_LINES, TypingPause, changed_lines
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
@@ -78,6 +79,9 @@ class Session:
         self.idle_gc = False  # see IDLE_GC_S
         self._gc_timer: asyncio.TimerHandle | None = None
         self._last_edit = 0.0
+        #: Lines being typed on: their diagnostics wait for the pause (runway_lsp/typing_pause.py).
+        self.typing = TypingPause()
+        self._pause_timers: dict[str, asyncio.TimerHandle] = {}
 
     # --- the client -------------------------------------------------------------------------
 
@@ -177,10 +181,42 @@ class Session:
             self.analyses.clear()
             self.publisher.forget_sent(doc.path)
 
+    def edited(self, path: str, before: str, after: str) -> None:
+        """A didChange turned ``before`` into ``after``: the lines it changed are busy, and
+        once they are left alone for :data:`~runway_lsp.typing_pause.PAUSE_S` the held
+        diagnostics go out (:meth:`_pause_over`)."""
+        lines = changed_lines(before, after)
+        if len(lines) > TYPED_LINES:
+            return  # a paste, an applied edit: not typing, nothing to wait for
+        self.typing.edited(path, lines)
+        due = self.typing.due_in(path)
+        if due is None:
+            return
+        old = self._pause_timers.pop(path, None)
+        if old is not None:
+            old.cancel()
+        self._pause_timers[path] = asyncio.get_running_loop().call_later(due + 0.005, self._pause_over, path)
+
+    def _pause_over(self, path: str) -> None:
+        self._pause_timers.pop(path, None)
+        due = self.typing.due_in(path)
+        if due is not None:  # typed again meanwhile: wait for that pause
+            self._pause_timers[path] = asyncio.get_running_loop().call_later(due + 0.005, self._pause_over, path)
+            return
+        held = self.publisher.held.pop(path, False)
+        self.touch(path)  # push clients get the whole set; lenses and costs refresh after it
+        if held and self.pull and self.refresh_support and path in self.documents:
+            self.client.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
+
     def closed(self, uri: str, path: str) -> None:
         other = self.documents.remove(uri, path)
         if other is not None:
             self.activate(other)
+        else:
+            self.typing.forget(path)
+            timer = self._pause_timers.pop(path, None)
+            if timer is not None:
+                timer.cancel()
         self.touch(path)
 
     def lost_change(self, uri: str) -> None:

@@ -16,6 +16,12 @@ key                            default   meaning
 ``runway.codeLens.enabled``    true      code lenses on or off
 ``runway.costDelta.enabled``   true      deltas since the last save and against git HEAD
                                          in lenses and hovers (off: git is never run)
+``runway.exclude``             []        globs, relative to the workspace folder, of runway
+                                         files the workspace scan leaves out
+                                         (runway_lsp/exclude.py; VS Code adds its
+                                         ``files.exclude`` to the list)
+``runway.diagnosticMode``      workspace ``workspace``: the scan publishes every runway's
+                                         problems; ``openFilesOnly``: only open files'
 ============================== ========= ==================================================
 
 Where they come from (LSP 3.17 §"workspace/configuration", §"didChangeConfiguration"):
@@ -81,6 +87,8 @@ class Settings:
     inlay_hints_enabled: bool = True  # runway.inlayHints.enabled
     code_lens_enabled: bool = True  # runway.codeLens.enabled
     cost_delta_enabled: bool = True  # runway.costDelta.enabled
+    exclude: tuple[str, ...] = ()  # runway.exclude (globs)
+    diagnostic_mode: str = "workspace"  # runway.diagnosticMode: workspace | openFilesOnly
 
 
 def _optional_text(value: Any) -> tuple[bool, Any]:
@@ -93,6 +101,22 @@ def _flag(value: Any) -> tuple[bool, Any]:
     return (True, value) if isinstance(value, bool) else (False, None)
 
 
+def _globs(value: Any) -> tuple[bool, Any]:
+    if value is None:
+        return True, ()
+    if isinstance(value, list) and all(isinstance(g, str) for g in value):
+        return True, tuple(dict.fromkeys(g.strip() for g in value if g.strip()))
+    return False, None
+
+
+#: ``runway.diagnosticMode`` values.
+DIAGNOSTIC_MODES = ("workspace", "openFilesOnly")
+
+
+def _mode(value: Any) -> tuple[bool, Any]:
+    return (True, value) if value in DIAGNOSTIC_MODES else (False, None)
+
+
 #: Setting key (below ``runway.``) -> (Settings field, checker, what a valid value is).
 KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
     "catalogPath": ("catalog_path", _optional_text, "a folder path (a string) or null"),
@@ -100,6 +124,8 @@ KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
     "inlayHints.enabled": ("inlay_hints_enabled", _flag, "true or false"),
     "codeLens.enabled": ("code_lens_enabled", _flag, "true or false"),
     "costDelta.enabled": ("cost_delta_enabled", _flag, "true or false"),
+    "exclude": ("exclude", _globs, "a list of glob strings"),
+    "diagnosticMode": ("diagnostic_mode", _mode, "`workspace` or `openFilesOnly`"),
 }
 _GROUPS = {k.split(".")[0] for k in KEYS if "." in k}
 _DEFAULTS = Settings()

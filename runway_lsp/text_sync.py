@@ -55,6 +55,7 @@ def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> N
             return
         changes = changes[full[-1]:]
         doc.in_sync = True
+    before = doc.text
     try:
         for change in changes:
             doc.text = convert.apply_change(doc.text, change, session.encoding)
@@ -65,6 +66,7 @@ def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> N
         session.lost_change(doc.uri)
         return
     doc.version = params.text_document.version
+    session.edited(path, before, doc.text)
     session.touch(path)
 
 

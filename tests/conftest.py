@@ -12,6 +12,10 @@ import pytest
 # of examples/orders) for every end-to-end test module.
 from lspclient import client, orders  # noqa: E402,F401
 
+# A real moto_server on 127.0.0.1 (session-wide, stopped by PID): `moto_server.client("s3")`,
+# `moto_server.bucket(object_lock=True)`, `moto_server.env()` (tests/motoserver.py).
+from motoserver import moto_server  # noqa: E402,F401
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 #: The slow tier (docs/architecture.md, "Tests"): every test under tests/e2e/ carries the
@@ -68,3 +72,14 @@ def catalog_without(folder: Path, gaps: set[tuple[str, str]]):
     writer.writerows(out)
     (folder / "prices.csv").write_text(buf.getvalue(), encoding="utf-8")
     return load_catalog(folder)
+
+
+@pytest.fixture
+def account_checks_pass(monkeypatch):
+    """For tests about the deploy's guards, credentials and receipts: the AWS account checks
+    (network pre-flight, the SSM wait) pass; they run against moto_server in
+    tests/deploy/test_preflight.py."""
+    from deploy_engine import preflight
+
+    monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
+    monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())

@@ -153,6 +153,22 @@ async def pull(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
     return list(report.items)
 
 
+async def pull_until(client: LanguageClient, path: Path, predicate) -> list[types.Diagnostic]:
+    """Pull until ``predicate(items)`` holds, pulling again after each
+    ``workspace/diagnostic/refresh`` (a diagnostic on a line being typed on is answered after
+    the pause the server then announces: runway_lsp/typing_pause.py)."""
+
+    async def loop() -> list[types.Diagnostic]:
+        while True:
+            items = await pull(client, path)
+            if predicate(items):
+                return items
+            await client.refreshed.wait()  # type: ignore[attr-defined]
+            client.refreshed.clear()  # type: ignore[attr-defined]
+
+    return await asyncio.wait_for(loop(), TIMEOUT)
+
+
 def span(d: types.Diagnostic) -> tuple[int, int, int, int]:
     r = d.range
     return (r.start.line, r.start.character, r.end.line, r.end.character)

@@ -1,18 +1,53 @@
-"""Finding and analysing the runway a command names (PATH, ``--catalog``), and the
-environments it selects (``--env``). Raises :class:`~deploy_engine.exits.InputError` (exit 3)
-or :class:`~deploy_engine.exits.UsageError` (exit 64); messages name paths, never contents."""
+"""Finding and analysing the runways a command names (PATHs, ``-`` for standard input,
+``--catalog``), and the environments it selects (``--env``). Raises
+:class:`~deploy_engine.exits.InputError` (exit 3) or :class:`~deploy_engine.exits.UsageError`
+(exit 64); messages name paths, never contents.
+
+A folder with no runway at its top stands for every root runway under it (a monorepo,
+docs/cli.md "Several runways"): the files git tracks when the folder is in a git work tree,
+else a walk of the folder; hidden folders, ``node_modules`` and virtual environments are
+skipped either way.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import IO, Any, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
-from runway_core.analysis import Analysis, analyze
-from runway_core.workspace import ROOT_NAMES, find_root
+from runway_core.analysis import analyze
 from runway_core.catalog import Catalog, CatalogError, load_catalog
+from runway_core.diagnostics import Diagnostic
+from runway_core.facts import Analysis
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
+
+#: PATH ``-``: one runway read from standard input, shown under this name.
+STDIN_PATH = "-"
+STDIN_NAME = "<stdin>"
+#: Folders never searched for runways (besides hidden ones and virtual environments).
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One analysed root runway and the base of its paths when a file is outside the current
+    folder: its root file's folder, or the folder searched when it was found under one."""
+
+    analysis: Analysis
+    base: str
+
+
+#: A diagnostic with its analysis and the base of its paths.
+Entry = tuple[Diagnostic, Analysis, str]
+
+
+def entries_of(loaded: Sequence[Loaded]) -> list[Entry]:
+    """Every diagnostic with its analysis and its root's base, runway by runway."""
+    return [(d, item.analysis, item.base) for item in loaded for d in item.analysis.all_diagnostics()]
 
 
 def runway_file(path: str) -> str | None:
@@ -63,17 +98,133 @@ def catalog_for(folder: str | None) -> Catalog:
         raise InputError(f"catalogue: {exc}") from None
 
 
-def load(args: argparse.Namespace) -> tuple[Analysis, str]:
-    """(analysis, folder of its root runway) for ``args.path`` and ``args.catalog``."""
-    root_file = resolve_root(args.path)
-    catalog = catalog_for(args.catalog)
+def load_path(path: str, catalog: Catalog) -> Loaded:
+    """The analysis for one PATH naming a runway (file or folder with one at its top)."""
+    root_file = resolve_root(path)
     an = analyze(root_file, catalog)
-    asked = runway_file(args.path)
+    asked = runway_file(path)
     if asked is not None and asked not in an.files and os.path.realpath(asked) not in {os.path.realpath(f) for f in an.files}:
         # A member the root above does not list: check it alone (RW154), as the editor does,
         # rather than report on a root that never reads it.
         an = analyze(asked, catalog)
-    return an, os.path.dirname(an.root_file)
+    return Loaded(an, os.path.dirname(an.root_file))
+
+
+def load_stdin(stream: IO[Any], catalog: Catalog) -> Loaded:
+    """One runway read from ``stream`` (bytes when it has a ``buffer``, UTF-8), analysed as if
+    it were a file named ``<stdin>`` in the current folder (members it lists are read from
+    there). Over 1 MiB is RW011 and bytes that are not UTF-8 RW001, as for a file."""
+    raw = getattr(stream, "buffer", None)
+    data: bytes | str = (raw if raw is not None else stream).read(MAX_FILE_BYTES + 1)
+    virtual = os.path.join(os.getcwd(), STDIN_NAME)
+
+    def read(path: str) -> str:
+        if path != virtual:
+            return read_disk(path)
+        if len(data) > MAX_FILE_BYTES:
+            raise FileTooLarge(len(data))
+        return data.decode("utf-8") if isinstance(data, bytes) else data
+
+    an = analyze(virtual, catalog, read)
+    return Loaded(an, os.getcwd())
+
+
+def _skipped(folder: Path) -> bool:
+    name = folder.name
+    return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
+
+
+def _git_runway_files(folder: Path) -> list[Path] | None:
+    """The runway files git tracks under ``folder``, or None when it is in no git work tree
+    (or git is not installed)."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(folder), "ls-files", "-z", "--full-name", "--", *(f":(glob)**/{n}" for n in ROOT_NAMES)],
+            capture_output=True, timeout=60,
+        )
+        top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0 or top.returncode != 0:
+        return None
+    root = Path(os.fsdecode(top.stdout.strip()))
+    return [root / os.fsdecode(f) for f in proc.stdout.split(b"\0") if f]
+
+
+def _walk_runway_files(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not _skipped(here / d))
+        found += [here / n for n in ROOT_NAMES if n in filenames]
+    return found
+
+
+def discover_roots(folder: str) -> list[str]:
+    """Every root runway under ``folder`` (a file with ``product:``, and the root above each
+    member found), sorted by path; hidden folders, ``node_modules`` and virtual environments
+    skipped. Raises :class:`InputError` when there is none."""
+    base = Path(folder).resolve()
+    files = _git_runway_files(base)
+    if files is None:
+        files = _walk_runway_files(base)
+    roots: list[str] = []
+    seen: set[str] = set()
+    for f in sorted(files):
+        rel_parts = f.relative_to(base).parts[:-1] if f.is_relative_to(base) else ()
+        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in rel_parts) or not f.is_file():
+            continue
+        if any(_skipped(base.joinpath(*rel_parts[: i + 1])) for i in range(len(rel_parts))):
+            continue
+        root = find_root(str(f))
+        if root is None or root in seen or not _is_root(root):
+            continue
+        seen.add(root)
+        roots.append(root)
+    if not roots:
+        raise InputError(f"no runway found: {folder} holds no {' or '.join(ROOT_NAMES)}, nor any folder under it")
+    return roots
+
+
+def _is_root(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return "\nproduct:" in "\n" + head
+
+
+def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -> list[Loaded]:
+    """One :class:`Loaded` per root runway the PATHs name, each once, in the order given
+    (``-``: standard input; a folder with no runway at its top: :func:`discover_roots`)."""
+    catalog = catalog_for(catalog_folder)
+    out: list[Loaded] = []
+    seen: set[str] = set()
+    for path in paths or ["."]:
+        if path == STDIN_PATH:
+            out.append(load_stdin(stdin, catalog))
+            continue
+        p = Path(path)
+        if p.is_dir() and runway_file(path) is None:
+            # Outside the current folder, files are shown relative to the folder searched, so
+            # two products' `runway.yaml` stay apart.
+            searched = str(p.resolve())
+            loaded: Iterable[Loaded] = [Loaded(analyze(r, catalog), searched) for r in discover_roots(path)]
+        else:
+            loaded = [load_path(path, catalog)]
+        for item in loaded:
+            key = os.path.realpath(item.analysis.root_file)
+            if key not in seen:
+                seen.add(key)
+                out.append(item)
+    return out
+
+
+def load(args: argparse.Namespace) -> tuple[Analysis, str]:
+    """(analysis, folder of its root runway) for ``args.path`` (one PATH) and ``args.catalog``."""
+    loaded = load_path(args.path, catalog_for(args.catalog))
+    return loaded.analysis, loaded.base
 
 
 def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: str = "plan") -> list[str]:
@@ -90,4 +241,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["catalog_for", "load", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]

@@ -12,7 +12,7 @@ from ..facts import Analysis, Reference, SourceFile
 from ..model import MemberRunway
 from ..positions import Position, Range
 from ..rules import LONE_MEMBER_RULES
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, member_folder, member_runway
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, find_root, member_folder, member_runway, read_disk
 from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
 from . import cache
 from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
@@ -106,8 +106,26 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
         an.uncounted[parsed.path] = (past_cap, past_cap_errors)
 
 
-def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
-    """A member runway with no root above that lists it: shape checks only, and RW154."""
+def _root_above_is_unreadable(path: str, read: Reader | None) -> bool:
+    """Whether the nearest root runway above ``path``'s folder cannot be read as YAML (a
+    syntax error being typed): its ``members:`` may list this member once it can (issue 15),
+    so RW154 would be a false alarm meanwhile."""
+    root = find_root(os.path.dirname(os.path.dirname(path)), read)
+    if root is None or os.path.realpath(root) == os.path.realpath(path):
+        return False
+    try:
+        text = (read or read_disk)(root)
+    except (OSError, UnicodeDecodeError, FileTooLarge):
+        return False
+    if "\nproduct:" not in "\n" + text[:4096]:
+        return False
+    parsed = cache.parse_file(text, root)
+    return parsed.root is None or parsed.partial or any(d.code == "RW001" for d in parsed.diagnostics)
+
+
+def _analyze_lone_member(an: Analysis, parsed: ParsedYaml, read: Reader | None = None) -> None:
+    """A member runway with no root above that lists it: shape checks only, and RW154 (not
+    while the root above cannot be parsed: it may well list this member)."""
     src = an.files[parsed.path]
     src.role = "member"
     src.member_name = os.path.basename(os.path.dirname(parsed.path))
@@ -117,16 +135,17 @@ def _analyze_lone_member(an: Analysis, parsed: ParsedYaml) -> None:
     root = parsed.root
     assert isinstance(root, YMap)
     first = root.entries[0][0].range if root.entries else Range(Position(0, 0), Position(0, 0))
-    an.add(
-        Diagnostic(
-            parsed.path,
-            first,
-            Severity.WARNING,
-            "RW154",
-            "this member runway is not listed by a root runway above it (a `runway.yaml` with `product:` "
-            "whose `members:` names this folder): it is checked alone, so its `uses` are not resolved and it has no plan",
+    if not _root_above_is_unreadable(parsed.path, read):
+        an.add(
+            Diagnostic(
+                parsed.path,
+                first,
+                Severity.WARNING,
+                "RW154",
+                "this member runway is not listed by a root runway above it (a `runway.yaml` with `product:` "
+                "whose `members:` names this folder): it is checked alone, so its `uses` are not resolved and it has no plan",
+            )
         )
-    )
     for rule in LONE_MEMBER_RULES:
         for d in rule(an):
             an.add(d)

@@ -84,7 +84,7 @@ def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: An
         # missing keys. Features (hover, completion) still use the partial tree.
         return an
     if is_lone_member(parsed):
-        _analyze_lone_member(an, parsed)
+        _analyze_lone_member(an, parsed, read)
         return an
 
     _analyze_root(an, parsed)

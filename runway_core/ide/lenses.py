@@ -3,12 +3,12 @@
 Two queries the language server only converts (docs/architecture.md §2):
 
 - :func:`code_lenses` — on each environment key of the root runway, its total against its
-  cap (``dev $122.10 / $150 · 81%``), with the change since the last save and against git
+  cap (``dev $126.88 / $150 · 85%``), with the change since the last save and against git
   HEAD when baselines are given (``+$103.19/mo vs HEAD``, ``−$3.00/mo since save``); on each
   resource and workload key, its monthly cost per environment in whole dollars
-  (``dev $36 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
+  (``dev $36.28 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
 - :func:`inlay_hints` — after each size value, that environment's monthly cost of the item
-  (``≈ $139.47/mo``); after each ``limits.monthly`` cap, the share of it used (``≈ 51% used``).
+  (``≈ $139.47/mo``); after each ``limits.monthly`` cap, the share of it used (``≈ 52% used``).
 
 The deltas themselves (current minus baseline, per environment and item) are
 :func:`runway_core.baseline.cost_deltas`; their text is :mod:`runway_core.ide._deltas`'s.
@@ -17,8 +17,8 @@ Conventions (what a user sees):
 
 - Money is ``Decimal`` USD per month. Totals and deltas are shown to the cent
   (:func:`runway_core.money.usd`). Per-environment costs in a resource lens follow one rule
-  (:func:`runway_core.money.whole_usd`): under $10 to the cent (``$0.40``, ``$0.50``, ``$7.21``), from $10 in
-  whole dollars, half up (``$36.28`` → ``$36``, ``$325.81`` → ``$326``), to fit one line.
+  (:func:`runway_core.money.whole_usd`): under $100 to the cent (``$0.40``, ``$8.01``, ``$36.28``), from $100 in
+  whole dollars, half up (``$139.47`` → ``$139``, ``$325.81`` → ``$326``), to fit one line.
   A cap that is a whole number of dollars shows without cents (``$150``). Percentages are
   rounded half up to a whole percent.
 - A total that misses a unit price for the region is a lower bound and is prefixed ``≥``.
@@ -29,8 +29,10 @@ Conventions (what a user sees):
   key in the root and so no lens (its cost shows in the environment hovers).
 - A workload no other workload uses gets no "used by" lens: a workload serves its users, so
   "unused" would be wrong.
-- Lenses are shown in the root runway only: member runways declare no environment, resource
-  or workload.
+- A member runway declares no environment, resource or workload: its lenses are on its
+  ``requires`` items, the implicit ``shared-<kind>`` each brings with its cost per
+  environment and its users (``shared-queue: dev $0.40 · staging $0.40 · production $10.00``),
+  and an inlay hint after each prices it in the selected environment (``≈ $0.40/mo in dev``).
 
 Never raises: an unexpected problem yields an empty list. Must not import pygls, lsprotocol
 or pulumi.
@@ -95,7 +97,7 @@ def _total_text(plan: EnvironmentPlan) -> str:
 def code_lenses(an: "Analysis", file: str, baseline: Baselines | None = None) -> list[Lens]:
     """The code lenses of ``file`` (a path as keyed in ``an.files``), sorted by position.
 
-    Environment lenses come from ``an.plans`` (``dev $122.10 / $150 · 81%``; ``dev $80.00 ·
+    Environment lenses come from ``an.plans`` (``dev $126.88 / $150 · 85%``; ``dev $80.00 ·
     no cap``; ``dev $180.00 / $150 · 120% · over cap by $30.00``), followed by the deltas
     against ``baseline`` when given. Resource and workload lenses list the item's monthly
     cost in each environment (whole dollars) and its consumers. Empty for a member runway,
@@ -107,8 +109,26 @@ def code_lenses(an: "Analysis", file: str, baseline: Baselines | None = None) ->
         return []
 
 
+def _requires_items(an: "Analysis", root: YMap) -> list[tuple[YScalar, str, list[tuple[str, ItemPlan]]]]:
+    """A member runway's ``requires`` items with the implicit ``shared-<kind>`` they bring and
+    its plan in each environment."""
+    out = []
+    seq = root.get("requires")
+    for it in getattr(seq, "items", ()) or ():
+        if isinstance(it, YScalar) and isinstance(it.value, str) and it.value:
+            name = f"shared-{it.value}"
+            items = [(p.name, i) for p in an.plans.values() if (i := p.item(name)) is not None and i.implicit]
+            if items:
+                out.append((it, name, items))
+    return out
+
+
 def _code_lenses(an: "Analysis", file: str, baseline: Baselines | None) -> list[Lens]:
     src = an.files.get(file)
+    if src is not None and src.role == "member" and isinstance(src.parsed.root, YMap) and an.plans:
+        # A member declares no environment or resource: what its `requires` cost (issue 15).
+        lenses = [lens for it, name, items in _requires_items(an, src.parsed.root) for lens in _item_lenses(name, it.range, items, is_workload=False, implicit=True)]
+        return sorted(lenses, key=lambda lens: (lens.range.start, lens.range.end))
     if src is None or src.role != "root" or not isinstance(src.parsed.root, YMap) or not an.plans:
         return []
     root = src.parsed.root
@@ -222,9 +242,9 @@ def inlay_hints(an: "Analysis", file: str, range: Range | None = None, env: str 
       ``≈ $139.47/mo``.
     - After a single size (``size: medium``): its cost in ``env``, or in the first
       environment when ``env`` is None or not an environment of the runway, naming it:
-      ``≈ $28.84/mo in dev``.
+      ``≈ $32.02/mo in dev``.
     - After ``environments.<env>.limits.monthly``: the share of the cap the plan uses,
-      ``≈ 51% used``.
+      ``≈ 52% used``.
 
     No hint for a size the catalogue lacks or an undeclared environment (diagnostics say
     why), nor in a member runway. Never raises: an internal error yields an empty list.
@@ -237,6 +257,17 @@ def inlay_hints(an: "Analysis", file: str, range: Range | None = None, env: str 
 
 def _inlay_hints(an: "Analysis", file: str, rng: Range | None, env: str | None) -> list[Hint]:
     src = an.files.get(file)
+    if src is not None and src.role == "member" and isinstance(src.parsed.root, YMap) and an.plans:
+        chosen_env = env if env in an.plans else next(iter(an.plans))
+        hints = []
+        for it, name, items in _requires_items(an, src.parsed.root):
+            item = dict(items).get(chosen_env)
+            pos = it.range.end
+            if item is None or item.size is None or not (rng is None or rng.start <= pos <= rng.end):
+                continue
+            cost = ("≥" if item.missing_prices else "") + usd(item.monthly_usd)
+            hints.append(Hint(pos, f"≈ {cost}/mo in {chosen_env}", f"{name} in {chosen_env}: {item.size}, {cost} per month (shared with {', '.join(item.consumers)})"))
+        return hints
     if src is None or src.role != "root" or not isinstance(src.parsed.root, YMap) or not an.plans:
         return []
     root = src.parsed.root

@@ -21,7 +21,7 @@ from .kinds import kinds, sizes, undeclared_environments
 from .naming import ENVIRONMENT_ITEM_NAMES, format_version, name_clash, names, shared_collision
 from .references import unused, uses
 from .secrets import secret_looking_env, variable_names
-from .workloads import duplicate_entries, env_and_secrets, image_digest, injected_collisions, reasons
+from .workloads import duplicate_entries, env_and_secrets, health_limits, image_digest, injected_collisions, reasons
 
 RULES: tuple[Rule, ...] = (
     format_version,
@@ -37,6 +37,7 @@ RULES: tuple[Rule, ...] = (
     variable_names,
     duplicate_entries,
     env_and_secrets,
+    health_limits,
     secret_looking_env,
     uses,
     unused,

@@ -1,6 +1,7 @@
 """Workloads: RW140 (image pinned by digest), RW141/RW142 (the reason and its ground, ADR
 0493 §5), RW143 (a name an injected variable takes), RW145 (an entry listed twice) and RW146
-(one name both in ``env`` and ``secrets``).
+(one name both in ``env`` and ``secrets``), RW148/RW149 (health values the schema accepts and
+AWS refuses: ELBv2 CreateTargetGroup, ECS HealthCheck).
 """
 
 from __future__ import annotations
@@ -126,3 +127,50 @@ def env_and_secrets(an: "Analysis") -> Iterator[Diagnostic]:
                      f"`{s}` is both a plain `env` variable (line {line}) and a secret of workload `{k.text}`: the container would get "
                      "two values for one name; keep it in `secrets` only and remove it from `env`",
                      {"variable": s, "workload": k.text, "env_line": line})
+
+
+#: The deploy's defaults when a health check leaves them out (deploy_engine.program.workload:
+#: the target group's and the container check's interval and timeout), seconds.
+DEFAULT_HEALTH_INTERVAL_S, DEFAULT_HEALTH_TIMEOUT_S = 30, 5
+#: ECS HealthCheck ``timeout``: 2 to 60 seconds (Amazon ECS API Reference, HealthCheck); the
+#: schema's 2-120 is the load balancer's range.
+ECS_TIMEOUT_MAX_S = 60
+
+
+def _int(node: YNode | None) -> int | None:
+    if isinstance(node, YScalar) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def health_limits(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW148: an HTTP (`path`) check whose `timeout_s` is not below its `interval_s` (the ALB
+    refuses it: ELBv2 CreateTargetGroup, "the timeout must be smaller than the interval").
+    RW149: a `command` check whose `timeout_s` exceeds ECS's 60 s. Defaults count as the
+    deploy declares them (interval 30 s, timeout 5 s); values outside the schema's own ranges
+    are RW100 and not repeated here."""
+    for k, v in _workloads(an):
+        health = v.get("health")
+        if not isinstance(health, YMap):
+            continue
+        interval_node, timeout_node = health.get("interval_s"), health.get("timeout_s")
+        interval, timeout = _int(interval_node), _int(timeout_node)
+        if (interval_node is not None and interval is None) or (timeout_node is not None and timeout is None):
+            continue  # a wrong type is RW100
+        i = interval if interval is not None else DEFAULT_HEALTH_INTERVAL_S
+        t = timeout if timeout is not None else DEFAULT_HEALTH_TIMEOUT_S
+        if not (5 <= i <= 300 and 2 <= t <= 120):
+            continue  # RW100 reports the range
+        if health.get("path") is not None and t >= i:
+            node = timeout_node if timeout_node is not None else interval_node
+            given = f"timeout_s {t}" + ("" if timeout is not None else " (the default)")
+            every = f"interval_s {i}" + ("" if interval is not None else " (the default)")
+            yield _d(an, an.root_file, (node or health).range, "RW148",
+                     f"workload `{k.text}`: the load balancer refuses a health check whose {given} is not below its {every}; "
+                     f"make timeout_s smaller than interval_s (e.g. timeout_s: {max(2, min(i - 1, 5))})",
+                     {"workload": k.text, "interval_s": i, "timeout_s": t})
+        if health.get("command") is not None and timeout is not None and timeout > ECS_TIMEOUT_MAX_S:
+            yield _d(an, an.root_file, timeout_node.range, "RW149",
+                     f"workload `{k.text}`: ECS refuses a container health check whose timeout_s is {timeout}: it allows 2 to "
+                     f"{ECS_TIMEOUT_MAX_S} seconds; use timeout_s: {ECS_TIMEOUT_MAX_S} or less",
+                     {"workload": k.text, "timeout_s": timeout, "max": ECS_TIMEOUT_MAX_S})

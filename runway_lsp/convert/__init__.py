@@ -25,12 +25,14 @@ from __future__ import annotations
 from .diagnostics import SOURCE, diagnostic_options, full_report, publish_params, to_diagnostic, to_diagnostics
 from .hover import to_hover
 from .positions import (
+    annotated_workspace_edit,
     apply_change,
     encoding_of,
     from_position,
     from_range,
     is_whole_document,
     preferred_encoding,
+    supports_change_annotations,
     supports_document_changes,
     text_edits,
     to_position,
@@ -39,7 +41,7 @@ from .positions import (
 )
 
 __all__ = [
-    "SOURCE", "apply_change", "diagnostic_options", "encoding_of", "from_position", "from_range", "full_report",
+    "SOURCE", "annotated_workspace_edit", "apply_change", "supports_change_annotations", "diagnostic_options", "encoding_of", "from_position", "from_range", "full_report",
     "is_whole_document", "preferred_encoding", "publish_params", "supports_document_changes", "text_edits",
     "to_diagnostic", "to_diagnostics", "to_hover", "to_position", "to_range", "workspace_edit",
 ]

@@ -5,12 +5,14 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from typing import Any, Iterable
 
 from lsprotocol import types
 
-from runway_core.diagnostics import Diagnostic
+from runway_core.diagnostics import Diagnostic, code_doc_url, docs_web_url, local_docs_url
 from runway_core.positions import Encoding, LineIndex
 
 from .positions import to_range
@@ -18,13 +20,23 @@ from .positions import to_range
 SOURCE = "runway"
 
 
+@functools.cache
+def docs_base() -> str | None:
+    """Where the codes are documented: ``RUNWAY_DOCS_URL`` (an http(s) docs folder), else the
+    docs folder next to the packages (runway_core.diagnostics.local_docs_url), else None."""
+    return docs_web_url(os.environ) or local_docs_url()
+
+
 def to_diagnostic(d: Diagnostic, lines: LineIndex, enc: Encoding) -> types.Diagnostic:
-    """Severity, string code, source ``runway``, message, ``data`` passed through, tags."""
+    """Severity, string code with ``codeDescription.href`` (its entry in docs/diagnostics.md,
+    :func:`docs_base`), source ``runway``, message, ``data`` passed through, tags."""
+    base = docs_base()
     return types.Diagnostic(
         range=to_range(d.range, lines, enc),
         message=d.message,
         severity=types.DiagnosticSeverity(int(d.severity)),
         code=d.code,
+        code_description=types.CodeDescription(href=code_doc_url(d.code, base)) if base else None,
         source=SOURCE,
         tags=[types.DiagnosticTag(t) for t in d.tags] or None,
         data=_json_safe(d.data),

@@ -95,6 +95,33 @@ def workspace_edit(per_file: Iterable[tuple[str, int | None, list[types.TextEdit
     return types.WorkspaceEdit(changes={uri: edits for uri, _v, edits in per_file})
 
 
+#: The id of the one change annotation of a rename that changes injected variables.
+RENAME_ANNOTATION = "runway.rename.injected-variables"
+
+
+def annotated_workspace_edit(per_file: Iterable[tuple[str, int | None, list[types.TextEdit]]], label: str, description: str) -> types.WorkspaceEdit:
+    """Like :func:`workspace_edit` (``documentChanges``), every edit carrying one change
+    annotation that needs confirmation (LSP 3.17 §"Change Annotations"): the client shows the
+    change, ``label`` and ``description``, and applies it only once the user confirms."""
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=[types.AnnotatedTextEdit(range=e.range, new_text=e.new_text, annotation_id=RENAME_ANNOTATION) for e in edits],
+            )
+            for uri, version, edits in per_file
+        ],
+        change_annotations={RENAME_ANNOTATION: types.ChangeAnnotation(label=label, needs_confirmation=True, description=description)},
+    )
+
+
+def supports_change_annotations(caps: types.ClientCapabilities | None) -> bool:
+    """The client's ``workspace.workspaceEdit.documentChanges`` and ``changeAnnotationSupport``."""
+    ws = caps.workspace if caps is not None else None
+    we = ws.workspace_edit if ws is not None else None
+    return bool(we is not None and we.document_changes and we.change_annotation_support is not None)
+
+
 def supports_document_changes(caps: types.ClientCapabilities | None) -> bool:
     """The client's ``workspace.workspaceEdit.documentChanges``."""
     ws = caps.workspace if caps is not None else None

@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "runway_core.analysis": 4,
     "runway_core.whatif": 5,
     "runway_core.baseline": 5,
+    "runway_core.plan_diff": 5,
     "runway_core.ide": 6,
 }
 

@@ -55,8 +55,8 @@ def titles_at(lenses: list[Lens], line: int) -> list[str]:
 @pytest.mark.parametrize(
     ("amount", "text"),
     # One rule: cents under $10, whole dollars (half up) from $10.
-    [("36.28", "$36"), ("139.47", "$139"), ("325.81", "$326"), ("36.50", "$37"), ("0.50", "$0.50"), ("0.40", "$0.40"), ("7.21", "$7.21"),
-     ("9.99", "$9.99"), ("9.995", "$10"), ("10", "$10"), ("0", "$0.00"), ("1234.5", "$1,235")],
+    [("36.28", "$36.28"), ("139.47", "$139"), ("325.81", "$326"), ("36.50", "$36.50"), ("0.50", "$0.50"), ("0.40", "$0.40"), ("7.21", "$7.21"),
+     ("9.99", "$9.99"), ("9.995", "$10.00"), ("10", "$10.00"), ("99.995", "$100"), ("100", "$100"), ("0", "$0.00"), ("1234.5", "$1,235")],
 )
 def test_whole_dollars_round_half_up(amount, text):
     assert whole_usd(Decimal(amount)) == text
@@ -88,23 +88,23 @@ def test_resource_lenses_show_whole_dollars_per_environment_and_consumers(catalo
     an, root = analysis_of(catalog)
     lenses = code_lenses(an, root)
     line = at_line(ROOT_TEXT, "  main-db:")
-    assert titles_at(lenses, line) == ["dev $36 · staging $139 · production $326", "used by 4"]
+    assert titles_at(lenses, line) == ["dev $36.28 · staging $139 · production $326", "used by 4"]
     used = [lens for lens in lenses if lens.range.start.line == line][1]
     assert used.tooltip == "metabase, zitadel, checkout, billing"
     assert used.range == Range(Position(line, 2), Position(line, 9))
     # Under a dollar is not free; 50 cents rounds up.
     assert titles_at(lenses, at_line(ROOT_TEXT, "  order-events:")) == ["dev $0.50 · staging $0.50 · production $0.50", "used by 1"]
     # A workload nobody uses has no "unused" lens; its scale counts (3 tasks in production).
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  pdf-renderer:")) == ["dev $32 · staging $32 · production $96"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  pdf-renderer:")) == ["dev $32.02 · staging $32.02 · production $96.04"]
 
 
 def test_implicit_shared_resources_have_their_lens_on_the_first_shared_key(catalog):
     an, root = analysis_of(catalog)
     lenses = code_lenses(an, root)
     cache_line = at_line(ROOT_TEXT, "      cache: small")  # dev's, the first
-    assert titles_at(lenses, cache_line) == ["shared-cache: dev $9.34 · staging $37 · production $185", "used by 1"]
+    assert titles_at(lenses, cache_line) == ["shared-cache: dev $9.34 · staging $37.38 · production $185", "used by 1"]
     assert titles_at(lenses, at_line(ROOT_TEXT, "      cache: medium")) == []  # only once
-    assert titles_at(lenses, at_line(ROOT_TEXT, "      queue: small")) == ["shared-queue: dev $0.40 · staging $0.40 · production $10", "used by 2"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "      queue: small")) == ["shared-queue: dev $0.40 · staging $0.40 · production $10.00", "used by 2"]
 
 
 def test_unused_resource_no_cap_and_over_cap_variants(catalog):
@@ -130,12 +130,17 @@ def test_default_environments_show_on_the_product_key(catalog, tmp_path):
     an = analyze(str(tmp_path / "runway.yaml"), catalog)
     lenses = code_lenses(an, str(tmp_path / "runway.yaml"))
     assert titles_at(lenses, 1) == ["dev $36.28 / $150 · 24%", "staging $36.28 / $500 · 7%", "production $36.28 · no cap"]
-    assert titles_at(lenses, 3) == ["dev $36 · staging $36 · production $36", "unused"]
+    assert titles_at(lenses, 3) == ["dev $36.28 · staging $36.28 · production $36.28", "unused"]
 
 
-def test_no_lenses_in_members_broken_runways_or_unknown_files(catalog, tmp_path):
+def test_member_lenses_show_what_requires_costs_and_none_in_broken_runways_or_unknown_files(catalog, tmp_path):
     an, root = analysis_of(catalog)
-    assert code_lenses(an, str(ORDERS / "services" / "checkout" / "runway.yaml")) == []
+    checkout = str(ORDERS / "services" / "checkout" / "runway.yaml")
+    assert [(lens.range.start.line, lens.title) for lens in code_lenses(an, checkout)] == [
+        (3, "shared-queue: dev $0.40 · staging $0.40 · production $10.00"), (3, "used by 2"),
+        (3, "shared-cache: dev $9.34 · staging $37.38 · production $185"), (3, "used by 1"),
+    ]
+    assert [h.label for h in inlay_hints(an, checkout, env="production")] == ["≈ $10.00/mo in production", "≈ $184.54/mo in production"]
     assert code_lenses(an, str(tmp_path / "elsewhere.yaml")) == []
     broken, root2 = analysis_of(catalog, "runway: 1\nproduct: [\n")
     assert code_lenses(broken, root2) == [] and inlay_hints(broken, root2) == []

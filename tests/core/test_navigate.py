@@ -428,3 +428,15 @@ def test_partial_and_empty_runways(catalog, tmp_path):
     an = analyze(str(empty), catalog)
     assert navigate.document_symbols(an, str(empty)) == [] and navigate.workspace_symbols([an], "") == []
     assert os.path.basename(an.root_file) == "runway.yaml"
+
+
+def test_rename_impact_names_the_injected_variables_and_their_readers(orders):
+    """Issue 15: what a rename of main-db changes for the services that use it."""
+    key = at(ROOT, "  main-db:", shift=3)
+    impact = navigate.rename_impact(orders, str(ROOT), key, "primary-db")
+    assert impact is not None
+    assert impact.kind == "postgres"
+    assert impact.variables[0] == ("MAIN_DB_URL", "PRIMARY_DB_URL") and len(impact.variables) == 6
+    assert impact.consumers == ("billing", "checkout", "metabase", "zitadel")
+    assert navigate.rename_impact(orders, str(ROOT), key, "main-db") is None  # no change
+    assert navigate.rename_impact(orders, str(ROOT), key, "Bad_Name") is None  # refused

@@ -84,7 +84,8 @@ def test_a_message_cannot_inject_a_second_command():
     assert "\n" not in line
 
 
-def test_check_github_annotations_of_the_example(capsys):
+def test_check_github_annotations_of_the_example(capsys, monkeypatch):
+    monkeypatch.chdir(ORDERS)  # file names are relative to the current folder (issue 14)
     rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "github")
     assert rc == 1
     lines = out.splitlines()
@@ -155,7 +156,8 @@ def validate_sarif(doc: dict, schema: dict) -> None:
     jsonschema.Draft4Validator(schema, format_checker=checker).validate(doc)
 
 
-def test_check_sarif_is_valid_sarif_2_1_0(capsys, sarif_schema):
+def test_check_sarif_is_valid_sarif_2_1_0(capsys, sarif_schema, monkeypatch):
+    monkeypatch.chdir(ORDERS)  # file names are relative to the current folder (issue 14)
     rc, out, _ = run(capsys, "check", str(ORDERS), "--format", "sarif")
     assert rc == 1
     doc = json.loads(out)
@@ -211,23 +213,29 @@ def test_sarif_levels_columns_and_member_paths(capsys, tmp_path, sarif_schema):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "github", "sarif"])
-def test_plan_appends_markdown_to_the_step_summary_in_every_format(capsys, tmp_path, fmt):
+# Issue 14: one labelled section per run whose output is for people (text, markdown, github);
+# a machine format (json, sarif) adds none unless --summary asks for it.
+@pytest.mark.parametrize("fmt,flags", [("text", ()), ("markdown", ()), ("github", ()), ("json", ("--summary",)), ("sarif", ("--summary",))])
+def test_plan_appends_markdown_to_the_step_summary(capsys, tmp_path, fmt, flags):
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier step\n", encoding="utf-8")
-    rc, out, _ = run(capsys, "plan", str(ORDERS), "--format", fmt, environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    rc, out, _ = run(capsys, "plan", str(ORDERS), "--format", fmt, *flags, environ={"GITHUB_STEP_SUMMARY": str(summary)})
     assert rc == 1  # the example's digest error; the plans are still summarised
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("# earlier step\n")
+    assert text.count("### runway-deploy plan — ") == 1 and "**1 error, 0 warnings, 0 hints in 3 files**" in text
     for env, total, cap in (("dev", "$126.88", "$150.00"), ("staging", "$258.11", "$500.00"), ("production", "$828.03", "$2,500.00")):
         assert f"## {env} — {total} / {cap}" in text
     assert "| item | kind | size | monthly |" in flat(text)
 
 
-def test_no_step_summary_without_the_variable_and_check_never_writes_one(capsys, tmp_path, monkeypatch):
+def test_no_step_summary_without_the_variable_for_machine_formats_or_with_no_summary(capsys, tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     run(capsys, "plan", str(ORDERS), environ={})
-    run(capsys, "check", str(ORDERS), environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    for fmt in ("json", "sarif"):
+        run(capsys, "plan", str(ORDERS), "--format", fmt, environ={"GITHUB_STEP_SUMMARY": str(summary)})
+        run(capsys, "check", str(ORDERS), "--format", fmt, environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    run(capsys, "check", str(ORDERS), "--no-summary", environ={"GITHUB_STEP_SUMMARY": str(summary)})
     assert not summary.exists()
 
 

@@ -190,16 +190,18 @@ def test_plan_json_totals_match_independent_recomputation(capsys, env):
 # --------------------------------------------------------------------------------------
 
 
-def test_check_text_real_example_exit_1(capsys):
+def test_check_text_real_example_exit_1(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)  # file names are relative to the current folder (issue 14)
     rc, out, err = run(capsys, "check", str(ORDERS))
     assert rc == 1
     lines = out.splitlines()
-    assert lines[0].startswith("runway.yaml:49:12: error RW140: image is not pinned by digest")
+    assert lines[0].startswith("examples/orders/runway.yaml:49:12: error RW140: image is not pinned by digest")
     assert lines[-1] == "1 error, 0 warnings, 0 hints in 3 files"
     assert err == ""
 
 
-def test_check_json_shape(capsys):
+def test_check_json_shape(capsys, monkeypatch):
+    monkeypatch.chdir(ORDERS)  # file names are relative to the current folder (issue 14)
     rc, doc, _ = run_json(capsys, "check", str(ORDERS), "--format", "json")
     assert rc == 1
     assert doc["format_version"] == 1
@@ -357,7 +359,8 @@ def test_plan_markdown_table(capsys, tmp_path):
     assert "over cap — refused" in out
 
 
-def test_member_path_resolves_to_the_root(capsys):
+def test_member_path_resolves_to_the_root(capsys, monkeypatch):
+    monkeypatch.chdir(ORDERS)  # file names are relative to the current folder (issue 14)
     for path in (ORDERS / "services" / "billing" / "runway.yaml", ORDERS / "services" / "checkout"):
         rc, doc, _ = run_json(capsys, "plan", str(path), "--format", "json", "--env", "dev")
         assert rc == 1

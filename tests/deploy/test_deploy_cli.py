@@ -46,6 +46,10 @@ NETWORK = {
 INFISICAL_OK = {"INFISICAL_CLIENT_ID": "id", "INFISICAL_CLIENT_SECRET": "client-secret-value-1", "INFISICAL_PROJECT_ID": "p1"}
 NO_SECRETS_FOR = ("client-secret-value-1",)
 
+# The AWS account checks pass here (tests/conftest.py); they run against moto_server in test_preflight.py.
+pytestmark = pytest.mark.usefixtures("account_checks_pass")
+
+
 
 def found_pulumi(name, path=None):
     """A ``which`` that reports a pulumi binary; for tests that stop before Pulumi would run."""
@@ -78,6 +82,15 @@ def deploy(capsys, *argv: str, environ: dict, **kw) -> tuple[int, str, str]:
 def receipts(root: Path, env: str = "dev") -> list[dict]:
     folder = root / ".runway" / "receipts" / env
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))] if folder.exists() else []
+
+
+def bucket_receipts(moto_server, bucket: str, env: str = "dev") -> list[dict]:
+    """The receipts an ``s3://<bucket>/orders`` backend keeps in the bucket (moto_server)."""
+    from deploy_engine.receipts import list_receipts
+    from deploy_engine.records import open_store
+
+    store = open_store(f"s3://{bucket}/orders", "/nonexistent", moto_server.env())
+    return [store.read(k).json() for k in list_receipts(store, "orders", env, [env])]
 
 
 def assert_no_secret(texts, secrets) -> None:
@@ -176,15 +189,17 @@ def test_pulumi_missing_in_a_subprocess_with_a_sanitized_path(tmp_path):
     assert "curl -fsSL https://get.pulumi.com | sh" in proc.stderr
 
 
-def test_missing_configuration_exits_3_naming_every_variable(capsys, tmp_path):
+def test_missing_configuration_exits_3_naming_every_variable(capsys, tmp_path, moto_server):
     root = orders(tmp_path)
-    rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state-bucket/orders",
-                          environ={"RUNWAY_DEPLOY_JOB": "protected"}, which=found_pulumi)
+    bucket = moto_server.bucket(object_lock=True)
+    rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", f"s3://{bucket}/orders",
+                          environ={"RUNWAY_DEPLOY_JOB": "protected", **moto_server.env()}, which=found_pulumi)
     assert rc == 3
     for name in ("RUNWAY_VPC_ID", "RUNWAY_PRIVATE_SUBNET_IDS", "INFISICAL_CLIENT_ID", "INFISICAL_CLIENT_SECRET",
                  "INFISICAL_PROJECT_ID", "PULUMI_CONFIG_PASSPHRASE"):
         assert name in err
-    (r,) = receipts(root)
+    assert receipts(root) == []  # the s3:// backend keeps its receipts in the bucket
+    (r,) = bucket_receipts(moto_server, bucket)
     assert r["outcome"] == "failed" and r["exit_code"] == 3
     # preview needs no Infisical: only the network is missing.
     rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", environ={"PULUMI_CONFIG_PASSPHRASE": "x" * 12}, which=found_pulumi)
@@ -256,6 +271,7 @@ class FakeStack:
         self.outputs: dict = {}
         self.received: list[dict[str, str]] = []
         self.set: list[tuple[str, ...]] = []
+        self.phases: list[str] = []
         monkeypatch.setattr(automation, "stored_state", self.stored_state)
 
     def stored_state(self, target):
@@ -263,6 +279,9 @@ class FakeStack:
 
     def program_ran(self, target, resources: dict | None = None, keep: bool = True) -> dict[str, str]:
         passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
+        self.phases.append("data" if target.exclude else "all")
+        if target.exclude:  # phase 1 of an up (workloads held back): recorded once, at the full update
+            return passwords
         self.received.append(passwords)
         self.set.append(tuple(target.set_passwords))
         if keep:
@@ -312,8 +331,12 @@ def writes(srv) -> list[dict]:
     return [r for r in srv.requests if r["path"].startswith("/api/v3/secrets/raw/")]
 
 
-def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack):
+def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path, monkeypatch, stack, moto_server):
+    from deploy_engine.leases import current_lease
+    from deploy_engine.records import open_store
+
     root = orders(tmp_path)
+    bucket = moto_server.bucket(object_lock=True)
     seen = Captured()
 
     def failing_up(target, on_output):
@@ -323,17 +346,19 @@ def test_pulumi_failure_exits_7_redacts_and_releases_the_lease(capsys, tmp_path,
         raise PulumiFailed(f"pulumi up failed: InvalidParameterValue: MasterUserPassword {pw}", ["urn:pulumi:orders-dev::runway-orders::a"])
 
     monkeypatch.setattr(automation, "up", failing_up)
-    with infisical(monkeypatch, PULUMI_CONFIG_PASSPHRASE="team-passphrase-123", GITHUB_RUN_ID="99", GITHUB_ACTOR="octocat") as (srv, environ):
-        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://state/orders", environ=environ, which=found_pulumi)
+    with infisical(monkeypatch, PULUMI_CONFIG_PASSPHRASE="team-passphrase-123", GITHUB_RUN_ID="99", GITHUB_ACTOR="octocat",
+                   **moto_server.env()) as (srv, environ):
+        rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", f"s3://{bucket}/orders", environ=environ, which=found_pulumi)
     assert rc == 7
     password = seen.target.credentials["main-db"].password.reveal()
     assert len(password) >= 32
     assert "password [redacted] rejected" in err and "MasterUserPassword [redacted]" in err
-    (r,) = receipts(root)
+    (r,) = bucket_receipts(moto_server, bucket)
     assert r["outcome"] == "failed" and r["exit_code"] == 7 and r["resources"] == ["urn:pulumi:orders-dev::runway-orders::a"]
-    assert r["ci"]["run_id"] == "99" and r["actor"] == "octocat" and r["backend"] == "s3://state/orders"
+    assert r["ci"]["run_id"] == "99" and r["actor"] == "octocat" and r["backend"] == f"s3://{bucket}/orders"
     assert r["lease"]["status"] == "held" and r["lease"]["holder"] == "octocat (github-actions run 99)"
-    assert read_lease(lease_path(root, "orders", "dev")) is None  # released
+    assert current_lease(open_store(f"s3://{bucket}/orders", root, moto_server.env()), "orders", "dev") is None  # released
+    assert receipts(root) == [] and read_lease(lease_path(root, "orders", "dev")) is None
     assert_no_secret([out, err, json.dumps(r)], [password, "team-passphrase-123", "client-secret-that-must-never-print"])
 
 
@@ -406,7 +431,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
         seen.target = target
         on_output("Updating (orders-dev):")
         return UpSummary(
-            {"create": 2},
+            {"create": 2} if target.exclude else {"create": 3, "same": 2},  # phase 1: data resources; then the services
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
             {"resources": {"main-db": {"endpoint": INSTANCE, "proxy_endpoint": PROXY}}},
             ("urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance",),
@@ -424,7 +449,7 @@ def test_successful_up_writes_secrets_blind_and_a_receipt(capsys, tmp_path, monk
     # The login came first, before pulumi up ran: recorded before any write.
     assert srv.requests[0]["path"] == "/api/v1/auth/universal-auth/login"
     doc = json.loads(out)
-    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 2}
+    assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0 and doc["changes"] == {"create": 5, "same": 2}
     assert doc["resources"] == ["urn:pulumi:orders-dev::runway-orders::aws:rds/instance:Instance::dev-main-db-instance"]
     assert "dev:/runtime/main-db/MAIN_DB_PASSWORD" in doc["secrets_written"] and len(doc["secrets_written"]) == 6
     assert doc["credentials"] == {"main-db": "generated"}
@@ -809,7 +834,7 @@ def test_members_only_databases_warn_without_an_allowed_cidr(capsys, tmp_path, m
 # --------------------------------------------------------------------------------------
 
 
-def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack):
+def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack, moto_server):
     root = orders(tmp_path)
     rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "https://alice:hunter2-secret@state.example.com/x?token=tok-123",
                           environ={**NETWORK}, which=found_pulumi)
@@ -821,10 +846,11 @@ def test_backend_user_info_is_never_printed(capsys, tmp_path, monkeypatch, stack
         return PreviewSummary({}, ())
 
     monkeypatch.setattr(automation, "preview", echoing_preview)
-    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", "s3://AKIA:wJalr-secret-key@state-bucket/orders",
-                          environ={**NETWORK, "PULUMI_CONFIG_PASSPHRASE": "x" * 12}, which=found_pulumi)
+    bucket = moto_server.bucket()
+    rc, out, err = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", "--backend", f"s3://AKIA:wJalr-secret-key@{bucket}/orders",
+                          environ={**NETWORK, "PULUMI_CONFIG_PASSPHRASE": "x" * 12, **moto_server.env()}, which=found_pulumi)
     assert rc == 0, err
-    assert json.loads(out)["backend"] == "s3://***@state-bucket/orders"
+    assert json.loads(out)["backend"] == f"s3://***@{bucket}/orders"
     assert "wJalr-secret-key" not in out + err and "[redacted]" in err
 
 
@@ -836,7 +862,8 @@ SIGTERM_CHILD = """
 import json, sys, time
 sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, preflight
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/deploy/test_preflight.py)
 from deploy_engine.automation import PreviewSummary
 
 def blocking(target, on_output):
@@ -1135,3 +1162,29 @@ def test_automation_api_preview_for_real(capsys, tmp_path):
         doc = json.loads(out)
         assert doc["stack"] == "orders-dev" and any(s["op"] == "create" for s in doc["steps"])
     assert "test-passphrase-not-secret-1" not in out + err
+
+
+@pytest.mark.parametrize("command", ["preview", "up"])
+def test_a_flavor_switch_outside_dev_is_refused_before_pulumi_with_the_migration_path(capsys, tmp_path, monkeypatch, stack, command):
+    """orders' main-db is `flavor: rds`; the stack says staging deployed it as Aurora. Outside dev
+    that would be a new, empty database and the old one stuck behind deletion protection (the
+    half-done up of issue 12): refused before anything runs. In dev the switch goes ahead."""
+    root = orders(tmp_path)
+    stack.outputs = {"resources": {"main-db": {**MAIN_DB, "flavor": "aurora"}}}
+    ran: list[str] = []
+    monkeypatch.setattr(automation, "up", lambda target, on_output: ran.append("up") or UpSummary({}, ()))
+    monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview") or PreviewSummary({}, ()))
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "RUNWAY_CERTIFICATE_ARN":
+               "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0", "RUNWAY_PUBLIC_DOMAIN": "example.com"}
+    rc, _, err = deploy(capsys, command, str(root), "--env", "staging", environ=environ, which=found_pulumi)
+    assert rc == 1, err
+    assert "postgres flavor changed against the deployed stack: main-db (aurora -> rds)" in err
+    assert "add a new resource with `flavor: rds`" in err and "Switching flavor" in err
+    assert ran == []
+    if command == "up":
+        (r,) = receipts(root, "staging")
+        assert r["outcome"] == "refused" and r["exit_code"] == 1
+    # dev is disposable: the switch is a new database with a new password (generated), no refusal.
+    with infisical(monkeypatch) as (srv, env_dev):
+        rc, _, err = deploy(capsys, command, str(root), "--env", "dev", environ=env_dev, which=found_pulumi)
+    assert "flavor changed" not in err

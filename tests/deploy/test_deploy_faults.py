@@ -67,7 +67,10 @@ import os, sys, time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 sys.path.insert(0, os.environ["DRIVER_REPO"])
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, preflight
+# The account checks pass here (they run against moto_server in tests/deploy/test_preflight.py).
+preflight.network_problems = lambda *a, **k: preflight.NetworkReport()
+preflight.wait_for_parameters = lambda *a, **k: preflight.ParameterWait()
 
 started, go = Path(os.environ["DRIVER_STARTED"]), Path(os.environ["DRIVER_GO"])
 automation.stored_state = lambda target: automation.StoredState()
@@ -85,6 +88,10 @@ rc = cli.main(sys.argv[1:], environ=dict(os.environ), clock=lambda: datetime.now
               which=lambda *a, **k: "/opt/pulumi/bin/pulumi")
 sys.exit(rc)
 """
+
+# The AWS account checks pass here (tests/conftest.py); they run against moto_server in test_preflight.py.
+pytestmark = pytest.mark.usefixtures("account_checks_pass")
+
 
 
 def product(tmp_path: Path) -> Path:
@@ -222,36 +229,20 @@ def test_sigterm_mid_up_writes_a_failed_receipt_and_releases_the_lease(tmp_path)
 def test_over_the_cap_nothing_is_declared(tmp_path, monkeypatch, catalog):
     pulumi = pytest.importorskip("pulumi", reason="the Pulumi program part needs the [deploy] extra")
     pytest.importorskip("pulumi_aws", reason="the Pulumi program part needs the [deploy] extra")
-    import asyncio
-
-    from pulumi.runtime import settings as pulumi_settings
-
     from deploy_engine.program import declare_environment
+    from deploy_engine.resources import run_under_mocks
     from deploy_engine.settings import NetworkSettings
     from runway_core.analysis import analyze
-    from test_program_mocks import RecordingMocks, RecordingMonitor
 
     root = product(tmp_path)
     text = PRODUCT.replace("  dev: {}\n", "  dev:\n    limits: { monthly: 1 }\n").replace("size: { dev: small }", "size: { dev: large }")
     (root / "runway.yaml").write_text(text, encoding="utf-8")
-    recorder = RecordingMocks()
     calls: list[str] = []
-
-    def with_mocks(fn):
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        pulumi_settings.reset_options()
-        pulumi.runtime.set_mocks(recorder, project="runway-faults", stack="faults-dev", preview=False, monitor=RecordingMonitor(recorder))
-        try:
-            return fn()
-        finally:
-            pulumi_settings.reset_options()
-            asyncio.set_event_loop(None)
-            loop.close()
+    records: list[dict] = []
 
     def up(target, on_output):  # would run the real program under the mocks
         calls.append("up")
-        with_mocks(lambda: pulumi.runtime.test(lambda: target.program()())())
+        records.extend(run_under_mocks(target.program(), product="faults", environment="dev", region="us-east-1")[0])
         return UpSummary({}, ())
 
     monkeypatch.setattr(automation, "up", up)
@@ -261,7 +252,7 @@ def test_over_the_cap_nothing_is_declared(tmp_path, monkeypatch, catalog):
         out, err = io.StringIO(), io.StringIO()
         rc = main([command, str(root), "--env", "dev"], stdout=out, stderr=err, environ=dict(ENVIRON), which=lambda *a, **k: "/opt/pulumi/bin/pulumi")
         assert rc == 2 and "nothing was declared" in err.getvalue(), err.getvalue()
-    assert calls == [] and recorder.records == []
+    assert calls == [] and records == []
     assert [r["outcome"] for r in receipts(root)] == ["refused"]
 
     # Whoever calls the program with an over-cap plan: refused before any resource.
@@ -269,15 +260,10 @@ def test_over_the_cap_nothing_is_declared(tmp_path, monkeypatch, catalog):
     assert plan.verdict == "over-cap"
     network = NetworkSettings("vpc-0a1b2c3d4e5f60718", ("subnet-0a000000000000001", "subnet-0a000000000000002"), ())
 
-    def declare():
-        @pulumi.runtime.test
-        def program():
-            declare_environment(plan, product="faults", region="us-east-1", network=network, credentials={})
-        program()
-
     with pytest.raises(ValueError, match="over its cap"):
-        with_mocks(declare)
-    assert recorder.records == []
+        records.extend(run_under_mocks(lambda: declare_environment(plan, product="faults", region="us-east-1", network=network, credentials={}),
+                                       product="faults", environment="dev", region="us-east-1")[0])
+    assert records == []
 
 
 # --------------------------------------------------------------------------------------

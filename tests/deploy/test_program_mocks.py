@@ -14,7 +14,6 @@ each test and resets the runtime afterwards.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
@@ -31,17 +30,15 @@ import pytest
 pulumi = pytest.importorskip("pulumi", reason="pulumi is not installed: the Pulumi program tests need the [deploy] extra")
 aws = pytest.importorskip("pulumi_aws", reason="pulumi_aws is not installed: the Pulumi program tests need the [deploy] extra")
 
-from pulumi.runtime import settings as pulumi_settings  # noqa: E402
-from pulumi.runtime.mocks import MockMonitor  # noqa: E402
-
-from deploy_engine.program import ADMIN_USERNAME, PLACEHOLDER, aws_name, declare_environment  # noqa: E402
+from deploy_engine.program import ADMIN_USERNAME, aws_name, declare_environment  # noqa: E402
+from deploy_engine.resources import MOCK_ACCOUNT, declared_resources  # noqa: E402
 from deploy_engine.settings import NetworkSettings, SettingsError, load_network_settings  # noqa: E402
 from runway_core.analysis import analyze  # noqa: E402
 from runway_core.planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, engine_defaults, plan_environment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
-ACCOUNT = "123456789012"
+ACCOUNT = MOCK_ACCOUNT
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
 SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
 DIGEST = "@sha256:" + "ab" * 32
@@ -62,7 +59,7 @@ URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@\"]+:[^/\s@\"]+@", r
 
 
 # --------------------------------------------------------------------------------------
-# Mocks
+# Running the program under Pulumi's mock monitor (deploy_engine.resources)
 # --------------------------------------------------------------------------------------
 
 
@@ -71,52 +68,21 @@ class Record:
     type: str
     name: str
     inputs: dict[str, Any]
+    options: dict[str, Any]
+    parent: str | None
+    urn: str
 
 
-class RecordingMocks(pulumi.runtime.Mocks):
-    """Records each new resource and returns its inputs plus mocked computed outputs."""
+class Recorded:
+    """What one run of the program registered (deploy_engine.resources records, secrets unmasked)."""
 
     def __init__(self) -> None:
         self.records: list[Record] = []
-        self.ignored: dict[tuple[str, str], list[str]] = {}  # (type, name) -> ignore_changes
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
-        self.records.append(Record(args.typ, args.name, args.inputs))
-        state = dict(args.inputs)
-        typ, name, inputs = args.typ, args.name, args.inputs
-        service = {"lb": "elasticloadbalancing"}.get(typ.split(":")[1].split("/")[0], typ.split(":")[1].split("/")[0])
-        state.setdefault("arn", f"arn:aws:{service}:{REGION}:{ACCOUNT}:{typ.split(':')[-1].lower()}/{name}")
-        state.setdefault("name", inputs.get("name", name))
-        if typ == "aws:rds/instance:Instance":
-            state["address"] = f"{inputs['identifier']}.mock.{REGION}.rds.amazonaws.com"
-            state["endpoint"] = state["address"] + ":5432"
-        elif typ == "aws:rds/cluster:Cluster":
-            state["endpoint"] = f"{inputs['clusterIdentifier']}.cluster-mock.{REGION}.rds.amazonaws.com"
-            state["readerEndpoint"] = f"{inputs['clusterIdentifier']}.cluster-ro-mock.{REGION}.rds.amazonaws.com"
-        elif typ == "aws:rds/proxy:Proxy":
-            state["endpoint"] = f"{inputs['name']}.proxy-mock.{REGION}.rds.amazonaws.com"
-        elif typ == "aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup":
-            state["name"] = "default"
-        elif typ == "aws:sqs/queue:Queue":
-            state["url"] = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/{inputs['name']}"
-            state["arn"] = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{inputs['name']}"
-        elif typ == "aws:sns/topic:Topic":
-            state["arn"] = f"arn:aws:sns:{REGION}:{ACCOUNT}:{inputs['name']}"
-        elif typ == "aws:elasticache/replicationGroup:ReplicationGroup":
-            state["primaryEndpointAddress"] = f"master.{inputs['replicationGroupId']}.mock.cache.amazonaws.com"
-        elif typ == "aws:s3/bucket:Bucket":
-            state["bucket"] = inputs["bucketPrefix"] + "20261129000000000000000001"
-            state["arn"] = f"arn:aws:s3:::{state['bucket']}"
-        elif typ == "aws:lb/loadBalancer:LoadBalancer":
-            state["dnsName"] = f"{inputs['name']}-1234567890.{REGION}.elb.amazonaws.com"
-        elif typ == "aws:ssm/parameter:Parameter":
-            state["arn"] = f"arn:aws:ssm:{REGION}:{ACCOUNT}:parameter{inputs['name']}"
-        return f"{name}-id", state
+    @property
+    def ignored(self) -> dict[tuple[str, str], list[str]]:
+        return {(r.type, r.name): r.options["ignore_changes"] for r in self.records}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, None]:
-        raise AssertionError(f"the program must not call provider functions (called {args.token})")
-
-    # Queries over what was recorded.
     def of_type(self, typ: str) -> list[Record]:
         return [r for r in self.records if r.type == typ]
 
@@ -125,33 +91,20 @@ class RecordingMocks(pulumi.runtime.Mocks):
         assert len(found) == 1, f"expected one {typ} {name or ''}, got {[r.name for r in found]}"
         return found[0]
 
+    def aws(self) -> list[Record]:
+        return [r for r in self.records if r.type.startswith("aws:")]
 
-class RecordingMonitor(MockMonitor):
-    """The mock monitor, also recording each resource's ``ignore_changes`` option."""
 
-    def RegisterResource(self, request):  # noqa: N802 - the gRPC method name
-        self.mocks.ignored[(request.type, request.name)] = list(request.ignoreChanges)
-        return super().RegisterResource(request)
+_CURRENT: list[Recorded] = []
 
 
 @pytest.fixture
 def mocks():
-    """Fresh mocks and event loop per test; Pulumi's global runtime settings are reset before
-    and after (pytest-asyncio tests elsewhere leave no current event loop behind)."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    pulumi_settings.reset_options()
-    recorder = RecordingMocks()
-    pulumi.runtime.set_mocks(recorder, project="runway", stack="test", preview=False, monitor=RecordingMonitor(recorder))
-    yield recorder
-    pulumi_settings.reset_options()
-    asyncio.set_event_loop(None)
-    loop.close()
-
-
-# --------------------------------------------------------------------------------------
-# Plans and running the program
-# --------------------------------------------------------------------------------------
+    """The records of the test's program runs (``run`` fills the current one)."""
+    recorded = Recorded()
+    _CURRENT[:] = [recorded]
+    yield recorded
+    _CURRENT.clear()
 
 
 def entry(name: str, kind: str, size: str = "small", in_env: str = "production", **kw: Any) -> EntrySpec:
@@ -173,17 +126,14 @@ def new_password() -> str:
     return "pw-" + secrets.token_urlsafe(24)
 
 
-def run(plan, *, product: str = "acme", network: NetworkSettings = NETWORK, credentials: dict | None = None) -> dict[str, Any]:
-    """Declare ``plan`` under the installed mocks; returns the program's outputs dict."""
-    result: dict[str, Any] = {}
-
-    @pulumi.runtime.test
-    def program():
-        result["outputs"] = declare_environment(plan, product=product, region=REGION, network=network, credentials=credentials or {})
-        return pulumi.Output.all(*result["outputs"]["urns"].values())
-
-    program()
-    return result["outputs"]
+def run(plan, mocks: Recorded | None = None, *, product: str = "acme", network: NetworkSettings = NETWORK, credentials: dict | None = None,
+        **kw: Any) -> dict[str, Any]:
+    """Declare ``plan`` under the mock monitor; records land in ``mocks``; returns the program's outputs."""
+    doc = declared_resources(plan, product=product, region=REGION, network=network, credentials=credentials or {}, mask=False, **kw)
+    mocks = mocks if mocks is not None else (_CURRENT[0] if _CURRENT else None)
+    if mocks is not None:
+        mocks.records[:] = [Record(r["type"], r["name"], r["inputs"], r["options"], r["parent"], r["urn"]) for r in doc["resources"]]
+    return doc["outputs"]
 
 
 def unwrap_secret(value: Any) -> Any:
@@ -191,10 +141,14 @@ def unwrap_secret(value: Any) -> Any:
     return value["value"]
 
 
-def container(mocks: RecordingMocks, workload: str) -> dict[str, Any]:
-    td = mocks.one("aws:ecs/taskDefinition:TaskDefinition", f"production-{workload}-task-definition")
+def container(mocks: Recorded, workload: str, env: str = "production") -> dict[str, Any]:
+    td = mocks.one("aws:ecs/taskDefinition:TaskDefinition", f"{env}-{workload}-task-definition")
     (definition,) = json.loads(td.inputs["containerDefinitions"])
     return definition
+
+
+def param_arn(path: str) -> str:
+    return f"arn:aws:ssm:{REGION}:{ACCOUNT}:parameter{path}"
 
 
 # --------------------------------------------------------------------------------------
@@ -226,7 +180,9 @@ def test_postgres_rds_instance_per_size(mocks, catalog, size, env):
         assert db["deletionProtection"] is True and db["skipFinalSnapshot"] is False and db["finalSnapshotIdentifier"]
     group = mocks.one("aws:rds/subnetGroup:SubnetGroup").inputs
     assert group["subnetIds"] == list(PRIVATE)
-    assert db["dbSubnetGroupName"] == group["name"]
+    assert db["dbSubnetGroupName"] == f"{env}-main-db-subnet-group-0000000" and "name" not in group  # auto-named
+    assert db["allowMajorVersionUpgrade"] is True
+    assert mocks.one("aws:rds/instance:Instance").options["protect"] is (env == "production")
     sg = mocks.one("aws:ec2/securityGroup:SecurityGroup").inputs
     assert db["vpcSecurityGroupIds"] == [f"{env}-main-db-sg-id"] and sg["vpcId"] == VPC
     assert all(rule["fromPort"] == 5432 for rule in sg["ingress"])
@@ -242,6 +198,7 @@ def test_postgres_aurora_cluster_and_instances_per_size(mocks, catalog, size):
     assert cluster["engine"] == "aurora-postgresql" and cluster["engineVersion"] == "16"
     assert cluster["storageEncrypted"] is True and cluster["deletionProtection"] is True
     assert cluster["masterUsername"] == ADMIN_USERNAME and unwrap_secret(cluster["masterPassword"]) == pw
+    assert cluster["allowMajorVersionUpgrade"] is True
     instances = mocks.of_type("aws:rds/clusterInstance:ClusterInstance")
     assert len(instances) == count
     assert {i.inputs["instanceClass"] for i in instances} == {cls}
@@ -255,18 +212,20 @@ def test_rds_proxy_wiring(mocks, catalog, flavor):
     pw = new_password()
     out = run(make_plan(catalog, entry("main-db", "postgres", engine={"flavor": flavor})), credentials={"main-db": pw})
     secret = mocks.one("aws:secretsmanager/secret:Secret")
-    secret_arn = f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret/{secret.name}"
+    secret_arn = f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret/{secret.name}-0000000"
+    assert secret.inputs["namePrefix"] == "runway/acme/production/main-db/rds-proxy-admin-"
     version = mocks.one("aws:secretsmanager/secretVersion:SecretVersion").inputs
     assert version["secretId"] == f"{secret.name}-id"
     # Recorded by the mock monitor as a secret: {<sig key>: <secret sig>, "value": ...}.
     assert json.loads(unwrap_secret(version["secretString"])) == {"username": ADMIN_USERNAME, "password": pw}
     role = mocks.one("aws:iam/role:Role").inputs
-    assert json.loads(role["assumeRolePolicy"])["Statement"][0]["Principal"] == {"Service": "rds.amazonaws.com"}
+    (trust,) = json.loads(role["assumeRolePolicy"])["Statement"]
+    assert trust["Principal"] == {"Service": "rds.amazonaws.com"} and trust["Condition"] == {"StringEquals": {"aws:SourceAccount": ACCOUNT}}
     policy = json.loads(mocks.one("aws:iam/rolePolicy:RolePolicy").inputs["policy"])
     assert policy["Statement"] == [{"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": secret_arn}]
     proxy = mocks.one("aws:rds/proxy:Proxy").inputs
     assert proxy["engineFamily"] == "POSTGRESQL" and proxy["requireTls"] is True
-    assert proxy["vpcSubnetIds"] == list(PRIVATE) and proxy["roleArn"].endswith("/production-main-db-proxy-role")
+    assert proxy["vpcSubnetIds"] == list(PRIVATE) and proxy["roleArn"].endswith("/production-main-db-proxy-role-0000000")
     (auth,) = proxy["auths"]
     assert (auth["authScheme"], auth["secretArn"], auth["iamAuth"]) == ("SECRETS", secret_arn, "DISABLED")
     group = mocks.one("aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup").inputs
@@ -277,18 +236,18 @@ def test_rds_proxy_wiring(mocks, catalog, flavor):
         assert target["dbInstanceIdentifier"] == "acme-production-main-db" and "dbClusterIdentifier" not in target
     else:
         assert target["dbClusterIdentifier"] == "acme-production-main-db" and "dbInstanceIdentifier" not in target
-    # Consumers connect through the proxy.
-    host = mocks.one("aws:ssm/parameter:Parameter", "production-main-db-ssm-main-db-host").inputs
-    assert host["insecureValue"] == f"{proxy['name']}.proxy-mock.{REGION}.rds.amazonaws.com"
-    assert "proxy_endpoint" in out["resources"]["main-db"]
+    # Consumers connect through the proxy (the value up writes to Infisical).
+    assert out["resources"]["main-db"]["variables"]["MAIN_DB_HOST"] == f"{proxy['name']}.proxy-mock.{REGION}.rds.amazonaws.com"
+    assert out["resources"]["main-db"]["proxy_endpoint"] == out["resources"]["main-db"]["variables"]["MAIN_DB_HOST"]
 
 
 def test_postgres_without_proxy_declares_no_secret_or_proxy(mocks, catalog):
     run(make_plan(catalog, entry("db", "postgres", engine={"proxy": False})), credentials={"db": new_password()})
     for typ in ("aws:secretsmanager/secret:Secret", "aws:secretsmanager/secretVersion:SecretVersion", "aws:rds/proxy:Proxy", "aws:iam/role:Role"):
         assert not mocks.of_type(typ)
-    host = mocks.one("aws:ssm/parameter:Parameter", "production-db-ssm-db-host").inputs
-    assert host["insecureValue"] == f"acme-production-db.mock.{REGION}.rds.amazonaws.com"
+    out = run(make_plan(catalog, entry("db", "postgres", engine={"proxy": False})), credentials={"db": new_password()})
+    assert out["resources"]["db"]["variables"] == {"DB_HOST": f"acme-production-db.mock.{REGION}.rds.amazonaws.com", "DB_PORT": "5432",
+                                                   "DB_USER": ADMIN_USERNAME, "DB_DATABASE": "db"}
 
 
 def test_missing_credential_is_refused_before_declaring(mocks, catalog):
@@ -313,16 +272,16 @@ def test_fifo_queue_with_dead_letter_queue(mocks, catalog, size):
     assert queue["visibilityTimeoutSeconds"] == 120
     assert json.loads(queue["redrivePolicy"]) == {"deadLetterTargetArn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:acme-production-jobs-dlq.fifo", "maxReceiveCount": 7}
     assert queue["sqsManagedSseEnabled"] is True
+    assert mocks.one("aws:sqs/queue:Queue", "production-jobs-queue").parent.endswith("::runway:aws:Queue::production-jobs")
 
 
 def test_standard_queue_without_dead_letter(mocks, catalog):
-    run(make_plan(catalog, entry("jobs", "queue")))
+    out = run(make_plan(catalog, entry("jobs", "queue")))
     (queue,) = mocks.of_type("aws:sqs/queue:Queue")
     assert queue.inputs["name"] == "acme-production-jobs" and queue.inputs["fifoQueue"] is False
     assert "redrivePolicy" not in queue.inputs and queue.inputs["visibilityTimeoutSeconds"] == 30
-    params = {r.inputs["name"]: r.inputs for r in mocks.of_type("aws:ssm/parameter:Parameter")}
-    assert params["/runway/acme/production/jobs/JOBS_URL"]["insecureValue"] == f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/acme-production-jobs"
-    assert params["/runway/acme/production/jobs/JOBS_ARN"]["type"] == "String"
+    assert out["resources"]["jobs"]["variables"] == {
+        "JOBS_URL": f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/acme-production-jobs", "JOBS_ARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:acme-production-jobs"}
 
 
 @pytest.mark.parametrize("fifo", [True, False])
@@ -331,6 +290,7 @@ def test_topic_naming(mocks, catalog, fifo):
     topic = mocks.one("aws:sns/topic:Topic").inputs
     assert topic["name"] == "acme-production-events" + (".fifo" if fifo else "")
     assert topic["fifoTopic"] is fifo
+    assert topic["kmsMasterKeyId"] == "alias/aws/sns"  # encrypted with the AWS-managed key
 
 
 # docs/catalog.md, "cache — ElastiCache for Valkey".
@@ -339,7 +299,7 @@ CACHE_SIZES = {"small": (1, "cache.t4g.micro"), "medium": (2, "cache.t4g.small")
 
 @pytest.mark.parametrize("size", sorted(CACHE_SIZES))
 def test_cache_replication_group_per_size(mocks, catalog, size):
-    run(make_plan(catalog, entry("sessions", "cache", size)))
+    out = run(make_plan(catalog, entry("sessions", "cache", size)))
     nodes, node_type = CACHE_SIZES[size]
     group = mocks.one("aws:elasticache/replicationGroup:ReplicationGroup").inputs
     assert (group["engine"], group["nodeType"], group["numCacheClusters"]) == ("valkey", node_type, nodes)
@@ -347,10 +307,9 @@ def test_cache_replication_group_per_size(mocks, catalog, size):
     assert group["transitEncryptionEnabled"] is True and group["atRestEncryptionEnabled"] is True
     assert group["engineVersion"] == "8.0" and group["replicationGroupId"] == "acme-production-sessions"
     subnets = mocks.one("aws:elasticache/subnetGroup:SubnetGroup").inputs
-    assert subnets["subnetIds"] == list(PRIVATE) and group["subnetGroupName"] == subnets["name"]
-    url = mocks.one("aws:ssm/parameter:Parameter", "production-sessions-ssm-sessions-url").inputs
-    # pulumi_aws makes a parameter's `value` a secret itself; plain values use `insecure_value`.
-    assert url["type"] == "SecureString" and unwrap_secret(url["value"]) == "rediss://master.acme-production-sessions.mock.cache.amazonaws.com:6379"
+    assert subnets["subnetIds"] == list(PRIVATE) and group["subnetGroupName"] == "production-sessions-subnet-group-0000000"
+    assert group["snapshotRetentionLimit"] == 7  # production keeps daily snapshots
+    assert out["resources"]["sessions"]["variables"]["SESSIONS_URL"] == "rediss://master.acme-production-sessions.mock.cache.amazonaws.com:6379"
 
 
 @pytest.mark.parametrize("versioning", [True, False])
@@ -364,6 +323,7 @@ def test_bucket_versioning_public_access_block_and_encryption(mocks, catalog, ve
     assert all(block[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"))
     (rule,) = mocks.one("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").inputs["rules"]
     assert rule["applyServerSideEncryptionByDefault"]["sseAlgorithm"] == "AES256"
+    assert bucket.options["protect"] is True  # production
 
 
 # --------------------------------------------------------------------------------------
@@ -384,7 +344,8 @@ def test_workload_task_size_and_desired_count(mocks, catalog, size):
     assert td["runtimePlatform"] == {"cpuArchitecture": "ARM64", "operatingSystemFamily": "LINUX"}
     service = mocks.one("aws:ecs/service:Service").inputs
     assert service["desiredCount"] == 4 and service["launchType"] == "FARGATE"
-    assert service["cluster"] == f"arn:aws:ecs:{REGION}:{ACCOUNT}:cluster/production-workloads-ecs-cluster"
+    assert service["cluster"] == f"arn:aws:ecs:{REGION}:{ACCOUNT}:cluster/acme-production"
+    assert service["waitForSteadyState"] is True and "name" not in service
     assert service["networkConfiguration"] == {"subnets": list(PRIVATE), "securityGroups": ["production-api-sg-id"], "assignPublicIp": False}
     assert mocks.one("aws:ecs/cluster:Cluster").inputs["name"] == "acme-production"
 
@@ -420,12 +381,12 @@ def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, ca
     expected = ["API_SIGNING_KEY", "MAIN_DB_URL", "MAIN_DB_HOST", "MAIN_DB_PORT", "MAIN_DB_USER", "MAIN_DB_PASSWORD", "MAIN_DB_DATABASE", "FILES_NAME", "FILES_ARN"]
     assert [s["name"] for s in c["secrets"]] == expected
     assert all(set(s) == {"name", "valueFrom"} for s in c["secrets"])
-    arns = {r.inputs["name"]: f"arn:aws:ssm:{REGION}:{ACCOUNT}:parameter{r.inputs['name']}" for r in mocks.of_type("aws:ssm/parameter:Parameter")}
     assert {s["name"]: s["valueFrom"] for s in c["secrets"]} == {
-        "API_SIGNING_KEY": arns["/runway/acme/production/api/API_SIGNING_KEY"],
-        **{v: arns[f"/runway/acme/production/main-db/{v}"] for v in expected[1:7]},
-        **{v: arns[f"/runway/acme/production/files/{v}"] for v in expected[7:]},
+        "API_SIGNING_KEY": param_arn("/runway/acme/production/api/API_SIGNING_KEY"),
+        **{v: param_arn(f"/runway/acme/production/main-db/{v}") for v in expected[1:7]},
+        **{v: param_arn(f"/runway/acme/production/files/{v}") for v in expected[7:]},
     }
+    assert not mocks.of_type("aws:ssm/parameter:Parameter")  # the Infisical sync creates them
     # The execution role may read exactly those parameters; the task role may use the bucket.
     exec_policy = json.loads(mocks.one("aws:iam/rolePolicy:RolePolicy", "production-api-execution-policy").inputs["policy"])
     ssm = [s for s in exec_policy["Statement"] if s["Action"] == ["ssm:GetParameters"]]
@@ -436,7 +397,9 @@ def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, ca
         "arn:aws:s3:::acme-production-files-20261129000000000000000001/*",
     }
     td = mocks.one("aws:ecs/taskDefinition:TaskDefinition").inputs
-    assert td["executionRoleArn"].endswith("/production-api-execution-role") and td["taskRoleArn"].endswith("/production-api-task-role")
+    assert td["executionRoleArn"].endswith("/production-api-execution-role-0000000") and td["taskRoleArn"].endswith("/production-api-task-role-0000000")
+    (trust,) = json.loads(mocks.one("aws:iam/role:Role", "production-api-task-role").inputs["assumeRolePolicy"])["Statement"]
+    assert trust["Condition"] == {"StringEquals": {"aws:SourceAccount": ACCOUNT}, "ArnLike": {"aws:SourceArn": f"arn:aws:ecs:{REGION}:{ACCOUNT}:*"}}
 
 
 def test_command_health_check_and_no_task_role_without_aws_uses(mocks, catalog):
@@ -473,12 +436,10 @@ def test_internal_workloads_use_cloud_map(mocks, catalog):
         assert sd["name"] == w and sd["dnsConfig"]["namespaceId"] == "production-service-discovery-namespace-id"
         assert sd["dnsConfig"]["dnsRecords"] == [{"ttl": 10, "type": "A"}]
         service = mocks.one("aws:ecs/service:Service", f"production-{w}-service").inputs
-        assert service["serviceRegistries"] == {"registryArn": f"arn:aws:servicediscovery:{REGION}:{ACCOUNT}:service/production-{w}-discovery"}
+        assert service["serviceRegistries"] == {"registryArn": f"arn:aws:servicediscovery:{REGION}:{ACCOUNT}:service/{w}"}
         assert "loadBalancers" not in service
     for typ in ("aws:lb/loadBalancer:LoadBalancer", "aws:lb/targetGroup:TargetGroup", "aws:lb/listener:Listener"):
         assert not mocks.of_type(typ)
-    url = mocks.one("aws:ssm/parameter:Parameter", "production-api-ssm-api-url").inputs
-    assert url["insecureValue"] == "http://api.production.acme.internal:8080"
     assert [s["name"] for s in container(mocks, "search")["secrets"]] == ["API_URL"]
 
 
@@ -493,21 +454,25 @@ def test_public_workloads_alb_target_groups_listener_and_host_rules(mocks, catal
     out = run(plan, network=network)
     alb = mocks.one("aws:lb/loadBalancer:LoadBalancer").inputs
     assert alb["loadBalancerType"] == "application" and alb["internal"] is False and alb["subnets"] == list(PUBLIC)
-    assert alb["name"] == "acme-production"
+    assert "name" not in alb  # auto-named
     groups = {r.name: r.inputs for r in mocks.of_type("aws:lb/targetGroup:TargetGroup")}
     assert set(groups) == {"production-web-target-group", "production-admin-target-group"}
     web, admin = groups["production-web-target-group"], groups["production-admin-target-group"]
     assert (web["targetType"], web["port"], web["vpcId"], web["healthCheck"]["path"]) == ("ip", 3000, VPC, "/up")
+    assert "name" not in web and "namePrefix" not in web
     assert admin["healthCheck"]["path"] == "/admin/health"
     # `health.path` of a public workload is the ALB's check, not a container check.
     assert "healthCheck" not in container(mocks, "web") and "healthCheck" not in container(mocks, "admin")
     listener = mocks.one("aws:lb/listener:Listener").inputs
     assert listener["port"] == 80 and listener["protocol"] == "HTTP"
-    web_arn = f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:targetgroup/production-web-target-group"
-    admin_arn = f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:targetgroup/production-admin-target-group"
-    assert listener["defaultActions"] == [{"type": "forward", "targetGroupArn": web_arn}]
-    rule = mocks.one("aws:lb/listenerRule:ListenerRule").inputs
-    assert rule["priority"] == 1 and rule["actions"] == [{"type": "forward", "targetGroupArn": admin_arn}]
+    web_arn = f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:targetgroup/production-web-target-group-0000000"
+    admin_arn = f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:targetgroup/production-admin-target-group-0000000"
+    # Unknown host names get a 404, never some workload.
+    assert listener["defaultActions"] == [{"type": "fixed-response", "fixedResponse": {"contentType": "text/plain", "messageBody": "not found", "statusCode": "404"}}]
+    rules = {r.name: r.inputs for r in mocks.of_type("aws:lb/listenerRule:ListenerRule")}
+    assert rules["production-web-listener-rule"]["actions"] == [{"type": "forward", "targetGroupArn": web_arn}]
+    rule = rules["production-admin-listener-rule"]
+    assert rule["priority"] == out["environment_resources"]["listener_priorities"]["admin"] and rule["actions"] == [{"type": "forward", "targetGroupArn": admin_arn}]
     assert rule["conditions"] == [{"hostHeader": {"values": ["admin.example.com"]}}]
     service = mocks.one("aws:ecs/service:Service", "production-admin-service").inputs
     assert service["loadBalancers"] == [{"targetGroupArn": admin_arn, "containerName": "admin", "containerPort": 4000}]
@@ -523,18 +488,12 @@ def test_public_workloads_alb_target_groups_listener_and_host_rules(mocks, catal
     assert out["resources"]["web"]["url"] == "http://web.example.com"
 
 
-@pulumi.runtime.test
 def test_single_public_workload_url_is_the_alb_dns_name(mocks, catalog):
-    plan = make_plan(catalog, entry("web", "workload", expose="public"))
-    out = declare_environment(plan, product="acme", region=REGION, network=NETWORK, credentials={})
-
-    def check(args):
-        url, dns = args
-        assert url == f"http://{dns}" and dns.endswith(".elb.amazonaws.com")
-        assert mocks.one("aws:ssm/parameter:Parameter", "production-web-ssm-web-url").inputs["insecureValue"] == url
-        assert not mocks.of_type("aws:lb/listenerRule:ListenerRule")
-
-    return pulumi.Output.all(out["resources"]["web"]["url"], out["environment_resources"]["alb_dns_name"], *out["urns"].values()).apply(lambda a: check(a[:2]))
+    out = run(make_plan(catalog, entry("web", "workload", expose="public")))
+    url, dns = out["resources"]["web"]["url"], out["environment_resources"]["alb_dns_name"]
+    assert url == f"http://{dns}" and dns.endswith(".elb.amazonaws.com") and out["resources"]["web"]["variables"] == {"WEB_URL": url}
+    # Without a domain the one rule matches every path (the default action stays 404).
+    assert mocks.one("aws:lb/listenerRule:ListenerRule").inputs["conditions"] == [{"pathPattern": {"values": ["/*"]}}]
 
 
 def test_allowed_cidr_reaches_data_stores_and_internal_workloads_only(mocks, catalog):
@@ -569,7 +528,12 @@ def test_settings_gaps_are_refused_before_declaring(mocks, catalog):
 # --------------------------------------------------------------------------------------
 
 
-def test_ssm_parameters_for_every_injected_variable(mocks, catalog):
+def test_no_ssm_parameter_is_declared_and_every_reference_is_the_layouts(mocks, catalog):
+    """The Infisical sync creates and fills every SSM parameter (ADR 0493 §4): the program
+    declares none (so none ever holds a placeholder), and each container references exactly the
+    names deploy_engine.layout lists, which `up` waits for."""
+    from deploy_engine.layout import required_parameters, workload_parameters
+
     plan = make_plan(
         catalog,
         entry("main-db", "postgres"),
@@ -577,27 +541,25 @@ def test_ssm_parameters_for_every_injected_variable(mocks, catalog):
         entry("events", "topic"),
         entry("sessions", "cache"),
         entry("files", "bucket"),
-        entry("api", "workload", secrets=("API_KEY",)),
+        entry("api", "workload", secrets=("API_KEY",), uses=("main-db", "jobs", "events", "sessions", "files")),
+        entry("worker", "workload", uses=("api", "jobs")),
     )
-    run(plan, credentials={"main-db": new_password()})
-    params = {r.inputs["name"]: r for r in mocks.of_type("aws:ssm/parameter:Parameter")}
-    expected_paths = {path for item in plan.items for path in item.ssm_parameters.values()} | {"/runway/acme/production/api/API_KEY"}
-    assert set(params) == expected_paths
-    secure = {"/runway/acme/production/main-db/MAIN_DB_PASSWORD", "/runway/acme/production/main-db/MAIN_DB_URL",
-              "/runway/acme/production/sessions/SESSIONS_URL", "/runway/acme/production/api/API_KEY"}
-    placeholders = secure - {"/runway/acme/production/sessions/SESSIONS_URL"}
-    for path, record in params.items():
-        assert record.inputs["type"] == ("SecureString" if path in secure else "String"), path
-        if path in placeholders:
-            # Filled by the Infisical sync; a deploy never writes a secret into SSM.
-            assert unwrap_secret(record.inputs["value"]) == PLACEHOLDER and mocks.ignored[(record.type, record.name)] == ["value"], path
-        else:
-            assert mocks.ignored[(record.type, record.name)] == [], path
-            assert (record.inputs.get("insecureValue") or record.inputs.get("value")) not in (None, "", PLACEHOLDER), path
-    values = {p.rsplit("/", 1)[1]: r.inputs.get("insecureValue") for p, r in params.items()}
-    assert values["MAIN_DB_PORT"] == "5432" and values["MAIN_DB_USER"] == ADMIN_USERNAME and values["MAIN_DB_DATABASE"] == "main_db"
-    assert values["EVENTS_ARN"] == f"arn:aws:sns:{REGION}:{ACCOUNT}:acme-production-events"
-    assert values["SESSIONS_PORT"] == "6379" and values["FILES_NAME"].startswith("acme-production-files-")
+    out = run(plan, credentials={"main-db": new_password()})
+    assert not mocks.of_type("aws:ssm/parameter:Parameter")
+    refs = workload_parameters(plan, "acme")
+    for w in ("api", "worker"):
+        assert [(s["name"], s["valueFrom"]) for s in container(mocks, w)["secrets"]] == [(n, param_arn(p)) for n, p in refs[w]]
+    assert out["ssm_parameters"] == required_parameters(plan, "acme")
+    assert out["ssm_parameters"]["/runway/acme/production/jobs/JOBS_URL"] == ["api", "worker"]
+    assert "/runway/acme/production/api/API_KEY" in out["ssm_parameters"]
+    # Every item's non-secret values, which up writes to Infisical; postgres' secret ones are not among them.
+    variables = {name: set(r["variables"]) for name, r in out["resources"].items()}
+    assert variables == {
+        "main-db": {"MAIN_DB_HOST", "MAIN_DB_PORT", "MAIN_DB_USER", "MAIN_DB_DATABASE"},
+        "jobs": {"JOBS_URL", "JOBS_ARN"}, "events": {"EVENTS_ARN"}, "sessions": {"SESSIONS_URL", "SESSIONS_HOST", "SESSIONS_PORT"},
+        "files": {"FILES_NAME", "FILES_ARN"}, "api": {"API_URL"}, "worker": {"WORKER_URL"},
+    }
+    assert out["resources"]["events"]["variables"]["EVENTS_ARN"] == f"arn:aws:sns:{REGION}:{ACCOUNT}:acme-production-events"
 
 
 def _scan(value: Any, path: str, typ: str, secrets_found: list[tuple[str, str]]) -> Any:
@@ -634,40 +596,40 @@ def test_no_credential_or_secret_value_in_any_recorded_input(mocks, catalog):
             assert pw not in scrubbed, f"credential in {record.type} {record.name}"
         assert not URL_WITH_PASSWORD.search(scrubbed), f"connection string with a password in {record.type} {record.name}"
         assert not re.search(r'"password"\s*:\s*"(?!<secret>)', scrubbed, re.IGNORECASE), record.name
-    # The credential-carrying secrets are exactly the RDS master passwords and the proxy logins;
-    # the other secrets are SecureString parameter values (placeholders, the cache URL), scanned above.
-    assert sorted(w for w in secrets_found if w in SECRET_INPUTS) == sorted([
+    # The secrets are exactly the RDS master passwords and the proxy logins.
+    assert sorted(secrets_found) == sorted([
         ("aws:rds/instance:Instance", "password"),
         ("aws:rds/cluster:Cluster", "masterPassword"),
         ("aws:secretsmanager/secretVersion:SecretVersion", "secretString"),
         ("aws:secretsmanager/secretVersion:SecretVersion", "secretString"),
     ])
-    assert {w for w in secrets_found if w not in SECRET_INPUTS} == {("aws:ssm/parameter:Parameter", "value")}
-    # And nothing the program returns (receipts read it) holds a credential.
-    plain = json.dumps({k: v for k, v in out.items() if k in ("product", "environment", "region", "logical_names")})
-    assert not any(pw in plain for pw in passwords.values())
+    # And nothing the program returns (stack outputs, receipts) holds a credential.
+    plain = json.dumps(out, default=str)
+    assert not any(pw in plain for pw in passwords.values()) and not URL_WITH_PASSWORD.search(plain)
 
 
-@pulumi.runtime.test
-def test_outputs_hold_no_secret(mocks, catalog):
+def test_outputs_hold_no_secret(catalog):
+    """declare_environment's return value becomes stack outputs, which `stored_state` reads without
+    --show-secrets: no Output in it may be a secret."""
+    from deploy_engine.resources import run_under_mocks
+
     pw = new_password()
     plan = make_plan(catalog, entry("main-db", "postgres"), entry("api", "workload", uses=("main-db",)))
-    out = declare_environment(plan, product="acme", region=REGION, network=NETWORK, credentials={"main-db": pw})
-    assert out["resources"]["main-db"].keys() >= {"endpoint", "arn", "proxy_endpoint", "port"}
-    leaves = [v for item in out["resources"].values() for v in item.values()]
-    leaves += list(out["environment_resources"].values()) + list(out["ssm_parameters"].values())
-    outputs = [pulumi.Output.from_input(v) for v in leaves]
+    flags: list[bool] = []
 
-    async def secret_flags(_: Any) -> list[bool]:
-        return [await o.is_secret() for o in outputs]
+    def program():
+        out = declare_environment(plan, product="acme", region=REGION, network=NETWORK, credentials={"main-db": pw})
+        leaves = [v for item in out["resources"].values() for v in item.values()] + list(out["environment_resources"].values())
+        outputs = [pulumi.Output.from_input(v) for v in leaves]
 
-    def check(args: list[Any]) -> None:
-        values, flags = args
-        assert all(v is not None and pw not in str(v) for v in values)
-        assert not any(flags), "an output returned by declare_environment is a secret"
+        async def secret_flags(_: Any) -> None:
+            flags.extend([await o.is_secret() for o in outputs])
 
-    registered = pulumi.Output.all(*out["urns"].values())
-    return pulumi.Output.all(pulumi.Output.all(*outputs), registered.apply(secret_flags)).apply(check)
+        return pulumi.Output.all(*outputs).apply(lambda values: (pulumi.Output.from_input(values).apply(secret_flags), values)[1])
+
+    _, values = run_under_mocks(program, product="acme", environment="production", region=REGION)
+    assert values and all(pw not in json.dumps(v, default=str) for v in values)
+    assert flags and not any(flags), "an output returned by declare_environment is a secret"
 
 
 # --------------------------------------------------------------------------------------
@@ -689,16 +651,19 @@ def orders_production(mocks, catalog, orders_root):
     return mocks, out
 
 
-def test_every_taggable_resource_is_tagged(orders_production):
+def test_every_taggable_resource_is_tagged_and_every_aws_resource_has_a_runway_parent(orders_production):
     mocks, _ = orders_production
+    provider = mocks.one("pulumi:providers:aws").inputs
+    assert json.loads(provider["defaultTags"]) == {"tags": {"runway:product": "orders", "runway:environment": "production", "managed-by": "runway"}}
     untaggable = set()
-    for record in mocks.records:
+    for record in mocks.aws():
+        parent_type = (record.parent or "").split("::")[2] if record.parent else ""
+        assert parent_type.startswith("runway:aws:"), f"{record.type} {record.name} has parent {record.parent}"
         if not _taggable(record.type):
             untaggable.add(record.type)
             continue
         tags = record.inputs.get("tags")
         assert tags is not None, f"{record.type} {record.name} has no tags"
-        assert tags["runway:product"] == "orders" and tags["runway:environment"] == "production" and tags["managed-by"] == "runway"
         assert record.name.startswith(f"production-{tags['runway:resource']}-"), record.name
     assert untaggable == {
         "aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup", "aws:rds/proxyTarget:ProxyTarget",
@@ -707,6 +672,9 @@ def test_every_taggable_resource_is_tagged(orders_production):
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
         "aws:s3/bucketPolicy:BucketPolicy",
     }
+    components = {r.type for r in mocks.records if r.type.startswith("runway:")}
+    assert components == {"runway:aws:Environment", "runway:aws:Postgres", "runway:aws:Topic", "runway:aws:Bucket",
+                          "runway:aws:Queue", "runway:aws:Cache", "runway:aws:Workload"}
 
 
 def test_logical_names_are_unique_and_deterministic(orders_production, catalog, orders_root):
@@ -714,8 +682,8 @@ def test_logical_names_are_unique_and_deterministic(orders_production, catalog, 
     names = [r.name for r in mocks.records]
     assert len(set(names)) == len(names), [n for n, c in Counter(names).items() if c > 1]
     assert len({(r.type, r.name) for r in mocks.records}) == len(mocks.records)
-    assert set(names) == set(out["logical_names"])
-    assert all(re.fullmatch(r"production-[a-z0-9-]+", n) for n in names)
+    assert {u.rsplit("::", 1)[1] for u in out["urns"].values()} <= set(names)
+    assert all(re.fullmatch(r"production-[a-z0-9-]+|runway-aws", n) for n in names)
     first = sorted((r.type, r.name, json.dumps(_scan(r.inputs, "", r.type, []), sort_keys=True)) for r in mocks.records)
     # The same plan declares the same resources with the same inputs (passwords aside).
     mocks.records.clear()
@@ -725,7 +693,7 @@ def test_logical_names_are_unique_and_deterministic(orders_production, catalog, 
 
 def test_orders_production_declares_the_expected_resources(orders_production):
     mocks, out = orders_production
-    by_type = Counter(r.type for r in mocks.records)
+    by_type = Counter(r.type for r in mocks.aws())
     assert dict(by_type) == {
         # main-db: rds large with proxy
         "aws:rds/subnetGroup:SubnetGroup": 1, "aws:rds/instance:Instance": 1, "aws:rds/proxy:Proxy": 1,
@@ -748,17 +716,18 @@ def test_orders_production_declares_the_expected_resources(orders_production):
         "aws:ecs/cluster:Cluster": 1, "aws:ecs/taskDefinition:TaskDefinition": 3, "aws:ecs/service:Service": 3,
         "aws:cloudwatch/logGroup:LogGroup": 3,
         "aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace": 1, "aws:servicediscovery/service:Service": 2,
+        # zitadel: its own rule (the listener's default action is a 404)
         "aws:lb/loadBalancer:LoadBalancer": 1, "aws:lb/targetGroup:TargetGroup": 1, "aws:lb/listener:Listener": 1,
-        # 6 main-db + 1 order-events + 2 invoices + 2 shared-queue + 3 shared-cache + 3 workload URLs
-        # + the workloads' own secrets MB_ENCRYPTION_SECRET_KEY and ZITADEL_MASTERKEY
-        "aws:ssm/parameter:Parameter": 19,
+        "aws:lb/listenerRule:ListenerRule": 1,
     }
-    assert len(mocks.records) == len(out["urns"]) == 71
+    # 53 AWS resources, 9 components (environment, 5 resources, 3 workloads), the provider;
+    # before components (issue 12) the program declared 71 resources, 19 of them SSM parameters.
+    assert len(mocks.aws()) == 53 and len(mocks.records) == 63 and len(out["urns"]) == 9
     # Capacities straight from the plan (docs/catalog.md large rds, large cache, medium workloads).
     assert mocks.one("aws:rds/instance:Instance").inputs["instanceClass"] == "db.m7g.large"
     assert mocks.one("aws:elasticache/replicationGroup:ReplicationGroup").inputs["numCacheClusters"] == 2
-    desired = {r.inputs["name"]: r.inputs["desiredCount"] for r in mocks.of_type("aws:ecs/service:Service")}
-    assert desired == {"orders-production-metabase": 2, "orders-production-zitadel": 3, "orders-production-pdf-renderer": 3}
+    desired = {r.name: r.inputs["desiredCount"] for r in mocks.of_type("aws:ecs/service:Service")}
+    assert desired == {"production-metabase-service": 2, "production-zitadel-service": 3, "production-pdf-renderer-service": 3}
     assert container(mocks, "metabase")["environment"] == [{"name": "MB_DB_TYPE", "value": "postgres"}]
     assert [s["name"] for s in container(mocks, "metabase")["secrets"]][:2] == ["MB_ENCRYPTION_SECRET_KEY", "MAIN_DB_URL"]
 
@@ -788,9 +757,12 @@ def test_aws_names_fit_their_limits(mocks, catalog):
     limits = {
         ("aws:rds/cluster:Cluster", "clusterIdentifier"): 63, ("aws:rds/clusterInstance:ClusterInstance", "identifier"): 63,
         ("aws:rds/proxy:Proxy", "name"): 60, ("aws:elasticache/replicationGroup:ReplicationGroup", "replicationGroupId"): 40,
-        ("aws:lb/loadBalancer:LoadBalancer", "name"): 32, ("aws:lb/targetGroup:TargetGroup", "name"): 32,
-        ("aws:sqs/queue:Queue", "name"): 80, ("aws:s3/bucket:Bucket", "bucketPrefix"): 37, ("aws:iam/role:Role", "name"): 64,
+        ("aws:sqs/queue:Queue", "name"): 80, ("aws:s3/bucket:Bucket", "bucketPrefix"): 37,
     }
+    # Auto-named by the provider within AWS's limits (a replacement never meets its own name).
+    for typ in ("aws:lb/loadBalancer:LoadBalancer", "aws:lb/targetGroup:TargetGroup", "aws:iam/role:Role", "aws:ec2/securityGroup:SecurityGroup",
+                "aws:rds/subnetGroup:SubnetGroup", "aws:elasticache/subnetGroup:SubnetGroup", "aws:ecs/service:Service"):
+        assert mocks.of_type(typ) and all("name" not in r.inputs and "namePrefix" not in r.inputs for r in mocks.of_type(typ)), typ
     seen = set()
     for record in mocks.records:
         for (typ, key), limit in limits.items():
@@ -894,13 +866,10 @@ def test_inline_program_sets_only_the_passwords_it_is_told_to_and_exports_no_sec
     assert cplan.sources == {"main-db": "generated", "old-db": "unchanged"}
     exported: dict[str, Any] = {}
     monkeypatch.setattr(pulumi, "export", lambda name, value: exported.__setitem__(name, value))
+    from deploy_engine.resources import run_under_mocks
 
-    @pulumi.runtime.test
-    def run_program():
-        program()
-        return pulumi.Output.all(*exported["urns"].values())
-
-    run_program()
+    records, _ = run_under_mocks(program, product="acme", environment="production", region=REGION, mask=False)
+    mocks.records[:] = [Record(r["type"], r["name"], r["inputs"], r["options"], r["parent"], r["urn"]) for r in records]
     new = cplan.credentials["main-db"].password.reveal()
     instances = {r.name: r for r in mocks.of_type("aws:rds/instance:Instance")}
     assert unwrap_secret(instances["production-main-db-instance"].inputs["password"]) == new
@@ -909,7 +878,7 @@ def test_inline_program_sets_only_the_passwords_it_is_told_to_and_exports_no_sec
     version = mocks.one("aws:secretsmanager/secretVersion:SecretVersion").inputs
     assert json.loads(unwrap_secret(version["secretString"]))["password"] == new
     assert automation.CREDENTIALS_OUTPUT not in exported
-    assert set(exported) >= {"resources", "urns", "logical_names"}
+    assert set(exported) >= {"resources", "urns", "ssm_parameters"}
 
 
 # --------------------------------------------------------------------------------------
@@ -928,21 +897,13 @@ PASSWORD_HOLDERS = {
 @pytest.mark.parametrize("set_password", [False, True])
 def test_password_inputs_ignore_changes_unless_this_run_sets_them(mocks, catalog, flavor, set_password):
     plan = make_plan(catalog, entry("db", "postgres", engine={"flavor": flavor}))
-    result: dict[str, Any] = {}
-
-    @pulumi.runtime.test
-    def program():
-        result["out"] = declare_environment(plan, product="acme", region=REGION, network=NETWORK, credentials={"db": "a-placeholder-value"},
-                                            set_passwords=("db",) if set_password else ())
-        return pulumi.Output.all(*result["out"]["urns"].values())
-
-    program()
+    out = run(plan, credentials={"db": "a-placeholder-value"}, set_passwords=("db",) if set_password else ())
     for typ, name, prop in PASSWORD_HOLDERS[flavor]:
         assert mocks.ignored[(typ, name)] == ([] if set_password else [prop]), (typ, name)
-    # Nothing else is ignored but the secret SSM placeholders' values.
-    others = {k: v for k, v in mocks.ignored.items() if v and k[0] != "aws:ssm/parameter:Parameter" and k not in {(t, n) for t, n, _ in PASSWORD_HOLDERS[flavor]}}
+    # Nothing else is ignored.
+    others = {k: v for k, v in mocks.ignored.items() if v and k not in {(t, n) for t, n, _ in PASSWORD_HOLDERS[flavor]}}
     assert others == {}
-    assert result["out"]["resources"]["db"]["flavor"] == flavor
+    assert out["resources"]["db"]["flavor"] == flavor
 
 
 def test_program_and_automation_agree_on_the_password_holders():
@@ -981,23 +942,22 @@ def test_certificate_gives_an_https_listener_and_an_http_redirect(mocks, catalog
     listeners = {r.name: r.inputs for r in mocks.of_type("aws:lb/listener:Listener")}
     https, http = listeners["production-alb-listener-https"], listeners["production-alb-listener-http"]
     assert (https["port"], https["protocol"], https["certificateArn"], https["sslPolicy"]) == (443, "HTTPS", CERT, "ELBSecurityPolicy-TLS13-1-2-2021-06")
-    assert https["defaultActions"][0]["type"] == "forward"
+    assert https["defaultActions"][0]["type"] == "fixed-response"
     assert (http["port"], http["protocol"]) == (80, "HTTP")
     assert http["defaultActions"] == [{"type": "redirect", "redirect": {"protocol": "HTTPS", "port": "443", "statusCode": "HTTP_301"}}]
-    rule = mocks.one("aws:lb/listenerRule:ListenerRule").inputs
-    assert rule["listenerArn"] == f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:listener/production-alb-listener-https"
+    for rule in mocks.of_type("aws:lb/listenerRule:ListenerRule"):
+        assert rule.inputs["listenerArn"] == f"arn:aws:elasticloadbalancing:{REGION}:{ACCOUNT}:listener/production-alb-listener-https-0000000"
     alb_sg = mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-alb-sg").inputs
     assert sorted(r["fromPort"] for r in alb_sg["ingress"]) == [80, 443]
     assert out["resources"]["web"]["url"] == "https://web.example.com"
-    url = mocks.one("aws:ssm/parameter:Parameter", "production-admin-ssm-admin-url").inputs
-    assert url["insecureValue"] == "https://admin.example.com"
+    assert out["resources"]["admin"]["variables"] == {"ADMIN_URL": "https://admin.example.com"}
 
 
 def test_without_a_certificate_the_alb_serves_http_only(mocks, catalog):
     run(make_plan(catalog, entry("web", "workload", expose="public")))
     (listener,) = mocks.of_type("aws:lb/listener:Listener")
     assert listener.name == "production-alb-listener-http" and listener.inputs["protocol"] == "HTTP"
-    assert listener.inputs["defaultActions"][0]["type"] == "forward"
+    assert listener.inputs["defaultActions"][0]["fixedResponse"]["statusCode"] == "404"
     assert [r["fromPort"] for r in mocks.one("aws:ec2/securityGroup:SecurityGroup", "production-alb-sg").inputs["ingress"]] == [80]
 
 

@@ -43,7 +43,6 @@ pulumi = pytest.importorskip("pulumi", reason="the Pulumi program part needs the
 pytest.importorskip("pulumi_aws", reason="the Pulumi program part needs the [deploy] extra")
 
 from lsprotocol import types  # noqa: E402
-from pulumi.runtime import settings as pulumi_settings  # noqa: E402
 
 from deploy_engine import automation  # noqa: E402
 from deploy_engine.automation import PreviewSummary, PulumiFailed, Step, UpSummary  # noqa: E402
@@ -51,7 +50,7 @@ from deploy_engine.cli import main  # noqa: E402
 from lspclient import EXAMPLES, TIMEOUT, init, make_client, vscode_caps  # noqa: E402
 import test_infisical  # noqa: E402
 from test_infisical import FakeInfisical  # noqa: E402
-from test_program_mocks import SECRET_INPUTS, SECRET_SIG, SIG_KEY, RecordingMocks, RecordingMonitor  # noqa: E402
+from test_program_mocks import SECRET_INPUTS, SECRET_SIG, SIG_KEY, Record  # noqa: E402
 
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 NETWORK = {
@@ -135,6 +134,7 @@ async def _lsp_session(product: Path, stderr_file: Path, seen: Outputs) -> None:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("account_checks_pass")
 def test_no_generated_credential_or_secret_looking_value_leaks_anywhere(tmp_path, monkeypatch, caplog, capsys):
     caplog.set_level(logging.DEBUG)
     # Generated for this run: the values the deploy knows as secrets...
@@ -189,21 +189,14 @@ def test_no_generated_credential_or_secret_looking_value_leaks_anywhere(tmp_path
     monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
     monkeypatch.setattr(automation, "preview", lambda target, on_output: PreviewSummary({"create": 1}, (Step("urn:x", "aws:rds/instance:Instance", "create"),)))
     generated: dict[str, str] = {}
-    recorder = RecordingMocks()
+    recorded: list[Record] = []
     endpoint = {"main-db": {"endpoint": "dev-main-db.mock.rds.amazonaws.com", "proxy_endpoint": "dev-main-db.proxy-mock.rds.amazonaws.com", "port": 5432}}
 
     def run_program_under_mocks(target) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        pulumi_settings.reset_options()
-        pulumi.runtime.set_mocks(recorder, project=automation.project_name(target.product), stack=f"{target.product}-{target.environment}",
-                                 preview=False, monitor=RecordingMonitor(recorder))
-        try:
-            pulumi.runtime.test(lambda: target.program()())()
-        finally:
-            pulumi_settings.reset_options()
-            asyncio.set_event_loop(None)
-            loop.close()
+        from deploy_engine.resources import run_under_mocks
+
+        records, _ = run_under_mocks(target.program(), product=target.product, environment=target.environment, region="us-east-1", mask=False)
+        recorded[:] = [Record(r["type"], r["name"], r["inputs"], r["options"], r["parent"], r["urn"]) for r in records]
 
     def good_up(target, on_output):
         for name, cred in target.credentials.items():
@@ -212,7 +205,7 @@ def test_no_generated_credential_or_secret_looking_value_leaks_anywhere(tmp_path
         for pw in generated.values():  # a careless provider echoing what it got
             on_output(f"  + aws:rds/instance:Instance password={pw} url=postgresql://runway_admin:{pw}@h:5432/x")
         on_output(f"  PULUMI_CONFIG_PASSPHRASE={passphrase}")
-        return UpSummary({"create": len(recorder.records)}, tuple(f"urn:pulumi:{r.type}::{r.name}" for r in recorder.records[:5]), {"resources": endpoint})
+        return UpSummary({"create": len(recorded)}, tuple(r.urn for r in recorded[:5]), {"resources": endpoint})
 
     def failing_up(target, on_output):
         pw = target.credentials["main-db"].password.reveal()
@@ -269,10 +262,10 @@ def test_no_generated_credential_or_secret_looking_value_leaks_anywhere(tmp_path
             seen.add(f"log {record.name}", record.getMessage() + (record.exc_text or ""))
 
     # 5. The Pulumi resource inputs of the real program.
-    assert recorder.records, "the program declared nothing"
+    assert recorded, "the program declared nothing"
     inputs_leaks: list[str] = []
     secret_holders: set[tuple[str, str]] = set()
-    for record in recorder.records:
+    for record in recorded:
         def scrub(value: Any, top: str = "") -> Any:
             if isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG:
                 secret_holders.add((record.type, top))

@@ -18,7 +18,7 @@ from lsprotocol import types
 from mdtables import flat
 from pytest_lsp import LanguageClient
 
-from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
+from lspclient import EXAMPLES, TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull_until, until, vscode_caps
 
 CAPS = [
     pytest.param(vscode_caps, "utf-16", id="vscode"),
@@ -104,8 +104,8 @@ async def test_code_lenses_on_the_orders_example(client: LanguageClient, orders:
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $258.11 / $500 · 52%"]
     assert titles(lenses, line_of(root, "  production:")[0]) == ["production $828.03 / $2,500 · 33%"]
     db_line, _ = line_of(root, "  main-db:")
-    assert titles(lenses, db_line) == ["dev $36 · staging $139 · production $326", "used by 4"]
-    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $8.01 · staging $8.01 · production $96"]
+    assert titles(lenses, db_line) == ["dev $36.28 · staging $139 · production $326", "used by 4"]
+    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $8.01 · staging $8.01 · production $96.04"]
 
     # The lens command changes nothing: it answers with the environment's plan JSON.
     plan = await asyncio.wait_for(
@@ -131,12 +131,14 @@ async def test_inlay_hints_after_size_values(client: LanguageClient, orders: Pat
     assert hint.tooltip == "main-db in staging: medium, $139.47 per month"
     assert [h.label for h in hints if h.position.line == line_of(root, "monthly: 500")[0]] == ["≈ 52% used"]
     assert [h.label for h in hints if h.position.line == line_of(root, "    size: medium")[0]] == ["≈ $32.02/mo in dev"]
-    # Only the requested range; none in a member.
+    # Only the requested range; in a member, what its `requires` cost (issue 15).
     only = await inlay_hints(client, root, (staging_line, 0), (staging_line + 1, 0))
     assert [h.label for h in only] == ["≈ $139.47/mo"]
     did_open(client, checkout)
-    assert await inlay_hints(client, checkout) == []
-    assert await code_lenses(client, checkout) == []
+    assert [h.label for h in await inlay_hints(client, checkout)] == ["≈ $0.40/mo in dev", "≈ $9.34/mo in dev"]
+    assert [lens.command.title for lens in await code_lenses(client, checkout)] == [
+        "shared-queue: dev $0.40 · staging $0.40 · production $10.00", "used by 2", "shared-cache: dev $9.34 · staging $37.38 · production $185", "used by 1",
+    ]
 
 
 EMOJI_RUNWAY = (
@@ -162,7 +164,7 @@ async def test_hint_positions_count_an_emoji_in_the_negotiated_encoding(client: 
     # A range ending just before the hint (in the same units) excludes it.
     assert await inlay_hints(client, f, (3, 0), (3, unit - 1)) == []
     lenses = await code_lenses(client, f)
-    assert titles(lenses, 3) == ["dev $32 · staging $32 · production $29"]
+    assert titles(lenses, 3) == ["dev $32.02 · staging $32.02 · production $32.02"]
     assert (lenses[-1].range.start.character, lenses[-1].range.end.character) == (2, 5)
 
 
@@ -179,7 +181,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
     lenses = await code_lenses(client, root)
-    assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36 · staging $326 · production $326", "used by 4"]
+    assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36.28 · staging $326 · production $326", "used by 4"]
     # The disk (the last save) still says medium: the change since save is in the lens.
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89% · +$186.34/mo since save"]
     staging_line, _ = line_of(root, "      staging: medium")
@@ -244,7 +246,7 @@ async def hover_at(client: LanguageClient, path: Path, line: int, character: int
 async def real_codes(client: LanguageClient, path: Path, caps) -> list[str]:
     """The diagnostic codes of ``path`` for the current text (pulled, or awaited when pushed)."""
     if caps().text_document.diagnostic is not None:
-        return [d.code for d in await pull(client, path)]
+        return [d.code for d in await pull_until(client, path, lambda items: "RW001" in [d.code for d in items])]
     await until(client, lambda: "RW001" in codes(client, path))
     return codes(client, path)
 

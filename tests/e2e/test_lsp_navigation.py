@@ -207,6 +207,36 @@ async def test_rename_main_db_in_the_root_and_both_members(client: LanguageClien
         assert [codes(client, p) for p in (root, checkout, billing)] == [["RW140"], [], []]
 
 
+async def test_rename_asks_for_confirmation_naming_the_injected_variables_and_their_readers(client: LanguageClient, orders: Path):
+    """Issue 15: renaming main-db renames every consumer's MAIN_DB_* variables, which running
+    services read. A client with change annotations (VS Code) gets every edit annotated with
+    one annotation that needs confirmation, so it shows a preview first."""
+    root, _checkout, _billing = files(orders)
+    await init(client, vscode_caps(), orders)
+    did_open(client, root)
+    at = pos(root, "  main-db:", "utf-16", shift=3)
+    edit = await wait(client.text_document_rename_async(types.RenameParams(text_document=doc(root), position=at, new_name="primary-db")))
+    assert edit.change_annotations is not None and len(edit.change_annotations) == 1
+    [(annotation_id, annotation)] = edit.change_annotations.items()
+    assert annotation.needs_confirmation is True
+    assert annotation.label == "Rename main-db to primary-db: injected variables change"
+    assert annotation.description == (
+        "Renaming main-db to primary-db renames the variables injected into billing, checkout, metabase, zitadel: "
+        "MAIN_DB_URL → PRIMARY_DB_URL, MAIN_DB_HOST → PRIMARY_DB_HOST, MAIN_DB_PORT → PRIMARY_DB_PORT, MAIN_DB_USER → PRIMARY_DB_USER, "
+        "MAIN_DB_PASSWORD → PRIMARY_DB_PASSWORD, MAIN_DB_DATABASE → PRIMARY_DB_DATABASE. Code that reads the old names must change with it."
+    )
+    edits = [e for change in edit.document_changes for e in change.edits]
+    assert len(edits) == 5 and all(isinstance(e, types.AnnotatedTextEdit) and e.annotation_id == annotation_id for e in edits)
+
+
+async def test_rename_without_readers_or_annotation_support_needs_no_confirmation(client: LanguageClient, orders: Path):
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)  # no changeAnnotationSupport
+    did_open(client, root)
+    edit = await wait(client.text_document_rename_async(types.RenameParams(text_document=doc(root), position=pos(root, "  main-db:", "utf-16", shift=3), new_name="primary-db")))
+    assert edit.change_annotations is None and edit.changes is not None
+
+
 @each_client
 async def test_rename_refusals_carry_the_reason(client: LanguageClient, orders: Path, caps, encoding):
     root, checkout, _billing = files(orders)

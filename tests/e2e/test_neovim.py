@@ -201,7 +201,7 @@ def test_code_lenses(nvim_session: Session):
     assert (10, "dev $126.88 / $150 · 85%") in titles  # on `dev:`
     assert (14, "staging $258.11 / $500 · 52%") in titles
     assert (19, "production $828.03 / $2,500 · 33%") in titles
-    assert (27, "dev $36 · staging $139 · production $326") in titles  # on `main-db:`
+    assert (27, "dev $36.28 · staging $139 · production $326") in titles  # on `main-db:`
     assert (27, "used by 4") in titles
 
 

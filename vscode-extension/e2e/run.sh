@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash e2e/setup.sh
-[ -f runway-yaml.vsix ] || npm run --silent package
+[ -f runway-yaml-linux-x64.vsix ] || npm run --silent package
 exec node e2e/run.mjs

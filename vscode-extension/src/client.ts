@@ -1,17 +1,19 @@
 /**
  * Starting, stopping and talking to the runway language server.
  *
- * The command comes from {@link resolveServerCommand}: `runway.server.command`, else
- * `<python> -m runway_lsp` with python from `runway.server.pythonPath`, the Python
- * extension's active interpreter, or `python3`. Before a Python start the module is checked
- * (`<python> -c "import runway_lsp"`); when it is missing the user is told the install command
- * and offered to run it in a terminal.
+ * The server ships inside the extension (bundled/, see serverCommand.ts): the first interpreter
+ * that passes the isolated probe (`<python> -I bundled/tool/runway_server.py --check`, run from
+ * the extension's folder, never the workspace's) runs it. A server that cannot start or exits
+ * is never restarted in a loop: one notification says why, with the one action that fixes it,
+ * and the server's own output (its traceback included) is in the Runway output channel.
  */
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
+  ErrorAction,
   LanguageClient,
   RevealOutputChannelOn,
   State,
@@ -21,20 +23,27 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import * as readline from 'node:readline';
-import { filterConfigurationResult, injectEnvironment } from './config';
+import { enabledGlobs, filterConfigurationResult, injectEnvironment, mergedExclude, serverSection, withExclusions } from './config';
+import { codeLines, diagnosticCode } from './docs';
 import { isUsageLens, SHOW_COST, SHOW_USAGES } from './lensCommands';
 import { NOT_RUNNING } from './status';
 import { ServerLogParser } from './serverLog';
 import { COSTS_CHANGED, INITIALIZATION_OPTIONS, type CostsChangedParams } from './protocol';
 import {
-  isRunwayPyproject,
-  missingModuleMessage,
+  exitReason,
+  LAUNCHER,
+  parseProbe,
+  pythonCandidates,
   pythonFromEnvironment,
+  pythonSetting,
   resolveOnPath,
   resolveServerCommand,
-  selfAndParents,
-  venvInstallCommand,
+  SOURCE_TEXT,
+  venvPython,
+  type ProbeResult,
+  type PythonCandidate,
   type ServerCommand,
+  type ServerSettings,
 } from './serverCommand';
 
 export const LANGUAGE_ID = 'runway-yaml';
@@ -94,17 +103,17 @@ export async function pythonExtensionInterpreter(output: vscode.LogOutputChannel
   }
 }
 
-type ModuleCheck = { ok: true } | { ok: false; reason: 'no-python' | 'no-module' | 'error'; detail: string };
-
-/** Run `<python> -c "import runway_lsp"`. */
-export function checkModule(python: string, cwd: string | undefined): Promise<ModuleCheck> {
+/**
+ * Run the launcher's `--check` with `python` (isolated, from the extension's folder: a
+ * checkout opened as the workspace cannot answer for the bundle).
+ */
+export function probe(python: string, launcher: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    execFile(python, ['-c', 'import runway_lsp'], { cwd, timeout: 30000, windowsHide: true }, (error, _stdout, stderr) => {
-      if (!error) return resolve({ ok: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EACCES') return resolve({ ok: false, reason: 'no-python', detail: String(error.message) });
-      if (/ModuleNotFoundError|No module named/.test(String(stderr))) return resolve({ ok: false, reason: 'no-module', detail: String(stderr).trim() });
-      resolve({ ok: false, reason: 'error', detail: String(stderr || error.message).trim() });
+    execFile(python, ['-I', launcher, '--check'], { cwd: path.dirname(launcher), timeout: 30000, windowsHide: true }, (error, stdout, stderr) => {
+      const errno = (error as NodeJS.ErrnoException | null)?.code;
+      const spawnError = typeof errno === 'string' ? errno : undefined;
+      const exit = error ? (typeof errno === 'number' ? errno : null) : 0;
+      resolve(parseProbe(python, String(stdout), String(stderr), exit, spawnError));
     });
   });
 }
@@ -117,20 +126,23 @@ function isFile(p: string): boolean {
   }
 }
 
-/** The checkout of this tooling (a pyproject.toml named runway-tooling) in a workspace folder or above it, with that folder. */
-async function findTooling(): Promise<{ repo: string; workspace: string } | null> {
-  for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    if (folder.uri.scheme !== 'file') continue;
-    for (const dir of selfAndParents(folder.uri.fsPath, process.platform === 'win32')) {
-      try {
-        const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(dir, 'pyproject.toml')));
-        if (isRunwayPyproject(Buffer.from(bytes).toString('utf8'))) return { repo: dir, workspace: folder.uri.fsPath };
-      } catch {
-        // no pyproject.toml here
-      }
-    }
+/** The `files.exclude` globs that are on, for the folder of `scopeUri`. */
+function filesExcludeGlobs(scopeUri: string | undefined): string[] {
+  const scope = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
+  return enabledGlobs(vscode.workspace.getConfiguration('files', scope).get('exclude'));
+}
+
+/** The `runway` section as the server reads it (client keys out, files.exclude in), for initializationOptions. */
+function serverSettings(resource: vscode.Uri | undefined): unknown {
+  const section = serverSection(JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(undefined, resource).get('runway') ?? {}))) as Record<string, unknown>;
+  return { ...section, exclude: mergedExclude(section.exclude, filesExcludeGlobs(resource?.toString())) };
+}
+
+/** A client whose own error notifications stay in the output channel: RunwayClient shows one of its own. */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
   }
-  return null;
 }
 
 /** Set `runway.server.pythonPath` for this workspace (the server restarts on the change). */
@@ -155,7 +167,12 @@ export class RunwayClient implements vscode.Disposable {
   readonly onRunningChanged = this.stateChanged.event;
   private starting: Promise<boolean> | undefined;
 
+  /** Start attempts: a probe or a notification of an older attempt is ignored. */
+  private attempt = 0;
+
   constructor(
+    /** The extension's folder (the bundled server lives in it). */
+    private readonly extensionPath: string,
     private readonly output: vscode.LogOutputChannel,
     private readonly onShowCost: (args: unknown[]) => void,
     /** The selected environment (kept by the extension): answered as runway.inlayHints.environment. */
@@ -181,28 +198,36 @@ export class RunwayClient implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration('runway');
     const folder = vscode.workspace.workspaceFolders?.[0];
     const settings = { command: config.get('server.command'), pythonPath: config.get('server.pythonPath'), logLevel: config.get('server.logLevel') };
-    const usesPython = !settings.command || (Array.isArray(settings.command) && settings.command.length === 0);
-    const extensionPython = usesPython && !settings.pythonPath ? await pythonExtensionInterpreter(this.output, folder?.uri) : null;
-    const command = resolveServerCommand(settings, extensionPython);
-    this.command = command;
-    const cwd = folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
-    this.output.info(`[client] server: ${[command.command, ...command.args].join(' ')} --stdio (${command.source})`);
-
-    if (command.python) {
-      const check = await checkModule(command.python, cwd);
-      if (!check.ok) {
-        this.output.warn(`[client] ${command.python} cannot run the server: ${check.detail}`);
-        this.setFailure(check.reason);
-        void this.explain(command, check);
+    const launcher = path.join(this.extensionPath, ...LAUNCHER);
+    const attempt = ++this.attempt;
+    let command = resolveServerCommand(settings, null, launcher);
+    if (!command) {
+      const picked = await this.pickPython(settings, launcher, folder?.uri);
+      if (attempt !== this.attempt) return false;
+      if ('failure' in picked) {
+        this.cannotStart(picked.failure.candidate, picked.failure.probe, picked.tried);
         return false;
       }
+      command = resolveServerCommand(settings, picked.candidate, launcher)!;
     }
+    this.command = command;
+    const cwd = folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
+    this.output.info(`[client] server: ${[command.command, ...command.args].join(' ')} --stdio (${SOURCE_TEXT[command.source]})`);
+    const stderrTail: string[] = [];
 
     const serverOptions: ServerOptions = {
       command: command.command,
       args: command.args,
       transport: TransportKind.stdio,
+      // -I ignores PYTHON* variables: the launcher and the server flush what they write.
       options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    let notified = false;
+    const exited = (why: string) => {
+      if (notified || attempt !== this.attempt) return;
+      notified = true;
+      // Let the last stderr lines (the traceback's reason) reach the channel first.
+      setTimeout(() => this.serverExited(command!, exitReason(stderrTail) ?? why), 300);
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(),
@@ -210,24 +235,48 @@ export class RunwayClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // The pull diagnostics collection is named after the server's identifier (runway).
       diagnosticCollectionName: 'runway-push',
-      // Opt in to runway/costsChanged (status bar and plan view refresh).
-      initializationOptions: INITIALIZATION_OPTIONS,
+      // Opt in to runway/costsChanged (status bar and plan view refresh); the settings the
+      // first workspace scan needs (exclusions) before it can ask workspace/configuration.
+      initializationOptions: { ...INITIALIZATION_OPTIONS, runway: serverSettings(folder?.uri) },
+      // Never restart in a loop: one notification (serverExited), the trace in the channel.
+      initializationFailedHandler: () => false,
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: (count ?? 0) < 5 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+        closed: () => {
+          exited('the server exited');
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
       stdioOptions: {
         stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (text) => channel.info(text)),
         stderr: (input, channel) => {
           const parser = new ServerLogParser();
           readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (line) => {
+            stderrTail.push(line);
+            if (stderrTail.length > 40) stderrTail.shift();
             const { level, text } = parser.line(line);
             channel[level](text);
           });
         },
       },
       middleware: {
+        // A code's link opens the reference shipped in the extension, at the code's heading.
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, this.linkCodes(diagnostics)),
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const report = await next(document, previousResultId, token);
+          if (report && report.kind === 'full') report.items = this.linkCodes(report.items);
+          return report;
+        },
         workspace: {
           // The server warns about keys it does not know: keep the client's own to itself. The
           // selected environment lives in the workspace memento, not settings.json: add it.
+          // VS Code's files.exclude joins runway.exclude (the server's scan honours both).
           configuration: async (params, token, next) =>
-            injectEnvironment(params.items, filterConfigurationResult(params.items, await next(params, token)), this.environment()) as never,
+            injectEnvironment(
+              params.items,
+              withExclusions(params.items, filterConfigurationResult(params.items, await next(params, token)), (scope) => filesExcludeGlobs(scope)),
+              this.environment(),
+            ) as never,
         },
         // "used by N" opens the references peek (see lensCommands.ts).
         provideCodeLenses: async (document, token, next) => {
@@ -246,7 +295,7 @@ export class RunwayClient implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient('runway', 'Runway', serverOptions, clientOptions);
+    const client = new QuietLanguageClient('runway', 'Runway', serverOptions, clientOptions);
     client.onNotification(COSTS_CHANGED, (params: CostsChangedParams) => this.costsChanged.fire(params));
     client.onDidChangeState((e) => {
       // A stop we did not ask for (stop() forgets the client first): the server exited.
@@ -262,71 +311,98 @@ export class RunwayClient implements vscode.Disposable {
     } catch (error) {
       this.output.warn(`[client] the server did not start: ${String(error)}`);
       this.setFailure('start');
-      void vscode.window.showErrorMessage(`Runway: the language server did not start (${command.command}). See the Runway output.`, 'Show Output').then((choice) => {
-        if (choice) this.output.show(true);
-      });
+      exited(String((error as Error)?.message ?? error));
       return false;
     }
   }
 
   /**
-   * Tell the user why the server cannot start, naming the interpreter by its absolute path.
-   * (VS Code cannot close a notification from code: once the server runs the status bar
-   * item clears; a notification already shown stays until dismissed.)
+   * The first interpreter that can run the bundled server (see pythonCandidates), each
+   * probed in turn; every rejection is logged with its reason.
    */
-  private async explain(command: ServerCommand, check: Exclude<ModuleCheck, { ok: true }>): Promise<void> {
+  private async pickPython(
+    settings: ServerSettings,
+    launcher: string,
+    resource: vscode.Uri | undefined,
+  ): Promise<{ candidate: PythonCandidate } | { failure: { candidate: PythonCandidate; probe: Exclude<ProbeResult, { ok: true }> }; tried: number }> {
     const windows = process.platform === 'win32';
-    const given = command.python ?? command.command;
-    const python = resolveOnPath(given, process.env.PATH, isFile, windows);
-    const SELECT = 'Select Python interpreter…';
-    const SETTINGS = 'Open Settings';
-    const OUTPUT = 'Show Output';
-    if (check.reason === 'no-python' || !python) {
-      const where = python ? python : `${given} (not found on PATH)`;
-      const choice = await vscode.window.showErrorMessage(
-        `Runway: cannot run ${where}. Select a Python 3.11+ interpreter that has the runway tooling, or set "runway.server.pythonPath" / "runway.server.command".`,
-        SELECT,
-        SETTINGS,
-      );
-      await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
-      return;
-    }
-    if (check.reason === 'error') {
-      const choice = await vscode.window.showErrorMessage(`Runway: ${python} could not import runway_lsp. See the Runway output.`, OUTPUT, SELECT, SETTINGS);
-      await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
-      return;
-    }
-    const tooling = await findTooling();
-    const CREATE = 'Create venv and install';
-    const choice = tooling
-      ? await vscode.window.showErrorMessage(missingModuleMessage(python, tooling.repo), CREATE, SELECT, SETTINGS)
-      : await vscode.window.showErrorMessage(missingModuleMessage(python, null), SELECT, SETTINGS);
-    if (choice === CREATE && tooling) {
-      const { command: install, venvPython } = venvInstallCommand(python, tooling.workspace, tooling.repo, windows);
-      const terminal = vscode.window.createTerminal({ name: 'Runway: install the server', cwd: tooling.workspace });
-      terminal.show();
-      terminal.sendText(install, true);
-      this.output.info(`[client] installing in a terminal: ${install}`);
-      void vscode.window.showInformationMessage(`Runway: installing into ${venvPython}; the server starts when the install has finished.`);
-      // Set the interpreter once it can import the server (the setting change restarts it).
-      const deadline = Date.now() + 15 * 60_000;
-      while (Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 2000));
-        if (this.running) return;
-        if (isFile(venvPython) && (await checkModule(venvPython, tooling.workspace)).ok) {
-          await setPythonPath(venvPython);
-          return;
-        }
+    const extensionPython = pythonSetting(settings.pythonPath) ? null : await pythonExtensionInterpreter(this.output, resource);
+    const venvs = (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file')
+      .map((f) => venvPython(path.join(f.uri.fsPath, '.venv'), windows))
+      .filter(isFile);
+    const candidates = pythonCandidates(settings, extensionPython, venvs, windows);
+    let first: { candidate: PythonCandidate; probe: Exclude<ProbeResult, { ok: true }> } | undefined;
+    for (const candidate of candidates) {
+      const result = await probe(candidate.python, launcher);
+      if (result.ok) {
+        this.output.info(`[client] Python ${result.version} at ${candidate.python} (${SOURCE_TEXT[candidate.source]}) runs the bundled server`);
+        return { candidate };
       }
-      return;
+      this.output.warn(`[client] ${candidate.python} (${SOURCE_TEXT[candidate.source]}) cannot run the server: ${result.reason}`);
+      first ??= { candidate, probe: result };
     }
-    await this.followUp(choice, { SELECT, SETTINGS, OUTPUT });
+    return { failure: first!, tried: candidates.length };
   }
 
-  private async followUp(choice: string | undefined, labels: { SELECT: string; SETTINGS: string; OUTPUT: string }): Promise<void> {
-    if (choice === labels.OUTPUT) this.output.show(true);
-    else if (choice === labels.SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server');
-    else if (choice === labels.SELECT) await this.selectInterpreter();
+  /** One notification: why no interpreter can run the server, with the action that fixes it. */
+  private cannotStart(candidate: PythonCandidate, result: Exclude<ProbeResult, { ok: true }>, tried: number): void {
+    this.setFailure(result.code);
+    const windows = process.platform === 'win32';
+    const where = resolveOnPath(candidate.python, process.env.PATH, isFile, windows) ?? `${candidate.python} (not on PATH)`;
+    const SELECT = 'Select Python Interpreter…';
+    const message =
+      candidate.source === 'setting'
+        ? `Runway: the interpreter in "runway.server.pythonPath" cannot run the language server: ${result.reason}.`
+        : `Runway: no Python 3.11+ found to run the language server (${tried === 1 ? where : `${tried} interpreters tried`}): ${result.reason}.`;
+    if (result.code === 'no-bundle') {
+      void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && this.output.show(true));
+      return;
+    }
+    void vscode.window.showErrorMessage(message, SELECT).then((choice) => {
+      if (choice === SELECT) void this.selectInterpreter();
+    });
+  }
+
+  /** One notification after the server exited (or died while starting): the reason and the output. */
+  private serverExited(command: ServerCommand, reason: string): void {
+    this.output.error(`[client] the server stopped: ${reason}. It is not restarted: fix the cause, then run Runway: Restart Server.`);
+    const OUTPUT = 'Show Output';
+    const SETTINGS = 'Open Settings';
+    const custom = command.source === 'command';
+    void vscode.window
+      .showErrorMessage(`Runway: the language server stopped (${reason}).${custom ? ' It runs "runway.server.command".' : ''}`, custom ? SETTINGS : OUTPUT)
+      .then((choice) => {
+        if (choice === OUTPUT) this.output.show(true);
+        if (choice === SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'runway.server.command');
+      });
+  }
+
+  /** Where the shipped docs/diagnostics.md has each code's heading (empty when it is not shipped). */
+  private docsLines: Map<string, number> | undefined;
+
+  /** The shipped diagnostics reference, at `code`'s heading when it has one. */
+  docsTarget(code?: string | null): vscode.Uri | null {
+    const file = path.join(this.extensionPath, 'bundled', 'libs', 'docs', 'diagnostics.md');
+    if (!this.docsLines) {
+      try {
+        this.docsLines = codeLines(readFileSync(file, 'utf8'));
+      } catch {
+        this.docsLines = new Map();
+      }
+    }
+    if (!this.docsLines.size) return null;
+    const line = code ? this.docsLines.get(code) : undefined;
+    return vscode.Uri.file(file).with({ fragment: line ? `L${line}` : '' });
+  }
+
+  private linkCodes(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+    for (const d of diagnostics) {
+      const code = diagnosticCode(d.code);
+      const target = code ? this.docsTarget(code) : null;
+      if (code && target && target.fragment) d.code = { value: code, target };
+    }
+    return diagnostics;
   }
 
   /** The Python extension's interpreter picker when it is installed, else a file picker for `runway.server.pythonPath`. */
@@ -338,7 +414,7 @@ export class RunwayClient implements vscode.Disposable {
       return;
     }
     const picked = await vscode.window.showOpenDialog({
-      title: 'Runway: the Python interpreter that has the runway tooling (e.g. <checkout>/.venv/bin/python)',
+      title: 'Runway: a Python 3.11+ interpreter to run the language server (e.g. /usr/bin/python3)',
       canSelectFiles: true,
       canSelectFolders: false,
       canSelectMany: false,

@@ -55,3 +55,39 @@ export function injectEnvironment(items: ReadonlyArray<{ section?: string }>, re
     return value;
   });
 }
+
+/** The globs of a `files.exclude` value that are on (`true`; `when` conditions are for the Explorer only). */
+export function enabledGlobs(value: unknown): string[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value as Record<string, unknown>)
+    .filter(([glob, on]) => on === true && glob.trim())
+    .map(([glob]) => glob);
+}
+
+/** `runway.exclude` (a list of globs, other entries dropped) followed by `extra`, each once. */
+export function mergedExclude(exclude: unknown, extra: readonly string[]): string[] {
+  const own = Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.trim().length > 0) : [];
+  return [...new Set([...own, ...extra])];
+}
+
+/**
+ * Put VS Code's `files.exclude` (from `filesExclude(scopeUri)`) into `runway.exclude` of a
+ * `workspace/configuration` answer: the server knows one list of globs, and other editors
+ * set it alone.
+ */
+export function withExclusions(items: ReadonlyArray<{ section?: string; scopeUri?: string }>, result: unknown, filesExclude: (scopeUri: string | undefined) => string[]): unknown {
+  if (!Array.isArray(result)) return result;
+  const merge = (section: unknown, scopeUri: string | undefined): unknown => {
+    if (section == null || typeof section !== 'object' || Array.isArray(section)) return section;
+    const base = section as Record<string, unknown>;
+    return { ...base, exclude: mergedExclude(base.exclude, filesExclude(scopeUri)) };
+  };
+  return result.map((value, i) => {
+    const { section, scopeUri } = items[i] ?? {};
+    if (section === 'runway') return merge(value, scopeUri);
+    if ((section === undefined || section === '') && value && typeof value === 'object' && 'runway' in (value as object)) {
+      return { ...(value as object), runway: merge((value as Record<string, unknown>).runway, scopeUri) };
+    }
+    return value;
+  });
+}

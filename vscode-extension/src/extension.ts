@@ -18,7 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // The selected environment: in the workspace memento, never in .vscode/settings.json.
   const environments = new EnvironmentStore(context.workspaceState);
   // A code lens ("dev $126.88 / $150 · 85%") runs runway.showCost: show the plan it belongs to.
-  const client = new RunwayClient(output, (args) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
+  const client = new RunwayClient(context.extensionUri.fsPath, output, (args: unknown[]) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
   const status = new CostStatus(client, environments);
   runway = client;
   async function setEnvironment(name: string): Promise<void> {
@@ -37,7 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     PlanPanel.show(client, target, setEnvironment, environments);
   }
-  context.subscriptions.push(output, environments, client, status);
+  context.subscriptions.push(output, environments, client, status, PlanPanel.register(client, setEnvironment, environments));
 
   context.subscriptions.push(
     vscode.commands.registerCommand('runway.restartServer', async () => {
@@ -45,6 +45,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.restart();
     }),
     vscode.commands.registerCommand('runway.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('runway.openDiagnosticsDocs', async (code?: unknown) => {
+      const target = client.docsTarget(typeof code === 'string' ? code : null);
+      if (!target) return void vscode.window.showWarningMessage('Runway: this build of the extension does not ship docs/diagnostics.md.');
+      const line = Number(/^L(\d+)$/.exec(target.fragment)?.[1] ?? 1) - 1;
+      await vscode.window.showTextDocument(target.with({ fragment: '' }), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+    }),
     vscode.commands.registerCommand('runway.selectInterpreter', () => client.selectInterpreter()),
     vscode.commands.registerCommand(SHOW_USAGES, (uri: vscode.Uri, position: vscode.Position) => client.showUsages(uri, position)),
     vscode.commands.registerCommand('runway.showPlan', (uri?: vscode.Uri) => showPlan(uri instanceof vscode.Uri ? uri : undefined)),

@@ -2,7 +2,7 @@
  * The plan view's model: the `runway/plan` answer (the plan JSON of every environment) as
  * tables side by side and the series of the cost chart. Pure.
  */
-import type { EnvironmentPlan, PlanResult } from './protocol';
+import type { EnvironmentPlan, LineItem, PlanResult } from './protocol';
 import { levelOf, type Level } from './status';
 
 export interface Row {
@@ -15,6 +15,8 @@ export interface Row {
   /** Price keys missing for the region (the amount is a lower bound). */
   missing: boolean;
   consumers: string[];
+  /** What the monthly figure is made of (the plan's line items). */
+  lineItems: LineItem[];
 }
 
 export interface EnvironmentTable {
@@ -56,6 +58,8 @@ export interface PlanView {
   warnings: number;
   /** False when the server is not running (the view says so instead of "no plan"). */
   serverRunning: boolean;
+  /** Set when this is the last good plan, kept while the runway cannot be planned: why. */
+  stale: string | null;
 }
 
 function capPercent(total: number, cap: number | null): number | null {
@@ -72,6 +76,7 @@ export function environmentTable(env: EnvironmentPlan, selected: string | null):
     implicit: !!i.implicit,
     missing: (i.missing_prices ?? []).length > 0,
     consumers: i.consumers ?? [],
+    lineItems: i.line_items ?? [],
   }));
   const percent = capPercent(env.total_monthly_usd, env.cap_monthly_usd);
   return {
@@ -89,7 +94,7 @@ export function environmentTable(env: EnvironmentPlan, selected: string | null):
   };
 }
 
-export function planView(plan: PlanResult, selected?: string | null, serverRunning = true): PlanView {
+export function planView(plan: PlanResult, selected?: string | null, serverRunning = true, stale: string | null = null): PlanView {
   const chosen = selected && plan.environments.some((e) => e.name === selected) ? selected : plan.environment ?? plan.environments[0]?.name ?? null;
   const environments = plan.environments.map((e) => environmentTable(e, chosen));
   const items: string[] = [];
@@ -121,5 +126,36 @@ export function planView(plan: PlanResult, selected?: string | null, serverRunni
     errors: plan.diagnostics?.error ?? 0,
     warnings: plan.diagnostics?.warning ?? 0,
     serverRunning,
+    stale,
   };
+}
+
+/** Diagnostic codes of a runway that cannot be read at all (docs/diagnostics.md "Loader codes"). */
+export const LOADER_CODES = new Set(['RW001', 'RW003', 'RW004', 'RW005', 'RW006', 'RW009', 'RW010', 'RW011']);
+
+export interface ProblemAt {
+  code: string;
+  /** The file, as the banner names it (relative to the root's folder). */
+  file: string;
+  /** 1-based, as the editor's status bar shows it. */
+  line: number;
+  column: number;
+}
+
+/**
+ * The banner over a kept plan: `stale: the runway has a syntax error at 12:5` (a member's
+ * file named), or, without a loader error, the count of errors that leave no plan.
+ */
+export function staleText(problem: ProblemAt | null, errors: number, rootFile: string): string {
+  if (problem) {
+    const where = problem.file && problem.file !== rootFile ? `${problem.file} ${problem.line}:${problem.column}` : `${problem.line}:${problem.column}`;
+    const what = problem.code === 'RW001' || problem.code === 'RW006' ? 'a syntax error' : `an error (${problem.code})`;
+    return `stale: the runway has ${what} at ${where}. Showing the last good plan.`;
+  }
+  return `stale: the runway has ${errors === 1 ? '1 error' : `${errors} errors`} and no plan now. Showing the last good plan.`;
+}
+
+/** Whether an answer is a plan to show (and to keep as the last good one). */
+export function hasPlan(plan: PlanResult | undefined): plan is PlanResult {
+  return !!plan && plan.environments.length > 0;
 }

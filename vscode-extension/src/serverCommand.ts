@@ -1,9 +1,11 @@
 /**
- * How the language server is started: from the settings, the Python extension's interpreter
- * or `python3`. Pure: the extension passes the settings and the interpreter in.
+ * How the language server is started. By default the server bundled in the extension
+ * (`bundled/libs`, filled by scripts/bundle.py) runs as `<python> -I bundled/tool/runway_server.py`
+ * with the first interpreter that can run it: `runway.server.pythonPath` (when set, the only
+ * one tried), else the Python extension's active interpreter, a workspace folder's `.venv`,
+ * `python3` on PATH. `runway.server.command` replaces all of this. Pure: the extension passes
+ * the settings, the candidates and the probe results in.
  */
-import * as nodePath from 'node:path';
-
 export interface ServerSettings {
   /** `runway.server.command`: an argv array or a command line; overrides everything. */
   command?: unknown;
@@ -13,19 +15,34 @@ export interface ServerSettings {
   logLevel?: unknown;
 }
 
-export type PythonSource = 'setting' | 'python-extension' | 'default';
+export type PythonSource = 'setting' | 'python-extension' | 'workspace-venv' | 'path';
+
+export interface PythonCandidate {
+  python: string;
+  source: PythonSource;
+}
 
 export interface ServerCommand {
   command: string;
   args: string[];
-  /** The interpreter when the server is run as `<python> -m runway_lsp`; null for a custom command. */
+  /** The interpreter that runs the bundled launcher; null for a custom command. */
   python: string | null;
   source: PythonSource | 'command';
 }
 
-export const MODULE = 'runway_lsp';
+/** The launcher, relative to the extension folder. */
+export const LAUNCHER = ['bundled', 'tool', 'runway_server.py'];
 export const DEFAULT_PYTHON = 'python3';
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'];
+
+/** Where each interpreter came from, for the output channel and the notification. */
+export const SOURCE_TEXT: Record<PythonSource | 'command', string> = {
+  setting: 'runway.server.pythonPath',
+  'python-extension': "the Python extension's interpreter",
+  'workspace-venv': "the workspace's .venv",
+  path: 'PATH',
+  command: 'runway.server.command',
+};
 
 /** Split a command line into words: whitespace separates, single and double quotes group, a backslash escapes. */
 export function splitCommandLine(line: string): string[] {
@@ -71,28 +88,81 @@ export function customCommand(value: unknown): string[] | null {
   return null;
 }
 
+/** The setting's interpreter, trimmed; null when unset. */
+export function pythonSetting(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() ? value.trim() : null;
+}
+
 /**
- * The server command: `runway.server.command` when set; else `<python> -m runway_lsp
- * --log-level LEVEL` with python from `runway.server.pythonPath`, else the Python extension's
- * active interpreter (`extensionPython`), else `python3`. vscode-languageclient adds `--stdio`.
+ * The interpreters to try, in order: the setting alone when it is set (an explicit choice is
+ * never replaced by a guess); else the Python extension's, each workspace `.venv` python that
+ * exists, and `python3` (`python` on Windows). Duplicates are dropped.
  */
-export function resolveServerCommand(settings: ServerSettings, extensionPython?: string | null): ServerCommand {
+export function pythonCandidates(settings: ServerSettings, extensionPython: string | null, venvPythons: string[], windows = false): PythonCandidate[] {
+  const set = pythonSetting(settings.pythonPath);
+  if (set) return [{ python: set, source: 'setting' }];
+  const out: PythonCandidate[] = [];
+  const add = (python: string | null, source: PythonSource) => {
+    if (python && !out.some((c) => c.python === python)) out.push({ python, source });
+  };
+  add(extensionPython, 'python-extension');
+  for (const v of venvPythons) add(v, 'workspace-venv');
+  add(windows ? 'python' : DEFAULT_PYTHON, 'path');
+  return out;
+}
+
+export function logLevel(settings: ServerSettings): string {
+  return typeof settings.logLevel === 'string' && LOG_LEVELS.includes(settings.logLevel) ? settings.logLevel : 'INFO';
+}
+
+/**
+ * The server command: `runway.server.command` when set (nothing added but `--stdio`, which
+ * vscode-languageclient appends); else `<python> -I <launcher> --log-level LEVEL`.
+ */
+export function resolveServerCommand(settings: ServerSettings, candidate: PythonCandidate | null, launcher: string): ServerCommand | null {
   const custom = customCommand(settings.command);
   if (custom) return { command: custom[0], args: custom.slice(1), python: null, source: 'command' };
-  let python: string;
-  let source: PythonSource;
-  if (typeof settings.pythonPath === 'string' && settings.pythonPath.trim()) {
-    python = settings.pythonPath.trim();
-    source = 'setting';
-  } else if (extensionPython) {
-    python = extensionPython;
-    source = 'python-extension';
-  } else {
-    python = DEFAULT_PYTHON;
-    source = 'default';
+  if (!candidate) return null;
+  return { command: candidate.python, args: ['-I', launcher, '--log-level', logLevel(settings)], python: candidate.python, source: candidate.source };
+}
+
+/** What `<python> -I runway_server.py --check` said (bundled/tool/runway_server.py). */
+export type ProbeResult = { ok: true; version: string } | { ok: false; code: 'no-python' | 'too-old' | 'not-cpython' | 'no-bundle' | 'no-native' | 'not-python' | 'error'; reason: string };
+
+/**
+ * Read the launcher's `--check` answer (one JSON line on stdout), or say why there is none:
+ * `spawnError` is the errno code when the interpreter could not be run at all.
+ */
+export function parseProbe(python: string, stdout: string, stderr: string, exitCode: number | null, spawnError?: string): ProbeResult {
+  if (spawnError === 'ENOENT') return { ok: false, code: 'no-python', reason: `${python} does not exist` };
+  if (spawnError === 'EACCES') return { ok: false, code: 'no-python', reason: `${python} is not executable` };
+  if (spawnError) return { ok: false, code: 'no-python', reason: `${python} could not be run (${spawnError})` };
+  const line = stdout.trim().split(/\r?\n/).pop() ?? '';
+  try {
+    const answer = JSON.parse(line) as { ok?: unknown; python?: unknown; code?: unknown; reason?: unknown };
+    if (answer.ok === true) return { ok: true, version: String(answer.python ?? '?') };
+    if (typeof answer.reason === 'string') {
+      const code = ['too-old', 'not-cpython', 'no-bundle', 'no-native'].includes(String(answer.code)) ? (answer.code as 'too-old') : 'error';
+      return { ok: false, code, reason: answer.reason };
+    }
+  } catch {
+    // not the launcher's JSON: below
   }
-  const level = typeof settings.logLevel === 'string' && LOG_LEVELS.includes(settings.logLevel) ? settings.logLevel : 'INFO';
-  return { command: python, args: ['-m', MODULE, '--log-level', level], python, source };
+  const said = (stderr.trim().split(/\r?\n/).filter(Boolean).pop() ?? '').slice(0, 300);
+  if (/Unknown option: -I|SyntaxError|usage: .*python/i.test(stderr)) return { ok: false, code: 'too-old', reason: `${python} is not Python 3.11 or newer${said ? ` (${said})` : ''}` };
+  return { ok: false, code: 'not-python', reason: `${python} did not run the check (exit ${exitCode ?? 'signal'})${said ? `: ${said}` : ''}` };
+}
+
+/** The last meaningful stderr line of a server that exited (the reason in its traceback). */
+export function exitReason(stderrLines: readonly string[]): string | null {
+  for (let i = stderrLines.length - 1; i >= 0; i--) {
+    const line = stderrLines[i].trim();
+    if (!line || /^\^+$/.test(line) || /^File "/.test(line) || /^Traceback/.test(line)) continue;
+    // A log line: keep the message after "LEVEL name:".
+    const m = /^\d{4}-\d\d-\d\d [\d:,]+ [A-Z]+ [\w.]+: (.*)$/.exec(line);
+    return (m ? m[1] : line).slice(0, 300);
+  }
+  return null;
 }
 
 /** Where the Python extension's `environments.getActiveEnvironmentPath()` / `resolveEnvironment()` point. */
@@ -103,44 +173,9 @@ export function pythonFromEnvironment(active: unknown, resolved: unknown): strin
   return typeof path === 'string' && path ? path : null;
 }
 
-/** Quote one word for a POSIX shell or PowerShell/cmd terminal (only when needed). */
-export function shellQuote(word: string, windows = false): string {
-  if (/^[A-Za-z0-9_@%+=:,./\\-]+$/.test(word)) return word;
-  if (windows) return `"${word.replace(/"/g, '""')}"`;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The python of a virtual environment folder. */
 export function venvPython(venv: string, windows = false): string {
   return windows ? `${venv}\\Scripts\\python.exe` : `${venv}/bin/python`;
-}
-
-/**
- * The terminal command that creates `<workspace>/.venv` with `python` (absolute) and installs
- * the tooling checkout `repo` into it, editable: `<python> -m venv <ws>/.venv && <ws>/.venv/bin/python
- * -m pip install -e <repo>`. A venv, because Debian's and Ubuntu's python refuse pip (PEP 668).
- */
-export function venvInstallCommand(python: string, workspace: string, repo: string, windows = false): { command: string; venvPython: string } {
-  const q = (w: string) => shellQuote(w, windows);
-  const run = (exe: string) => (windows && q(exe).startsWith('"') ? `& ${q(exe)}` : q(exe));
-  const venv = windows ? `${workspace}\\.venv` : `${workspace}/.venv`;
-  const vpy = venvPython(venv, windows);
-  return { command: `${run(python)} -m venv ${q(venv)} && ${run(vpy)} -m pip install -e ${q(repo)}`, venvPython: vpy };
-}
-
-/** `dir` and every folder above it, nearest first. */
-export function selfAndParents(dir: string, windows = false): string[] {
-  const p = windows ? nodePath.win32 : nodePath.posix;
-  const out: string[] = [];
-  let current = p.normalize(dir);
-  if (current.length > 1 && /[\\/]$/.test(current) && !/^[A-Za-z]:\\$/.test(current)) current = current.slice(0, -1);
-  for (let i = 0; i < 128; i++) {
-    out.push(current);
-    const parent = p.dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  return out;
 }
 
 /** Whether `command` names a file by path (absolute or relative) rather than a name looked up on PATH. */
@@ -166,18 +201,3 @@ export function resolveOnPath(command: string, pathValue: string | undefined, is
   return null;
 }
 
-/** The notification when `python` (absolute) cannot import runway_lsp. */
-export function missingModuleMessage(python: string, repo: string | null): string {
-  if (repo) {
-    return `Runway: the language server (runway_lsp) is not installed for ${python}. This workspace holds the tooling (${repo}): create a virtual environment in the workspace and install it there?`;
-  }
-  return (
-    `Runway: the language server (runway_lsp) is not installed for ${python}. It is not on PyPI: install it from a checkout of the runway tooling repository ` +
-    '(python3 -m venv .venv && .venv/bin/python -m pip install -e <checkout>), then select that interpreter.'
-  );
-}
-
-/** Whether a pyproject.toml's text is this project's (`name = "runway-tooling"`). */
-export function isRunwayPyproject(text: string): boolean {
-  return /^\s*name\s*=\s*["']runway-tooling["']\s*$/m.test(text);
-}

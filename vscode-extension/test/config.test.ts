@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { filterConfigurationResult, serverSection, injectEnvironment } from '../src/config';
+import { enabledGlobs, filterConfigurationResult, injectEnvironment, mergedExclude, serverSection, withExclusions } from '../src/config';
 
 const section = {
   server: { command: null, pythonPath: null, logLevel: 'INFO' },
@@ -42,4 +42,19 @@ test('the selected environment (the memento) answers runway.inlayHints.environme
   ]);
   assert.deepEqual(injectEnvironment([{ section: 'runway' }], [null], 'dev'), [{ inlayHints: { environment: 'dev' } }]);
   assert.equal(injectEnvironment(items, result, null), result); // nothing picked: the setting stands
+});
+
+test('files.exclude joins runway.exclude in the answer and in initializationOptions, each glob once', () => {
+  assert.deepEqual(enabledGlobs({ '**/.git': true, 'tests/**': true, 'off/**': false, '**/*.js': { when: '$(basename).ts' } }), ['**/.git', 'tests/**']);
+  assert.deepEqual(enabledGlobs(null), []);
+  assert.deepEqual(mergedExclude(['tests/**', 7, ''], ['**/.git', 'tests/**']), ['tests/**', '**/.git']);
+  const items = [{ section: 'runway', scopeUri: 'file:///ws' }, { section: 'files' }];
+  const seen: Array<string | undefined> = [];
+  const out = withExclusions(items, [{ exclude: ['examples/broken/**'], codeLens: { enabled: true } }, { x: 1 }], (scope) => {
+    seen.push(scope);
+    return ['**/.git'];
+  });
+  assert.deepEqual(out, [{ exclude: ['examples/broken/**', '**/.git'], codeLens: { enabled: true } }, { x: 1 }]);
+  assert.deepEqual(seen, ['file:///ws']);
+  assert.equal(withExclusions(items, null, () => []), null);
 });

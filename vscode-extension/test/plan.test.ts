@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { chartSvg, colourOf, niceCeiling, PALETTE, percentScale } from '../src/chart';
 import { contentSecurityPolicy, planBody, planDocument } from '../src/planHtml';
-import { planView } from '../src/planModel';
+import { hasPlan, planView, staleText } from '../src/planModel';
 import type { PlanResult } from '../src/protocol';
 
 // The runway/plan answer for examples/orders (runway-deploy plan --format json, line items trimmed).
@@ -101,7 +101,10 @@ test('the document: strict CSP with a nonce, no remote resources, the body insid
   assert.ok(!/(src|href)="https?:/.test(html));
   assert.ok(!/\son[a-z]+="/.test(html)); // no inline event handlers
   assert.equal((html.match(/<table class="plan">/g) ?? []).length, 1);
-  assert.equal((html.match(/<th colspan="2" class="env-head/g) ?? []).length, 3);
+  assert.equal((html.match(/<th scope="col" class="env-head/g) ?? []).length, 3);
+  // The webview state for the serializer, escaped into an attribute (no inline script data).
+  const withState = planDocument(planView(orders, 'dev'), { cspSource: 'x', nonce: 'n', state: { uri: 'file:///w/runway.yaml' } });
+  assert.match(withState, /<main id="app" data-state="\{&quot;uri&quot;:&quot;file:\/\/\/w\/runway\.yaml&quot;\}">/);
 });
 
 test('every environment side by side: one row per item, a size and a cost per environment', () => {
@@ -118,13 +121,20 @@ test('every environment side by side: one row per item, a size and a cost per en
   );
   assert.ok(mainDb?.consumers.includes('checkout'));
   const body = planBody(view);
-  assert.match(body, /<td class="item" title="used by [^"]*">main-db<\/td><td>postgres<\/td><td class="size">small<\/td><td class="num">\$36\.28<\/td><td class="size">medium<\/td>/);
-  assert.match(body, /class="num level-near">\$126\.88</);
+  assert.match(
+    body,
+    /<tr class="item-row" data-item="main-db"><th scope="row" class="item" title="used by [^"]*"><button type="button" class="disclose" aria-expanded="false" aria-controls="items-\d+" aria-label="Line items of main-db"><span aria-hidden="true">▸<\/span><\/button><button type="button" class="open" data-item="main-db" title="Open main-db in its runway">main-db<\/button> <span class="kind">postgres<\/span><\/th><td class="cell" data-env="dev"><span class="size">small<\/span> <span class="num">\$36\.28<\/span><\/td>/,
+  );
+  // Its line items, hidden until the row is expanded: what the figure is made of, per environment.
+  const detail = /<tr class="detail" id="items-\d+" hidden><td colspan="4">(.*?)<\/td><\/tr>/.exec(body.slice(body.indexOf('data-item="main-db"')))?.[1] ?? '';
+  assert.match(detail, /<h3>dev<\/h3><ul><li>[^<]+: [\d.]+ [^<]+ × \$[\d.,]+ = <span class="num">\$[\d.,]+<\/span><\/li>/);
+  assert.equal((detail.match(/<h3>/g) ?? []).length, 3);
+  assert.match(body, /class="num level-near" data-env="dev">\$126\.88</);
   assert.match(body, /\$2,500 · 33%/); // the cap as the lenses write it
   assert.match(body, /catalogue: packaged default/);
   assert.match(body, /1 error in the runway/);
   // Notes shared by every environment are listed once, without environment names.
-  const notes = body.match(/<li>/g) ?? [];
+  const notes = /<ul class="notes">(.*?)<\/ul>/.exec(body)?.[1].match(/<li>/g) ?? [];
   assert.equal(notes.length, view.notes.length);
   assert.ok(view.notes.every((n) => n.environments.length >= 1));
 });
@@ -154,4 +164,35 @@ test('the chart: each environment against its own cap, percent scale, responsive
   const over = planView({ ...orders, environments: orders.environments.map((e, i) => (i === 0 ? { ...e, total_monthly_usd: 180 } : e)) }, 'dev');
   assert.equal(percentScale(over), 120);
   assert.match(chartSvg(over), />120%</);
+});
+
+test('the last good plan under a stale banner: where the syntax error is, the figures kept', () => {
+  assert.equal(
+    staleText({ code: 'RW001', file: 'runway.yaml', line: 12, column: 5 }, 1, 'runway.yaml'),
+    'stale: the runway has a syntax error at 12:5. Showing the last good plan.',
+  );
+  assert.equal(
+    staleText({ code: 'RW001', file: 'services/api/runway.yaml', line: 3, column: 1 }, 1, 'runway.yaml'),
+    'stale: the runway has a syntax error at services/api/runway.yaml 3:1. Showing the last good plan.',
+  );
+  assert.match(staleText(null, 2, 'runway.yaml'), /2 errors and no plan now/);
+  const body = planBody(planView(orders, 'dev', true, 'stale: the runway has a syntax error at 12:5. Showing the last good plan.'));
+  assert.match(body, /^<p class="stale" role="status">stale: the runway has a syntax error at 12:5\./);
+  assert.match(body, /<div class="kept">/);
+  assert.match(body, /\$36\.28/);
+  assert.doesNotMatch(body, /in the runway \(see the Problems panel\)/); // the banner says it once
+  assert.ok(hasPlan(orders));
+  assert.ok(!hasPlan({ product: null, region: null, environments: [], environment: null }));
+  assert.ok(!hasPlan(undefined));
+});
+
+test('narrow widths: a meter per environment instead of the chart, every cell labelled with its environment', () => {
+  const html = planDocument(planView(orders, 'dev'), { cspSource: 'x', nonce: 'n' });
+  assert.match(html, /@media \(max-width: 599px\)/);
+  assert.match(html, /td\[data-env\]::before \{ content: attr\(data-env\)/);
+  assert.equal((html.match(/<meter /g) ?? []).length, 3);
+  assert.match(html, /<meter min="0" max="100" low="80" high="100" optimum="0" value="85">85%<\/meter><span class="num">\$126\.88 · 85% of \$150<\/span>/);
+  // Keyboard: every control is a button (focusable, Enter/Space), environment buttons say which is pressed.
+  assert.match(html, /<button type="button" class="pick" data-env="dev" aria-pressed="true"/);
+  assert.match(html, /button:focus-visible/);
 });

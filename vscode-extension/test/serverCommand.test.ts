@@ -1,37 +1,79 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 import { test } from 'node:test';
-import { customCommand, isRunwayPyproject, missingModuleMessage, resolveOnPath, selfAndParents, venvInstallCommand, pythonFromEnvironment, resolveServerCommand, shellQuote, splitCommandLine } from '../src/serverCommand';
+import { customCommand, exitReason, parseProbe, pythonCandidates, pythonFromEnvironment, resolveOnPath, resolveServerCommand, splitCommandLine } from '../src/serverCommand';
+
+const LAUNCHER = '/ext/bundled/tool/runway_server.py';
 
 test('runway.server.command overrides everything, as an array or a command line', () => {
-  assert.deepEqual(resolveServerCommand({ command: ['/venv/bin/runway-lsp'], pythonPath: '/usr/bin/python3.12' }, '/ext/python'), {
+  assert.deepEqual(resolveServerCommand({ command: ['/venv/bin/runway-lsp'], pythonPath: '/usr/bin/python3.12' }, { python: '/ext/python', source: 'setting' }, LAUNCHER), {
     command: '/venv/bin/runway-lsp',
     args: [],
     python: null,
     source: 'command',
   });
-  const line = resolveServerCommand({ command: '"/opt/my venv/bin/python" -m runway_lsp' });
+  const line = resolveServerCommand({ command: '"/opt/my venv/bin/python" -m runway_lsp' }, null, LAUNCHER)!;
   assert.equal(line.command, '/opt/my venv/bin/python');
   assert.deepEqual(line.args, ['-m', 'runway_lsp']);
   assert.equal(customCommand([]), null);
   assert.equal(customCommand('  '), null);
   assert.equal(customCommand(null), null);
+  assert.equal(resolveServerCommand({ command: [] }, null, LAUNCHER), null);
 });
 
-test('python: the setting, else the Python extension, else python3', () => {
-  assert.deepEqual(resolveServerCommand({ pythonPath: ' /usr/bin/python3.12 ' }, '/ext/python'), {
+test('the bundled server runs isolated (-I) with the picked interpreter; vscode-languageclient adds --stdio', () => {
+  assert.deepEqual(resolveServerCommand({ logLevel: 'DEBUG' }, { python: '/usr/bin/python3.12', source: 'path' }, LAUNCHER), {
     command: '/usr/bin/python3.12',
-    args: ['-m', 'runway_lsp', '--log-level', 'INFO'],
+    args: ['-I', LAUNCHER, '--log-level', 'DEBUG'],
     python: '/usr/bin/python3.12',
-    source: 'setting',
+    source: 'path',
   });
-  const ext = resolveServerCommand({ pythonPath: '' }, '/ws/.venv/bin/python');
-  assert.equal(ext.command, '/ws/.venv/bin/python');
-  assert.equal(ext.source, 'python-extension');
-  const fallback = resolveServerCommand({}, null);
-  assert.equal(fallback.command, 'python3');
-  assert.equal(fallback.source, 'default');
-  assert.deepEqual(resolveServerCommand({ logLevel: 'DEBUG' }).args, ['-m', 'runway_lsp', '--log-level', 'DEBUG']);
-  assert.deepEqual(resolveServerCommand({ logLevel: 'LOUD' }).args, ['-m', 'runway_lsp', '--log-level', 'INFO']);
+  assert.deepEqual(resolveServerCommand({ logLevel: 'LOUD' }, { python: 'python3', source: 'path' }, LAUNCHER)!.args, ['-I', LAUNCHER, '--log-level', 'INFO']);
+});
+
+test('interpreters: the setting alone, else the Python extension, the workspace .venv, python3', () => {
+  assert.deepEqual(pythonCandidates({ pythonPath: ' /opt/py/bin/python ' }, '/ext/python', ['/ws/.venv/bin/python']), [{ python: '/opt/py/bin/python', source: 'setting' }]);
+  assert.deepEqual(pythonCandidates({ pythonPath: '' }, '/ws/.venv/bin/python', ['/ws/.venv/bin/python', '/ws2/.venv/bin/python']), [
+    { python: '/ws/.venv/bin/python', source: 'python-extension' },
+    { python: '/ws2/.venv/bin/python', source: 'workspace-venv' },
+    { python: 'python3', source: 'path' },
+  ]);
+  assert.deepEqual(pythonCandidates({}, null, [], true), [{ python: 'python', source: 'path' }]);
+});
+
+test('the probe answer: the launcher JSON, a missing file, an old Python, something that is no Python', () => {
+  assert.deepEqual(parseProbe('/p', '{"ok": true, "python": "3.12.1", "executable": "/p"}\n', '', 0), { ok: true, version: '3.12.1' });
+  const old = parseProbe('/p', '{"ok": false, "python": "3.10.13", "code": "too-old", "reason": "Python 3.10.13 is too old: the runway server needs Python 3.11 or newer"}', '', 0);
+  assert.deepEqual(old, { ok: false, code: 'too-old', reason: 'Python 3.10.13 is too old: the runway server needs Python 3.11 or newer' });
+  assert.deepEqual(parseProbe('/nope/python', '', '', null, 'ENOENT'), { ok: false, code: 'no-python', reason: '/nope/python does not exist' });
+  assert.equal(parseProbe('/py2', '', 'Unknown option: -I\nusage: /py2 [option] ...', 2).ok, false);
+  const other = parseProbe('/bin/false', '', '', 1);
+  assert.equal(other.ok, false);
+  assert.match((other as { reason: string }).reason, /did not run the check \(exit 1\)/);
+});
+
+test('the reason of a server that exited: the traceback last line, a log message', () => {
+  assert.equal(
+    exitReason(['Traceback (most recent call last):', '  File "x.py", line 1, in <module>', "ModuleNotFoundError: No module named 'lsprotocol'", '']),
+    "ModuleNotFoundError: No module named 'lsprotocol'",
+  );
+  assert.equal(exitReason(['2026-12-01 09:30:11,445 ERROR runway_lsp: cannot load the catalogue']), 'cannot load the catalogue');
+  assert.equal(exitReason([]), null);
+});
+
+test('the launcher itself: --check with this machine python3 (from another folder, isolated)', (t) => {
+  const launcher = path.join(__dirname, '..', '..', 'bundled', 'tool', 'runway_server.py');
+  let out: string;
+  try {
+    out = execFileSync('python3', ['-I', launcher, '--check'], { cwd: '/', encoding: 'utf8' });
+  } catch {
+    t.skip('no python3 on PATH');
+    return;
+  }
+  const answer = parseProbe('python3', out, '', 0);
+  // ok when bundled/libs is built for this python (npm run bundle), else a reason saying what is missing.
+  if (!answer.ok) assert.match(answer.reason, /too old|bundled server|bundle/);
 });
 
 test('the Python extension environment: the resolved executable, else the active path', () => {
@@ -47,41 +89,9 @@ test('command lines split like a shell', () => {
   assert.deepEqual(splitCommandLine(`x ''`), ['x', '']);
 });
 
-test('shell quoting of paths', () => {
-  assert.equal(shellQuote(`it's`), `'it'\\''s'`);
-});
-
-test('the project pyproject is recognised by its name', () => {
-  assert.ok(isRunwayPyproject('[project]\nname = "runway-tooling"\nversion = "0.1.0"\n'));
-  assert.ok(!isRunwayPyproject('[project]\nname = "other"\n'));
-});
-
-test('create a venv in the workspace and install the checkout into it (PEP 668 pythons refuse pip)', () => {
-  const { command, venvPython } = venvInstallCommand('/usr/bin/python3', '/home/me/app', '/home/me/runway tooling');
-  assert.equal(command, `/usr/bin/python3 -m venv /home/me/app/.venv && /home/me/app/.venv/bin/python -m pip install -e '/home/me/runway tooling'`);
-  assert.equal(venvPython, '/home/me/app/.venv/bin/python');
-  const win = venvInstallCommand('C:\\Program Files\\Python\\python.exe', 'C:\\ws', 'C:\\ws', true);
-  assert.equal(win.venvPython, 'C:\\ws\\.venv\\Scripts\\python.exe');
-  assert.match(win.command, /^& "C:\\Program Files\\Python\\python.exe" -m venv C:\\ws\\.venv && /);
-});
-
-test('the tooling checkout is looked for in the workspace folder and above it', () => {
-  assert.deepEqual(selfAndParents('/home/me/runway/examples/orders'), ['/home/me/runway/examples/orders', '/home/me/runway/examples', '/home/me/runway', '/home/me', '/home', '/']);
-  assert.deepEqual(selfAndParents('/'), ['/']);
-  assert.deepEqual(selfAndParents('C:\\a\\b', true), ['C:\\a\\b', 'C:\\a', 'C:\\']);
-});
-
 test('the interpreter is named by its absolute path', () => {
   const files = new Set(['/usr/local/bin/python3', '/usr/bin/python3']);
   assert.equal(resolveOnPath('python3', '/opt/x:/usr/local/bin:/usr/bin', (p) => files.has(p)), '/usr/local/bin/python3');
   assert.equal(resolveOnPath('/venv/bin/python', '', () => false), '/venv/bin/python');
   assert.equal(resolveOnPath('python9', '/usr/bin', (p) => files.has(p)), null);
-});
-
-test('the missing-module message: a venv when the workspace holds the tooling, else how to get it (not on PyPI)', () => {
-  assert.match(missingModuleMessage('/usr/bin/python3', '/home/me/runway'), /not installed for \/usr\/bin\/python3.*\/home\/me\/runway.*virtual environment/);
-  const other = missingModuleMessage('/usr/bin/python3', null);
-  assert.match(other, /not on PyPI/);
-  assert.match(other, /checkout of the runway tooling repository/);
-  assert.doesNotMatch(other, /pip install runway-tooling/);
 });

@@ -8,16 +8,21 @@ and arguments) and ``run(args, ctx) -> int`` (the exit code; ``ctx`` a
 
 from __future__ import annotations
 
-from deploy_engine.cli.commands import catalog, check, drift, plan, preview, schema, up
+from deploy_engine.cli.commands import catalog, check, destroy, diff, drift, plan, preview, receipts, resources, schema, state, up
 
 #: Registration order = the order of ``runway-deploy --help``.
 COMMANDS = (
     check,
     plan,
+    diff,
     schema,
     preview,
     up,
     drift,
+    destroy,
+    receipts,
+    state,
+    resources,
     catalog,
 )
 

@@ -19,3 +19,22 @@ def digest_arg(text: str) -> str:
     if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
         raise argparse.ArgumentTypeError("a plan digest is 64 hex digits (the plan_digest of `plan --format json`)")
     return value
+
+
+def add_paths_argument(p: argparse.ArgumentParser) -> None:
+    """``PATH...`` (default the current folder; ``-`` standard input) and ``--catalog DIR``."""
+    p.add_argument("paths", nargs="*", default=[], metavar="PATH",
+                   help="a folder holding runway.yaml (or runway.yml), a runway file, or - for one runway on standard input; "
+                   "a member runway resolves to its root; a folder with no runway at its top stands for every root runway "
+                   "under it (default: the current folder)")
+    p.add_argument("--catalog", metavar="DIR", default=None,
+                   help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
+
+
+def add_ci_arguments(p: argparse.ArgumentParser) -> None:
+    """``--output FILE`` and ``--summary`` / ``--no-summary`` (docs/cli.md, "In CI")."""
+    p.add_argument("--output", metavar="FILE", default=None,
+                   help="write the --format output to FILE (UTF-8) and print the text output on standard output")
+    p.add_argument("--summary", action=argparse.BooleanOptionalAction, default=None,
+                   help="append one labelled section to $GITHUB_STEP_SUMMARY (default: when it is set and standard "
+                   "output is for people: --format text, markdown or github, or --output)")

@@ -14,14 +14,16 @@ from deploy_engine.cli.formats.text import Style, print_diagnostics
 from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_USAGE, PROG, REFUSAL_CODES, InputError, UsageError
+from deploy_engine.links import DOCS
 from deploy_engine.pipeline import DeployOptions, SigtermRaises, json_error, run_deploy
 from runway_core.diagnostics import Severity
 
 
-def add_deploy_parser(sub: Any, name: str, short: str, long: str) -> argparse.ArgumentParser:
+def add_deploy_parser(sub: Any, name: str, short: str, long: str, *, plan_digest: bool = True) -> argparse.ArgumentParser:
     """The parser of one deploy command: PATH, ``--catalog``, ``--env`` (required), ``--backend``,
-    ``--network``, ``--format text|json``, ``--plan-digest``."""
-    cmd = sub.add_parser(name, help=short, description=long + " See docs/deploy.md.")
+    ``--network``, ``--format text|json``, and ``--plan-digest`` unless ``plan_digest`` is false
+    (``destroy`` declares no plan)."""
+    cmd = sub.add_parser(name, help=short, description=f"{long} See {DOCS.deploy}.")
     add_path_arguments(cmd)
     cmd.add_argument("--env", required=True, metavar="ENV", help="the environment (one)")
     cmd.add_argument("--backend", metavar="URL", default=None,
@@ -30,9 +32,10 @@ def add_deploy_parser(sub: Any, name: str, short: str, long: str) -> argparse.Ar
     cmd.add_argument("--network", metavar="FILE", default=None,
                      help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys)")
     cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    cmd.add_argument("--plan-digest", metavar="SHA256", type=digest_arg, default=None,
-                     help="refuse (exit 8) unless the environment's plan has this digest: the plan_digest that "
-                     "`plan --format json` printed for the reviewed plan (64 hex digits)")
+    if plan_digest:
+        cmd.add_argument("--plan-digest", metavar="SHA256", type=digest_arg, default=None,
+                         help="refuse (exit 8) unless the environment's plan has this digest: the plan_digest that "
+                         "`plan --format json` printed for the reviewed plan (64 hex digits)")
     return cmd
 
 
@@ -65,13 +68,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             raise
         diags = an.all_diagnostics()
         if diags:
-            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ))
+            print_diagnostics(an, diags, base, ctx.stderr, Style(ctx.stderr, ctx.environ), ctx.environ)
         if spec is None or any(d.severity == Severity.ERROR and d.code not in REFUSAL_CODES for d in diags):
             print(f"{PROG} {args.command}: the runway has errors; nothing was run", file=ctx.stderr)
             _print_json_error(args, ctx, EXIT_INVALID, "the runway has errors; nothing was run (run `runway-deploy check`)")
             return EXIT_INVALID
         options = DeployOptions(
             command=args.command, env=args.env, backend=args.backend, network=args.network, format=args.format,
-            plan_digest=args.plan_digest, rotate_credentials=bool(getattr(args, "rotate_credentials", False)),
+            plan_digest=getattr(args, "plan_digest", None), rotate_credentials=bool(getattr(args, "rotate_credentials", False)),
+            include_protected=bool(getattr(args, "include_protected", False)),
         )
         return run_deploy(ctx, an, options)

@@ -1,42 +1,76 @@
-"""``check [PATH]``: the diagnostics of a root runway and its members; exit 1 when any is an error."""
+"""``check [PATH...]``: the diagnostics of every root runway named and its members; exit 1 when
+one is at or above ``--fail-on`` (default error), 0 with ``--exit-zero``."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import IO, Any, Sequence
 
-from deploy_engine.cli.commands._args import add_path_arguments
-from deploy_engine.cli.formats import github, sarif, text
+import deploy_engine.cli.summary as summary
+from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
+from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
-from deploy_engine.cli.formats._shared import summary_text
-from deploy_engine.cli.inputs import load
+from deploy_engine.cli.formats._shared import file_count, summary_line
+from deploy_engine.cli.inputs import Entry, entries_of, load_all
+from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_OK
+from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, InputError
+from runway_core.diagnostics import Severity
 
 NAME = "check"
-
+#: ``--fail-on``: the least severe diagnostic that fails the run.
+FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING, "information": Severity.INFORMATION, "hint": Severity.HINT}
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="print diagnostics; exit 1 when any is an error",
-                       description="Print the diagnostics of a root runway and its members.")
-    add_path_arguments(p)
+                       description="Print the diagnostics of root runways and their members.")
+    add_paths_argument(p)
     p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                    help="output format: text, json, github (workflow-command annotations) or sarif (SARIF 2.1.0); default text")
+    add_ci_arguments(p)
+    p.add_argument("--fail-on", choices=tuple(FAIL_ON), default="error",
+                   help="exit 1 when a diagnostic is this severe or more (default: error)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics would fail the run (report only)")
     return p
 
 
+def render_text(entries: Sequence[Entry], files: int, stream: IO[str], ctx: Context) -> None:
+    style = text.Style(stream, ctx.environ)
+    for d, _, base in entries:
+        print(text.diagnostic_text(d, base, style, ctx.environ), file=stream)
+    print(summary_line([d for d, _, _ in entries], files), file=stream)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    """Diagnostics of the root runway and its members; exit 1 when any is an error."""
-    an, base = load(args)
-    diags = an.all_diagnostics()
+    """Diagnostics of the runways; the exit code as the module docstring says."""
+    output = Output(args, ctx)
+    try:
+        loaded = load_all(args.paths, args.catalog, ctx.stdin)
+    except InputError as exc:
+        if args.format == "sarif":
+            # The upload step needs a valid log even when there was nothing to check.
+            json_format.dump(sarif.sarif_log([], ctx.environ, command=NAME, exit_code=EXIT_NO_INPUT, failure=str(exc)), output.formatted)
+            output.close()
+        raise
+    entries = entries_of(loaded)
+    files = sum(file_count(item.analysis) for item in loaded)
+    threshold = FAIL_ON[args.fail_on]
+    failing = any(d.severity <= threshold for d, _, _ in entries)
+    code = EXIT_INVALID if failing and not args.exit_zero else EXIT_OK
+    stream = output.formatted
     if args.format == "json":
-        json_format.dump(json_format.check_document(an, diags, base), ctx.stdout)
+        json_format.dump(json_format.check_document(entries, [item.analysis for item in loaded], ctx.environ), stream)
     elif args.format == "sarif":
-        json_format.dump(sarif.sarif_document(an, diags, base, ctx.environ), ctx.stdout)
+        json_format.dump(sarif.sarif_log(entries, ctx.environ, command=NAME, exit_code=code), stream)
     elif args.format == "github":
-        for d in diags:
-            print(github.diagnostic_github(d, an, base, ctx.environ), file=ctx.stdout)
-        github.print_inert(summary_text(an, diags), ctx.stdout)
+        for d, an, base in entries:
+            print(github.diagnostic_github(d, an, base, ctx.environ), file=stream)
+        github.print_inert(summary_line([d for d, _, _ in entries], files), stream)
     else:
-        text.print_diagnostics(an, diags, base, ctx.stdout, text.Style(ctx.stdout, ctx.environ))
-    return EXIT_INVALID if an.has_errors() else EXIT_OK
+        render_text(entries, files, stream, ctx)
+    if output.text is not None:
+        render_text(entries, files, output.text, ctx)
+    output.close()
+    if summary.wanted(args, ctx):
+        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
+    return code

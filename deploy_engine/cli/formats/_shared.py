@@ -6,14 +6,17 @@ from __future__ import annotations
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from deploy_engine.terminal import printable, rel_path
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.money import cap_percent, usd
+from runway_core.money import cap_percent, signed_usd, usd
 from runway_core.planner import EnvironmentPlan, Plan
 from runway_core.positions import Range
+
+if TYPE_CHECKING:  # the diff renderers' types; runway_core.plan_diff is imported by `diff` only
+    from runway_core.plan_diff import EnvironmentDiff, ItemDiff
 
 # Footnotes printed once per text or markdown plan (docs/catalog.md).
 NOTE_UNITS = "Estimates are USD per month (730 h a month), unit prices x quantities from the catalogue."
@@ -44,12 +47,17 @@ def file_count(an: Analysis) -> int:
 
 def summary_text(an: Analysis, diags: Sequence[Diagnostic]) -> str:
     """``N errors, M warnings, K hints in F files`` (information counted only when present)."""
+    return summary_line(diags, file_count(an))
+
+
+def summary_line(diags: Sequence[Diagnostic], files: int) -> str:
+    """:func:`summary_text` over any diagnostics, ``files`` files."""
     c = counts(diags)
     parts = [plural(c[Severity.ERROR], "error"), plural(c[Severity.WARNING], "warning")]
     if c[Severity.INFORMATION]:
         parts.append(f"{c[Severity.INFORMATION]} information")
     parts.append(plural(c[Severity.HINT], "hint"))
-    return f"{', '.join(parts)} in {plural(file_count(an), 'file')}"
+    return f"{', '.join(parts)} in {plural(files, 'file')}"
 
 
 def qty(x: Decimal) -> str:
@@ -90,15 +98,23 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
 
 
 def ci_path(path: str, base: str, environ: Mapping[str, str]) -> str:
-    """The file as CI tools want it: relative to ``$GITHUB_WORKSPACE`` (the repository) when the
-    file is inside it, else relative to the root runway's folder; ``/`` separators."""
+    """A file as every format shows it: relative to ``$GITHUB_WORKSPACE`` (the repository)
+    when set and the file is inside it, else to the current folder when the file is inside
+    it, else to ``base`` (the root runway's folder); ``/`` separators (docs/cli.md, "Paths")."""
+    absolute = Path(os.path.abspath(path))
     workspace = environ.get("GITHUB_WORKSPACE")
-    if workspace:
+    for folder in ((workspace,) if workspace else ()) + (os.getcwd(),):
         try:
-            return Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(workspace))).as_posix()
+            return absolute.relative_to(Path(os.path.abspath(folder))).as_posix()
         except ValueError:
-            pass
+            continue
     return rel_path(path, base)
+
+
+def line_text(d: Diagnostic, an: Analysis) -> str:
+    """The text of the line a diagnostic starts on ('' when its file was not read)."""
+    src = an.files.get(d.file)
+    return src.parsed.lines.line_text(d.range.start.line) if src is not None else ""
 
 
 def one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:
@@ -109,3 +125,60 @@ def one_based_range(d: Diagnostic, an: Analysis) -> tuple[int, int, int, int]:
     src = an.files.get(d.file)
     rng: Range = src.parsed.lines.encode_range(d.range, "utf-16") if src is not None else d.range
     return rng.start.line + 1, rng.start.character + 1, rng.end.line + 1, rng.end.character + 1
+
+
+# --------------------------------------------------------------------------------------
+# Diffs (runway_core.plan_diff)
+# --------------------------------------------------------------------------------------
+
+#: Cells of the cap bar (each 5% of the cap).
+CAP_BAR_CELLS = 20
+
+
+def plain_value(v: Any) -> str:
+    """A capacity value as text: ``-`` when absent, ``true``/``false``, numbers without exponent."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, Decimal):
+        return qty(v)
+    return str(v)
+
+
+def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
+    """What changed in a ``changed`` item: ``size medium -> large, tasks 3 -> 4`` (arrows
+    ``→``); empty for an added, removed or unchanged item."""
+    if i.change != "changed":
+        return ""
+    parts = []
+    if i.base_size != i.head_size:
+        parts.append(f"size {esc(i.base_size or '-')} → {esc(i.head_size or '-')}")
+    parts += [f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}" for c in i.capacity_changes]
+    return ", ".join(parts)
+
+
+def cap_bar(percent: int | None) -> str:
+    """``█████████░░░░░░░░░░░`` for 45%: one cell per 5% of the cap, full past 100%."""
+    if percent is None:
+        return ""
+    filled = min(CAP_BAR_CELLS, max(0, round(percent * CAP_BAR_CELLS / 100)))
+    return "█" * filled + "░" * (CAP_BAR_CELLS - filled)
+
+
+def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: Callable[[str], str] = lambda s: s) -> str:
+    """One line per environment: ``production: +$86.50/month ($802.59 → $889.09), 32% → 36% of
+    the $2,500.00 cap — ok``; ``strong`` marks the delta (bold in Markdown)."""
+    name = esc(e.name)
+    if e.head_verdict is None:
+        money = f"removed ({usd(e.base_total)}/month before)"
+    elif e.delta.is_zero():
+        money = f"no change ({usd(e.head_total)}/month"
+        money += f", {e.head_percent}% of the {usd(e.cap)} cap)" if e.cap is not None and e.head_percent is not None else ")"
+    else:
+        money = f"{strong(signed_usd(e.delta) + '/month')} ({usd(e.base_total)} → {usd(e.head_total)})"
+        if e.cap is not None:
+            before = f"{e.base_percent}% → " if e.base_percent is not None and e.base_cap == e.cap else ""
+            money += f", {before}{e.head_percent}% of the {usd(e.cap)} cap"
+    verdict = {"ok": "ok", "over-cap": "OVER THE CAP (refused)", "unpriced": "UNPRICED: the cap cannot be checked (refused)", "no-cap": "no cap", None: ""}.get(e.head_verdict, e.head_verdict or "")
+    return f"{name}: {money}" + (f" — {verdict}" if verdict else "")

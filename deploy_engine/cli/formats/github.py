@@ -4,12 +4,15 @@ between ``::stop-commands::`` lines so no runway text is read as a command."""
 
 from __future__ import annotations
 
-import secrets
-from typing import IO, Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, IO, Mapping
 
-from deploy_engine.cli.formats._shared import ci_path, one_based_range
-from runway_core.analysis import Analysis
+from deploy_engine.cli.formats._shared import change_details, ci_path, headline, one_based_range, signed_usd
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
+    from runway_core.plan_diff import PlanDiff
 
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice", Severity.HINT: "notice"}
 
@@ -34,6 +37,8 @@ def github_stop_commands() -> tuple[str, str]:
     runner must not read as workflow commands. Everything ``--format github`` prints that is not
     an intended annotation goes between the two; the token is random per run, so no runway text
     can guess it and resume command processing early."""
+    import secrets  # only --format github needs a token
+
     token = secrets.token_hex(16)
     return f"::stop-commands::{token}", f"::{token}::"
 
@@ -59,4 +64,32 @@ def diagnostic_github(d: Diagnostic, an: Analysis, base: str, environ: Mapping[s
     return f"::{_GITHUB_COMMAND[d.severity]} {joined}::{github_escape_data(d.message)}"
 
 
-__all__ = ["diagnostic_github", "github_escape_data", "github_escape_property", "github_stop_commands", "print_inert"]
+def diff_github(diff: PlanDiff, an: Analysis | None, base: str, environ: Mapping[str, str], max_increase: Decimal | None = None) -> list[str]:
+    """Workflow-command annotations of a diff: per changed item a ``notice`` (``warning`` when
+    it costs more) on its declaration in head (``an``: head's analysis; none for a removed
+    item or a plan JSON head), and an ``error`` per environment over its cap or growing by more
+    than ``max_increase`` USD per month."""
+    lines: list[str] = []
+    for e in diff.environments:
+        for i in e.changed_items:
+            sym = an.symbols.get(i.name) if an is not None else None
+            props: list[tuple[str, str]] = []
+            if sym is not None and sym.file is not None and sym.range is not None:
+                d = Diagnostic(sym.file, sym.range, Severity.HINT, "", "")
+                line, col, end_line, end_col = one_based_range(d, an)  # type: ignore[arg-type]
+                props += [("file", ci_path(sym.file, base, environ)), ("line", str(line)), ("col", str(col)),
+                          ("endLine", str(end_line)), ("endColumn", str(end_col))]
+            props.append(("title", f"cost {i.change}: {e.name}"))
+            details = change_details(i)
+            msg = f"{i.name} ({i.kind}) in {e.name}: {signed_usd(i.delta_monthly_usd)}/month" + (f" ({details})" if details else "")
+            level = "warning" if i.delta_monthly_usd > 0 else "notice"
+            lines.append(f"::{level} {','.join(f'{k}={github_escape_property(v)}' for k, v in props)}::{github_escape_data(msg)}")
+        if e.head_verdict in ("over-cap", "unpriced"):
+            lines.append(f"::error title={github_escape_property('over the cap: ' + e.name)}::{github_escape_data(headline(e))}")
+        elif max_increase is not None and e.delta > max_increase:
+            lines.append(f"::error title={github_escape_property('over --max-increase: ' + e.name)}::"
+                         f"{github_escape_data(headline(e) + f'; more than the allowed increase of {signed_usd(max_increase)}/month')}")
+    return lines
+
+
+__all__ = ["diff_github", "diagnostic_github", "github_escape_data", "github_escape_property", "github_stop_commands", "print_inert"]

@@ -1,18 +1,21 @@
 """GitHub Markdown output: a ``## <env> — $total / $cap`` heading, a verdict and a table per
-environment (PR comments, ``$GITHUB_STEP_SUMMARY``). Runway-provided text is made inert
-(:func:`md`)."""
+environment (PR comments, ``$GITHUB_STEP_SUMMARY``), and a table of diagnostics.
+Runway-provided text is made inert (:func:`md`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import footnotes, pct, qty, unit_price
-from deploy_engine.exits import PROG
+from deploy_engine.cli.formats._shared import cap_bar, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
+from runway_core.facts import Analysis
+from runway_core.diagnostics import Diagnostic
 from runway_core.planner import Plan
 from runway_core.money import usd
-from runway_core.text import redact
+
+if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
+    from runway_core.plan_diff import PlanDiff
 
 
 def md(text: str) -> str:
@@ -57,17 +60,54 @@ def plan_markdown(plan: Plan, details: bool) -> str:
     return "\n".join(out) + "\n"
 
 
-def append_step_summary(plan: Plan, details: bool, ctx: Any) -> None:
-    """Append the Markdown plan to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions set it
-    (``ctx``: a :class:`deploy_engine.context.Context`); a write failure is a warning on stderr."""
-    path = ctx.environ.get("GITHUB_STEP_SUMMARY")
-    if not path or not plan.environments:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(redact(plan_markdown(plan, details)) + "\n")
-    except OSError as exc:
-        print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
+#: At most this many diagnostics are listed in a Markdown table (the count is always exact).
+MAX_DIAGNOSTIC_ROWS = 50
 
 
-__all__ = ["append_step_summary", "md", "plan_markdown"]
+def diagnostics_markdown(entries: Sequence[tuple[Diagnostic, Analysis, str]], files: int, environ: Mapping[str, str]) -> str:
+    """The counts in bold and a table of the diagnostics (``file:line``, severity, code,
+    message; the first :data:`MAX_DIAGNOSTIC_ROWS`), for a job summary or a PR comment."""
+    diags = [d for d, _, _ in entries]
+    out = [f"**{summary_line(diags, files)}**"]
+    if entries:
+        rows = [[md(f"{ci_path(d.file, base, environ)}:{d.range.start.line + 1}"), d.severity.label, d.code, md(d.message)]
+                for d, an, base in entries[:MAX_DIAGNOSTIC_ROWS]]
+        out += ["", *markdown.table(["where", "severity", "code", "message"], rows)]
+        if len(entries) > MAX_DIAGNOSTIC_ROWS:
+            out += ["", f"… and {len(entries) - MAX_DIAGNOSTIC_ROWS} more (`runway-deploy check` lists them all)."]
+    return "\n".join(out) + "\n"
+
+
+#: The hidden marker of the PR comment: a CI step finds its own comment by it and updates it.
+DIFF_MARKER = "<!-- runway-cost-diff -->"
+
+
+def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
+    """The PR comment: the marker, a headline per environment, then per environment with
+    changes its cap bar and a table of the changed items (runway text inert, :func:`md`)."""
+    out = [DIFF_MARKER, f"### Cost change of **{md(diff.product or '(no product)')}**", ""]
+    out += [f"- {headline(e, md, lambda s: f'**{s}**')}" for e in diff.environments]
+    if not diff.environments:
+        out.append("- no environment on either side")
+    for e in diff.environments:
+        changed = e.changed_items
+        if not changed:
+            continue
+        out += ["", f"#### {md(e.name)}", ""]
+        if e.cap is not None and e.head_percent is not None:
+            out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
+        rows = [[
+            md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
+            f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
+            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
+            signed_usd(i.delta_monthly_usd),
+        ] for i in changed]
+        out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
+        unchanged = len(e.items) - len(changed)
+        if unchanged:
+            out += ["", f"{unchanged} item(s) unchanged."]
+    out += ["", f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["DIFF_MARKER", "diagnostics_markdown", "diff_markdown", "md", "plan_markdown"]

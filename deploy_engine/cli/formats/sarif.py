@@ -4,44 +4,36 @@ regions 1-based with columns in UTF-16 code units."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import ci_path, one_based_range
+from deploy_engine.cli.formats._shared import ci_path, line_text, one_based_range
 from deploy_engine.exits import PROG
-from runway_core.analysis import Analysis
-from runway_core.diagnostics import CODES, Diagnostic
+from runway_core.diagnostics import CODES, DOCS_URL_VARIABLE, Diagnostic, code_doc_url, docs_web_url
+from runway_core.facts import Analysis
 
 #: The OASIS schema of SARIF 2.1.0 (errata 01), as GitHub code scanning expects it.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-#: Where each diagnostic code is documented, relative to the docs folder.
-DIAGNOSTICS_DOC = "diagnostics.md"
-#: Base URL of the docs folder (e.g. ``https://github.com/<org>/runway-tooling/blob/main/docs``):
-#: when set to an absolute http(s) URL, SARIF rules get ``helpUri`` ``<base>/diagnostics.md#<anchor>``.
-DOCS_URL_VARIABLE = "RUNWAY_DOCS_URL"
+# DIAGNOSTICS_DOC and DOCS_URL_VARIABLE (the docs folder's web address) live in
+# runway_core.diagnostics, with the anchors: the editor's codeDescription uses the same.
+#: The key of each result's ``partialFingerprints`` (versioned: a new way of computing it is a new key).
+FINGERPRINT_KEY = "runwayDiagnostic/v1"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
-def tool_version() -> str | None:
-    """The installed ``runway-tooling`` distribution's version, None when not installed."""
-    from importlib import metadata
+def tool_version() -> str:
+    """The version of runway-deploy (:data:`runway_core.__version__`, the one place it is set)."""
+    from deploy_engine import __version__
 
-    try:
-        return metadata.version("runway-tooling")
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _doc_anchor(code: str, title: str) -> str:
-    """GitHub's anchor of the heading ``### <code> — <title>`` of docs/diagnostics.md (lower
-    case, punctuation dropped, each space a hyphen)."""
-    return re.sub(r"[^\w\- ]", "", f"{code} — {title}".lower()).replace(" ", "-")
+    return __version__
 
 
 def docs_base_url(environ: Mapping[str, str]) -> str | None:
-    """``RUNWAY_DOCS_URL`` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
-    value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
-    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+    """``RUNWAY_DOCS_URL`` (:data:`runway_core.diagnostics.DOCS_URL_VARIABLE`) without a trailing
+    ``/`` when it is an absolute http(s) URL, else None: rules then get ``helpUri``
+    ``<base>/diagnostics.md#<anchor>``."""
+    return docs_web_url(environ)
 
 
 def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[str, Any]:
@@ -60,25 +52,51 @@ def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[s
         "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
     }
     if docs is not None:
-        rule["helpUri"] = f"{docs}/{DIAGNOSTICS_DOC}#{_doc_anchor(code, title)}"
+        rule["helpUri"] = code_doc_url(code, docs)
     return rule
 
 
-def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ: Mapping[str, str]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run: every diagnostic code as a rule, every diagnostic as a result.
+def _fingerprint(rule: str, uri: str, line: str, occurrence: int) -> str:
+    """A fingerprint that survives lines moving: the rule, the file and the text of the line
+    (stripped), plus which occurrence of that triple it is; never the message (it quotes
+    amounts that change with prices)."""
+    key = "\0".join((rule, uri, line.strip(), str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def sarif_log(
+    entries: Sequence[tuple[Diagnostic, Analysis, str]],
+    environ: Mapping[str, str],
+    *,
+    command: str = "check",
+    exit_code: int | None = None,
+    failure: str | None = None,
+) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run: every diagnostic code as a rule, every diagnostic of
+    ``entries`` (each with its analysis and its root's folder) as a result.
 
     Regions are 1-based with columns in UTF-16 code units (``run.columnKind``), as GitHub code
-    scanning reads them; artifact URIs are relative, ``/`` separators (``ci_path``). Rules
-    carry their help text; ``helpUri`` (an absolute URI, as SARIF requires) only when
-    ``RUNWAY_DOCS_URL`` is set (:func:`docs_base_url`).
+    scanning reads them; artifact URIs are relative, ``/`` separators (``ci_path``). Each
+    result has ``partialFingerprints`` (:data:`FINGERPRINT_KEY`, :func:`_fingerprint`), so code
+    scanning tracks an alert across runs; the run has ``automationDetails.id``
+    ``runway-deploy/<command>/[<GITHUB_RUN_ID>]`` and one ``invocation`` with the exit code.
+    ``failure`` (no runway found, input unreadable) becomes an error
+    ``toolExecutionNotification`` and ``executionSuccessful: false``: the log stays valid for
+    the upload step. Rules carry their help text; ``helpUri`` (an absolute URI, as SARIF
+    requires) only when ``RUNWAY_DOCS_URL`` is set (:func:`docs_base_url`).
     """
     rule_ids = list(CODES)
     index = {code: i for i, code in enumerate(rule_ids)}
     docs = docs_base_url(environ)
     rules = [sarif_rule(code, severity, title, docs) for code, (severity, title) in CODES.items()]
     results = []
-    for d in diags:
+    seen: dict[tuple[str, str, str], int] = {}
+    for d, an, base in entries:
         line, col, end_line, end_col = one_based_range(d, an)
+        uri = ci_path(d.file, base, environ)
+        text = line_text(d, an)
+        key = (d.code, uri, text.strip())
+        seen[key] = occurrence = seen.get(key, 0) + 1
         result: dict[str, Any] = {
             "ruleId": d.code,
             "level": _SARIF_LEVEL[d.severity.label],
@@ -86,24 +104,40 @@ def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": ci_path(d.file, base, environ)},
+                        "artifactLocation": {"uri": uri},
                         "region": {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col},
                     }
                 }
             ],
+            "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d.code, uri, text, occurrence)},
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
         results.append(result)
-    driver: dict[str, Any] = {"name": PROG, "rules": rules}
-    version = tool_version()
-    if version:
-        driver["version"] = version
+    driver: dict[str, Any] = {"name": PROG, "rules": rules, "version": tool_version()}
+    invocation: dict[str, Any] = {"executionSuccessful": failure is None}
+    if exit_code is not None:
+        invocation["exitCode"] = exit_code
+    if failure is not None:
+        invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": failure}}]
+    run_id = (environ.get("GITHUB_RUN_ID") or "").strip()
+    run_id = run_id if run_id.isdigit() else ""
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "columnKind": "utf16CodeUnits", "results": results}],
+        "runs": [{
+            "tool": {"driver": driver},
+            "automationDetails": {"id": f"{PROG}/{command}/{run_id}"},
+            "invocations": [invocation],
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }],
     }
 
 
-__all__ = ["DOCS_URL_VARIABLE", "SARIF_SCHEMA_URI", "docs_base_url", "sarif_document", "sarif_rule", "tool_version"]
+def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """:func:`sarif_log` of one analysis."""
+    return sarif_log([(d, an, base) for d in diags], environ)
+
+
+__all__ = ["DOCS_URL_VARIABLE", "FINGERPRINT_KEY", "sarif_log", "SARIF_SCHEMA_URI", "docs_base_url", "sarif_document", "sarif_rule", "tool_version"]

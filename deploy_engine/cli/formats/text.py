@@ -4,14 +4,17 @@ on a TTY with ``NO_COLOR`` unset or empty (no-color.org)."""
 
 from __future__ import annotations
 
-from typing import IO, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import footnotes, pct, qty, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
-from runway_core.analysis import Analysis
+from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
 from runway_core.money import usd
+
+if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
+    from runway_core.plan_diff import PlanDiff
 
 
 class Style:
@@ -28,16 +31,19 @@ class Style:
 _SEVERITY_COLOR = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFORMATION: "1;34", Severity.HINT: "2"}
 
 
-def diagnostic_text(d: Diagnostic, base: str, style: Style) -> str:
-    """``file:line:col: severity CODE: message`` with 1-based line and column (code points)."""
-    where = f"{printable(rel_path(d.file, base))}:{d.range.start.line + 1}:{d.range.start.character + 1}"
+def diagnostic_text(d: Diagnostic, base: str, style: Style, environ: Mapping[str, str] | None = None) -> str:
+    """``file:line:col: severity CODE: message`` with 1-based line and column (code points);
+    the file relative to ``base``, or with ``environ`` as every format shows it (``ci_path``)."""
+    shown = rel_path(d.file, base) if environ is None else ci_path(d.file, base, environ)
+    where = f"{printable(shown)}:{d.range.start.line + 1}:{d.range.start.character + 1}"
     return f"{where}: {style(d.severity.label, _SEVERITY_COLOR[d.severity])} {d.code}: {printable(d.message)}"
 
 
-def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stream: IO[str], style: Style) -> None:
+def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stream: IO[str], style: Style,
+                      environ: Mapping[str, str] | None = None) -> None:
     """Each diagnostic on a line, then the summary line."""
     for d in diags:
-        print(diagnostic_text(d, base, style), file=stream)
+        print(diagnostic_text(d, base, style, environ), file=stream)
     print(summary_text(an, diags), file=stream)
 
 
@@ -101,4 +107,34 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["Style", "diagnostic_text", "plan_text", "print_diagnostics"]
+
+
+_CHANGE_MARK = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
+
+
+def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) -> str:
+    """Per environment its headline and a row per added, removed or changed item (mark, name,
+    kind, size, monthly base -> head, delta, what changed); unchanged items counted."""
+    out = [f"cost change of {printable(diff.product or '(no product)')}: {printable(base_label)} → {printable(head_label)} (USD per month)", ""]
+    for e in diff.environments:
+        color = "1;31" if e.head_verdict in ("over-cap", "unpriced") else ("1;33" if e.delta > 0 else "1;32")
+        out.append(style(headline(e), color if not e.delta.is_zero() or e.head_verdict in ("over-cap", "unpriced") else "1"))
+        rows = [(
+            _CHANGE_MARK[i.change], printable(i.name), printable(i.kind),
+            f"{i.base_size or '-'} → {i.head_size or '-'}" if i.base_size != i.head_size else (i.head_size or "-"),
+            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
+            signed_usd(i.delta_monthly_usd), change_details(i),
+        ) for i in e.changed_items]
+        widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]
+        for r in rows:
+            cells = [f"{r[0]}", f"{r[1]:<{widths[1]}}", f"{r[2]:<{widths[2]}}", f"{r[3]:<{widths[3]}}", f"{r[4]:<{widths[4]}}", f"{r[5]:>{widths[5]}}"]
+            out.append(("  " + "  ".join(cells) + (f"  {r[6]}" if r[6] else "")).rstrip())
+        unchanged = len(e.items) - len(e.changed_items)
+        if unchanged:
+            out.append(f"  ({unchanged} unchanged)")
+        out.append("")
+    out.append(NOTE_UNITS)
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Style", "diagnostic_text", "diff_text", "plan_text", "print_diagnostics"]

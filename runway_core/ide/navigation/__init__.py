@@ -28,7 +28,7 @@ The package: :mod:`.occurrences` (every place a name is written, and the result 
 """
 
 from .._edit import TextEdit
-from .goto import definition_at, document_links, highlights_at, prepare_rename_at, references_at, rename_at, rename_refusal_at
+from .goto import RenameImpact, definition_at, document_links, highlights_at, prepare_rename_at, references_at, rename_at, rename_impact, rename_refusal_at
 from .occurrences import (
     SYMBOL_KINDS,
     DocumentLink,
@@ -63,6 +63,8 @@ __all__ = [
     "rename_refusal_at",
     "prepare_rename_at",
     "rename_at",
+    "RenameImpact",
+    "rename_impact",
     "document_symbols",
     "workspace_symbols",
 ]

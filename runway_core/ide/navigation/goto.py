@@ -3,9 +3,11 @@ items (see :mod:`runway_core.ide.navigation` for what counts as an occurrence)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...names import NAME_LABEL
+from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position
 from .._edit import TextEdit
 from .occurrences import (
@@ -192,3 +194,42 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
         text = new_name if o.exact or o.style not in ("'", '"') else f"{o.style}{new_name}{o.style}"
         edits.setdefault(o.file, []).append(TextEdit(o.name_range, text))
     return edits
+
+
+@dataclass(frozen=True)
+class RenameImpact:
+    """What a rename changes beyond the names written in the runways: the variables every
+    consumer is injected (docs/format.md, "Uses and injected variables"): ``variables`` pairs
+    each old name with its new one (``MAIN_DB_URL`` -> ``PRIMARY_DB_URL``), ``consumers`` are
+    the workloads and members that ``uses`` it, whose running code reads the old names."""
+
+    old: str
+    new: str
+    kind: str
+    variables: tuple[tuple[str, str], ...]
+    consumers: tuple[str, ...]
+
+    def summary(self) -> str:
+        """One sentence for the confirmation a client shows before it applies the rename."""
+        renamed = ", ".join(f"{a} → {b}" for a, b in self.variables)
+        return (
+            f"Renaming {self.old} to {self.new} renames the variables injected into {', '.join(self.consumers)}: {renamed}. "
+            "Code that reads the old names must change with it."
+        )
+
+
+def rename_impact(an: "Analysis", file: str, pos: Position, new_name: str) -> RenameImpact | None:
+    """The :class:`RenameImpact` of the rename :func:`rename_at` would make, or None when it
+    makes none (refused, no change) or no consumer is injected anything."""
+    _file, occs, occ = _lookup(an, file, pos)
+    if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.match(new_name):
+        return None
+    sym = an.symbols.get(occ.name)
+    if sym is None:
+        return None
+    kind = "workload" if sym.type == "workload" else (sym.kind or "")
+    consumers = tuple(sorted({o.owner for o in occs if o.name == occ.name and o.role == "use"}))
+    variables = tuple(zip(injected_variables(occ.name, kind), injected_variables(new_name, kind)))
+    if not consumers or not variables:
+        return None
+    return RenameImpact(occ.name, new_name, kind, variables, consumers)

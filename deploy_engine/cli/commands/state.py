@@ -1,0 +1,67 @@
+"""``state check [--backend URL] [--format text|json]``: verify the state bucket keeps the deploy
+records as docs/deploy.md requires (versioning, Object Lock, default encryption, public access
+block, lifecycle rules; :mod:`deploy_engine.state_check`). Exit 0 when every setting is there,
+3 when one is missing (each named with the AWS CLI command and the Pulumi lines that fix it), or
+when the backend is no ``s3://`` bucket or cannot be read."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from deploy_engine.cli.formats.json import dump
+from deploy_engine.context import Context
+from deploy_engine.exits import EXIT_CONFIG, EXIT_OK, PROG
+
+NAME = "state"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(NAME, help="check the state bucket (versioning, Object Lock, encryption, public access, lifecycle)",
+                       description="Commands on the state backend. See docs/deploy.md, \"The state bucket\".")
+    actions = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
+    check = actions.add_parser("check", help="verify the s3:// state bucket keeps the deploy records; exit 3 naming what is missing",
+                               description="Verify the s3:// state bucket: versioning, Object Lock, default encryption, "
+                               "public access block and the lifecycle rules of the deploy records.")
+    check.add_argument("--backend", metavar="URL", default=None, help="s3://<bucket>[/<prefix>] (default: $PULUMI_BACKEND_URL)")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    return p
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from deploy_engine.receipts import public_backend_url, url_secrets
+    from deploy_engine.records import S3Store, backend_url, open_store
+    from deploy_engine.secrets import Redactor
+    from deploy_engine.state_check import check_bucket, report_text
+
+    url = backend_url(args.backend, ctx.environ)
+    redactor = Redactor(url_secrets(url))
+    ctx.redactor = redactor
+
+    def refuse(message: str) -> int:
+        message = redactor.scrub(message)
+        print(f"{PROG} state check: {message}", file=ctx.stderr)
+        if args.format == "json":
+            dump({"error": {"exit_code": EXIT_CONFIG, "message": message}}, ctx.stdout)
+        return EXIT_CONFIG
+
+    if not url.lower().startswith("s3://"):
+        shown = public_backend_url(url) if url else "the embedded file:// backend"
+        return refuse(f"{shown} is no s3:// bucket: set --backend or PULUMI_BACKEND_URL to s3://<bucket>[/<prefix>] "
+                      "(the file:// store keeps its records under .runway/; nothing to check)")
+    try:
+        store = open_store(url, ".", ctx.environ, redactor)
+    except ValueError as exc:
+        return refuse(str(exc))
+    assert isinstance(store, S3Store)
+    report = check_bucket(store)
+    if args.format == "json":
+        dump(redactor.scrub_doc({"format_version": 1, "command": "state check", "backend": public_backend_url(url),
+                                 "bucket": report.bucket, "records": report.records, "ok": report.ok,
+                                 "checks": [c.to_json() for c in report.checks]}), ctx.stdout)
+    else:
+        ctx.stdout.write(redactor.scrub(report_text(report)))
+    return EXIT_OK if report.ok else EXIT_CONFIG
+
+
+__all__ = ["NAME", "add_parser", "run"]

@@ -1,0 +1,347 @@
+"""The cost change between two plans of one product: per environment the base and head totals,
+the delta, the cap and the head's verdict; per item added / removed / changed / unchanged, with
+its size, its capacity changes (a scale 3 -> 4 is ``tasks: 3 -> 4``, not "medium -> medium") and
+its money delta (docs/cli.md, "diff").
+
+Pure: no I/O. Each side is a :class:`PlanSide`, built from a :class:`~runway_core.planner.Plan`
+(:func:`side_of_plan`) or from the JSON of ``runway-deploy plan --format json``
+(:func:`side_of_json`). Money is :class:`~decimal.Decimal` USD per month throughout, rounded to
+cents as the plan's JSON prints it, so an environment's delta is exactly head total - base
+total of the two ``plan --format json`` documents. Environments and items are joined by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Mapping, Sequence
+
+from .money import cap_percent, cents
+from .planner import FORMAT_VERSION, Plan
+
+#: Capacity keys that configure a workload without sizing it: a change of image digest, of
+#: variables or of ``uses`` is not a capacity change (it shows in the runway's own diff).
+CONFIGURATION_KEYS = frozenset({"image", "env", "secrets", "uses", "health", "port"})
+#: The values of ``ItemDiff.change``.
+CHANGES = ("added", "removed", "changed", "unchanged")
+ZERO = Decimal("0.00")
+
+
+class PlanDocumentError(ValueError):
+    """A plan JSON document that is not ``plan --format json`` output (the message says where)."""
+
+
+@dataclass(frozen=True)
+class SideItem:
+    """One item of one environment on one side: monthly USD rounded to cents."""
+
+    name: str
+    kind: str
+    size: str | None
+    monthly_usd: Decimal
+    capacity: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SideEnvironment:
+    """One environment on one side: cap (None: no cap) and total in USD per month, verdict
+    ``ok`` / ``over-cap`` / ``no-cap``."""
+
+    name: str
+    cap: Decimal | None
+    total: Decimal
+    verdict: str
+    items: tuple[SideItem, ...]
+
+
+@dataclass(frozen=True)
+class PlanSide:
+    """One side of a diff: the product (None when its root could not be read) and its environments."""
+
+    product: str | None
+    region: str | None
+    environments: tuple[SideEnvironment, ...]
+
+
+@dataclass(frozen=True)
+class CapacityChange:
+    """A capacity key whose value differs (``None``: absent on that side)."""
+
+    key: str
+    base: Any
+    head: Any
+
+
+@dataclass(frozen=True)
+class ItemDiff:
+    """One item: ``change`` one of :data:`CHANGES`; sizes and money None on the side it is absent from."""
+
+    name: str
+    kind: str
+    change: str
+    base_size: str | None
+    head_size: str | None
+    base_monthly_usd: Decimal | None
+    head_monthly_usd: Decimal | None
+    delta_monthly_usd: Decimal
+    capacity_changes: tuple[CapacityChange, ...]
+
+
+@dataclass(frozen=True)
+class EnvironmentDiff:
+    """One environment. An environment only in head has base total 0 (every item added); only
+    in base, head total 0, ``head_verdict`` None and every item removed. ``cap`` is head's
+    (base's when the environment was removed)."""
+
+    name: str
+    base_total: Decimal
+    head_total: Decimal
+    delta: Decimal
+    cap: Decimal | None
+    base_cap: Decimal | None
+    head_verdict: str | None
+    items: tuple[ItemDiff, ...]
+
+    @property
+    def changed_items(self) -> tuple[ItemDiff, ...]:
+        return tuple(i for i in self.items if i.change != "unchanged")
+
+    @property
+    def base_percent(self) -> int | None:
+        """Base total as a percentage of base's cap (None without one)."""
+        return cap_percent(self.base_total, self.base_cap)
+
+    @property
+    def head_percent(self) -> int | None:
+        return cap_percent(self.head_total, self.cap)
+
+
+@dataclass(frozen=True)
+class PlanDiff:
+    """The whole diff: head's product (base's when head has none), environments in head's
+    order, then the ones only base has."""
+
+    product: str | None
+    environments: tuple[EnvironmentDiff, ...]
+
+    def environment(self, name: str) -> EnvironmentDiff | None:
+        return next((e for e in self.environments if e.name == name), None)
+
+
+# --------------------------------------------------------------------------------------
+# Sides
+# --------------------------------------------------------------------------------------
+
+
+def side_of_plan(plan: Plan) -> PlanSide:
+    """A side from a computed plan (money rounded to cents, as its JSON prints it)."""
+    return PlanSide(
+        plan.product,
+        plan.region,
+        tuple(
+            SideEnvironment(
+                e.name, None if e.cap is None else Decimal(e.cap), cents(e.total), e.verdict,
+                tuple(SideItem(i.name, i.kind, i.size, cents(i.monthly_usd), dict(i.capacity)) for i in e.items),
+            )
+            for e in plan.environments
+        ),
+    )
+
+
+def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, str)):
+        raise PlanDocumentError(f"{where}: expected an amount in USD, got {type(value).__name__}")
+    try:
+        return cents(Decimal(str(value)))
+    except InvalidOperation:
+        raise PlanDocumentError(f"{where}: {value!r} is not an amount") from None
+
+
+def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise PlanDocumentError(f"{where}: expected a string")
+    return value
+
+
+def side_of_json(doc: Any) -> PlanSide:
+    """A side from the JSON of ``plan --format json`` (``format_version`` 1), parsed with
+    ``parse_float=Decimal`` or not. Raises :class:`PlanDocumentError` naming the first field
+    that does not fit."""
+    if not isinstance(doc, Mapping):
+        raise PlanDocumentError("not a plan: the document is not a JSON object")
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise PlanDocumentError(f"not a plan of format_version {FORMAT_VERSION} (runway-deploy plan --format json)")
+    envs = doc.get("environments")
+    if not isinstance(envs, list):
+        raise PlanDocumentError("environments: expected a list")
+    out = []
+    for n, e in enumerate(envs):
+        where = f"environments[{n}]"
+        if not isinstance(e, Mapping) or not isinstance(e.get("items"), list):
+            raise PlanDocumentError(f"{where}: expected an object with items")
+        items = []
+        for k, i in enumerate(e["items"]):
+            iw = f"{where}.items[{k}]"
+            if not isinstance(i, Mapping):
+                raise PlanDocumentError(f"{iw}: expected an object")
+            capacity = i.get("capacity") or {}
+            if not isinstance(capacity, Mapping):
+                raise PlanDocumentError(f"{iw}.capacity: expected an object")
+            items.append(SideItem(
+                _text(i.get("name"), f"{iw}.name"), _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
+                _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
+                dict(capacity),
+            ))
+        out.append(SideEnvironment(
+            _text(e.get("name"), f"{where}.name"),  # type: ignore[arg-type]
+            _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True),
+            _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd"),  # type: ignore[arg-type]
+            _text(e.get("verdict"), f"{where}.verdict"),  # type: ignore[arg-type]
+            tuple(items),
+        ))
+    return PlanSide(_text(doc.get("product"), "product", optional=True), _text(doc.get("region"), "region", optional=True), tuple(out))
+
+
+# --------------------------------------------------------------------------------------
+# Diff
+# --------------------------------------------------------------------------------------
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as plan values: 2 == 2.0 == Decimal('2'), nested containers compared alike."""
+    if isinstance(a, (int, float, Decimal)) and isinstance(b, (int, float, Decimal)) and not isinstance(a, bool) and not isinstance(b, bool):
+        return Decimal(str(a)) == Decimal(str(b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def capacity_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[CapacityChange, ...]:
+    """The capacity keys whose values differ, in head's key order then base's; configuration
+    keys (:data:`CONFIGURATION_KEYS`) left out."""
+    keys = [k for k in head if k not in CONFIGURATION_KEYS] + [k for k in base if k not in head and k not in CONFIGURATION_KEYS]
+    return tuple(CapacityChange(k, base.get(k), head.get(k)) for k in keys if not _same(base.get(k), head.get(k)))
+
+
+def _item_diff(base: SideItem | None, head: SideItem | None) -> ItemDiff:
+    if base is None:
+        assert head is not None
+        return ItemDiff(head.name, head.kind, "added", None, head.size, None, head.monthly_usd, head.monthly_usd,
+                        capacity_changes({}, head.capacity))
+    if head is None:
+        return ItemDiff(base.name, base.kind, "removed", base.size, None, base.monthly_usd, None, -base.monthly_usd,
+                        capacity_changes(base.capacity, {}))
+    changes = capacity_changes(base.capacity, head.capacity)
+    changed = bool(changes) or base.size != head.size or base.kind != head.kind or base.monthly_usd != head.monthly_usd
+    return ItemDiff(head.name, head.kind, "changed" if changed else "unchanged", base.size, head.size,
+                    base.monthly_usd, head.monthly_usd, head.monthly_usd - base.monthly_usd, changes)
+
+
+def _by_name(items: Sequence[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for i in items:
+        out.setdefault(i.name, i)
+    return out
+
+
+def _environment_diff(name: str, base: SideEnvironment | None, head: SideEnvironment | None) -> EnvironmentDiff:
+    base_items = _by_name(base.items) if base else {}
+    head_items = _by_name(head.items) if head else {}
+    items = [_item_diff(base_items.get(n), i) for n, i in head_items.items()]
+    items += [_item_diff(i, None) for n, i in base_items.items() if n not in head_items]
+    base_total = base.total if base else ZERO
+    head_total = head.total if head else ZERO
+    cap = head.cap if head else (base.cap if base else None)
+    return EnvironmentDiff(name, base_total, head_total, head_total - base_total, cap, base.cap if base else None,
+                           head.verdict if head else None, tuple(items))
+
+
+def diff_plans(base: PlanSide, head: PlanSide) -> PlanDiff:
+    """The diff of ``base`` and ``head`` (environments in head's order, then base's others)."""
+    base_envs = _by_name(base.environments)
+    head_envs = _by_name(head.environments)
+    envs = [_environment_diff(n, base_envs.get(n), e) for n, e in head_envs.items()]
+    envs += [_environment_diff(n, e, None) for n, e in base_envs.items() if n not in head_envs]
+    return PlanDiff(head.product if head.product is not None else base.product, tuple(envs))
+
+
+# --------------------------------------------------------------------------------------
+# JSON (docs/cli.md, "diff --format json", format_version 1)
+# --------------------------------------------------------------------------------------
+
+
+def _num(x: Decimal | None) -> float | None:
+    """An amount for JSON: a number of USD with cents (as the plan's ``total_monthly_usd``)."""
+    return None if x is None else float(cents(x))
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def diff_json(d: PlanDiff) -> dict[str, Any]:
+    """The documented JSON of a diff: ``{"format_version", "product", "environments": [{"name",
+    "base_total_monthly_usd", "head_total_monthly_usd", "delta_monthly_usd", "cap_monthly_usd",
+    "head_verdict", "items": [{"name", "kind", "change", "base_size", "head_size",
+    "base_monthly_usd", "head_monthly_usd", "delta_monthly_usd", "capacity_changes": [{"key",
+    "base", "head"}]}]}]}``; amounts are numbers of USD per month with cents."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "product": d.product,
+        "environments": [
+            {
+                "name": e.name,
+                "base_total_monthly_usd": _num(e.base_total),
+                "head_total_monthly_usd": _num(e.head_total),
+                "delta_monthly_usd": _num(e.delta),
+                "cap_monthly_usd": _num(e.cap),
+                "head_verdict": e.head_verdict,
+                "items": [
+                    {
+                        "name": i.name,
+                        "kind": i.kind,
+                        "change": i.change,
+                        "base_size": i.base_size,
+                        "head_size": i.head_size,
+                        "base_monthly_usd": _num(i.base_monthly_usd),
+                        "head_monthly_usd": _num(i.head_monthly_usd),
+                        "delta_monthly_usd": _num(i.delta_monthly_usd),
+                        "capacity_changes": [{"key": c.key, "base": _plain(c.base), "head": _plain(c.head)} for c in i.capacity_changes],
+                    }
+                    for i in e.items
+                ],
+            }
+            for e in d.environments
+        ],
+    }
+
+
+__all__ = [
+    "CHANGES",
+    "CONFIGURATION_KEYS",
+    "CapacityChange",
+    "EnvironmentDiff",
+    "ItemDiff",
+    "PlanDiff",
+    "PlanDocumentError",
+    "PlanSide",
+    "SideEnvironment",
+    "SideItem",
+    "capacity_changes",
+    "diff_json",
+    "diff_plans",
+    "side_of_json",
+    "side_of_plan",
+]

@@ -1,0 +1,107 @@
+"""Quiet while typing: a diagnostic on the line being edited waits until the user pauses.
+
+While a word is half typed (``size: {dev: me``) its "unknown size" is noise: the completion
+list is still open. So a diagnostic whose range covers a line changed less than
+:data:`PAUSE_S` ago is held back, unless the client already shows that same diagnostic (it
+does not flicker away and back). A file that does not parse while a line is busy (an open
+``{`` not closed yet: the YAML error lands on the next line, and every other diagnostic of
+the file is gone with the model) keeps what the client shows, minus the busy lines, until
+the pause: a syntax error is reported once the user stops typing, not at every keystroke. Every other diagnostic goes out as fast as before; once the
+line has been left alone for :data:`PAUSE_S` the held ones are sent (the session schedules
+that, :meth:`TypingPause.due_in`). The cost views follow the same rule: while the only
+reason a plan is incomplete is a held diagnostic, they keep the last complete figures
+(runway_lsp/cost_view.py).
+
+Pure apart from the clock (injectable for tests). Must not import pulumi or deploy_engine.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Collection, Iterable, Sequence
+
+from runway_core.diagnostics import Diagnostic
+
+#: Codes of a file that cannot be read as YAML at all (docs/diagnostics.md "Loader codes").
+UNREADABLE = frozenset({"RW001", "RW003", "RW004", "RW006"})
+
+#: How long a line must be left alone before its diagnostics are shown, in seconds.
+PAUSE_S = 0.4
+#: A change within this many lines is typing (a keystroke, Enter splitting a line, a completion
+#: accepted); a paste or an edit applied across more lines (a rename, a quick fix that adds a
+#: block) is not, and holds nothing back.
+TYPED_LINES = 2
+
+
+def changed_lines(before: str, after: str) -> range:
+    """The 0-based lines of ``after`` that differ from ``before`` (the common leading and
+    trailing lines excluded); an empty range when the texts are equal. One pass over each
+    text: a keystroke in a 1 MiB runway costs a few milliseconds."""
+    if before == after:
+        return range(0)
+    a = before.split("\n")
+    b = after.split("\n")
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return range(head, max(head + 1, len(b) - tail))
+
+
+class TypingPause:
+    """When each line of each open file was last changed (monotonic seconds)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, pause_s: float = PAUSE_S) -> None:
+        self.clock = clock
+        self.pause_s = pause_s
+        self._edited: dict[str, dict[int, float]] = {}
+
+    def edited(self, path: str, lines: Iterable[int]) -> None:
+        now = self.clock()
+        at = self._edited.setdefault(path, {})
+        for line in lines:
+            at[line] = now
+        # Lines left alone long ago no longer matter: keep the map small.
+        for line in [n for n, t in at.items() if now - t >= self.pause_s]:
+            del at[line]
+
+    def forget(self, path: str) -> None:
+        self._edited.pop(path, None)
+
+    def _busy(self, path: str, now: float) -> dict[int, float]:
+        return {n: t for n, t in self._edited.get(path, {}).items() if now - t < self.pause_s}
+
+    def is_held(self, d: Diagnostic, busy: dict[int, float]) -> bool:
+        return any(d.range.start.line <= n <= d.range.end.line for n in busy)
+
+    def split(self, path: str, diags: Sequence[Diagnostic], shown: Collection[Diagnostic] = ()) -> tuple[list[Diagnostic], list[Diagnostic]]:
+        """``(to send now, held)``: a diagnostic on a line changed less than :data:`PAUSE_S`
+        ago is held unless ``shown`` (what the client has) holds the same code on that line."""
+        busy = self._busy(path, self.clock())
+        if not busy:
+            return list(diags), []
+        if any(d.code in UNREADABLE and d.file == path for d in diags):
+            kept = [d for d in shown if not self.is_held(d, busy)]
+            return kept, [d for d in diags if d not in kept]
+        # Already on screen: the same code on the same line (its range or wording may follow the text).
+        known = {(d.code, d.range.start.line) for d in shown}
+        now, held = [], []
+        for d in diags:
+            (held if self.is_held(d, busy) and (d.code, d.range.start.line) not in known else now).append(d)
+        return now, held
+
+    def due_in(self, path: str) -> float | None:
+        """Seconds until the last busy line of ``path`` has been left alone for
+        :data:`PAUSE_S`; None when no line is busy."""
+        now = self.clock()
+        busy = self._busy(path, now)
+        if not busy:
+            return None
+        return max(0.0, max(busy.values()) + self.pause_s - now)
+
+    def busy_paths(self) -> list[str]:
+        now = self.clock()
+        return [p for p in self._edited if self._busy(p, now)]

@@ -1,0 +1,109 @@
+"""What the CLI's speed work (issue 14) replaced gives the same bytes: the indented JSON encoder
+(``json.dumps(indent=2)``), the output redaction (``runway_core.text.redact``) and the plan
+digest from the built environment JSON (``runway_core.planner.plan_digest``). No timing here:
+benchmarks/bench_cli.py measures it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deploy_engine.cli import main
+from deploy_engine.cli.formats.json import dumps, environment_digest
+from deploy_engine.redaction import MAY_MATCH, redact_output
+from runway_core.planner import environment_json, plan_digest
+from runway_core.text import SECRET_VALUE_SHAPES, redact
+
+REPO = Path(__file__).resolve().parents[2]
+ORDERS = REPO / "examples" / "orders"
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10**20), max_value=10**20)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    | st.tuples(children, children),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_values)
+def test_dumps_is_json_dumps_indent_2(doc):
+    assert dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
+    assert dumps(doc, ensure_ascii=True) == json.dumps(doc, indent=2)
+
+
+def test_dumps_keys_and_errors_as_json():
+    doc = {1: "a", 2.5: [True, None], True: {}, None: [], "ü": [math.inf, -math.inf], "n": math.nan}
+    assert dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
+    for bad in ({"a": object()}, [1, {2}], {(1, 2): 3}, {"d": __import__("decimal").Decimal("1")}):
+        try:
+            json.dumps(bad, indent=2)
+        except TypeError:
+            pass
+        else:  # pragma: no cover
+            raise AssertionError(bad)
+        try:
+            dumps(bad)
+        except TypeError:
+            continue
+        raise AssertionError(f"dumps accepted {bad!r}")
+
+
+# Fragments that make every shape match, nearly match, or sit at a window's edge.
+FRAGMENTS = [
+    "AKIA" + "A" * 16, "ASIAQWERTYUIOPASDFGH", "xAKIAABCDEFGHIJKLMNOP", "AKIA" + "1" * 15,
+    "-----BEGIN RSA PRIVATE KEY-----", "PRIVATE KEY-----", "ghp_" + "a" * 30, "github_pat_" + "b" * 22, "gho_short",
+    "xoxb-1234567890-abc", "xox", "sk_live_" + "c" * 16, "rk_test_" + "d" * 20, "_live_", "AIza" + "e" * 35,
+    "eyJ" + "f" * 8 + ".eyJ" + "g" * 8 + "." + "h" * 8, "eyJ", "postgres://user:pw@host", "https://a:b@c/",
+    "ftp://" + "u" * 300 + ":p@x", "x://" + "u" * 250 + ":" + "p" * 250 + "@", "s3://bucket/path@v", "://", "@", " ", "\n", "/",
+    ":", "é", "\u2028", '"', "\\",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="aAkKIiSs:/@_-.xoe0123456789 \n", max_size=12), max_size=12))
+def test_redact_output_is_redact(parts):
+    text = "".join(parts)
+    assert redact_output(text) == redact(text)
+
+
+def test_every_secret_shape_has_a_literal_check_or_runs_in_full():
+    # A shape added to runway_core.rules without an entry here is run in full: still redacted.
+    assert set(MAY_MATCH) == {why for why, _ in SECRET_VALUE_SHAPES}
+    for why, pattern in SECRET_VALUE_SHAPES:
+        example = next(f for f in FRAGMENTS if pattern.search(f))
+        assert MAY_MATCH[why](example), why
+
+
+def test_the_plan_digest_from_the_environment_json_is_plan_digest(catalog):
+    from runway_core.analysis import analyze
+
+    an = analyze(str(ORDERS / "runway.yaml"), catalog)
+    for env in an.plans.values():
+        assert environment_digest(environment_json(env), "orders", "us-east-1") == plan_digest(env, "orders", "us-east-1")
+    out = io.StringIO()
+    main(["plan", str(ORDERS), "--format", "json"], stdout=out, stderr=io.StringIO(), environ={})
+    doc = json.loads(out.getvalue())
+    assert [e["plan_digest"] for e in doc["environments"]] == [plan_digest(p, "orders", "us-east-1") for p in an.plans.values()]
+    assert out.getvalue() == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_the_console_script_ends_with_its_output_complete(tmp_path):
+    # Run as the process, main() freezes the garbage collector before exiting: nothing may be lost.
+    proc = subprocess.run([sys.executable, "-m", "deploy_engine", "plan", str(ORDERS), "--format", "json"],
+                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 1  # the example's digest error
+    assert json.loads(proc.stdout)["product"] == "orders" and proc.stderr.endswith("1 error, 0 warnings, 0 hints in 3 files\n")
+    summary = tmp_path / "summary.md"
+    proc = subprocess.run([sys.executable, "-m", "deploy_engine", "check", str(ORDERS)], capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 1 and summary.read_text(encoding="utf-8").startswith("### runway-deploy check — ")

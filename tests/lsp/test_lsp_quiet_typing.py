@@ -1,0 +1,103 @@
+"""End to end: quiet while typing (issue 15). A diagnostic on the line being typed on waits
+until the line has been left alone for runway_lsp.typing_pause.PAUSE_S (0.4 s); the other
+diagnostics go out with the keystroke as before. Asserted on the order of what the client
+receives (never on wall-clock time): the publication that answers the keystroke lacks the
+half-typed word's error, a later one (after the pause, with no further edit) has it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from lspclient import TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
+
+
+def _publishes(client: LanguageClient, path: Path, version: int) -> list[types.PublishDiagnosticsParams]:
+    return [p for p in client.published if p.uri == path.as_uri() and p.version == version]  # type: ignore[attr-defined]
+
+
+def _on_lines(diags, lines: range) -> list[str]:
+    return [f"{d.code}@{d.range.start.line}" for d in diags if d.range.start.line in lines or d.range.end.line in lines]
+
+
+@pytest.mark.parametrize(
+    ("typed", "code"),
+    [
+        ("    size: {dev: me", "RW001"),  # the brace not closed yet: the YAML error lands on the next line
+        ("    size: {dev: me}", "RW130"),  # unknown size `me`
+    ],
+    ids=["open-brace", "closed-brace"],
+)
+async def test_a_half_typed_size_waits_for_the_pause(client: LanguageClient, orders: Path, typed: str, code: str):
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    line_no, line = line_of(root, "    size: medium")  # pdf-renderer's size
+    assert line == "    size: medium"
+
+    did_change(client, root, 2, (line_no, 0), (line_no, len(line)), typed)
+    await until(client, lambda: len(_publishes(client, root, 2)) >= 1)
+    first = _publishes(client, root, 2)[0].diagnostics
+    # The keystroke's answer: nothing on the typed line (nor the next, where an open brace
+    # is reported), and the rest of the file's diagnostics as before.
+    assert _on_lines(first, range(line_no, line_no + 2)) == []
+    assert [d.code for d in first] == ["RW140"]
+
+    # No further edit: after the pause the error arrives, in a later publication.
+    await until(client, lambda: code in codes(client, root))
+    assert len(_publishes(client, root, 2)) >= 2  # the same version published again: the pause, not an edit
+    assert any(d.code == code and d.range.start.line in (line_no, line_no + 1) for d in client.diagnostics[root.as_uri()])
+
+
+async def test_a_diagnostic_on_another_line_is_not_held(client: LanguageClient, orders: Path):
+    """Typing on one line holds back only that line's news: the errors the edit causes
+    elsewhere (here RW150 on each `uses: [main-db]` once the resource is renamed away) are
+    sent with the keystroke."""
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    line_no, line = line_of(root, "  main-db:")
+    did_change(client, root, 2, (line_no, 2), (line_no, 9), "main-dbx")
+    await until(client, lambda: len(_publishes(client, root, 2)) >= 1)
+    first = _publishes(client, root, 2)[0].diagnostics
+    assert "RW150" in [d.code for d in first]
+    assert all(d.range.start.line != line_no for d in first)
+
+
+async def test_an_error_already_shown_on_the_line_stays_while_typing(client: LanguageClient, orders: Path):
+    """No flicker: RW140 on the metabase image line stays in every publication while that
+    line is edited (its range follows the text)."""
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    line_no, line = line_of(root, "image: metabase/")
+    did_change(client, root, 2, (line_no, len(line)), (line_no, len(line)), "x")
+    await until(client, lambda: len(_publishes(client, root, 2)) >= 1)
+    assert [d.code for d in _publishes(client, root, 2)[0].diagnostics] == ["RW140"]
+
+
+async def test_a_pulling_client_gets_the_held_error_after_a_refresh(client: LanguageClient, orders: Path):
+    """VS Code pulls after each keystroke: that answer lacks the half-typed word's error; at
+    the pause the server asks it to pull again (workspace/diagnostic/refresh), and the next
+    answer has it."""
+    root, _checkout, _billing = files(orders)
+    await init(client, vscode_caps(), orders)
+    did_open(client, root)
+    assert [d.code for d in await pull(client, root)] == ["RW140"]
+    line_no, line = line_of(root, "    size: medium")
+    did_change(client, root, 2, (line_no, 0), (line_no, len(line)), "    size: {dev: me}")
+    client.refreshed.clear()  # type: ignore[attr-defined]
+    assert [d.code for d in await pull(client, root)] == ["RW140"]
+    await asyncio.wait_for(client.refreshed.wait(), TIMEOUT)  # type: ignore[attr-defined]
+    after = await pull(client, root)
+    assert sorted(d.code for d in after) == ["RW130", "RW140"]
+    rw130 = next(d for d in after if d.code == "RW130")
+    assert rw130.range.start.line == line_no

@@ -1,0 +1,82 @@
+"""End to end: which runway files the workspace scan reports (``runway.exclude``,
+``runway.diagnosticMode``; issue 15: 710 problems from the checkout's test fixtures drowned
+the one real error). The real runway-lsp over stdio, settings from ``initializationOptions``
+(a client without ``workspace/configuration``), as the VS Code extension also sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from lspclient import EXAMPLES, TIMEOUT, codes, did_open, init, neovim_caps, until
+
+BROKEN = "runway: 1\nproduct: fixture\nregion: us-east-1\nenvironments: {dev: {}}\nresources:\n  db:\n    kind: postgress\n"
+
+
+def _workspace(tmp_path: Path) -> Path:
+    """A checkout-like folder: the orders example, a test fixture and a broken example."""
+    ws = tmp_path.resolve() / "ws"
+    shutil.copytree(EXAMPLES / "orders", ws / "examples" / "orders")
+    for rel in ("tests/golden/kind/runway.yaml", "examples/broken/runway.yaml"):
+        (ws / rel).parent.mkdir(parents=True)
+        (ws / rel).write_text(BROKEN, encoding="utf-8")
+    return ws
+
+
+def _caps() -> types.ClientCapabilities:
+    caps = neovim_caps()
+    caps.workspace.configuration = False  # settings come from initializationOptions
+    return caps
+
+
+async def _scanned(client: LanguageClient) -> None:
+    # workspace/symbol is answered once the initial scan is over (its publishes came first).
+    await asyncio.wait_for(client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")), TIMEOUT)
+
+
+def _published(client: LanguageClient, ws: Path) -> set[str]:
+    return {Path(p.uri.removeprefix("file://")).relative_to(ws).as_posix() for p in client.published if p.diagnostics}  # type: ignore[attr-defined]
+
+
+async def test_without_exclusions_the_scan_reports_the_fixtures_too(client: LanguageClient, tmp_path: Path):
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws)
+    await _scanned(client)
+    assert {"examples/orders/runway.yaml", "tests/golden/kind/runway.yaml", "examples/broken/runway.yaml"} <= _published(client, ws)
+
+
+async def test_runway_exclude_leaves_the_fixtures_out_and_an_opened_one_is_still_checked(client: LanguageClient, tmp_path: Path):
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws, {"runway": {"exclude": ["tests/**", "examples/broken", "**/.git"]}})
+    await _scanned(client)
+    assert _published(client, ws) == {"examples/orders/runway.yaml"}
+    assert codes(client, ws / "examples" / "orders" / "runway.yaml") == ["RW140"]
+    # Opening an excluded file checks it all the same.
+    fixture = ws / "tests" / "golden" / "kind" / "runway.yaml"
+    did_open(client, fixture)
+    await until(client, lambda: "RW120" in codes(client, fixture))
+
+
+async def test_open_files_only_publishes_nothing_for_closed_files(client: LanguageClient, tmp_path: Path):
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws, {"runway": {"diagnosticMode": "openFilesOnly"}})
+    await _scanned(client)
+    assert _published(client, ws) == set()
+    root = ws / "examples" / "orders" / "runway.yaml"
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    assert _published(client, ws) == {"examples/orders/runway.yaml"}
+
+
+async def test_bad_exclusion_settings_are_named_and_the_defaults_used(client: LanguageClient, tmp_path: Path):
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws, {"runway": {"exclude": "tests/**", "diagnosticMode": "some"}})
+    await _scanned(client)
+    messages = [m.message for m in client.messages]
+    assert any("`runway.exclude` must be a list of glob strings" in m and "`runway.diagnosticMode` must be `workspace` or `openFilesOnly`" in m for m in messages), messages
+    assert "tests/golden/kind/runway.yaml" in _published(client, ws)

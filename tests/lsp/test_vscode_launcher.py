@@ -1,0 +1,112 @@
+"""The VS Code extension's launcher (vscode-extension/bundled/tool/runway_server.py), run as the
+extension runs it: ``<python> -I runway_server.py`` from another folder.
+
+The real bundle (``bundled/libs``, built by ``scripts/bundle.py`` with pip) is exercised by the
+E2E run in code-server; here a ``libs`` folder is laid out by hand next to a copy of the launcher
+so the launcher's own decisions are checked: which Python it accepts, what ``--check`` prints,
+that ``libs`` wins over a ``runway_lsp`` in the working folder (issue 15: the checkout's
+``runway_lsp`` imported without its dependencies), and that its arguments reach the server.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LAUNCHER = Path(__file__).resolve().parents[2] / "vscode-extension" / "bundled" / "tool" / "runway_server.py"
+
+
+def _layout(tmp_path: Path, native: bool = True) -> Path:
+    """``ext/bundled/tool/runway_server.py`` and ``ext/bundled/libs`` with a ``pydantic_core``
+    compiled-module file named for this interpreter (empty: only its name is checked) and a
+    ``runway_lsp`` whose ``main`` reports where it was imported from and what it was given."""
+    tool = tmp_path / "ext" / "bundled" / "tool"
+    libs = tmp_path / "ext" / "bundled" / "libs"
+    tool.mkdir(parents=True)
+    shutil.copy2(LAUNCHER, tool / "runway_server.py")
+    (libs / "pydantic_core").mkdir(parents=True)
+    if native:
+        (libs / "pydantic_core" / ("_pydantic_core" + importlib.machinery.EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    (libs / "runway_lsp").mkdir()
+    (libs / "runway_lsp" / "__init__.py").write_text("")
+    (libs / "runway_lsp" / "__main__.py").write_text(
+        "import json, sys\n"
+        "def main(argv=None):\n"
+        "    print(json.dumps({'file': __file__, 'argv': argv, 'cwd_on_path': '' in sys.path}))\n"
+        "    return 0\n"
+    )
+    (libs / "BUNDLE.json").write_text(json.dumps({"target": "linux-x64", "pythons": ["3.11", "3.12"]}))
+    return tool / "runway_server.py"
+
+
+def _run(launcher: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-I", str(launcher), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_check_accepts_this_python_when_the_bundle_has_its_compiled_module(tmp_path):
+    launcher = _layout(tmp_path)
+    done = _run(launcher, "--check", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is True
+    assert answer["python"] == "{}.{}.{}".format(*sys.version_info[:3])
+    assert answer["executable"] == sys.executable
+
+
+def test_check_names_the_bundled_versions_when_this_python_has_no_compiled_module(tmp_path):
+    launcher = _layout(tmp_path, native=False)
+    answer = json.loads(_run(launcher, "--check", cwd=tmp_path).stdout)
+    assert answer["ok"] is False
+    assert answer["code"] == "no-native"
+    assert "CPython 3.11, 3.12 (linux-x64)" in answer["reason"]
+    # Without --check: one line on stderr and exit 3, nothing on stdout (the LSP channel).
+    done = _run(launcher, "--stdio", cwd=tmp_path)
+    assert done.returncode == 3
+    assert done.stdout == ""
+    assert done.stderr.startswith("runway-lsp: the bundled server has pydantic_core for CPython 3.11, 3.12")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_check_without_a_bundle_says_to_reinstall(tmp_path):
+    launcher = _layout(tmp_path)
+    shutil.rmtree(launcher.parent.parent / "libs")
+    answer = json.loads(_run(launcher, "--check", cwd=tmp_path).stdout)
+    assert answer["code"] == "no-bundle"
+    assert "reinstall the extension" in answer["reason"]
+
+
+def test_the_bundle_wins_over_a_runway_lsp_in_the_working_folder(tmp_path):
+    launcher = _layout(tmp_path)
+    # A checkout opened as the workspace: its own runway_lsp, which would fail to import.
+    checkout = tmp_path / "checkout"
+    (checkout / "runway_lsp").mkdir(parents=True)
+    (checkout / "runway_lsp" / "__init__.py").write_text("import lsprotocol_that_is_not_installed\n")
+    done = _run(launcher, "--log-level", "INFO", "--stdio", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert Path(answer["file"]).resolve() == (launcher.parent.parent / "libs" / "runway_lsp" / "__main__.py").resolve()
+    assert answer["argv"] == ["--log-level", "INFO", "--stdio"]
+    assert answer["cwd_on_path"] is False
+
+
+@pytest.mark.parametrize("version", [(3, 10), (3, 8)])
+def test_an_older_python_is_told_it_is_too_old(tmp_path, version):
+    """The launcher's own check, fed an older version (any 3.6+ interpreter parses the file)."""
+    launcher = _layout(tmp_path)
+    code = (
+        "import sys, runpy, json\n"
+        f"ns = runpy.run_path({str(launcher)!r})\n"
+        f"sys.version_info = ({version[0]}, {version[1]}, 9)  # the launcher reads it from sys\n"
+        "print(json.dumps(ns['problem']()))\n"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    kind, reason = json.loads(done.stdout)
+    assert kind == "too-old"
+    assert reason == f"Python {version[0]}.{version[1]}.9 is too old: the runway server needs Python 3.11 or newer"
