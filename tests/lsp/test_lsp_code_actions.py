@@ -137,7 +137,7 @@ async def test_unknown_size_fix_after_an_emoji(client: LanguageClient, tmp_path:
     assert [(a.title, a.is_preferred) for a in got] == [
         ("Change size to small ($8.01/mo in every environment)", None),
         ("Change size to medium ($32.02/mo in every environment)", True),
-        ("Change size to large ($115.34/mo in every environment)", None),
+        ("Change size to large ($128.06/mo in every environment)", None),
     ]
     medium = got[1]
     assert medium.kind == types.CodeActionKind.QuickFix
