@@ -197,7 +197,7 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     # Another edit after the save: only its own change shows.
     text = replace_line(client, root, text, 3, "production: large", "production: medium")
     lenses = await code_lenses(client, root)
-    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $616.25 / $2,500 · 25% · −$186.34/mo since save"]
+    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $641.69 / $2,500 · 26% · −$186.34/mo since save"]
     assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
 
