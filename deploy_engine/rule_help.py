@@ -21,6 +21,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW010": ("more than 64 nested levels", "flatten the value"),
     "RW011": ("a runway file larger than 1,048,576 bytes", "keep the runway small: generated or bulk data does not belong in it"),
     "RW012": ("a generated or hostile file with hundreds of faults", "fix the problems shown; the rest appear as they go"),
+    "RW013": ("`%YAML 1.1` copied from an older file", "remove the directive (or write `%YAML 1.2`); quote `\"on\"`/`\"no\"` if they were meant as booleans"),
     "RW100": ("a value of the wrong type or out of range", "use the type and range the message names"),
     "RW101": ("a required key absent, or an empty resource/workload", "add the key"),
     "RW102": ("a key the format does not define", "fix the spelling (the closest key is suggested)"),
