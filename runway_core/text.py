@@ -178,21 +178,16 @@ def _clean_doc(doc: Any, keep: frozenset[str]) -> bool:
     while stack:
         d = pop()
         t = type(d)
-        if t is dict:
+        if t is dict:  # its keys here, its values as a list below
+            values = []
             for k, v in d.items():
                 if k in keep:
                     continue
                 if type(k) is str and len(k) >= _SHORTEST and k not in clean and redact(k) is not k:
                     return False
-                tv = type(v)
-                if tv is str:
-                    if len(v) >= _SHORTEST and v not in clean and redact(v) is not v:
-                        return False
-                elif tv is dict or tv is list:
-                    push(v)
-                elif not (tv is int or v is None or tv is bool or tv is float):
-                    push(v)
-        elif t is list or t is tuple:
+                values.append(v)
+            d, t = values, list
+        if t is list or t is tuple:
             for v in d:
                 tv = type(v)
                 if tv is str:
