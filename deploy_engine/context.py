@@ -14,7 +14,7 @@ import sys
 from datetime import datetime
 from typing import IO, Any, Callable, Mapping
 
-from deploy_engine.redaction import redact_output
+from runway_core.text import redact
 
 #: What a stream that cannot encode a character (``PYTHONIOENCODING=ascii``, a Windows console
 #: code page) gets instead: the punctuation the output uses as its ASCII look-alike, anything
@@ -54,8 +54,8 @@ def encodable(text: str, encoding: str | None) -> str:
 
 
 class Redacting:
-    """A text stream whose writes pass through :func:`runway_core.text.redact` (as
-    :func:`deploy_engine.redaction.redact_output`, the same result faster): whatever a
+    """A text stream whose writes pass through :func:`runway_core.text.redact` (the one
+    recogniser of both faces; the server's is ``RunwayProtocol._send_data``): whatever a
     command prints (diagnostics, plans in every format, errors), a credential-shaped string
     the user pasted somewhere in a runway is never printed into a CI log. Each write is a
     whole message, line or document, so no value is split across two. Everything else
@@ -85,7 +85,7 @@ class Redacting:
     def write(self, text: str) -> int:
         if self.broken:
             return len(text)
-        clean = redact_output(text)
+        clean = redact(text)
         try:
             try:
                 self._stream.write(clean)

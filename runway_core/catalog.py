@@ -37,6 +37,7 @@ from typing import Any, Mapping
 
 __all__ = [
     "CONFIDENCE_LEVELS",
+    "LOG_RETENTION_DAYS",
     "SIZES",
     "KINDS",
     "POSTGRES_FLAVORS",
@@ -97,14 +98,21 @@ _CAPACITY_SCHEMAS: dict[tuple[str, str | None], dict[str, str]] = {
         "put_requests_thousands": _NUM,
         "get_requests_thousands": _NUM,
     },
-    ("workload", None): {"vcpu": _POS, "memory_gb": _POS},
+    ("workload", None): {"vcpu": _POS, "memory_gb": _POS, "log_ingested_gb": _NUM},
 }
 
 _ENVIRONMENT_SCHEMA: dict[str, str] = {
     "alb_lcu": _NUM,
     "alb_public_ipv4": _INT,
     "proxy_min_vcpus": _INT,
+    "log_retention_days": _POSINT,
 }
+
+#: The retention periods a CloudWatch Logs log group accepts (``PutRetentionPolicy``,
+#: ``retentionInDays``): ``log_retention_days`` must be one, since the program sets it.
+LOG_RETENTION_DAYS: frozenset[int] = frozenset(
+    {1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+)
 
 _TOP_LEVEL = ("hours_per_month", *KINDS, "environment")
 
@@ -148,7 +156,9 @@ class Catalog:
     - ``origin``: where it was loaded from: the folder path, or ``"packaged default"``.
     - ``environment``: the ``[environment]`` table, read-only ``{name: Decimal}``:
       ``alb_lcu`` (average LCUs per public ALB), ``alb_public_ipv4`` (public IPv4 addresses per
-      ALB) and ``proxy_min_vcpus`` (minimum vCPUs billed per RDS Proxy target).
+      ALB), ``proxy_min_vcpus`` (minimum vCPUs billed per RDS Proxy target) and
+      ``log_retention_days`` (days each workload's CloudWatch log group keeps its events, one
+      of :data:`LOG_RETENTION_DAYS`).
     """
 
     hours_per_month: Decimal
@@ -185,7 +195,8 @@ class Catalog:
         - queue: requests_millions (assumed per month)
         - topic: publishes_millions (assumed per month)
         - bucket: storage_gb, put_requests_thousands, get_requests_thousands (per month)
-        - workload: vcpu, memory_gb (per task)
+        - workload: vcpu, memory_gb, log_ingested_gb (assumed GB of CloudWatch Logs ingested
+          per month), all per task
 
         Returns ``None`` for an unknown size or postgres flavor. Raises ``ValueError`` for an
         unknown kind, or a flavor given for a kind other than postgres.
@@ -414,6 +425,11 @@ def _parse_sizes(
 
     env_table = _table(doc["environment"], f"{name}: environment")
     environment = MappingProxyType(_fields(env_table, _ENVIRONMENT_SCHEMA, name, "environment"))
+    if int(environment["log_retention_days"]) not in LOG_RETENTION_DAYS:
+        raise CatalogError(
+            f"{name}: environment.log_retention_days: {environment['log_retention_days']} is not a CloudWatch Logs "
+            f"retention period; expected one of {', '.join(map(str, sorted(LOG_RETENTION_DAYS)))}"
+        )
     return hours, MappingProxyType(capacity), environment
 
 

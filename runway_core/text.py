@@ -86,6 +86,8 @@ _HINTS: tuple[tuple[tuple[str, ...] | None, bool], ...] = (
     (None, False),
 )
 assert len(_HINTS) == len(SECRET_VALUE_SHAPES)
+_LONE_KEY = SECRET_VALUE_SHAPES[-1][1]  # the one shape without a literal hint
+assert _HINTS[-1][0] is None and all(h is not None for h, _ in _HINTS[:-1])
 
 
 #: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`, ...).
@@ -96,13 +98,39 @@ SECRET_NAME = re.compile(r"(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|
 REDACTED = "<a value that looks like a secret>"
 
 
+#: A superset of the hint-less shape (the lone AWS secret key): the same 40-character run
+#: between the same boundaries, without its three case lookaheads. Three times faster than the
+#: shape on text with no candidate (benchmarks/bench_redaction.py), still linear: a match can
+#: start only where a run starts.
+_LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
+
+#: Strings :func:`redact` found clean, so that the server does not scan again the same
+#: diagnostics, lenses and hints it sends on every keystroke. Bounded: strings up to
+#: ``_MEMO_CHARS`` characters, ``_MEMO_SIZE`` of them (at most ~16 MB), emptied when full.
+#: Only clean strings are kept: the shapes are fixed at import, so clean stays clean.
+_CLEAN: dict[str, None] = {}
+#: No match of any shape is shorter (`pwd=x`, a connection string's password).
+_SHORTEST = 5
+_MEMO_CHARS = 1024
+_MEMO_SIZE = 16384
+
+
 def redact(text: str) -> str:
     """``text`` with every credential-shaped part (:data:`SECRET_VALUE_SHAPES`) replaced by
     :data:`REDACTED`: a diagnostic quotes what the user wrote (an unknown name, a wrong
     value), and a credential pasted in the wrong place must not be quoted back into CI logs,
-    annotations or SARIF uploads."""
-    if len(text) < 10:  # no shape is shorter
+    annotations or SARIF uploads.
+
+    The same text as running every shape's ``sub`` in order (tests/deploy/test_cli_speed.py
+    checks it on random and hostile inputs); a shape runs only where its literal hint is (a
+    ``str.__contains__``), the lone AWS secret key only where a 40-character run is, and a
+    short string already found clean is not scanned again. Linear in ``len(text)``."""
+    if len(text) < _SHORTEST:
         return text
+    memo = len(text) <= _MEMO_CHARS
+    if memo and text in _CLEAN:
+        return text
+    original = text
     lower: str | None = None
     for (_why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS):
         if hints is not None:
@@ -114,38 +142,71 @@ def redact(text: str) -> str:
                 seen = any(h in text for h in hints)
             if not seen:
                 continue
+        elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
+            continue
         if pattern.search(text):
             text = pattern.sub(REDACTED, text)
             lower = None
+    if memo and text is original:
+        if len(_CLEAN) >= _MEMO_SIZE:
+            _CLEAN.clear()
+        _CLEAN[text] = None
     return text
-
-
-#: A superset of the hint-less shape (the lone AWS secret key): a run of 40 or more base64
-#: characters, whatever is around it, that holds a capital (a lower-case path in a URI,
-#: `/tmp/x/services/billing/runway`, is no candidate). Runs are maximal, so the scan is linear.
-_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40,}")
-_ALL_HINTS = tuple(sorted({h for hints, blind in _HINTS if hints and not blind for h in hints}))
-_BLIND_HINTS = tuple(sorted({h for hints, blind in _HINTS if hints and blind for h in hints}))
-
-
-def may_hold_secret(text: str) -> bool:
-    """False when no shape of :data:`SECRET_VALUE_SHAPES` can match in ``text``, nor in any
-    string that was JSON-encoded into it (escapes only add characters around a match; the
-    checks are a superset of the shapes). A few substring tests and one regex scan: the server
-    checks each encoded message with it and walks the message only when it says True."""
-    if any(h in text for h in _ALL_HINTS):
-        return True
-    lower = text.lower()
-    if any(h in lower for h in _BLIND_HINTS):
-        return True
-    return any(not m.group().islower() for m in _BASE64_RUN.finditer(text))
 
 
 def redact_doc(doc: Any, keep: frozenset[str] = frozenset()) -> Any:
     """``doc`` (JSON-shaped: dicts, lists, tuples, strings, numbers) with every string passed
     through :func:`redact`, keys included, except the values of the keys in ``keep`` (the
     server keeps ``newText``: an edit must write what the user wrote, and ``uri``: the
-    client's handle of a file); the same object when nothing changed (no copy)."""
+    client's handle of a file); the same object when nothing changed (no copy).
+
+    A first walk only asks whether every string is clean (most messages: no copy, and no
+    scan of a string the memo of :func:`redact` knows); the copying walk runs only when one
+    is not."""
+    if _clean_doc(doc, keep):
+        return doc
+    return _redact_doc(doc, keep)
+
+
+def _clean_doc(doc: Any, keep: frozenset[str]) -> bool:
+    """Whether :func:`redact` leaves every string of ``doc`` (keys too, not ``keep``'s values)
+    as it is. One loop over an explicit stack (no call per node): an outline of thousands of
+    symbols is walked on every keystroke."""
+    clean = _CLEAN
+    stack = [doc]
+    pop, push = stack.pop, stack.append
+    while stack:
+        d = pop()
+        t = type(d)
+        if t is dict:  # its keys here, its values as a list below
+            values = []
+            for k, v in d.items():
+                if k in keep:
+                    continue
+                if type(k) is str and len(k) >= _SHORTEST and k not in clean and redact(k) is not k:
+                    return False
+                values.append(v)
+            d, t = values, list
+        if t is list or t is tuple:
+            for v in d:
+                tv = type(v)
+                if tv is str:
+                    if len(v) >= _SHORTEST and v not in clean and redact(v) is not v:
+                        return False
+                elif tv is dict or tv is list:
+                    push(v)
+                elif not (tv is int or v is None or tv is bool or tv is float):
+                    push(v)
+        elif t is str:
+            if len(d) >= _SHORTEST and d not in clean and redact(d) is not d:
+                return False
+        elif isinstance(d, (str, dict, list, tuple)):  # a subclass (a str enum): the copying walk decides
+            if _redact_doc(d, keep) is not d:
+                return False
+    return True
+
+
+def _redact_doc(doc: Any, keep: frozenset[str]) -> Any:
     if isinstance(doc, str):
         return redact(doc)
     if isinstance(doc, dict):
@@ -156,12 +217,12 @@ def redact_doc(doc: Any, keep: frozenset[str] = frozenset()) -> Any:
                 out[k] = v
                 continue
             k2 = redact(k) if isinstance(k, str) else k
-            v2 = redact_doc(v, keep)
+            v2 = _redact_doc(v, keep)
             changed = changed or k2 is not k or v2 is not v
             out[k2] = v2
         return out if changed else doc
     if isinstance(doc, (list, tuple)):
-        items = [redact_doc(v, keep) for v in doc]
+        items = [_redact_doc(v, keep) for v in doc]
         return type(doc)(items) if any(a is not b for a, b in zip(doc, items)) else doc
     return doc
 
@@ -195,4 +256,4 @@ def secret_shape(name: str, value: object) -> str | None:
     return None
 
 
-__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "REDACTED", "redact", "redact_doc", "may_hold_secret", "redacted", "secret_shape"]
+__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]

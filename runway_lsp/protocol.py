@@ -16,7 +16,6 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from runway_core.text import may_hold_secret, redact_doc
+from runway_core.text import redact_doc
 
 from . import convert
 from .convert import messages
@@ -32,8 +31,14 @@ from .uris import uri_in
 
 log = logging.getLogger("runway_lsp")
 
-#: Keys whose values leave the server verbatim (see RunwayProtocol._send_data).
-_KEEP_VERBATIM = frozenset({"newText", "uri", "targetUri", "oldUri", "newUri", "scopeUri", "rootUri"})
+#: Keys whose values leave the server verbatim (see RunwayProtocol._send_data): an edit's text
+#: and URIs, and the structural fields that never carry user text (positions, ranges, numbers,
+#: enums, the rule's documentation link), which are not walked at all.
+_KEEP_VERBATIM = frozenset({
+    "newText", "uri", "targetUri", "oldUri", "newUri", "scopeUri", "rootUri",
+    "range", "selectionRange", "targetRange", "targetSelectionRange", "originSelectionRange",
+    "position", "severity", "tags", "paddingLeft", "paddingRight", "codeDescription", "jsonrpc",
+})
 
 
 @dataclass
@@ -149,13 +154,14 @@ class RunwayProtocol(LanguageServerProtocol):
         string of the unstructured message (diagnostics and their ``data``, hovers, symbols,
         lenses, hints, ``runway/plan``, ``runway/costs``...) through
         :func:`runway_core.text.redact`, as the CLI's every write is. Edits' ``newText`` and
-        URIs are kept: a fix must write the user's own text, and a URI names a file."""
+        URIs are kept: a fix must write the user's own text, and a URI names a file. Positions,
+        ranges and the other structural LSP fields (:data:`_KEEP_VERBATIM`) are not walked,
+        and strings sent on the previous keystroke are not scanned again (the memo of
+        :func:`runway_core.text.redact`): ~1% of the analysis per keystroke
+        (benchmarks/RESULTS.md, "Redaction per keystroke")."""
         if data and hasattr(data, "__attrs_attrs__"):
             data = self._converter.unstructure(data)
-            # One C-speed encoding and a superset check first: most messages hold nothing
-            # credential-shaped and are not walked (benchmarks/bench_redaction.py).
-            if may_hold_secret(json.dumps(data, ensure_ascii=False)):
-                data = redact_doc(data, _KEEP_VERBATIM)
+            data = redact_doc(data, _KEEP_VERBATIM)
         return super()._send_data(data)
 
     @lsp_method(types.INITIALIZE)

@@ -19,7 +19,7 @@ from deploy_engine.cli.inputs import Loaded
 
 from deploy_engine.context import Context
 from deploy_engine.exits import PROG
-from deploy_engine.redaction import redact_output
+from runway_core.text import redact
 
 HUMAN_FORMATS = frozenset({"text", "markdown", "github"})
 
@@ -54,7 +54,7 @@ def append(args: argparse.Namespace, ctx: Context, text: str) -> None:
     path = ctx.environ["GITHUB_STEP_SUMMARY"]
     try:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(redact_output(text))
+            fh.write(redact(text))
     except OSError as exc:
         print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)
 

@@ -88,7 +88,7 @@ class Workload(pulumi.ComponentResource):
         port = int(cap["port"])
         public = cap.get("expose") == "public"
         log_group = aws.cloudwatch.LogGroup(
-            f"{p}-logs", name=f"/runway/{ctx.product}/{ctx.env}/{w}", retention_in_days=30, tags=tags, opts=child(self))
+            f"{p}-logs", name=f"/runway/{ctx.product}/{ctx.env}/{w}", retention_in_days=int(cap["log_retention_days"]), tags=tags, opts=child(self))
         refs = workload_parameters(ctx.plan, ctx.product)[w]
         arns = [ctx.parameter_arn(path) for _, path in refs]
         grants: list[Mapping[str, Any]] = []

@@ -105,6 +105,8 @@ def capacity_text(item: ItemPlan) -> str:
         return (
             f"Fargate {c.get('architecture', 'ARM64')}, {quantity(c.get('vcpu'))} vCPU, {quantity(c.get('memory_gb'))} GB memory per task, "
             f"{tasks} task{'s' if tasks != 1 else ''}, {c.get('expose')}"
+            + (f", assumed {quantity(c.get('assumed_log_ingested_gb'))} GB logs/month per task ({c.get('log_retention_days')}-day retention)"
+               if c.get("assumed_log_ingested_gb") is not None else "")
         )
     return ", ".join(f"{key}: {quantity(v)}" for key, v in c.items() if v is not None)
 

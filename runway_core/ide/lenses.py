@@ -3,12 +3,12 @@
 Two queries the language server only converts (docs/architecture.md §2):
 
 - :func:`code_lenses` — on each environment key of the root runway, its total against its
-  cap (``dev $122.10 / $150 · 81%``), with the change since the last save and against git
+  cap (``dev $126.88 / $150 · 85%``), with the change since the last save and against git
   HEAD when baselines are given (``+$103.19/mo vs HEAD``, ``−$3.00/mo since save``); on each
   resource and workload key, its monthly cost per environment in whole dollars
   (``dev $36.28 · staging $139 · production $326``) and who uses it (``used by 4`` / ``unused``).
 - :func:`inlay_hints` — after each size value, that environment's monthly cost of the item
-  (``≈ $139.47/mo``); after each ``limits.monthly`` cap, the share of it used (``≈ 51% used``).
+  (``≈ $139.47/mo``); after each ``limits.monthly`` cap, the share of it used (``≈ 52% used``).
 
 The deltas themselves (current minus baseline, per environment and item) are
 :func:`runway_core.baseline.cost_deltas`; their text is :mod:`runway_core.ide._deltas`'s.
@@ -17,7 +17,7 @@ Conventions (what a user sees):
 
 - Money is ``Decimal`` USD per month. Totals and deltas are shown to the cent
   (:func:`runway_core.money.usd`). Per-environment costs in a resource lens follow one rule
-  (:func:`runway_core.money.whole_usd`): under $100 to the cent (``$0.40``, ``$7.21``, ``$36.28``), from $100 in
+  (:func:`runway_core.money.whole_usd`): under $100 to the cent (``$0.40``, ``$8.01``, ``$36.28``), from $100 in
   whole dollars, half up (``$139.47`` → ``$139``, ``$325.81`` → ``$326``), to fit one line.
   A cap that is a whole number of dollars shows without cents (``$150``). Percentages are
   rounded half up to a whole percent.
@@ -97,7 +97,7 @@ def _total_text(plan: EnvironmentPlan) -> str:
 def code_lenses(an: "Analysis", file: str, baseline: Baselines | None = None) -> list[Lens]:
     """The code lenses of ``file`` (a path as keyed in ``an.files``), sorted by position.
 
-    Environment lenses come from ``an.plans`` (``dev $122.10 / $150 · 81%``; ``dev $80.00 ·
+    Environment lenses come from ``an.plans`` (``dev $126.88 / $150 · 85%``; ``dev $80.00 ·
     no cap``; ``dev $180.00 / $150 · 120% · over cap by $30.00``), followed by the deltas
     against ``baseline`` when given. Resource and workload lenses list the item's monthly
     cost in each environment (whole dollars) and its consumers. Empty for a member runway,
@@ -245,9 +245,9 @@ def inlay_hints(an: "Analysis", file: str, range: Range | None = None, env: str 
       ``≈ $139.47/mo``.
     - After a single size (``size: medium``): its cost in ``env``, or in the first
       environment when ``env`` is None or not an environment of the runway, naming it:
-      ``≈ $28.84/mo in dev``.
+      ``≈ $32.02/mo in dev``.
     - After ``environments.<env>.limits.monthly``: the share of the cap the plan uses,
-      ``≈ 51% used``.
+      ``≈ 52% used``.
 
     No hint for a size the catalogue lacks or an undeclared environment (diagnostics say
     why), nor in a member runway. Never raises: an internal error yields an empty list.

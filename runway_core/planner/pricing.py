@@ -180,6 +180,11 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
     # workload: ECS Fargate Linux/ARM64, per task x scale (docs/catalog.md)
     tasks = Decimal(entry.scale_in(env))
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
+    logs_gb = cap["log_ingested_gb"]
+    retention = catalog.environment["log_retention_days"]
+    # Steady state of a log group kept `retention` days: that many days of ingestion stored,
+    # in 30-day months (a 730 h month is 30.4 days: rounding the month down is conservative).
+    stored_gb = logs_gb * tasks * retention / 30
     capacity = {
         "launch_type": "FARGATE",
         "architecture": "ARM64",
@@ -188,6 +193,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
         "cpu_units": _FARGATE_UNITS.get(vcpu, int(vcpu * 1024)),
         "memory_mib": int(mem * 1024),
         "tasks": int(tasks),
+        "assumed_log_ingested_gb": logs_gb,
+        "log_retention_days": int(retention),
         "expose": entry.expose,
         "image": entry.image,
         "port": entry.port,
@@ -201,7 +208,15 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
     return size, capacity, [
         ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
         ("fargate:arm:memory", f"Fargate ARM memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
+        ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
+        ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
     ]
+
+
+def _gb(value: Decimal) -> str:
+    """A stored volume for a description: at most 2 decimals, no trailing zeros."""
+    q = value.quantize(Decimal("0.01"))
+    return f"{q.normalize():f}" if q != q.to_integral_value() else str(int(q))
 
 
 #: (spec, catalog, {(entry name, size, tasks): (size, capacity, line items, missing keys)}):

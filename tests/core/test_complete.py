@@ -236,7 +236,7 @@ def test_sizes_carry_the_environment_cost_and_sort_by_it(catalog):
     medium = s.get("medium")
     assert medium.kind == "size"
     # The environment's total if chosen, against its cap (staging: $500).
-    assert "| staging | $139.47 | $253.33 | $500.00 (51%) |" in flat(medium.documentation)
+    assert "| staging | $139.47 | $258.11 | $500.00 (52%) |" in flat(medium.documentation)
     assert "db.t4g.medium, Multi-AZ" in medium.documentation
     assert s.accept("large") == ROOT_TEXT.replace("      staging: medium\n", "      staging: large\n", 1)
 
@@ -245,8 +245,8 @@ def test_the_current_size_is_marked_and_an_over_cap_choice_is_flagged(catalog):
     s = Session(catalog, edited("    shared:\n      cache: small\n", f"    shared:\n      cache: {MARK}small\n"))
     assert s.get("small").detail == "$9.34/mo in dev · current"
     assert s.get("medium").detail == "$37.38/mo in dev"
-    # dev: $122.10 today; a medium shared cache adds $28.04 and passes the $150 cap.
-    assert "| dev | $37.38 | $150.14 | $150.00 (100%) ✗ over |" in flat(s.get("medium").documentation)
+    # dev: $126.88 today; a medium shared cache adds $28.04 and passes the $150 cap.
+    assert "| dev | $37.38 | $154.92 | $150.00 (103%) ✗ over |" in flat(s.get("medium").documentation)
 
 
 def test_one_size_for_every_environment_lists_each_environment(catalog):
@@ -254,13 +254,13 @@ def test_one_size_for_every_environment_lists_each_environment(catalog):
     assert s.labels == ["small", "medium", "large"]
     assert s.get("large").detail == "$50.00/mo in dev"
     doc = s.get("large").documentation
-    assert "| dev | $50.00 | $171.60 |" in flat(doc) and "| staging | $50.00 |" in flat(doc) and "| production | $50.00 |" in flat(doc)
+    assert "| dev | $50.00 | $176.38 |" in flat(doc) and "| staging | $50.00 |" in flat(doc) and "| production | $50.00 |" in flat(doc)
 
 
 def test_a_workload_size_counts_its_tasks(catalog):
     s = Session(catalog, edited("    size: medium\n    scale:\n      production: 3\n", f"    size: {{production: {MARK}}}\n    scale:\n      production: 3\n"))
     # pdf-renderer runs 3 tasks in production.
-    assert [s.get(x).detail for x in s.labels] == ["$21.63/mo in production", "$86.50/mo in production", "$346.02/mo in production"]
+    assert [s.get(x).detail for x in s.labels] == ["$24.02/mo in production", "$96.04/mo in production", "$384.18/mo in production"]
     assert s.accept("large").count("    size: {production: large}\n") == 1
 
 
@@ -315,7 +315,7 @@ def test_environment_names_in_size_maps_are_the_declared_ones_not_yet_named(cata
 def test_environment_names_in_a_flow_scale_map(catalog):
     s = Session(catalog, edited("    scale:\n      production: 2\n", f"    scale: {{production: 2, {MARK}}}\n"))
     assert s.labels == ["dev", "staging"]
-    assert s.get("staging").detail == "now 1 · $7.21/mo"
+    assert s.get("staging").detail == "now 1 · $8.01/mo"
     assert "    scale: {production: 2, staging: }\n" in s.accept("staging")
 
 
@@ -329,7 +329,7 @@ def test_uses_items_in_a_flow_list_skip_itself_and_listed_names(catalog):
     assert s.labels == ["order-events", "invoices", "shared-queue", "shared-cache", "zitadel", "pdf-renderer"]
     assert s.get("order-events").detail == "topic · $0.50/mo in dev"
     assert s.get("shared-cache").detail == "cache (shared pool) · $9.34/mo in dev"
-    assert s.get("zitadel").detail == "workload · $7.21/mo in dev"
+    assert s.get("zitadel").detail == "workload · $8.01/mo in dev"
     assert "dev $36.28" not in s.get("invoices").documentation
     assert "dev $2.05 · staging $2.05 · production $20.50 per month" in s.get("invoices").documentation
     assert "    uses: [main-db, invoices]\n" in s.accept("invoices")

@@ -109,7 +109,7 @@ def test_unknown_size_keeps_the_quotes(catalog, quote):
 
 def test_unknown_size_for_every_environment_shows_each_cost(catalog):
     text = HEAD + "workloads:\n" + workload(extra="    size: huge\n    scale: { production: 2 }\n    reason: \"no-managed-fit: ours\"\n")
-    assert titles(text, catalog, "RW130")[1] == "Change size to medium (dev $28.84 · staging $28.84 · production $57.67 per month)"
+    assert titles(text, catalog, "RW130")[1] == "Change size to medium (dev $32.02 · staging $32.02 · production $64.03 per month)"
     text = HEAD + "resources:\n  files:\n    kind: bucket\n    size: no   # YAML 1.2: a string\n"
     assert titles(text, catalog, "RW130")[0] == "Change size to small ($2.05/mo in every environment)"
     assert applied(text, catalog, "RW130", "Change size to small") == text.replace("size: no ", "size: small ")
@@ -159,9 +159,9 @@ OVER_DEV = (
 def test_over_cap_offers_resizes_with_savings_and_one_fit(catalog):
     fs = fixes(OVER_DEV, catalog, "RW170")
     assert [(f.title, f.is_preferred) for f in fs] == [
-        ("Fit dev under its cap: resize main-db to small — total $110.44", True),
-        ("Resize main-db in dev to small — saves $103.19/month, dev total becomes $110.44", False),
-        ("Resize cache in dev to small — saves $28.04/month, dev total becomes $185.59", False),
+        ("Fit dev under its cap: resize main-db to small — total $111.24", True),
+        ("Resize main-db in dev to small — saves $103.19/month, dev total becomes $111.24", False),
+        ("Resize cache in dev to small — saves $28.04/month, dev total becomes $186.39", False),
     ]
     # One size everywhere becomes a map: dev gets the new size, the others keep theirs.
     assert apply_edits(OVER_DEV, fs[0].edits[ROOT]) == OVER_DEV.replace(
@@ -174,7 +174,7 @@ def test_applying_the_fit_removes_the_over_cap_error(catalog):
     fit = fixes(OVER_DEV, catalog, "RW170")[0]
     after = analyse(apply_edits(OVER_DEV, fit.edits[ROOT]), catalog)
     assert diags(after, "RW170") == []
-    assert after.plans["dev"].total == Decimal("110.44")
+    assert after.plans["dev"].total == Decimal("111.24")
     assert after.plans["staging"].total == analyse(OVER_DEV, catalog).plans["staging"].total  # untouched
 
 
@@ -189,15 +189,15 @@ def _capped(cap: int) -> str:
 
 
 def test_fit_changes_as_few_items_as_possible_then_saves_least(catalog):
-    # $235.26 in dev. Over $200 by $35.26: cache + api would save less ($49.67) than main-db
+    # $238.44 in dev. Over $200 by $38.44: cache + api would save less ($52.05) than main-db
     # alone ($103.19), but one change beats two.
-    assert titles(_capped(200), catalog, "RW170")[0] == "Fit dev under its cap: resize main-db to small — total $132.07"
-    # Over $220 by $15.26: api alone ($21.63) saves the least of the single changes that fit.
-    assert titles(_capped(220), catalog, "RW170")[0] == "Fit dev under its cap: resize api to small — total $213.63"
-    # Over $140 by $95.26 ... main-db alone saves $103.19.
-    # Over $110 by $125.26: two changes are needed; main-db + api ($124.82) is short, so
+    assert titles(_capped(200), catalog, "RW170")[0] == "Fit dev under its cap: resize main-db to small — total $135.25"
+    # Over $220 by $18.44: api alone ($24.01) saves the least of the single changes that fit.
+    assert titles(_capped(220), catalog, "RW170")[0] == "Fit dev under its cap: resize api to small — total $214.43"
+    # Over $140 by $98.44 ... main-db alone saves $103.19.
+    # Over $110 by $128.44: two changes are needed; main-db + api ($127.20) is short, so
     # main-db + cache ($131.23).
-    assert titles(_capped(110), catalog, "RW170")[0] == "Fit dev under its cap: resize main-db to small, cache to small — total $104.03"
+    assert titles(_capped(110), catalog, "RW170")[0] == "Fit dev under its cap: resize main-db to small, cache to small — total $107.21"
     fit = fixes(_capped(110), catalog, "RW170")[0]
     assert apply_edits(_capped(110), fit.edits[ROOT]) == (
         _capped(110)
@@ -209,7 +209,7 @@ def test_fit_changes_as_few_items_as_possible_then_saves_least(catalog):
 def test_no_fit_when_nothing_can_fit(catalog):
     ts = titles(_capped(0), catalog, "RW170")
     assert not any(t.startswith("Fit") for t in ts)
-    assert ts[0] == "Resize main-db in dev to small — saves $103.19/month, dev total becomes $132.07"
+    assert ts[0] == "Resize main-db in dev to small — saves $103.19/month, dev total becomes $135.25"
 
 
 def _scaled(cap: int, scale: str = "{ dev: 6 }") -> str:
@@ -223,26 +223,27 @@ def _scaled(cap: int, scale: str = "{ dev: 6 }") -> str:
 
 
 def test_over_cap_scales_down_when_resizing_cannot_help(catalog):
-    # 6 small tasks: $43.26, plus $1.10 of Cloud Map (each internal task is a registered
-    # instance, $0.10): one task fewer saves $7.31. Over $30 by $14.36: 4 tasks fit.
-    assert [(f.title, f.is_preferred) for f in fixes(_scaled(30), catalog, "RW170")] == [
-        ("Fit dev under its cap: scale metabase to 4 tasks — total $29.74", True),
-        ("Scale metabase in dev to 5 tasks — saves $7.31/month, dev total becomes $37.05", False),
-        ("Scale metabase in dev to 4 tasks — saves $14.62/month, dev total becomes $29.74", False),
+    # 6 small tasks: $43.26 of Fargate, $4.77 of CloudWatch Logs (9 GB ingested $4.50, stored
+    # $0.27) and $1.10 of Cloud Map (each internal task is a registered instance, $0.10): $49.13.
+    # One task fewer ($41.03) saves $8.10. Over $33 by $16.13: 4 tasks ($32.92) fit.
+    assert [(f.title, f.is_preferred) for f in fixes(_scaled(33), catalog, "RW170")] == [
+        ("Fit dev under its cap: scale metabase to 4 tasks — total $32.92", True),
+        ("Scale metabase in dev to 5 tasks — saves $8.10/month, dev total becomes $41.03", False),
+        ("Scale metabase in dev to 4 tasks — saves $16.21/month, dev total becomes $32.92", False),
     ]
-    after = applied(_scaled(30), catalog, "RW170", "Fit dev")
-    assert after == _scaled(30).replace("{ dev: 6 }", "{ dev: 4 }")
-    assert analyse(after, catalog).plans["dev"].total == Decimal("29.74") and diags(analyse(after, catalog), "RW170") == []
+    after = applied(_scaled(33), catalog, "RW170", "Fit dev")
+    assert after == _scaled(33).replace("{ dev: 6 }", "{ dev: 4 }")
+    assert analyse(after, catalog).plans["dev"].total == Decimal("32.92") and diags(analyse(after, catalog), "RW170") == []
     # Nothing fits even at one task: the smallest cut and the most it saves, no fit.
     assert titles(_scaled(5), catalog, "RW170") == [
-        "Scale metabase in dev to 5 tasks — saves $7.31/month, dev total becomes $37.05",
-        "Scale metabase in dev to 1 task — saves $36.55/month, dev total becomes $7.81",
+        "Scale metabase in dev to 5 tasks — saves $8.10/month, dev total becomes $41.03",
+        "Scale metabase in dev to 1 task — saves $40.52/month, dev total becomes $8.61",
     ]
 
 
 def test_scale_down_of_one_count_for_every_environment_keeps_the_others(catalog):
     text = _scaled(20, "4").replace("  dev:\n    limits: { monthly: 20 }\n", "  dev:\n    limits: { monthly: 20 }\n  production: {}\n")
-    assert titles(text, catalog, "RW170")[0] == "Fit dev under its cap: scale metabase to 2 tasks — total $15.12"
+    assert titles(text, catalog, "RW170")[0] == "Fit dev under its cap: scale metabase to 2 tasks — total $16.71"
     assert applied(text, catalog, "RW170", "Fit dev") == text.replace("scale: 4 ", "scale: {dev: 2, production: 4} ")
 
 
@@ -278,12 +279,12 @@ def test_over_cap_resizes_a_shared_pool(catalog):
 def test_over_cap_with_an_explicit_cap_and_a_size_map(catalog):
     text = (GOLDEN / "rw170_explicit_cap" / "runway.yaml").read_text(encoding="utf-8")
     assert titles(text, catalog, "RW170") == [
-        "Fit production under its cap: resize main-db to small — total $66.02",
-        "Resize main-db in production to medium — saves $186.34/month, production total becomes $169.21",
-        "Resize main-db in production to small — saves $289.53/month, production total becomes $66.02",
+        "Fit production under its cap: resize main-db to small — total $69.20",
+        "Resize main-db in production to medium — saves $186.34/month, production total becomes $172.39",
+        "Resize main-db in production to small — saves $289.53/month, production total becomes $69.20",
         # api runs 4 tasks in production: one fewer, and (nothing fits by scaling alone) one task.
-        "Scale api in production to 3 tasks — saves $7.31/month, production total becomes $348.24",
-        "Scale api in production to 1 task — saves $21.93/month, production total becomes $333.62",
+        "Scale api in production to 3 tasks — saves $8.10/month, production total becomes $350.63",
+        "Scale api in production to 1 task — saves $24.31/month, production total becomes $334.42",
     ]
     assert applied(text, catalog, "RW170", "Scale api in production to 3") == text.replace("{ production: 4 }", "{ production: 3 }")
     assert applied(text, catalog, "RW170", "Fit production") == text.replace("{ production: large }", "{ production: small }")
@@ -342,15 +343,15 @@ def test_resize_never_edits_shared_anchors_or_merges(catalog):
 def test_resized_plan_and_cheaper_sizes(catalog):
     an = analyse(OVER_DEV, catalog)
     plan = an.plans["dev"]
-    assert plan.total == Decimal("213.63")
+    assert plan.total == Decimal("214.43")
     new = resized_plan(an.spec, catalog, "dev", {"main-db": "small", "cache": "small"})
-    assert (new.item("main-db").size, new.item("cache").size, new.total) == ("small", "small", Decimal("82.40"))
-    assert an.plans["dev"].total == Decimal("213.63")  # pure: the analysis's plan is unchanged
+    assert (new.item("main-db").size, new.item("cache").size, new.total) == ("small", "small", Decimal("83.20"))
+    assert an.plans["dev"].total == Decimal("214.43")  # pure: the analysis's plan is unchanged
     assert [(d.size, d.monthly_usd) for d in cheaper_sizes(an.spec, catalog, plan, "main-db")] == [("small", Decimal("36.28"))]
     assert cheaper_sizes(an.spec, catalog, plan, "alb") == []
     choice, fitted = fit_under_cap(an.spec, catalog, plan, ["main-db", "cache"])
     assert {n: (d.size, d.scale, d.saves) for n, d in choice.items()} == {"main-db": ("small", None, Decimal("103.19"))}
-    assert fitted.total == Decimal("110.44")
+    assert fitted.total == Decimal("111.24")
     assert fit_under_cap(an.spec, catalog, plan, ["cache"]) is None  # cache alone saves $28.04 of $63.63
 
 

@@ -113,10 +113,15 @@ def test_size_value_shows_capacity_line_items_and_sources(orders):
 def test_single_size_string_covers_every_environment(orders):
     # pdf-renderer: `size: medium` for all, scale 3 in production only.
     md = hover(orders, ORDERS, pos_of(ORDERS, r"^    size: medium", "medium")).markdown
-    assert "pdf-renderer in dev, staging: medium, $28.84/month" in md
-    assert "pdf-renderer in production: medium, $86.50/month" in md
+    assert "pdf-renderer in dev, staging: medium, $32.02/month" in md
+    assert "pdf-renderer in production: medium, $96.04/month" in md
     assert "1 vCPU, 2 GB memory per task, 3 tasks" in md
     assert "2,190 x $0.03238 / vCPU-hour" in md
+    # Its log group: the assumption in the capacity line, both lines with unit price and source.
+    assert "assumed 6 GB logs/month per task (30-day retention)" in md
+    assert "| CloudWatch Logs ingestion, assumed 6 GB x 3 task(s) | 18 x $0.50 / GB | $9.00 | secondary source [3] |" in flat(md)
+    assert "| CloudWatch Logs storage, assumed 18 GB kept 30 days | 18 x $0.03 / GB-month | $0.54 | secondary source [4] |" in flat(md)
+    assert re.search(r"^\[3\] c3x\.dev blog 'CloudWatch Logs cost optimization'", md, re.M)
 
 
 def test_shared_size_value_shows_that_environment(orders):
@@ -130,7 +135,7 @@ def test_shared_size_value_shows_that_environment(orders):
 
 def test_environment_key_shows_total_against_cap(orders):
     md = hover(orders, ORDERS, pos_of(ORDERS, r"^  dev:", "dev")).markdown
-    assert "$122.10 of $150.00 cap, 81%" in md
+    assert "$126.88 of $150.00 cap, 85%" in md
     assert "(default cap)" in md
     assert "within its cap" in md
     rows = [line for line in flat(md).splitlines() if line.startswith("| ") and "$" in line]
@@ -141,7 +146,7 @@ def test_environment_key_shows_total_against_cap(orders):
 
 def test_limits_monthly_value_hovers_the_environment(orders):
     md = hover(orders, ORDERS, pos_of(ORDERS, r"monthly: 2500", "2500")).markdown
-    assert "$802.59 of $2,500.00 cap, 32%" in md
+    assert "$828.03 of $2,500.00 cap, 33%" in md
     assert "(default cap)" not in md
 
 

@@ -74,10 +74,10 @@ def test_signed_deltas_use_a_real_minus_sign():
 def test_environment_lenses_show_total_cap_and_share(catalog):
     an, root = analysis_of(catalog)
     lenses = code_lenses(an, root)
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  dev:")) == ["dev $122.10 / $150 · 81%"]
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  staging:")) == ["staging $253.33 / $500 · 51%"]
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  production:")) == ["production $802.59 / $2,500 · 32%"]
-    dev = next(lens for lens in lenses if lens.title.startswith("dev $122.10"))
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  dev:")) == ["dev $126.88 / $150 · 85%"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  staging:")) == ["staging $258.11 / $500 · 52%"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  production:")) == ["production $828.03 / $2,500 · 33%"]
+    dev = next(lens for lens in lenses if lens.title.startswith("dev $126.88"))
     line = at_line(ROOT_TEXT, "  dev:")
     assert dev.range == Range(Position(line, 2), Position(line, 5))
     assert dev.data == {"env": "dev"}
@@ -95,7 +95,7 @@ def test_resource_lenses_show_whole_dollars_per_environment_and_consumers(catalo
     # Under a dollar is not free; 50 cents rounds up.
     assert titles_at(lenses, at_line(ROOT_TEXT, "  order-events:")) == ["dev $0.50 · staging $0.50 · production $0.50", "used by 1"]
     # A workload nobody uses has no "unused" lens; its scale counts (3 tasks in production).
-    assert titles_at(lenses, at_line(ROOT_TEXT, "  pdf-renderer:")) == ["dev $28.84 · staging $28.84 · production $86.50"]
+    assert titles_at(lenses, at_line(ROOT_TEXT, "  pdf-renderer:")) == ["dev $32.02 · staging $32.02 · production $96.04"]
 
 
 def test_implicit_shared_resources_have_their_lens_on_the_first_shared_key(catalog):
@@ -114,9 +114,9 @@ def test_unused_resource_no_cap_and_over_cap_variants(catalog):
     text = text.replace("    uses: [invoices]\n", "")
     an, root = analysis_of(catalog, text)
     lenses = code_lenses(an, root)
-    assert titles_at(lenses, at_line(text, "  dev:")) == ["dev $122.10 / $100 · 122% · over cap by $22.10"]
-    assert titles_at(lenses, at_line(text, "  staging:")) == ["staging $253.33 · no cap"]
-    assert titles_at(lenses, at_line(text, "  production:")) == ["production $802.59 / $2,500.50 · 32%"]
+    assert titles_at(lenses, at_line(text, "  dev:")) == ["dev $126.88 / $100 · 127% · over cap by $26.88"]
+    assert titles_at(lenses, at_line(text, "  staging:")) == ["staging $258.11 · no cap"]
+    assert titles_at(lenses, at_line(text, "  production:")) == ["production $828.03 / $2,500.50 · 33%"]
     # pdf-renderer no longer uses invoices; the billing member still does.
     assert titles_at(lenses, at_line(text, "  invoices:"))[1] == "used by 1"
     text2 = text.replace("  order-events:\n    kind: topic\n", "  order-events:\n    kind: topic\n  spare:\n    kind: queue\n")
@@ -163,9 +163,9 @@ def test_cost_deltas_per_environment_and_item(catalog):
     assert deltas["dev"].total == 0
     # An environment on one side only counts in full.
     only_dev = {"dev": before.plans["dev"]}
-    assert cost_deltas(only_dev, {})["dev"].total == Decimal("122.10")
+    assert cost_deltas(only_dev, {})["dev"].total == Decimal("126.88")
     gone = cost_deltas({}, only_dev)["dev"]
-    assert gone.total == Decimal("-122.10") and gone.current is None and gone.baseline == Decimal("122.10")
+    assert gone.total == Decimal("-126.88") and gone.current is None and gone.baseline == Decimal("126.88")
 
 
 def test_environment_lens_shows_deltas_vs_head_and_since_save(catalog):
@@ -176,9 +176,9 @@ def test_environment_lens_shows_deltas_vs_head_and_since_save(catalog):
     assert now.plans["staging"].total - saved.plans["staging"].total == Decimal("37.38") - Decimal("184.54") == Decimal("-147.16")
     lenses = code_lenses(now, root, Baselines(saved=saved.plans, head=head.plans))
     title = titles_at(lenses, at_line(STAGING_LARGE, "  staging:"))[0]
-    assert title == "staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · −$147.16/mo since save"
+    assert title == "staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD · −$147.16/mo since save"
     # No change: nothing added to the lens.
-    assert titles_at(lenses, at_line(STAGING_LARGE, "  dev:")) == ["dev $122.10 / $150 · 81%"]
+    assert titles_at(lenses, at_line(STAGING_LARGE, "  dev:")) == ["dev $126.88 / $150 · 85%"]
     assert delta_parts("dev", now.plans, Baselines(head=head.plans), keep_zero=True) == ["no change vs HEAD"]
 
 
@@ -188,7 +188,7 @@ def test_environment_hover_shows_the_delta_after_its_total(catalog):
     line = at_line(STAGING_LARGE, "  staging:")
     h = hover_at(now, root, Position(line, 4), baseline=Baselines(head=head.plans))
     lines = h.markdown.split("\n")
-    total = next(i for i, t in enumerate(lines) if t.startswith("**$439.67 of $500.00 cap"))
+    total = next(i for i, t in enumerate(lines) if t.startswith("**$444.45 of $500.00 cap"))
     assert lines[total + 1 : total + 3] == ["", "+$186.34/mo vs HEAD"]
     # Also over `limits.monthly`; not over a resource; unchanged without a baseline.
     cap_line = at_line(STAGING_LARGE, "monthly: 500")
@@ -212,17 +212,17 @@ def test_inlay_hints_after_sizes_shared_sizes_and_caps(catalog):
     assert by_line[staging].tooltip == "main-db in staging: medium, $139.47 per month"
     assert by_line[at_line(ROOT_TEXT, "      production: large")].label == "≈ $325.81/mo"
     assert by_line[at_line(ROOT_TEXT, "      cache: small")].label == "≈ $9.34/mo"
-    assert by_line[at_line(ROOT_TEXT, "monthly: 500")].label == "≈ 51% used"
-    assert by_line[at_line(ROOT_TEXT, "monthly: 2500")].label == "≈ 32% used"
+    assert by_line[at_line(ROOT_TEXT, "monthly: 500")].label == "≈ 52% used"
+    assert by_line[at_line(ROOT_TEXT, "monthly: 2500")].label == "≈ 33% used"
     # A single size names its environment: the first one unless chosen.
     single = at_line(ROOT_TEXT, "    size: medium")
-    assert by_line[single].label == "≈ $28.84/mo in dev"
+    assert by_line[single].label == "≈ $32.02/mo in dev"
     chosen = {h.position.line: h for h in inlay_hints(an, root, env="production")}
-    assert chosen[single].label == "≈ $86.50/mo in production"
-    assert {h.position.line: h for h in inlay_hints(an, root, env="nope")}[single].label == "≈ $28.84/mo in dev"
+    assert chosen[single].label == "≈ $96.04/mo in production"
+    assert {h.position.line: h for h in inlay_hints(an, root, env="nope")}[single].label == "≈ $32.02/mo in dev"
     # Workload tooltips say the task count (metabase: `scale: {production: 2}`).
     metabase = at_line(ROOT_TEXT, "      MB_DB_TYPE") + 3
-    assert by_line[metabase].tooltip == "metabase in production: medium, 2 tasks, $57.67 per month"
+    assert by_line[metabase].tooltip == "metabase in production: medium, 2 tasks, $64.03 per month"
 
 
 def test_inlay_hints_in_a_range_only(catalog):
@@ -271,10 +271,10 @@ def test_saved_baseline_follows_the_disk(catalog, orders_copy):
     store = BaselineStore()
     root = str(orders_copy / "runway.yaml")
     first = store.saved(root, catalog)
-    assert first["staging"].total == Decimal("253.33")
+    assert first["staging"].total == Decimal("258.11")
     assert store.saved(root, catalog) is first  # cached while the files are unchanged
     (orders_copy / "runway.yaml").write_text(STAGING_LARGE, encoding="utf-8")
-    assert store.saved(root, catalog)["staging"].total == Decimal("439.67")
+    assert store.saved(root, catalog)["staging"].total == Decimal("444.45")
     # A member file counts too: checkout stops requiring the cache.
     checkout = orders_copy / "services" / "checkout" / "runway.yaml"
     checkout.write_text(checkout.read_text().replace("requires: [queue, cache]", "requires: [queue]"))
@@ -297,16 +297,16 @@ def test_head_baseline_from_a_real_git_repository(catalog, orders_copy):
     # Edit on disk (a save): the HEAD baseline keeps the committed text.
     root.write_text(STAGING_LARGE, encoding="utf-8")
     b = store.baselines(str(root), catalog)
-    assert b.head["staging"].total == Decimal("253.33")
-    assert b.saved["staging"].total == Decimal("439.67")
+    assert b.head["staging"].total == Decimal("258.11")
+    assert b.saved["staging"].total == Decimal("444.45")
     an = analyze(str(root), catalog)
     lenses = code_lenses(an, str(root), b)
-    assert titles_at(lenses, at_line(STAGING_LARGE, "  staging:")) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD"]
+    assert titles_at(lenses, at_line(STAGING_LARGE, "  staging:")) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD"]
     # Commit the edit: HEAD moves, the store notices (no clear) and the delta is gone.
     git(repo, "commit", "-q", "-am", "bigger staging db")
     b2 = store.baselines(str(root), catalog)
-    assert b2.head["staging"].total == Decimal("439.67")
-    assert titles_at(code_lenses(an, str(root), b2), at_line(STAGING_LARGE, "  staging:")) == ["staging $439.67 / $500 · 88%"]
+    assert b2.head["staging"].total == Decimal("444.45")
+    assert titles_at(code_lenses(an, str(root), b2), at_line(STAGING_LARGE, "  staging:")) == ["staging $444.45 / $500 · 89%"]
 
 
 @pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
@@ -346,7 +346,7 @@ def test_git_is_run_through_the_injected_runner_and_cached_by_commit(catalog, or
 
     store = BaselineStore(runner=runner)
     head = store.head(str(orders_copy / "runway.yaml"), catalog)
-    assert head["staging"].total == Decimal("439.67")
+    assert head["staging"].total == Decimal("444.45")
     shows = [c for c in calls if c[0] == "show"]
     assert shows[0] == ("show", "--no-textconv", f"{commit}:runway.yaml")
     assert len(shows) == 3  # root + two members, each once

@@ -333,7 +333,7 @@ def test_root_outline(orders):
     ]
     by = {s.name: s for s in symbols}
     assert [(c.name, c.detail) for c in by["environments"].children] == [
-        ("dev", "$122.10 / $150.00 cap"), ("staging", "$253.33 / $500.00 cap"), ("production", "$802.59 / $2,500.00 cap"),
+        ("dev", "$126.88 / $150.00 cap"), ("staging", "$258.11 / $500.00 cap"), ("production", "$828.03 / $2,500.00 cap"),
     ]
     assert [(c.name, c.kind, c.detail) for c in by["resources"].children] == [
         ("main-db", "class", "postgres · small/medium/large"),

@@ -25,10 +25,19 @@ def test_worked_check_postgres_small_rds_proxy(catalog):
 
 
 def test_worked_check_workload_small_two_tasks(catalog):
-    # docs/catalog.md: (0.25 x 0.03238 + 0.5 x 0.00356) x 730 x 2 = $14.42 / month
+    # docs/catalog.md: (0.25 x 0.03238 + 0.5 x 0.00356) x 730 x 2 = $14.42 / month of Fargate,
+    # plus its log group: 1.5 GB x 2 tasks ingested x $0.50 = 1.50, 3 GB kept 30 days x $0.03 = 0.09.
     plan = plan_environment(spec(EntrySpec("w", "workload", {}, scales={}, default_scale=2, image="x@sha256:" + "0" * 64, port=80)), catalog, "dev")
     item = plan.item("w")
-    assert item.monthly_usd == Decimal("14.42")
+    assert [li.price_key for li in item.line_items] == ["fargate:arm:vcpu", "fargate:arm:memory", "logs:ingestion", "logs:storage"]
+    assert sum(li.monthly_usd for li in item.line_items[:2]) == Decimal("14.42")
+    logs = item.line_items[2:]
+    assert [(li.quantity, li.unit_usd, li.monthly_usd) for li in logs] == [(Decimal("3.0"), Decimal("0.50"), Decimal("1.50")), (Decimal("3"), Decimal("0.03"), Decimal("0.09"))]
+    assert logs[0].description == "CloudWatch Logs ingestion, assumed 1.5 GB x 2 task(s)"
+    assert logs[1].description == "CloudWatch Logs storage, assumed 3 GB kept 30 days"
+    assert all(li.source and li.confidence == "secondary" for li in logs)
+    assert item.monthly_usd == Decimal("16.01")
+    assert item.capacity["assumed_log_ingested_gb"] == Decimal("1.5") and item.capacity["log_retention_days"] == 30
     assert item.capacity["cpu_units"] == 256 and item.capacity["memory_mib"] == 512 and item.capacity["tasks"] == 2
     # Internal workload -> Cloud Map namespace (zone $0.50 + 2 tasks x $0.10).
     assert plan.item("service-discovery").monthly_usd == Decimal("0.70")
@@ -95,6 +104,35 @@ def test_missing_region_price_is_a_gap_never_another_region(tmp_path):
     assert "rds:db.t4g.medium:multi-az" in plan.missing_prices
 
 
+@pytest.mark.parametrize("region", ["us-east-1", "eu-west-1", "eu-central-1"])
+def test_a_missing_logs_price_fails_closed_under_a_cap(tmp_path, region):
+    """Without a region's CloudWatch Logs storage price the workload is a lower bound, the
+    capped environment is refused (``unpriced``) and no other region's price is used."""
+    from conftest import catalog_without
+
+    catalog = catalog_without(tmp_path / "cat", {("logs:storage", region)})
+    w = EntrySpec("w", "workload", {}, scales={}, default_scale=1, image="x@sha256:" + "0" * 64, port=80)
+    capped = plan_environment(spec(w, region=region, envs=(EnvSpec("dev", Decimal(1000), "set"),)), catalog, "dev")
+    item = capped.item("w")
+    assert item.missing_prices == ("logs:storage",) and capped.missing_prices == ("logs:storage",)
+    assert [li.price_key for li in item.line_items] == ["fargate:arm:vcpu", "fargate:arm:memory", "logs:ingestion"]
+    assert capped.verdict == "unpriced" and capped.refused
+    uncapped = plan_environment(spec(w, region=region, envs=(EnvSpec("dev", None, "none"),)), catalog, "dev")
+    assert uncapped.verdict == "no-cap"
+
+
+@pytest.mark.parametrize("region, ingestion, storage", [("eu-west-1", "0.57", "0.03"), ("eu-central-1", "0.63", "0.0324")])
+def test_logs_are_priced_in_the_runways_region(catalog, region, ingestion, storage):
+    w = EntrySpec("w", "workload", {"dev": "large"}, scales={}, default_scale=3, image="x@sha256:" + "0" * 64, port=80)
+    item = plan_environment(spec(w, region=region), catalog, "dev").item("w")
+    logs = {li.price_key: li for li in item.line_items if li.price_key.startswith("logs:")}
+    assert logs["logs:ingestion"].quantity == Decimal(72) and logs["logs:ingestion"].unit_usd == Decimal(ingestion)
+    assert logs["logs:storage"].quantity == Decimal(72) and logs["logs:storage"].unit_usd == Decimal(storage)
+    assert logs["logs:ingestion"].monthly_usd == cents(Decimal(72) * Decimal(ingestion))
+    assert logs["logs:storage"].monthly_usd == cents(Decimal(72) * Decimal(storage))
+    assert item.monthly_usd == sum(li.monthly_usd for li in item.line_items)
+
+
 def test_verdicts(catalog):
     db = EntrySpec("db", "postgres", {"dev": "large"}, engine={"flavor": "rds", "proxy": True})
     assert plan_environment(spec(db), catalog, "dev").verdict == "over-cap"
@@ -105,8 +143,8 @@ def test_verdicts(catalog):
 def test_orders_example_totals_and_wiring(catalog, orders_root):
     an = analyze(str(orders_root), catalog)
     dev = an.plans["dev"]
-    assert dev.total == Decimal("122.10") and dev.cap == Decimal(150) and dev.verdict == "ok"
-    assert [an.plans[e].total for e in ("staging", "production")] == [Decimal("253.33"), Decimal("802.59")]
+    assert dev.total == Decimal("126.88") and dev.cap == Decimal(150) and dev.verdict == "ok"
+    assert [an.plans[e].total for e in ("staging", "production")] == [Decimal("258.11"), Decimal("828.03")]
     main_db = dev.item("main-db")
     assert set(main_db.consumers) == {"metabase", "zitadel", "checkout", "billing"}
     assert main_db.variables == ("MAIN_DB_URL", "MAIN_DB_HOST", "MAIN_DB_PORT", "MAIN_DB_USER", "MAIN_DB_PASSWORD", "MAIN_DB_DATABASE")
@@ -117,4 +155,4 @@ def test_orders_example_totals_and_wiring(catalog, orders_root):
     assert an.plans["production"].item("shared-cache").size == "large"
     assert an.plans["staging"].item("shared-queue").size == "small"  # staging's shared names no queue
     doc = plan_json(type("P", (), {"product": "orders", "region": "us-east-1", "environments": (dev,), "catalog_origin": "x"})())
-    assert doc["environments"][0]["total_monthly_usd"] == 122.10
+    assert doc["environments"][0]["total_monthly_usd"] == 126.88

@@ -125,13 +125,13 @@ def test_plan_github_prints_annotations_then_the_table(capsys, tmp_path):
     rc, out, err = run(capsys, "plan", str(dest), "--env", "dev", "--format", "github")
     assert rc == 2
     first = out.splitlines()[0]
-    assert first.startswith("::error file=runway.yaml,line=") and "title=RW170::dev: estimate $122.10/month is over its cap" in first
-    assert "dev — $122.10 / $100.00 cap (122%) — REFUSED" in out and "\033[" not in out
+    assert first.startswith("::error file=runway.yaml,line=") and "title=RW170::dev: estimate $126.88/month is over its cap" in first
+    assert "dev — $126.88 / $100.00 cap (127%) — REFUSED" in out and "\033[" not in out
     assert err == ""  # annotations replace the stderr diagnostics in this format
     lines = out.splitlines()
     stop = next(i for i, ln in enumerate(lines) if ln.startswith("::stop-commands::"))
     assert all(ln.startswith("::error ") for ln in lines[:stop])
-    assert lines[-1] == "::" + lines[stop].split("::")[2] + "::" and "dev — $122.10" in "\n".join(lines[stop:])
+    assert lines[-1] == "::" + lines[stop].split("::")[2] + "::" and "dev — $126.88" in "\n".join(lines[stop:])
 
 
 # --------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_plan_appends_markdown_to_the_step_summary(capsys, tmp_path, fmt, flags)
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("# earlier step\n")
     assert text.count("### runway-deploy plan — ") == 1 and "**1 error, 0 warnings, 0 hints in 3 files**" in text
-    for env, total, cap in (("dev", "$122.10", "$150.00"), ("staging", "$253.33", "$500.00"), ("production", "$802.59", "$2,500.00")):
+    for env, total, cap in (("dev", "$126.88", "$150.00"), ("staging", "$258.11", "$500.00"), ("production", "$828.03", "$2,500.00")):
         assert f"## {env} — {total} / {cap}" in text
     assert "| item | kind | size | monthly |" in flat(text)
 

@@ -130,9 +130,12 @@ class Bill:
         self.add(f"valkey:{node}", n * HOURS)
 
     def workload(self, size: str, tasks: int) -> None:
-        vcpu, mem = {"small": (Decimal("0.25"), Decimal("0.5")), "medium": (1, 2), "large": (4, 8)}[size]
+        vcpu, mem, logs_gb = {"small": (Decimal("0.25"), Decimal("0.5"), Decimal("1.5")), "medium": (1, 2, 6), "large": (4, 8, 24)}[size]
         self.add("fargate:arm:vcpu", vcpu * tasks * HOURS)
         self.add("fargate:arm:memory", mem * tasks * HOURS)
+        # Its log group: assumed GB ingested per task-month, kept 30 days = one month stored.
+        self.add("logs:ingestion", logs_gb * tasks)
+        self.add("logs:storage", logs_gb * tasks * 30 / 30)
 
     def alb(self) -> None:
         self.add("alb:hour", HOURS)
@@ -168,7 +171,7 @@ def expected_orders_total(env: str) -> Decimal:
 
 
 def test_independent_dev_total_matches_the_brief():
-    assert expected_orders_total("dev") == Decimal("122.10")
+    assert expected_orders_total("dev") == Decimal("126.88")
 
 
 @pytest.mark.parametrize("env", ["dev", "staging", "production"])
@@ -219,7 +222,7 @@ def test_check_valid_copy_exit_0(capsys, tmp_path):
 def test_check_counts_over_cap_as_an_error(capsys, tmp_path):
     rc, out, _ = run(capsys, "check", str(copy_orders(tmp_path, dev_cap=100)))
     assert rc == 1
-    assert "error RW170: dev: estimate $122.10/month" in out
+    assert "error RW170: dev: estimate $126.88/month" in out
 
 
 def test_utf16_columns_after_an_emoji_on_the_same_line(capsys, tmp_path):
@@ -266,12 +269,12 @@ def test_plan_text_ok_exit_0(capsys, tmp_path):
     assert err == ""
     headings = [l for l in out.splitlines() if " — " in l]
     assert headings == [
-        "dev — $122.10 / $150.00 cap (81%) — ok",
-        "staging — $253.33 / $500.00 cap (51%) — ok",
-        "production — $802.59 / $2,500.00 cap (32%) — ok",
+        "dev — $126.88 / $150.00 cap (85%) — ok",
+        "staging — $258.11 / $500.00 cap (52%) — ok",
+        "production — $828.03 / $2,500.00 cap (33%) — ok",
     ]
     assert re.search(r"^  shared-cache\*\s+cache\s+small\s+\$9\.34$", out, re.M)
-    assert re.search(r"^  total\s+\$122\.10$", out, re.M)
+    assert re.search(r"^  total\s+\$126\.88$", out, re.M)
     # Footnotes once, not per environment.
     assert out.count("Free tiers are ignored") == 1
     assert out.count("not estimated") == 1
@@ -314,10 +317,10 @@ def test_plan_over_cap_exit_2_names_top_contributors(capsys, tmp_path):
     folder = copy_orders(tmp_path, dev_cap=100)
     rc, out, err = run(capsys, "plan", str(folder))
     assert rc == cli.EXIT_REFUSED
-    assert "dev — $122.10 / $100.00 cap (122%) — REFUSED" in out
-    assert "staging — $253.33 / $500.00 cap (51%) — ok" in out
+    assert "dev — $126.88 / $100.00 cap (127%) — REFUSED" in out
+    assert "staging — $258.11 / $500.00 cap (52%) — ok" in out
     assert "error RW170" in err
-    assert "Top contributors: main-db $36.28, alb $29.57, pdf-renderer $28.84" in err
+    assert "Top contributors: main-db $36.28, pdf-renderer $32.02, alb $29.57" in err
     rc, doc, _ = run_json(capsys, "plan", str(folder), "--format", "json", "--env", "dev")
     assert rc == 2
     assert doc["environments"][0]["verdict"] == "over-cap"
@@ -346,10 +349,10 @@ def test_plan_env_filter_keeps_declaration_order(capsys):
 def test_plan_markdown_table(capsys, tmp_path):
     rc, out, _ = run(capsys, "plan", str(copy_orders(tmp_path)), "--format", "markdown")
     assert rc == 0
-    assert "## dev — $122.10 / $150.00\n" in out
+    assert "## dev — $126.88 / $150.00\n" in out
     assert "| item | kind | size | monthly |\n|---|---|---|---:|\n| main-db | postgres | small | $36.28 |" in flat(out)
     assert "| shared-queue (implicit) | queue | small | $0.40 |" in flat(out)
-    assert "| **total** | | | **$122.10** |" in flat(out)
+    assert "| **total** | | | **$126.88** |" in flat(out)
     assert "Verdict: **ok**" in out
     rc, out, _ = run(capsys, "plan", str(copy_orders(tmp_path / "capped", dev_cap=100)), "--format", "markdown", "--env", "dev")
     assert rc == 2
@@ -362,7 +365,7 @@ def test_member_path_resolves_to_the_root(capsys, monkeypatch):
         rc, doc, _ = run_json(capsys, "plan", str(path), "--format", "json", "--env", "dev")
         assert rc == 1
         assert doc["product"] == "orders"
-        assert doc["environments"][0]["total_monthly_usd"] == 122.10
+        assert doc["environments"][0]["total_monthly_usd"] == 126.88
         assert doc["diagnostics"][0]["file"] == "runway.yaml"
 
 
@@ -382,7 +385,7 @@ def test_relative_member_folder_resolves_to_the_root(capsys, monkeypatch, tmp_pa
     assert out == "0 errors, 0 warnings, 0 hints in 3 files\n"
     rc, doc, _ = run_json(capsys, "plan", "services/billing", "--format", "json", "--env", "dev")
     assert rc == 0 and doc["product"] == "orders"
-    assert doc["environments"][0]["total_monthly_usd"] == 122.10
+    assert doc["environments"][0]["total_monthly_usd"] == 126.88
 
 
 def test_lone_member_is_analysed_alone(capsys, tmp_path):

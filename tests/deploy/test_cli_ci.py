@@ -103,7 +103,7 @@ def test_an_ascii_stdout_gets_an_ascii_fallback(tmp_path, encoding):
     proc = subprocess.run(cli_cmd() + ["plan", str(folder)], capture_output=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode(encoding)
-    assert "dev - $122.10 / $150.00 cap (81%) - ok" in out  # "—" written as "-"
+    assert "dev - $126.88 / $150.00 cap (85%) - ok" in out  # "—" written as "-"
     # JSON stays the same document: non-ASCII escaped, never replaced.
     proc = subprocess.run(cli_cmd() + ["plan", str(folder), "--format", "json"], capture_output=True, timeout=120, env=env)
     assert proc.returncode == 0
@@ -227,7 +227,7 @@ def test_output_file_gets_the_format_and_stdout_the_text(tmp_path, sarif_schema,
     assert doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "examples/orders/runway.yaml"
     plan_file = tmp_path / "plan.json"
     rc, out, _ = run("plan", str(ORDERS), "--format", "json", "--output", str(plan_file))
-    assert rc == 1 and out.startswith("dev — $122.10 / $150.00 cap (81%) — ok")
+    assert rc == 1 and out.startswith("dev — $126.88 / $150.00 cap (85%) — ok")
     assert json.loads(plan_file.read_text(encoding="utf-8"))["product"] == "orders"
     rc, _, err = run("check", str(ORDERS), "--output", str(tmp_path / "plan.json" / "x"))
     assert rc == 3 and "cannot write" in err

@@ -1,6 +1,8 @@
 """What the CLI's speed work (issue 14) replaced gives the same bytes: the indented JSON encoder
 (``json.dumps(indent=2)``), the output redaction (``runway_core.text.redact``) and the plan
-digest from the built environment JSON (``runway_core.planner.plan_digest``). No timing here:
+digest from the built environment JSON (``runway_core.planner.plan_digest``). The redaction's
+fast paths (literal hints, the 40-character pre-scan, the memo of clean strings, the
+no-copy walk of ``redact_doc``) give what every shape's ``sub`` in full gives. No timing here:
 benchmarks/bench_cli.py measures it.
 """
 
@@ -18,9 +20,9 @@ from hypothesis import strategies as st
 
 from deploy_engine.cli import main
 from deploy_engine.cli.formats.json import dumps, environment_digest
-from deploy_engine.redaction import MAY_MATCH, redact_output
 from runway_core.planner import environment_json, plan_digest
-from runway_core.text import SECRET_VALUE_SHAPES, redact
+from runway_core import text as text_module
+from runway_core.text import REDACTED, SECRET_VALUE_SHAPES, redact, redact_doc
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
@@ -62,6 +64,11 @@ def test_dumps_keys_and_errors_as_json():
 FRAGMENTS = [
     "AKIA" + "A" * 16, "ASIAQWERTYUIOPASDFGH", "xAKIAABCDEFGHIJKLMNOP", "AKIA" + "1" * 15,
     "-----BEGIN RSA PRIVATE KEY-----", "PRIVATE KEY-----", "ghp_" + "a" * 30, "github_pat_" + "b" * 22, "gho_short",
+    "glpat-" + "x" * 20, "glpat-short", "npm_" + "N" * 36, "npm_" + "n" * 35, "SG." + "s" * 16 + "." + "t" * 16, "SG.",
+    "sk-" + "o" * 32, "sk-proj-" + "p" * 32, "sk-short", "Basic dXNlcjpwYXNzd29yZA==", "Basic Authentication", "Basic ",
+    "jdbc:postgresql://h/db?user=u&password=hunter2", "Password=s3cr3t;", "PWD=", "password=[redacted]",
+    "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "0123456789abcdef0123456789abcdef01234567", "A" * 39 + "a", "Ab1" * 13 + "x", "=", "-",
     "xoxb-1234567890-abc", "xox", "sk_live_" + "c" * 16, "rk_test_" + "d" * 20, "_live_", "AIza" + "e" * 35,
     "eyJ" + "f" * 8 + ".eyJ" + "g" * 8 + "." + "h" * 8, "eyJ", "postgres://user:pw@host", "https://a:b@c/",
     "ftp://" + "u" * 300 + ":p@x", "x://" + "u" * 250 + ":" + "p" * 250 + "@", "s3://bucket/path@v", "://", "@", " ", "\n", "/",
@@ -69,19 +76,53 @@ FRAGMENTS = [
 ]
 
 
+def redact_in_full(text: str) -> str:
+    """Every shape's ``sub`` in order, no hint, no pre-scan, no memo: what ``redact`` must equal."""
+    for _why, pattern in SECRET_VALUE_SHAPES:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+texts = st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="aAkKIiSs:/@_-.xoe0123456789+= \n", max_size=12), max_size=12).map("".join)
+
+
 @settings(max_examples=600, deadline=None)
-@given(st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="aAkKIiSs:/@_-.xoe0123456789 \n", max_size=12), max_size=12))
-def test_redact_output_is_redact(parts):
-    text = "".join(parts)
-    assert redact_output(text) == redact(text)
+@given(texts)
+def test_redact_is_every_shape_in_full(text):
+    text_module._CLEAN.clear()
+    assert redact(text) == redact_in_full(text)
+    assert redact(text) == redact_in_full(text)  # the second time from the memo when clean
 
 
-def test_every_secret_shape_has_a_literal_check_or_runs_in_full():
-    # A shape added to runway_core.rules without an entry here is run in full: still redacted.
-    assert set(MAY_MATCH) == {why for why, _ in SECRET_VALUE_SHAPES}
-    for why, pattern in SECRET_VALUE_SHAPES:
-        example = next(f for f in FRAGMENTS if pattern.search(f))
-        assert MAY_MATCH[why](example), why
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(texts | st.integers() | st.none() | st.booleans(),
+                    lambda c: st.lists(c, max_size=4) | st.dictionaries(texts, c, max_size=4), max_leaves=20))
+def test_redact_doc_is_every_string_redacted_and_no_copy_when_clean(doc):
+    def full(d):
+        if isinstance(d, str):
+            return redact_in_full(d)
+        if isinstance(d, dict):
+            return {full(k): full(v) for k, v in d.items()}
+        if isinstance(d, list):
+            return [full(v) for v in d]
+        return d
+
+    out = redact_doc(doc)
+    assert out == full(doc)
+    if out == doc:
+        assert out is doc
+
+
+def test_every_secret_shape_but_the_lone_key_has_a_literal_hint_in_its_matches():
+    # A shape without a hint would make redact() skip it wrongly: each example match holds one.
+    for (why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, text_module._HINTS):
+        examples = [m.group() for f in FRAGMENTS for m in pattern.finditer(f)]
+        assert examples, why
+        if hints is None:
+            assert pattern is text_module._LONE_KEY and all(text_module._LONE_KEY_RUN.search(e) for e in examples)
+            continue
+        for e in examples:
+            assert any(h in (e.lower() if blind else e) for h in hints), (why, e)
 
 
 def test_the_plan_digest_from_the_environment_json_is_plan_digest(catalog):

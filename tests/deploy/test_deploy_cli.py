@@ -121,7 +121,7 @@ def test_over_cap_exits_2_and_never_imports_pulumi(tmp_path, command):
     proc = subprocess.run([sys.executable, "-c", code, command, str(root), "--env", "dev"], capture_output=True, text=True, timeout=120)
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result == {"rc": 2, "leaked": []}
-    assert "refused: dev is over its cap ($122.10/month > $100.00); nothing was declared" in proc.stderr
+    assert "refused: dev is over its cap ($126.88/month > $100.00); nothing was declared" in proc.stderr
     assert not (root / ".runway" / "state").exists()  # no backend touched
     if command == "up":
         (r,) = receipts(root)
@@ -683,7 +683,7 @@ def test_preview_and_drift_output_as_text_and_json(capsys, tmp_path, monkeypatch
     monkeypatch.setattr(automation, "drift", lambda t, o: DriftReport((automation.DriftItem(urn, "aws:sqs/queue:Queue", "updated", ("visibilityTimeoutSeconds",)),), 9))
     environ = {**NETWORK}
     rc, out, _ = deploy(capsys, "preview", str(root), "--env", "dev", environ=environ, which=found_pulumi)
-    assert rc == 0 and out.splitlines()[0] == "preview of orders-dev ($122.10 / $150.00, ok): create 1"
+    assert rc == 0 and out.splitlines()[0] == "preview of orders-dev ($126.88 / $150.00, ok): create 1"
     rc, out, _ = deploy(capsys, "preview", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
     doc = json.loads(out)
     assert doc["command"] == "preview" and doc["stack"] == "orders-dev" and doc["project"] == "runway-orders"

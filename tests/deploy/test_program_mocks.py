@@ -350,6 +350,18 @@ def test_workload_task_size_and_desired_count(mocks, catalog, size):
     assert mocks.one("aws:ecs/cluster:Cluster").inputs["name"] == "acme-production"
 
 
+def test_log_group_keeps_what_the_plan_estimates(mocks, catalog):
+    """The log group's retention is the plan's (the catalogue's ``log_retention_days``), so
+    the CloudWatch Logs storage line estimates what the program actually keeps."""
+    plan = make_plan(catalog, entry("api", "workload"))
+    (item,) = [i for i in plan.items if i.name == "api"]
+    run(plan)
+    group = mocks.one("aws:cloudwatch/logGroup:LogGroup").inputs
+    assert group["name"] == "/runway/acme/production/api"
+    assert group["retentionInDays"] == item.capacity["log_retention_days"] == int(catalog.environment["log_retention_days"]) == 30
+    assert any(li.price_key == "logs:storage" and "kept 30 days" in li.description for li in item.line_items)
+
+
 def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, catalog):
     plan = make_plan(
         catalog,

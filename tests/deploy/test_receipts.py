@@ -58,7 +58,7 @@ def test_receipt_holds_what_the_format_promises(tmp_path, dev_plan):
     assert doc["plan_digest"] == plan_digest(dev_plan, "orders", "us-east-1")
     assert doc["outcome"] == "succeeded" and doc["exit_code"] == 0
     assert doc["git_commit"] == "a" * 40 and doc["ci"]["run_id"] == "42" and doc["actor"] == "octocat"
-    assert doc["estimate"] == {"total_monthly_usd": 122.1, "cap_monthly_usd": 150.0, "verdict": "ok", "text": "$122.10 / $150.00"}
+    assert doc["estimate"] == {"total_monthly_usd": 126.88, "cap_monthly_usd": 150.0, "verdict": "ok", "text": "$126.88 / $150.00"}
     assert doc["resources"] == sorted({"urn:b", r.resources[0]})
     assert doc["lease"]["status"] == "held" and doc["lease"]["holder"] == "octocat"
     assert doc["lease"]["expires_at"] == "2026-11-30T10:15:02.123456Z"

@@ -37,7 +37,7 @@ def stored_receipts(moto_server, bucket: str, env: str = "dev") -> list[tuple[st
     return [(k, store.read(k).json()) for k in list_receipts(store, "orders", env, [env])]
 
 
-def test_a_refused_up_writes_its_receipt_to_the_bucket_locked_seven_years_and_receipts_lists_it(capsys, tmp_path, moto_server):
+def test_a_refused_up_writes_its_receipt_to_the_bucket_locked_seven_years_and_receipts_lists_it(capsys, tmp_path, moto_server, account_checks_pass):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
@@ -106,7 +106,7 @@ def test_the_file_store_keeps_receipts_under_dot_runway_and_lists_them(capsys, t
     assert rc == 0 and json.loads(out)["store"] == "file" and row["receipt"] == r and row["locked_until"] is None
 
 
-def test_preview_stores_the_reviewed_plan_and_up_says_what_changed(capsys, tmp_path, monkeypatch, moto_server, stack):
+def test_preview_stores_the_reviewed_plan_and_up_says_what_changed(capsys, tmp_path, monkeypatch, moto_server, stack, account_checks_pass):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), **NETWORK, **PASS, "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
@@ -143,7 +143,7 @@ def test_preview_stores_the_reviewed_plan_and_up_says_what_changed(capsys, tmp_p
     assert rc == 8 and f"No plan with digest {'0' * 64} is stored for dev" in err
 
 
-def test_drift_stores_its_report_in_the_bucket(capsys, tmp_path, monkeypatch, moto_server):
+def test_drift_stores_its_report_in_the_bucket(capsys, tmp_path, monkeypatch, moto_server, account_checks_pass):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), **NETWORK, **PASS, "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
@@ -162,7 +162,7 @@ def test_drift_stores_its_report_in_the_bucket(capsys, tmp_path, monkeypatch, mo
     assert not (root / ".runway" / "drift").exists()
 
 
-def test_destroy_is_guarded_like_up_and_refuses_while_protected_resources_remain(capsys, tmp_path, monkeypatch, moto_server):
+def test_destroy_is_guarded_like_up_and_refuses_while_protected_resources_remain(capsys, tmp_path, monkeypatch, moto_server, account_checks_pass):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), **NETWORK, **PASS, "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
@@ -183,7 +183,7 @@ def test_destroy_is_guarded_like_up_and_refuses_while_protected_resources_remain
     assert current_lease(s3(moto_server, bucket), "orders", "dev") is None  # released
 
 
-def test_destroy_ends_the_environment_and_locks_its_receipts_until_end_plus_seven_years(capsys, tmp_path, monkeypatch, moto_server):
+def test_destroy_ends_the_environment_and_locks_its_receipts_until_end_plus_seven_years(capsys, tmp_path, monkeypatch, moto_server, account_checks_pass):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), **NETWORK, **PASS, "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
@@ -213,7 +213,7 @@ def test_destroy_ends_the_environment_and_locks_its_receipts_until_end_plus_seve
     assert "dev ended" in err and "(1 locked)" in err
 
 
-def test_an_environment_over_its_cap_can_still_be_destroyed(capsys, tmp_path, monkeypatch):
+def test_an_environment_over_its_cap_can_still_be_destroyed(capsys, tmp_path, monkeypatch, account_checks_pass):
     root = orders(tmp_path, dev_cap=10)
     environ = {**NETWORK, **PASS, "RUNWAY_DEPLOY_JOB": "protected"}
     monkeypatch.setattr(automation, "protected_resources", lambda target: ())
@@ -297,6 +297,10 @@ def holding_up(target, on_output):
 # The stack holds the database already: nothing to generate, no Infisical write.
 automation.stored_state = lambda target: automation.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
 automation.up = holding_up
+# The network pre-flight runs for real against moto_server (the VPC the test made); the SSM
+# wait is tested against moto in test_preflight.py and is not what this race is about.
+from deploy_engine import preflight
+preflight.wait_for_parameters = lambda *a, **k: preflight.ParameterWait()
 sys.stdin.readline()  # the start signal: every racer has imported everything by now
 rc = cli.main(sys.argv[1:], which=lambda name, path=None: "/opt/pulumi/bin/pulumi")
 print("EXIT", rc, flush=True)
@@ -304,9 +308,15 @@ sys.exit(rc)
 """
 
 
+from test_preflight import healthy  # noqa: E402  (same tier folder)
+
+
 def test_ten_runway_deploy_up_from_ten_checkouts_one_holds_the_lease_nine_exit_6(tmp_path, moto_server):
     bucket = moto_server.bucket(object_lock=True)
-    env = {**os.environ, **moto_server.env(), **NETWORK, **PASS, **INFISICAL_OK, "RUNWAY_DEPLOY_JOB": "protected",
+    _, net = healthy(moto_server.client("ec2"))  # a real VPC in moto: two zones, NAT, internet gateway
+    network = {"RUNWAY_VPC_ID": net.vpc_id, "RUNWAY_PRIVATE_SUBNET_IDS": ",".join(net.private_subnet_ids),
+               "RUNWAY_PUBLIC_SUBNET_IDS": ",".join(net.public_subnet_ids)}
+    env = {**os.environ, **moto_server.env(), **network, **PASS, **INFISICAL_OK, "RUNWAY_DEPLOY_JOB": "protected",
            "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
     code = UP_RACER.format(repo=str(REPO))
     procs = []
@@ -349,7 +359,7 @@ def test_receipts_from_a_bucket_that_does_not_exist_exit_3_naming_it(capsys, tmp
     assert json.loads(out)["error"]["exit_code"] == 3
 
 
-def test_a_refused_up_whose_bucket_is_missing_keeps_its_receipt_under_dot_runway(capsys, tmp_path, moto_server):
+def test_a_refused_up_whose_bucket_is_missing_keeps_its_receipt_under_dot_runway(capsys, tmp_path, moto_server, account_checks_pass):
     root = orders(tmp_path)
     rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "s3://runway-no-such-bucket-y/orders", environ=moto_server.env())
     assert rc == 4

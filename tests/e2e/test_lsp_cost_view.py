@@ -97,21 +97,21 @@ async def test_code_lenses_on_the_orders_example(client: LanguageClient, orders:
     lenses = await code_lenses(client, root)
 
     dev_line, _ = line_of(root, "  dev:")
-    assert titles(lenses, dev_line) == ["dev $122.10 / $150 · 81%"]
+    assert titles(lenses, dev_line) == ["dev $126.88 / $150 · 85%"]
     dev = next(lens for lens in lenses if lens.range.start.line == dev_line)
     assert (dev.range.start.character, dev.range.end.line, dev.range.end.character) == (2, dev_line, 5)
     assert dev.command.command == "runway.showCost" and list(dev.command.arguments) == [root.as_uri(), {"env": "dev"}]
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $253.33 / $500 · 51%"]
-    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $802.59 / $2,500 · 32%"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $258.11 / $500 · 52%"]
+    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $828.03 / $2,500 · 33%"]
     db_line, _ = line_of(root, "  main-db:")
     assert titles(lenses, db_line) == ["dev $36.28 · staging $139 · production $326", "used by 4"]
-    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $7.21 · staging $7.21 · production $86.50"]
+    assert titles(lenses, line_of(root, "  zitadel:")[0]) == ["dev $8.01 · staging $8.01 · production $96.04"]
 
     # The lens command changes nothing: it answers with the environment's plan JSON.
     plan = await asyncio.wait_for(
         client.workspace_execute_command_async(types.ExecuteCommandParams(command=dev.command.command, arguments=list(dev.command.arguments))), TIMEOUT
     )
-    assert plan["name"] == "dev" and plan["total_monthly_usd"] == 122.1 and plan["cap_monthly_usd"] == 150
+    assert plan["name"] == "dev" and plan["total_monthly_usd"] == 126.88 and plan["cap_monthly_usd"] == 150
     item = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="runway.showCost", arguments=[root.as_uri(), {"name": "main-db"}]))
     assert item["environments"]["production"]["monthly_usd"] == 325.81
     assert await client.workspace_execute_command_async(types.ExecuteCommandParams(command="runway.showCost", arguments=["nonsense"])) is None
@@ -129,8 +129,8 @@ async def test_inlay_hints_after_size_values(client: LanguageClient, orders: Pat
     assert hint.position.character == len(staging)
     assert hint.padding_left is True
     assert hint.tooltip == "main-db in staging: medium, $139.47 per month"
-    assert [h.label for h in hints if h.position.line == line_of(root, "monthly: 500")[0]] == ["≈ 51% used"]
-    assert [h.label for h in hints if h.position.line == line_of(root, "    size: medium")[0]] == ["≈ $28.84/mo in dev"]
+    assert [h.label for h in hints if h.position.line == line_of(root, "monthly: 500")[0]] == ["≈ 52% used"]
+    assert [h.label for h in hints if h.position.line == line_of(root, "    size: medium")[0]] == ["≈ $32.02/mo in dev"]
     # Only the requested range; in a member, what its `requires` cost (issue 15).
     only = await inlay_hints(client, root, (staging_line, 0), (staging_line + 1, 0))
     assert [h.label for h in only] == ["≈ $139.47/mo"]
@@ -160,11 +160,11 @@ async def test_hint_positions_count_an_emoji_in_the_negotiated_encoding(client: 
     unit = len(line[:end_cp].encode("utf-8")) if encoding == "utf-8" else len(line[:end_cp].encode("utf-16-le")) // 2
     assert unit == end_cp + (3 if encoding == "utf-8" else 1)  # the emoji: 4 bytes, 2 utf-16 units, 1 code point
     hints = await inlay_hints(client, f)
-    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(3, unit, "≈ $28.84/mo in dev")]
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(3, unit, "≈ $32.02/mo in dev")]
     # A range ending just before the hint (in the same units) excludes it.
     assert await inlay_hints(client, f, (3, 0), (3, unit - 1)) == []
     lenses = await code_lenses(client, f)
-    assert titles(lenses, 3) == ["dev $28.84 · staging $28.84 · production $28.84"]
+    assert titles(lenses, 3) == ["dev $32.02 · staging $32.02 · production $32.02"]
     assert (lenses[-1].range.start.character, lenses[-1].range.end.character) == (2, 5)
 
 
@@ -177,13 +177,13 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     await init(client, caps(), orders)
     text = root.read_text(encoding="utf-8")
     did_open(client, root, text)
-    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $253.33 / $500 · 51%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $258.11 / $500 · 52%"]
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
     lenses = await code_lenses(client, root)
     assert titles(lenses, line_of(root, "  main-db:")[0]) == ["dev $36.28 · staging $326 · production $326", "used by 4"]
     # The disk (the last save) still says medium: the change since save is in the lens.
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88% · +$186.34/mo since save"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89% · +$186.34/mo since save"]
     staging_line, _ = line_of(root, "      staging: medium")
     assert [h.label for h in await inlay_hints(client, root) if h.position.line == staging_line] == ["≈ $325.81/mo"]
 
@@ -192,13 +192,13 @@ async def test_editing_a_size_changes_the_lenses_and_the_delta_since_save(client
     did_save(client, root)
     if caps().workspace.code_lens is not None:
         await until_request(client, types.WORKSPACE_CODE_LENS_REFRESH)
-    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
     # Another edit after the save: only its own change shows.
     text = replace_line(client, root, text, 3, "production: large", "production: medium")
     lenses = await code_lenses(client, root)
-    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $616.25 / $2,500 · 25% · −$186.34/mo since save"]
-    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(lenses, line_of(root, "  production:")[0]) == ["production $641.69 / $2,500 · 26% · −$186.34/mo since save"]
+    assert titles(lenses, line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
 
 async def test_a_member_edit_refreshes_the_root_lenses(client: LanguageClient, orders: Path):
@@ -296,7 +296,7 @@ async def test_a_lone_surrogate_in_the_text_breaks_no_feature(client: LanguageCl
     text = root.read_text(encoding="utf-8").replace("# Root runway", "# Root \ud800 runway", 1)
     did_open(client, root, text)
     expected = [(line, title) for line, _a, _b, title in shown(await code_lenses(client, root))]
-    assert expected and ("dev $122.10 / $150 · 81%" in [t for _l, t in expected])
+    assert expected and ("dev $126.88 / $150 · 85%" in [t for _l, t in expected])
     product_line, product = line_of(root, "product: orders")
     did_change(client, root, 2, (product_line, len(product)), (product_line, len(product)), "  # \udc00")
     assert [(line, title) for line, _a, _b, title in shown(await code_lenses(client, root))] == expected
@@ -329,10 +329,10 @@ async def test_delta_against_git_head_in_lens_and_hover(client: LanguageClient, 
     text = root.read_text(encoding="utf-8")
     did_open(client, root, text)
     staging_line, _ = line_of(root, "  staging:")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $253.33 / $500 · 51%"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $258.11 / $500 · 52%"]
 
     text = replace_line(client, root, text, 2, "staging: medium", "staging: large")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD · +$186.34/mo since save"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD · +$186.34/mo since save"]
     hover = await asyncio.wait_for(
         client.text_document_hover_async(types.HoverParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()), position=types.Position(line=staging_line, character=4))),
         TIMEOUT,
@@ -342,6 +342,6 @@ async def test_delta_against_git_head_in_lens_and_hover(client: LanguageClient, 
     # Saved: only HEAD differs. Committed: nothing differs (HEAD moved; no editor event needed).
     root.write_text(text, encoding="utf-8")
     did_save(client, root)
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88% · +$186.34/mo vs HEAD"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89% · +$186.34/mo vs HEAD"]
     git(repo, "commit", "-q", "-am", "bigger staging database")
-    assert titles(await code_lenses(client, root), staging_line) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), staging_line) == ["staging $444.45 / $500 · 89%"]

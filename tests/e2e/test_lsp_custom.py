@@ -66,9 +66,9 @@ async def test_costs_of_every_environment(client: LanguageClient, orders: Path, 
     assert result["product"] == "orders"
     assert result["root_uri"] == root.as_uri()
     assert [(e["name"], e["total_monthly_usd"], e["cap_monthly_usd"], e["verdict"], e["percent"]) for e in result["environments"]] == [
-        ("dev", 122.10, 150.0, "ok", 81),
-        ("staging", 253.33, 500.0, "ok", 51),
-        ("production", 802.59, 2500.0, "ok", 32),
+        ("dev", 126.88, 150.0, "ok", 85),
+        ("staging", 258.11, 500.0, "ok", 52),
+        ("production", 828.03, 2500.0, "ok", 33),
     ]
     assert not any(e["missing_prices"] for e in result["environments"])
     assert (result["complete"], result["errors"]) == (True, 0)

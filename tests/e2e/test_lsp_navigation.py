@@ -328,7 +328,7 @@ async def test_document_symbols_outline(client: LanguageClient, orders: Path, ca
         ("invoices", types.SymbolKind.Class, "bucket · small/small/medium"),
     ]
     assert [(c.name, c.detail) for c in by["environments"].children] == [
-        ("dev", "$122.10 / $150.00 cap"), ("staging", "$253.33 / $500.00 cap"), ("production", "$802.59 / $2,500.00 cap"),
+        ("dev", "$126.88 / $150.00 cap"), ("staging", "$258.11 / $500.00 cap"), ("production", "$828.03 / $2,500.00 cap"),
     ]
     assert by["workloads"].children[0].detail == "workload · small/small/medium · 1/1/2 tasks"
     assert tup(by["resources"].children[0].selection_range) == (27, 2, 27, 9)

@@ -198,9 +198,9 @@ def test_code_lenses(nvim_session: Session):
     lenses = nvim_session.results.get("code_lenses")
     assert lenses, nvim_session.explain()
     titles = {(lens["line"], lens["title"]) for lens in lenses}
-    assert (10, "dev $122.10 / $150 · 81%") in titles  # on `dev:`
-    assert (14, "staging $253.33 / $500 · 51%") in titles
-    assert (19, "production $802.59 / $2,500 · 32%") in titles
+    assert (10, "dev $126.88 / $150 · 85%") in titles  # on `dev:`
+    assert (14, "staging $258.11 / $500 · 52%") in titles
+    assert (19, "production $828.03 / $2,500 · 33%") in titles
     assert (27, "dev $36.28 · staging $139 · production $326") in titles  # on `main-db:`
     assert (27, "used by 4") in titles
 
@@ -212,7 +212,7 @@ def test_start_client_settings_reach_the_server(nvim_session: Session):
     hints = nvim_session.results.get("inlay_hints")
     assert hints, nvim_session.explain()
     line = _position((nvim_session.orders / "runway.yaml").read_text(encoding="utf-8"), "    size: medium")["line"]
-    assert [h["label"] for h in hints if h["line"] == line] == ["≈ $86.50/mo in production"]
+    assert [h["label"] for h in hints if h["line"] == line] == ["≈ $96.04/mo in production"]
 
 
 def test_completion_offers_sizes_with_costs(nvim_session: Session):

@@ -135,9 +135,9 @@ async def test_unknown_size_fix_after_an_emoji(client: LanguageClient, tmp_path:
 
     got = await actions(client, f, d.range, [d])
     assert [(a.title, a.is_preferred) for a in got] == [
-        ("Change size to small ($7.21/mo in every environment)", None),
-        ("Change size to medium ($28.84/mo in every environment)", True),
-        ("Change size to large ($115.34/mo in every environment)", None),
+        ("Change size to small ($8.01/mo in every environment)", None),
+        ("Change size to medium ($32.02/mo in every environment)", True),
+        ("Change size to large ($128.06/mo in every environment)", None),
     ]
     medium = got[1]
     assert medium.kind == types.CodeActionKind.QuickFix
@@ -190,8 +190,8 @@ async def test_over_cap_fit_clears_the_error(client: LanguageClient, tmp_path: P
     got = await actions(client, f, d.range, [d])
     # The fit and "resize main-db in dev to small" are one edit: offered once (issue 15).
     assert [a.title for a in got] == [
-        "Fit dev under its cap: resize main-db to small — total $110.44",
-        "Resize cache in dev to small — saves $28.04/month, dev total becomes $185.59",
+        "Fit dev under its cap: resize main-db to small — total $111.24",
+        "Resize cache in dev to small — saves $28.04/month, dev total becomes $186.39",
     ]
     assert [a.is_preferred for a in got] == [True, None]
     _version, text_edits = edits_by_uri(got[0], document_changes=pulls)[f.as_uri()]

@@ -134,9 +134,9 @@ async def test_a_size_in_a_flow_map_after_an_emoji(client: LanguageClient, order
     result = await complete(client, root, text, line, col, enc)
     assert ordered(result) == ["small", "medium", "large"]
     medium = item(result, "medium")
-    assert medium.detail == "$28.84/mo in dev"  # one Fargate task, 1 vCPU / 2 GB
+    assert medium.detail == "$32.02/mo in dev"  # one Fargate task, 1 vCPU / 2 GB
     assert medium.kind == types.CompletionItemKind.Unit
-    assert medium.documentation.kind == types.MarkupKind.Markdown and "| dev | $28.84 |" in flat(medium.documentation.value)
+    assert medium.documentation.kind == types.MarkupKind.Markdown and "| dev | $32.02 |" in flat(medium.documentation.value)
     assert apply(text, medium, enc) == base + EMOJI_WORKLOAD.format(cursor="medium")
 
 

@@ -109,7 +109,7 @@ async def test_settings_pulled_with_workspace_configuration(client: LanguageClie
     await init(client, caps(), orders)
     did_open(client, root)
     assert await inlay_hints(client, root) == []
-    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]
     assert client.messages == []  # valid settings: no warning
 
 
@@ -143,10 +143,10 @@ async def test_initialization_options_when_the_client_cannot_be_asked(client: La
     did_open(client, root)
     assert await code_lenses(client, root) == []
     single, _ = line_of(root, "    size: medium")
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $86.50/mo in production"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $96.04/mo in production"]
     # A pushed didChangeConfiguration is read from its params.
     did_change_configuration(client, {"runway": {"codeLens": {"enabled": True}}})
-    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]
 
 
 async def init_neovim_07(client: LanguageClient, orders: Path, name: str | None = None, options=None) -> None:
@@ -186,15 +186,15 @@ async def test_did_change_configuration_settings_for_a_client_that_cannot_be_ask
     did_open(client, root)
     dev_line, _ = line_of(root, "  dev:")
     single, _ = line_of(root, "    size: medium")
-    assert titles(await code_lenses(client, root), dev_line) == ["dev $122.10 / $150 · 81%"]
+    assert titles(await code_lenses(client, root), dev_line) == ["dev $126.88 / $150 · 85%"]
     did_change_configuration(client, {"runway": {"codeLens": {"enabled": False}, "inlayHints": {"environment": "production"}}})
     assert await code_lenses(client, root) == []
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $86.50/mo in production"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $96.04/mo in production"]
     did_change_configuration(client, {"codeLens": {"enabled": True}, "inlayHints.environment": "staging"})  # the section itself
-    assert titles(await code_lenses(client, root), dev_line) == ["dev $122.10 / $150 · 81%"]
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $28.84/mo in staging"]
+    assert titles(await code_lenses(client, root), dev_line) == ["dev $126.88 / $150 · 85%"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $32.02/mo in staging"]
     did_change_configuration(client, {})  # nothing pushed: the initializationOptions (none): defaults
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $28.84/mo in dev"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $32.02/mo in dev"]
     assert client.messages == []  # all valid: no warning
     assert asked == []  # a client that does not declare workspace/configuration (and is not Neovim) is never asked
 
@@ -211,8 +211,8 @@ async def test_neovim_07_start_client_settings_are_asked_for(client: LanguageCli
     await init_neovim_07(client, orders, name="Neovim", options={"runway": {"codeLens": {"enabled": False}}})
     did_open(client, root)
     single, _ = line_of(root, "    size: medium")
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $86.50/mo in production"]
-    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]  # settings win
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $96.04/mo in production"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]  # settings win
     assert asked == [["runway"]]
 
 
@@ -251,7 +251,7 @@ async def test_unknown_inlay_environment_warns_and_uses_the_first(client: Langua
     await init(client, caps(), orders)
     did_open(client, root)
     single, _ = line_of(root, "    size: medium")
-    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $28.84/mo in dev"]
+    assert [h.label for h in await inlay_hints(client, root) if h.position.line == single] == ["≈ $32.02/mo in dev"]
     message = await until_message(client, lambda m: "runway.inlayHints.environment" in m.message)
     assert message.type == types.MessageType.Warning and "'qa'" in message.message and "use dev" in message.message
     await inlay_hints(client, root)
@@ -266,7 +266,7 @@ async def test_cost_delta_setting_turns_deltas_off(client: LanguageClient, order
     did_open(client, root)
     line_no, line = line_of(root, "      staging: medium")
     did_change(client, root, 2, (line_no, 15), (line_no, len(line)), "large")
-    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $439.67 / $500 · 88%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  staging:")[0]) == ["staging $444.45 / $500 · 89%"]
 
 
 def slow_catalog(folder: Path) -> Path:
@@ -299,7 +299,7 @@ async def test_catalog_path_reloads_the_catalogue_and_republishes(client: Langua
     client.set_configuration({}, section="runway")
     did_change_configuration(client)
     await until(client, lambda: "RW170" not in codes(client, root))
-    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]
 
 
 async def test_catalog_change_asks_a_pull_client_to_pull_again(client: LanguageClient, orders: Path):
@@ -325,4 +325,4 @@ async def test_an_unloadable_catalog_path_warns_and_keeps_the_packaged_one(clien
     message = await until_message(client, lambda m: "runway.catalogPath" in m.message)
     assert message.type == types.MessageType.Warning and "packaged catalogue is used" in message.message
     did_open(client, root)
-    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $122.10 / $150 · 81%"]
+    assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]

@@ -517,9 +517,9 @@ try {
 
   await check('status bar shows the dev cost near its cap', async () => {
     const item = await waitFor('the runway cost item', async () => (await statusTexts()).find((i) => /dev \$\d+ \/ \$150/.test(i.text)));
-    if (item.text !== 'dev $122 / $150') throw new Error(`status bar: ${item.text}`);
-    if (!/warning-kind/.test(item.cls)) throw new Error(`no warning colour at 81 %: ${item.cls}`);
-    const el = page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $122' }).first();
+    if (item.text !== 'dev $127 / $150') throw new Error(`status bar: ${item.text}`);
+    if (!/warning-kind/.test(item.cls)) throw new Error(`no warning colour at 85 %: ${item.cls}`);
+    const el = page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $127' }).first();
     await el.hover();
     const tip = page.locator('.monaco-hover, .workbench-hover, .workbench-hover-container, .hover-widget', { hasText: 'staging' }).first();
     // The tooltip is for the README picture only: without it, the item alone.
@@ -533,7 +533,7 @@ try {
     const lenses = page.locator('.editor-group-container.active .codelens-decoration');
     await waitFor('code lenses with costs', async () => {
       const texts = await lenses.allInnerTexts();
-      return texts.some((t) => /dev .*\$122/.test(t)) && texts.some((t) => /production/.test(t));
+      return texts.some((t) => /dev .*\$127/.test(t)) && texts.some((t) => /production/.test(t));
     });
     await shot('lenses');
   });
@@ -553,14 +553,14 @@ try {
   });
 
   await check('Select Environment switches the status bar to production', async () => {
-    await page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $122' }).first().click();
+    await page.locator('.part.statusbar .statusbar-item', { hasText: 'dev $127' }).first().click();
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'production' }).first().waitFor();
     await input.fill('production');
     await page.keyboard.press('Enter');
     const item = await waitFor('production in the status bar', async () => (await statusTexts()).find((i) => /^production \$/.test(i.text)));
-    if (item.text !== 'production $803 / $2,500') throw new Error(`status bar: ${item.text}`);
+    if (item.text !== 'production $828 / $2,500') throw new Error(`status bar: ${item.text}`);
     // The choice lives in the workspace memento: the checkout's settings are untouched.
     if (readFileSync(workspaceSettings, 'utf8') !== checkoutSettings) throw new Error('.vscode/settings.json was written');
   });

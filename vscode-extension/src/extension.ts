@@ -17,7 +17,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel('Runway', { log: true });
   // The selected environment: in the workspace memento, never in .vscode/settings.json.
   const environments = new EnvironmentStore(context.workspaceState);
-  // A code lens ("dev $122 / $150 · 81%") runs runway.showCost: show the plan it belongs to.
+  // A code lens ("dev $126.88 / $150 · 85%") runs runway.showCost: show the plan it belongs to.
   const client = new RunwayClient(context.extensionUri.fsPath, output, (args: unknown[]) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
   const status = new CostStatus(client, environments);
   runway = client;

@@ -17,9 +17,9 @@ test('plan -> tables: one per environment, rows in plan order, totals add up', (
   assert.deepEqual(
     view.environments.map((e) => [e.name, e.total, e.cap, e.percent, e.level, e.selected]),
     [
-      ['dev', 122.1, 150, 81, 'near', false],
-      ['staging', 253.33, 500, 51, 'ok', true],
-      ['production', 802.59, 2500, 32, 'ok', false],
+      ['dev', 126.88, 150, 85, 'near', false],
+      ['staging', 258.11, 500, 52, 'ok', true],
+      ['production', 828.03, 2500, 33, 'ok', false],
     ],
   );
   for (const env of view.environments) {
@@ -47,7 +47,7 @@ test('the chart: one bar per environment, stacked by item, a cap marker each, a 
   assert.equal((svg.match(/class="segment"/g) ?? []).length, segments);
   assert.equal((svg.match(/class="swatch"/g) ?? []).length, view.items.length);
   assert.match(svg, /<title>dev · main-db: \$36\.28\/mo<\/title>/);
-  assert.match(svg, /\$122\.10 · 81%/);
+  assert.match(svg, /\$126\.88 · 85%/);
   assert.match(svg, /class="env level-near selected"/);
   // The same item has the same colour in every bar.
   const colours = [...svg.matchAll(/fill="(#[0-9a-f]{6})"><title>\w+ · main-db:/g)].map((m) => m[1]);
@@ -129,8 +129,8 @@ test('every environment side by side: one row per item, a size and a cost per en
   const detail = /<tr class="detail" id="items-\d+" hidden><td colspan="4">(.*?)<\/td><\/tr>/.exec(body.slice(body.indexOf('data-item="main-db"')))?.[1] ?? '';
   assert.match(detail, /<h3>dev<\/h3><ul><li>[^<]+: [\d.]+ [^<]+ × \$[\d.,]+ = <span class="num">\$[\d.,]+<\/span><\/li>/);
   assert.equal((detail.match(/<h3>/g) ?? []).length, 3);
-  assert.match(body, /class="num level-near" data-env="dev">\$122\.10</);
-  assert.match(body, /\$2,500 · 32%/); // the cap as the lenses write it
+  assert.match(body, /class="num level-near" data-env="dev">\$126\.88</);
+  assert.match(body, /\$2,500 · 33%/); // the cap as the lenses write it
   assert.match(body, /catalogue: packaged default/);
   assert.match(body, /1 error in the runway/);
   // Notes shared by every environment are listed once, without environment names.
@@ -156,7 +156,7 @@ test('the chart: each environment against its own cap, percent scale, responsive
   // One cap line per environment, all at 100 %: the same x.
   const caps = [...svg.matchAll(/<line class="cap" x1="([\d.]+)"/g)].map((m) => m[1]);
   assert.equal(new Set(caps).size, 1);
-  assert.match(svg, /\$253\.33 · 51% of \$500/);
+  assert.match(svg, /\$258\.11 · 52% of \$500/);
   // Fonts: 14 units in a 680-unit viewBox at the CSS min-width (600 px) is over 12 px.
   const sizes = [...svg.matchAll(/font-size="(\d+)"/g)].map((m) => Number(m[1]));
   assert.ok(sizes.length > 0 && sizes.every((n) => (n * 600) / 680 >= 12));
@@ -191,7 +191,7 @@ test('narrow widths: a meter per environment instead of the chart, every cell la
   assert.match(html, /@media \(max-width: 599px\)/);
   assert.match(html, /td\[data-env\]::before \{ content: attr\(data-env\)/);
   assert.equal((html.match(/<meter /g) ?? []).length, 3);
-  assert.match(html, /<meter min="0" max="100" low="80" high="100" optimum="0" value="81">81%<\/meter><span class="num">\$122\.10 · 81% of \$150<\/span>/);
+  assert.match(html, /<meter min="0" max="100" low="80" high="100" optimum="0" value="85">85%<\/meter><span class="num">\$126\.88 · 85% of \$150<\/span>/);
   // Keyboard: every control is a button (focusable, Enter/Space), environment buttons say which is pressed.
   assert.match(html, /<button type="button" class="pick" data-env="dev" aria-pressed="true"/);
   assert.match(html, /button:focus-visible/);

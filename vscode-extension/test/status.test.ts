@@ -14,15 +14,15 @@ const env = (name: string, total: number, cap: number | null, verdict = 'ok', pe
 const orders: CostsResult = {
   product: 'orders',
   environment: 'dev',
-  environments: [env('dev', 122.1, 150, 'ok', 81), env('staging', 253.33, 500, 'ok', 51), env('production', 802.59, 2500, 'ok', 32)],
+  environments: [env('dev', 126.88, 150, 'ok', 85), env('staging', 258.11, 500, 'ok', 52), env('production', 828.03, 2500, 'ok', 33)],
 };
 
 test('the status text of the selected environment, whole dollars', () => {
   const view = statusView(orders, null);
-  assert.equal(view.text, '$(graph) dev $122 / $150');
+  assert.equal(view.text, '$(graph) dev $127 / $150');
   assert.equal(view.environment, 'dev');
-  assert.equal(view.level, 'near'); // 81% of the cap
-  assert.equal(statusView(orders, 'production').text, '$(graph) production $803 / $2,500');
+  assert.equal(view.level, 'near'); // 85% of the cap
+  assert.equal(statusView(orders, 'production').text, '$(graph) production $828 / $2,500');
   assert.equal(statusView(orders, 'production').level, 'ok');
 });
 
@@ -60,7 +60,7 @@ test('no plan: a neutral item', () => {
 
 test('the tooltip lists every environment, the selected one in bold, text escaped', () => {
   const md = tooltipMarkdown(orders, 'staging');
-  assert.match(md, /\| dev \| \$122\\\.10 \| \$150 \| 81% \| ok \|/); // cents like the lens; the cap as the lens writes it
+  assert.match(md, /\| dev \| \$126\\\.88 \| \$150 \| 85% \| ok \|/); // cents like the lens; the cap as the lens writes it
   assert.match(md, /\|:---\|---:\|---:\|---:\|:---\|/);
   assert.match(md, /\| \*\*staging\*\* \|/);
   assert.match(md, /production/);
@@ -69,23 +69,23 @@ test('the tooltip lists every environment, the selected one in bold, text escape
 
 test('an incomplete estimate: a lower bound, a warning marker and why', () => {
   const view = statusView({ ...orders, complete: false, errors: 1 }, 'dev');
-  assert.equal(view.text, '$(warning) dev ≥ $122 / $150');
+  assert.equal(view.text, '$(warning) dev ≥ $127 / $150');
   assert.match(view.tooltip, /Estimate incomplete\*\*: 1 error: items may be missing/);
-  assert.match(view.tooltip, /\| \*\*dev\*\* \| ≥ \$122\\\.10 \|/);
-  assert.equal(view.label, 'Runway: dev ≥ $122 / $150 (estimate incomplete)');
+  assert.match(view.tooltip, /\| \*\*dev\*\* \| ≥ \$126\\\.88 \|/);
+  assert.equal(view.label, 'Runway: dev ≥ $127 / $150 (estimate incomplete)');
   assert.match(statusView({ ...orders, complete: false, errors: 2 }, 'dev').tooltip, /2 errors/);
   const missing = statusView({ ...orders, complete: false, errors: 0, environments: [{ ...orders.environments[0], missing_prices: true }] }, 'dev');
   assert.match(missing.tooltip, /no unit price/);
-  assert.equal(statusView({ ...orders, complete: true, errors: 0 }, 'dev').text, '$(graph) dev $122 / $150');
+  assert.equal(statusView({ ...orders, complete: true, errors: 0 }, 'dev').text, '$(graph) dev $127 / $150');
 });
 
 test('a YAML syntax error keeps the last good figure, marked stale', () => {
   const broken: CostsResult = { environments: [], environment: null, complete: false, errors: 1 };
   const view = statusView(broken, 'dev', orders);
-  assert.equal(view.text, '$(graph) dev $122 / $150 (stale)');
+  assert.equal(view.text, '$(graph) dev $127 / $150 (stale)');
   assert.equal(view.level, 'near');
   assert.match(view.tooltip, /Stale/);
-  assert.equal(view.label, 'Runway: dev $122 / $150 (stale)');
+  assert.equal(view.label, 'Runway: dev $127 / $150 (stale)');
   assert.match(statusView(broken, 'dev').text, /no plan/); // nothing good yet
 });
 

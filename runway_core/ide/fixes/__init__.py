@@ -18,7 +18,7 @@ What each code gets:
 - RW170 over cap: for each of the :data:`TOP_RESIZE` costliest items of the environment
   that can be made cheaper in place (declared resources and workloads, and ``shared-<kind>``
   pools sized in that environment's ``shared``), one fix per cheaper size ("Resize main-db in
-  dev to small — saves $103.19/month, dev total becomes $110.44") and, for a workload running
+  dev to small — saves $103.19/month, dev total becomes $111.24") and, for a workload running
   more than one task there, fewer tasks ("Scale metabase in dev to 3 tasks — saves ...": one
   task fewer, and the fewest that fit the cap alone, else one task); plus one preferred "Fit
   ENV under its cap" fix (see :func:`runway_core.whatif.fit_under_cap`: sizes and task counts), offered only
