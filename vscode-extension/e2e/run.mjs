@@ -533,7 +533,7 @@ try {
     const lenses = page.locator('.editor-group-container.active .codelens-decoration');
     await waitFor('code lenses with costs', async () => {
       const texts = await lenses.allInnerTexts();
-      return texts.some((t) => /dev .*\$127/.test(t)) && texts.some((t) => /production/.test(t));
+      return texts.some((t) => /dev .*\$(126\.88|127)\b/.test(t)) && texts.some((t) => /production/.test(t));
     });
     await shot('lenses');
   });
