@@ -121,7 +121,7 @@ def _deploy_header(run: DeployRun, backend_url: str) -> dict[str, Any]:
 
 def _deploy_config(run: DeployRun) -> tuple[Any, Any, Any, Any] | None:
     """(network, infisical config or None, backend, passphrase), or None after printing every problem (exit 3)."""
-    from deploy_engine.automation import DeployConfigError, resolve_backend, resolve_passphrase
+    from deploy_engine.backend import DeployConfigError, resolve_backend, resolve_passphrase
     from deploy_engine.infisical import InfisicalConfig, InfisicalConfigError
     from deploy_engine.settings import SettingsError, load_network_settings, plan_network_check
 

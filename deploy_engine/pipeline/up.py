@@ -152,10 +152,11 @@ def workload_urns(product: str, environment: str, workloads: Sequence[str]) -> t
 
 def _safety_nets(run: DeployRun, cplan: Any, stored: Any, result: Any, *, check_moved: bool = True) -> int | None:
     """Exit 7 when the update created a password holder unawares or moved an unchanged database."""
-    from deploy_engine import automation
+    from deploy_engine.engine_events import password_holders
+    from deploy_engine.stack_outputs import postgres_endpoint
 
     created = {urn.rsplit("::", 1)[-1] for urn in result.created}
-    unawares = [n for n in cplan.credentials if n not in cplan.new and created & set(automation.password_holders(run.env, n))]
+    unawares = [n for n in cplan.credentials if n not in cplan.new and created & set(password_holders(run.env, n))]
     if unawares:
         return run.finish(
             EXIT_DEPLOY_FAILED, "failed",
@@ -169,7 +170,7 @@ def _safety_nets(run: DeployRun, cplan: Any, stored: Any, result: Any, *, check_
         if name in cplan.new:
             continue
         before = stored.databases[name].endpoint if name in stored.databases else None
-        after = automation.postgres_endpoint(result.outputs, name)
+        after = postgres_endpoint(result.outputs, name)
         if before is not None and after is not None and before != after:
             moved.append(f"{name} ({before[0]}:{before[1]} -> {after[0]}:{after[1]})")
     if moved:
@@ -190,9 +191,9 @@ def _write_values(run: DeployRun, writer: Any, slug: str, cplan: Any, outputs: M
     NAME/ARN, a workload's URL). An unchanged database's values stay as they are: its password
     is unknown here, and so is the URL that embeds it.
     """
-    from deploy_engine import automation
     from deploy_engine.infisical import Endpoint, InfisicalWriteError
     from deploy_engine.secrets import SecretValue
+    from deploy_engine.stack_outputs import postgres_endpoint
 
     resources = outputs.get("resources") if isinstance(outputs.get("resources"), Mapping) else {}
     for item in run.plan.items:
@@ -201,7 +202,7 @@ def _write_values(run: DeployRun, writer: Any, slug: str, cplan: Any, outputs: M
             if item.kind == "postgres":
                 if name not in cplan.new:
                     continue
-                endpoint = automation.postgres_endpoint(outputs, name)
+                endpoint = postgres_endpoint(outputs, name)
                 if endpoint is None:
                     return run.finish(
                         EXIT_DEPLOY_FAILED, "failed",
