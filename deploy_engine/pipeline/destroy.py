@@ -29,7 +29,7 @@ def destroy_under_lease(run: Any, target: Any) -> int:
     guards passed and the lease is held (:func:`deploy_engine.pipeline.run.under_lease`);
     returns the exit code (see module)."""
     from deploy_engine import automation
-    from deploy_engine.records import StoreError
+    from deploy_engine.records.store import StoreError
     from deploy_engine.receipts import start_retention
 
     receipt = run.receipt

@@ -238,7 +238,7 @@ def _guarded_deploy(run: DeployRun) -> int:
 def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
     """What changed since the reviewed plan, from the plan ``preview`` stored under its digest
     (:mod:`deploy_engine.reviewed`), as a sentence ending in a space; or why it cannot be said."""
-    from deploy_engine.records import StoreError
+    from deploy_engine.records.store import StoreError
     from deploy_engine.reviewed import load_reviewed_plan, plan_changes, plan_document
 
     try:

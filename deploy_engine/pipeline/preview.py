@@ -82,7 +82,7 @@ def run_drift(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
 def _store_drift(run: DeployRun, doc: Mapping[str, Any]) -> Any:
     """Keep the drift report in the records store (``drift/``; 13 months: an S3 lifecycle rule,
     pruned in the file store)."""
-    from deploy_engine.records import DRIFT_RETENTION_DAYS, prune_kind, write_unique
+    from deploy_engine.records.kinds import DRIFT_RETENTION_DAYS, prune_kind, write_unique
 
     now = run.ctx.now()
     written = write_unique(run.store, "drift", run.product, run.env, now, doc, run.redactor)

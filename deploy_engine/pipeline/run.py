@@ -167,7 +167,8 @@ class DeployRun:
         that cannot take it (unreachable, access denied) gets it written to ``.runway/receipts/``
         instead, with a warning: a receipt is never lost for want of a bucket."""
         from deploy_engine.receipts import store_receipt
-        from deploy_engine.records import FileStore, StoreError
+        from deploy_engine.records.file_store import FileStore
+        from deploy_engine.records.store import StoreError
 
         try:
             written = store_receipt(self.store, self.receipt, self.redactor)
@@ -186,7 +187,8 @@ class DeployRun:
 def _open_records(url: str, root: Path, environ: Mapping[str, str], redactor: Any) -> Any:
     """The records store of ``url`` (:func:`deploy_engine.records.open_store`); an ``s3://`` URL
     without a bucket keeps the records in ``.runway/`` (the backend check refuses it, exit 3)."""
-    from deploy_engine.records import FileStore, open_store
+    from deploy_engine.records import open_store
+    from deploy_engine.records.file_store import FileStore
 
     try:
         return open_store(url, root, environ, redactor)
@@ -197,7 +199,7 @@ def _open_records(url: str, root: Path, environ: Mapping[str, str], redactor: An
 def store_record(run: DeployRun, what: str, write: Any) -> Any:
     """Run ``write()`` (a records-store write) and return its result; a store that refuses it
     leaves a warning line naming ``what`` and returns None (the command's own result stands)."""
-    from deploy_engine.records import StoreError
+    from deploy_engine.records.store import StoreError
 
     try:
         return write()
@@ -211,7 +213,7 @@ def under_lease(run: DeployRun, body: Any) -> int:
     it), run ``body()`` and release the lease on every way out."""
     from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
     from deploy_engine.receipts import lease_json
-    from deploy_engine.records import StoreError
+    from deploy_engine.records.store import StoreError
 
     receipt = run.receipt
     try:

@@ -21,7 +21,9 @@ from deploy_engine import automation, engine_events
 from deploy_engine.engine_events import DestroySummary, DriftReport, PreviewSummary
 from deploy_engine.leases import current_lease
 from deploy_engine.receipts import list_receipts
-from deploy_engine.records import RecordExists, add_years, open_store
+from deploy_engine.records import open_store
+from deploy_engine.records.kinds import add_years
+from deploy_engine.records.store import RecordExists
 from deploy_engine.state_check import lifecycle_document
 from test_deploy_cli import INFISICAL_OK, NETWORK, REPO, deploy, found_pulumi, orders, receipts, stack  # noqa: F401
 
