@@ -11,6 +11,7 @@ as rust-analyzer's ``hir`` under its ``ide``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .catalog import Catalog
 from .diagnostics import Diagnostic, Severity
@@ -78,6 +79,10 @@ class Analysis:
     resource_models: dict[str, Resource] = field(default_factory=dict)
     environment_names: tuple[str, ...] = ()
     environments_declared: bool = False
+    #: section (``environments``, ``resources``, ``workloads``) -> how many of its first
+    #: entries are read (model.MAX_ENVIRONMENTS, model.MAX_ENTRIES: RW156, RW157); a section
+    #: not listed is read whole.
+    entries_read: dict[str, int] = field(default_factory=dict)
     #: file -> (count, errors among them) of diagnostics known to fall past the per-file cap,
     #: counted in RW012 but never built (issue 7: an 85,000-item `members` line).
     uncounted: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -85,6 +90,12 @@ class Analysis:
     @property
     def root(self) -> SourceFile:
         return self.files[self.root_file]
+
+    def read_entries(self, sect: str, node: Any) -> list:
+        """The (key, value) entries of the root's section ``sect`` (a YMap) that are read
+        (:attr:`entries_read`): all of them unless the section is over its limit."""
+        n = self.entries_read.get(sect)
+        return node.entries if n is None else node.entries[:n]
 
     def add(self, diag: Diagnostic) -> None:
         self.diagnostics.setdefault(diag.file, []).append(diag)

@@ -26,6 +26,15 @@ REASON_GROUNDS = ("no-managed-fit", "residency", "on-prem-parity")
 DEFAULT_ENVIRONMENTS = ("dev", "staging", "production")
 #: Default caps, USD per month (ADR 0493 §3): dev $150, staging $500, others none.
 DEFAULT_CAPS: dict[str, Decimal] = {"dev": Decimal(150), "staging": Decimal(500)}
+#: Most environments one product reads (docs/format.md "Limits", RW156). Real products have
+#: fewer than 20; every environment is priced for every entry, so 400 environments x 400
+#: resources (13 KB) froze the editor for 17 s (adversary S1). Past this: RW156 (an error) at
+#: the first environment left out, which is not validated, planned nor checked.
+MAX_ENVIRONMENTS = 50
+#: Most resources and workloads together one product reads (docs/format.md "Limits", RW157),
+#: counted resources first, then workloads, in written order. Past this: RW157 (an error) at
+#: the first entry left out, which is not validated, planned nor checked.
+MAX_ENTRIES = 1000
 EXPOSE_VALUES = ("internal", "public")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, Reference, Symbol
-from ..model import ENGINE_MODELS, Environment, Resource, RootRunway, Workload
+from ..model import ENGINE_MODELS, MAX_ENTRIES, MAX_ENVIRONMENTS, Environment, Resource, RootRunway, Workload
 from ..planner import default_environments
 from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
 from .cache import _ENTRY_MODELS
@@ -50,9 +50,38 @@ def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap)
     return out
 
 
+def _bound_sections(an: Analysis, parsed: ParsedYaml, root: YMap) -> None:
+    """How many entries of each section are read (:data:`MAX_ENVIRONMENTS` environments,
+    :data:`MAX_ENTRIES` resources and workloads together, resources first), into
+    ``an.entries_read``, with RW156/RW157 at the first entry left out. What is left out is
+    not validated, planned nor checked, so the error keeps the product from passing (fail
+    closed: an environment not planned is never shown as under its cap)."""
+    budget = MAX_ENTRIES
+    for sect, limit, code in (("environments", MAX_ENVIRONMENTS, "RW156"), ("resources", MAX_ENTRIES, "RW157"), ("workloads", MAX_ENTRIES, "RW157")):
+        node = root.get(sect)
+        if not isinstance(node, YMap):
+            continue
+        n = len(node.entries)
+        if sect != "environments":
+            limit, budget = budget, max(0, budget - n)
+        if n <= limit:
+            continue
+        an.entries_read[sect] = limit
+        first = node.entries[limit][0]
+        left = n - limit
+        if code == "RW156":
+            msg = f"more than {MAX_ENVIRONMENTS:,} environments: `{first.text}` and {left - 1:,} more after it are not read, so they are not planned nor checked"
+            data = {"environment": first.text, "max_environments": MAX_ENVIRONMENTS, "not_read": left}
+        else:
+            msg = f"more than {MAX_ENTRIES:,} resources and workloads: `{first.text}` and {left - 1:,} more {sect} after it are not read, so they are not planned nor checked"
+            data = {"entry": first.text, "section": sect, "max_entries": MAX_ENTRIES, "not_read": left}
+        an.add(Diagnostic(parsed.path, first.range, Severity.ERROR, code, msg, data))
+
+
 def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     root = parsed.root
     assert isinstance(root, YMap)
+    _bound_sections(an, parsed, root)
     # Resources and workloads are converted entry by entry below (and only when their model
     # cannot be reused); validating the root itself only needs to know they are mappings.
     data = {k.text: ({} if k.text in ("resources", "workloads") and isinstance(v, YMap) else to_python(v)) for k, v in root.entries}
@@ -69,7 +98,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     env_node = root.get("environments")
     if an.environments_declared and isinstance(env_node, YMap):
         names = []
-        for k, v in env_node.entries:
+        for k, v in an.read_entries("environments", env_node):
             names.append(k.text)
             an.env_keys[k.text] = k.range
         an.environment_names = tuple(names)
@@ -83,7 +112,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
         if not isinstance(sect_node, YMap):
             continue
         keys = _entry_text_keys(parsed, root, sect, sect_node)
-        for i, (k, v) in enumerate(sect_node.entries):
+        for i, (k, v) in enumerate(an.read_entries(sect, sect_node)):
             if v is None or (isinstance(v, YScalar) and v.value is None):
                 an.add(Diagnostic(parsed.path, k.range, Severity.ERROR, "RW101",
                                   f"{'resource' if sect == 'resources' else 'workload'} `{k.text}` is empty; it needs "
@@ -109,7 +138,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     _ENTRY_MODELS[parsed.path] = kept
     env_models: dict[str, Environment] = {}
     if isinstance(env_node, YMap):
-        for k, v in env_node.entries:
+        for k, v in an.read_entries("environments", env_node):
             m = _validate(Environment, to_python(v) or {}, ("environments", k.text), parsed, an)
             if m is not None:
                 env_models[k.text] = m
@@ -121,7 +150,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
         sect_node = root.get(sect)
         if not isinstance(sect_node, YMap):
             continue
-        for k, v in sect_node.entries:
+        for k, v in an.read_entries(sect, sect_node):
             if typ == "workload":
                 if k.text not in an.symbols:
                     an.symbols[k.text] = Symbol(k.text, "workload", "workload", parsed.path, k.range)
@@ -133,7 +162,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
     # Workload uses -> references
     wl_node = root.get("workloads")
     if isinstance(wl_node, YMap):
-        for k, v in wl_node.entries:
+        for k, v in an.read_entries("workloads", wl_node):
             uses = v.get("uses") if isinstance(v, YMap) else None
             if isinstance(uses, YSeq):
                 for item in uses.items:

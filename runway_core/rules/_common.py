@@ -48,7 +48,7 @@ def _workloads(an: "Analysis") -> Iterator[tuple[YScalar, YMap]]:
     s = _section(an, "workloads")
     if s is None:
         return
-    for k, v in s.entries:
+    for k, v in an.read_entries("workloads", s):
         if isinstance(v, YMap):
             yield k, v
 
@@ -58,7 +58,7 @@ def _shared_entries(an: "Analysis") -> Iterator[tuple[YScalar, YScalar, YNode]]:
     envs = _section(an, "environments")
     if envs is None:
         return
-    for ek, v in envs.entries:
+    for ek, v in an.read_entries("environments", envs):
         sh = v.get("shared") if isinstance(v, YMap) else None
         if isinstance(sh, YMap):
             for sk, sv in sh.entries:
@@ -71,6 +71,6 @@ def _entries(an: "Analysis") -> Iterator[tuple[str, YScalar, YMap]]:
         s = _section(an, sect)
         if s is None:
             continue
-        for k, v in s.entries:
+        for k, v in an.read_entries(sect, s):
             if isinstance(v, YMap):
                 yield sect, k, v

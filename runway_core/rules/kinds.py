@@ -31,7 +31,7 @@ def kinds(an: "Analysis") -> Iterator[Diagnostic]:
     """RW120/RW121: resource kinds, member `requires` and environment `shared` kinds."""
     res = _section(an, "resources")
     if res is not None:
-        for _k, v in res.entries:
+        for _k, v in an.read_entries("resources", res):
             kn = v.get("kind") if isinstance(v, YMap) else None
             if isinstance(kn, YScalar) and isinstance(kn.value, str):
                 d = _kind_diag(an, an.root_file, kn, kn.value)
@@ -96,12 +96,15 @@ def sizes(an: "Analysis") -> Iterator[Diagnostic]:
 def undeclared_environments(an: "Analysis") -> Iterator[Diagnostic]:
     """RW131: `size`/`scale` maps may only name declared environments."""
     envs = set(an.environment_names)
+    # Declared past the limit (RW156 says they are not read): not "undeclared".
+    declared = _section(an, "environments")
+    unread = {k.text for k, _v in declared.entries} - envs if declared is not None and "environments" in an.entries_read else set()
     for _sect, name, v in _entries(an):
         for key in ("size", "scale"):
             m = v.get(key)
             if isinstance(m, YMap):
                 for ek, _ev in m.entries:
-                    if ek.text not in envs:
+                    if ek.text not in envs and ek.text not in unread:
                         sug = suggest(ek.text, envs)
                         hint = f"; did you mean `{sug}`?" if sug else ""
                         yield _d(an, an.root_file, ek.range, "RW131",

@@ -41,7 +41,7 @@ def names(an: "Analysis") -> Iterator[Diagnostic]:
         s = _section(an, sect)
         if s is None:
             continue
-        for k, _v in s.entries:
+        for k, _v in an.read_entries(sect, s):
             if not NAME_LABEL.match(k.text):
                 yield _d(an, path, k.range, "RW110", f"{what} name `{k.text}` must be a DNS label: lowercase letters, digits and `-`, starting with a letter", {"name": k.text})
     for f in an.files.values():
@@ -68,7 +68,7 @@ def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
         s = _section(an, sect)
         if s is None:
             continue
-        for k, _v in s.entries:
+        for k, _v in an.read_entries(sect, s):
             if k.text.startswith("shared-") and k.text[7:] in RESOURCE_KINDS:
                 yield _d(an, an.root_file, k.range, "RW111",
                          f"`{k.text}` is the name of the implicit shared {k.text[7:]} pool (from members' `requires` and environments' `shared`); choose another name")
@@ -83,6 +83,6 @@ def name_clash(an: "Analysis") -> Iterator[Diagnostic]:
     res, wl = _section(an, "resources"), _section(an, "workloads")
     if res is None or wl is None:
         return
-    for k, _v in wl.entries:
+    for k, _v in an.read_entries("workloads", wl):
         if k.text in res:
             yield _d(an, an.root_file, k.range, "RW112", f"`{k.text}` is already a resource; resources and workloads share one namespace")

@@ -44,6 +44,6 @@ def unused(an: "Analysis") -> Iterator[Diagnostic]:
     res = _section(an, "resources")
     if res is None:
         return
-    for k, v in res.entries:
+    for k, v in an.read_entries("resources", res):
         if k.text not in used and an.symbols.get(k.text) is not None and an.symbols[k.text].type == "resource":
             yield _d(an, an.root_file, k.range, "RW180", f"resource `{k.text}` is used by no workload or member", {"name": k.text}, tags=(1,))

@@ -41,6 +41,14 @@ EXCLUDED = {
         "1,001 member folders would bury the faults the example is for (and do not belong in the "
         "repository). The golden case rw155_too_many_members writes them at test time."
     ),
+    "RW156": (
+        "51 environments would bury the faults the example is for. The golden case "
+        "rw156_too_many_environments shows it."
+    ),
+    "RW157": (
+        "1,001 resources and workloads would bury the faults the example is for. The golden "
+        "case rw157_too_many_entries shows it."
+    ),
     "RW012": (
         "500 problems in one file would bury the faults the example is for. "
         "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."
