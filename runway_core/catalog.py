@@ -35,6 +35,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from .files import NotRegularFile, open_regular
+
 __all__ = [
     "CONFIDENCE_LEVELS",
     "LOG_RETENTION_DAYS",
@@ -257,8 +259,8 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
             raise CatalogError(f"{folder}: catalogue override path is not a folder (it must hold {SIZES_FILE} and {PRICES_FILE})")
         sizes_name = str(folder / SIZES_FILE)
         prices_name = str(folder / PRICES_FILE)
-        sizes_bytes = _read(folder / SIZES_FILE, sizes_name)
-        prices_bytes = _read(folder / PRICES_FILE, prices_name)
+        sizes_bytes = _read_file(folder / SIZES_FILE, sizes_name)
+        prices_bytes = _read_file(folder / PRICES_FILE, prices_name)
 
     hours, capacity, environment = _parse_sizes(sizes_bytes, sizes_name)
     prices = _parse_prices(prices_bytes, prices_name)
@@ -279,6 +281,30 @@ def _read(resource: Any, name: str) -> bytes:
         raise CatalogError(f"{name}: file not found") from None
     except OSError as exc:
         raise CatalogError(f"{name}: cannot read: {exc}") from None
+
+
+#: Largest catalogue file read, in bytes (docs/catalog.md). The packaged prices.csv is ~40 KB
+#: and a refresh of every region a few MB; past this the catalogue is invalid (CLI exit 3),
+#: never read whole (a prices.csv linked to /dev/zero grew to MemoryError: adversary S2).
+MAX_CATALOG_FILE_BYTES = 16 * 1024 * 1024
+
+
+def _read_file(path: Path, name: str) -> bytes:
+    """A catalogue override file's bytes, read with :func:`runway_core.files.open_regular`: a
+    FIFO, device (/dev/zero, /dev/urandom) or folder, also behind a symlink, is never
+    opened or never read (a FIFO would block forever), and a file past
+    :data:`MAX_CATALOG_FILE_BYTES` is refused. Raises CatalogError for each."""
+    try:
+        data, size = open_regular(str(path), MAX_CATALOG_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CatalogError(f"{name}: file not found") from None
+    except NotRegularFile:
+        raise CatalogError(f"{name}: not a regular file (a FIFO, device or folder); not read") from None
+    except OSError as exc:
+        raise CatalogError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CATALOG_FILE_BYTES:
+        raise CatalogError(f"{name}: file over the {MAX_CATALOG_FILE_BYTES:,}-byte limit of a catalogue file ({max(size, len(data)):,} bytes); not read")
+    return data
 
 
 def _decode(data: bytes, name: str) -> str:

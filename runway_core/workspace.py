@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any, Callable
 
+from .files import NotRegularFile, open_regular
 from .yamlsrc import ParsedYaml, YMap
 
 ROOT_NAMES = ("runway.yaml", "runway.yml")
@@ -41,47 +42,6 @@ class FileTooLarge(OSError):
 
 
 Reader = Callable[[str], str]
-
-
-class NotRegularFile(OSError):
-    """A runway path that is a FIFO, socket, device or folder: never opened for reading
-    (opening a FIFO blocks until a writer comes; docs/reliability.md, "Hostile files")."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{os.path.basename(path)} is not a regular file (a FIFO, socket, device or folder); never read")
-
-
-#: Open flags of every read: O_NONBLOCK so that a FIFO swapped in between the type check and
-#: the open cannot block (then refused by the second check); it changes nothing for a
-#: regular file (POSIX open(2)).
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-
-
-def open_regular(path: str, limit: int) -> tuple[bytes, int]:
-    """At most ``limit`` bytes of the regular file ``path`` and its size in bytes.
-
-    The file type is checked before opening (``os.stat``, ``S_ISREG``) and again on the open
-    descriptor (``fstat``), so a FIFO, socket or device is never opened, or never read when
-    one is swapped in between; nothing here can block on a FIFO. Raises
-    :class:`NotRegularFile` for such a path, OSError when unreadable."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise NotRegularFile(path)
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(path)
-        chunks: list[bytes] = []
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks), st.st_size
-    finally:
-        os.close(fd)
 
 
 def read_disk(path: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import os
 import shutil
 import sys
 from decimal import Decimal
@@ -273,16 +274,22 @@ def test_worked_check_us_east_1(cat: Catalog) -> None:
 
 def test_catalog_module_is_pure() -> None:
     import runway_core.catalog as mod
+    import runway_core.files as files
 
-    tree = ast.parse(Path(mod.__file__).read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "relative import"
-            imported.add((node.module or "").split(".")[0])
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
+    # The catalogue imports only the standard library and runway_core.files (the non-blocking
+    # read of a regular file, itself standard library only: adversary S2).
+    for m, allowed in ((mod, {"files"}), (files, set())):
+        tree = ast.parse(Path(m.__file__).read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    assert node.level == 1 and node.module in allowed, f"relative import of {node.module}"
+                    continue
+                imported.add((node.module or "").split(".")[0])
+        assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
     for banned in ("pygls", "lsprotocol", "pulumi"):
         # importing the module alone must not have pulled them in
         assert not any(name == banned or name.startswith(banned + ".") for name in _modules_after_import())
@@ -508,3 +515,31 @@ def test_missing_files_and_folder(tmp_path: Path) -> None:
     with pytest.raises(CatalogError) as exc:
         load_catalog(str(folder))
     assert "sizes.toml" in str(exc.value) and "not found" in str(exc.value)
+
+
+@pytest.mark.parametrize("name, target", [("prices.csv", "/dev/zero"), ("prices.csv", "/dev/urandom"), ("sizes.toml", "fifo"), ("sizes.toml", "folder")])
+def test_override_file_that_is_a_device_fifo_or_folder_is_invalid(tmp_path: Path, name: str, target: str) -> None:
+    # Adversary S2: /dev/zero grew to MemoryError, /dev/urandom and a FIFO never returned.
+    folder = tmp_path / "cat"
+    shutil.copytree(PACKAGED, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / name).unlink()
+    if target == "fifo":
+        os.mkfifo(folder / name)
+    elif target == "folder":
+        (folder / name).mkdir()
+    else:
+        os.symlink(target, folder / name)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(folder)
+    assert f"{name}: not a regular file" in str(info.value)
+
+
+def test_override_file_over_the_size_limit_is_invalid(tmp_path: Path, monkeypatch) -> None:
+    import runway_core.catalog as mod
+
+    folder = tmp_path / "cat"
+    shutil.copytree(PACKAGED, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(mod, "MAX_CATALOG_FILE_BYTES", 1000)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(folder)
+    assert "over the 1,000-byte limit" in str(info.value) and "not read" in str(info.value)

@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "runway_core.text": 0,
     "runway_core.names": 0,
     "runway_core.markdown": 0,
+    "runway_core.files": 0,
     "runway_core.yamlsrc": 1,
     "runway_core.catalog": 1,
     "runway_core.model": 1,
