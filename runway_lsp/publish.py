@@ -51,6 +51,10 @@ class Publisher:
         """The group whose diagnostics ``path`` last received."""
         return self._owner.get(path)
 
+    def published_groups(self) -> list[str]:
+        """Every group some path last received diagnostics from (root runway paths), sorted."""
+        return sorted(set(self._owner.values()))
+
     def last_diagnostics(self, path: str) -> tuple[Diagnostic, ...] | None:
         """The diagnostics last computed for ``path`` (pushed or pulled)."""
         return self._last.get(path)

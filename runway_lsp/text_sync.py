@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Callable
 
 from lsprotocol import types
 
@@ -28,6 +29,9 @@ log = logging.getLogger("runway_lsp")
 
 #: What the server asks the client to watch: every runway file of the workspace.
 WATCHED_FILES = "**/runway.{yaml,yml}"
+#: Most distinct URIs of one ``workspace/didChangeWatchedFiles`` looked at one by one
+#: (docs/reliability.md): past it, every known product is re-checked instead.
+MAX_WATCHED_CHANGES = 1000
 
 
 @degrades("textDocument/didOpen")
@@ -106,11 +110,57 @@ def watch_files(session: Session) -> None:
 @degrades("workspace/didChangeWatchedFiles")
 def did_change_watched_files(session: Session, params: types.DidChangeWatchedFilesParams) -> None:
     """Re-analyse the products of the runway files changed on disk, so a deleted member's
-    diagnostics are cleared and its root reports RW151 at once rather than at the next edit."""
-    paths = [uri_to_path(change.uri) for change in params.changes]
+    diagnostics are cleared and its root reports RW151 at once rather than at the next edit.
+
+    The events are coalesced first (:func:`coalesce_watched`): one notification may carry
+    20,000 of them (a branch switch, or a hostile client: adversary S4 blocked the server
+    for 40 s), and what is re-checked is the products they touch, not each path."""
+    uris = dict.fromkeys(change.uri for change in params.changes)  # deduplicated, in order
+    if len(uris) > MAX_WATCHED_CHANGES:
+        # Past the bound, no work per path (each costs a realpath, ~0.1 ms): every product
+        # the server knows (published or open) is checked again from disk, once.
+        session.invalidate()
+        known = dict.fromkeys(session.publisher.published_groups() + list(session.documents))
+        log.warning("didChangeWatchedFiles: %d changes (over %d): every known product re-checked (%d)", len(uris), MAX_WATCHED_CHANGES, len(known))
+        for path in known:
+            session.touch(path)
+        return
+    paths = dict.fromkeys(uri_to_path(uri) for uri in uris)
     # Not a runway, or open: the editor's buffer wins over the disk.
     changed = [p for p in paths if os.path.basename(p) in ROOT_NAMES and p not in session.documents]
-    if changed:
-        session.invalidate()  # once: analyses are rebuilt from what is open and on disk
-    for path in changed:
+    if not changed:
+        return
+    session.invalidate()  # once: analyses are rebuilt from what is open and on disk
+    kept = coalesce_watched(changed, session.publisher.owner_of)
+    if len(kept) < len(changed):
+        log.info("didChangeWatchedFiles: %d runway path(s) coalesced into %d", len(changed), len(kept))
+    for path in kept:
         session.touch(path)
+
+
+def coalesce_watched(paths: list[str], owner_of: Callable[[str], str | None]) -> list[str]:
+    """The paths of ``paths`` (distinct runway files) worth re-checking: each one that exists
+    or was given diagnostics (``owner_of``: its group, to re-publish or clear), and, of those
+    that neither exist nor were ever published, one per nearest existing folder above them.
+    Such a path is in no product but through a root above it that may list its folder (which
+    then reports RW151): the first path under that folder stands for all of them, since a
+    runway file's product is found by walking up existing folders. Costs one ``lstat`` per
+    path and one ``isdir`` per distinct folder; reads nothing."""
+    kept: list[str] = []
+    folders: dict[str, str] = {}  # folder -> nearest existing folder at or above it
+    represented: set[str] = set()
+    for path in paths:
+        if owner_of(path) is not None or os.path.lexists(path):
+            kept.append(path)
+            continue
+        folder, walked = os.path.dirname(path), []
+        while folder not in folders and not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+            walked.append(folder)
+            folder = os.path.dirname(folder)
+        existing = folders.get(folder, folder)
+        for f in walked + [folder]:
+            folders[f] = existing
+        if existing not in represented:
+            represented.add(existing)
+            kept.append(path)
+    return kept

@@ -1,0 +1,69 @@
+"""The server's bounds on hostile input (docs/reliability.md, "Round 2 bounds"):
+
+- one ``workspace/didChangeWatchedFiles`` with 20,000 "created" events for runway files that
+  do not exist (adversary S4: blocked the server 40 s) is coalesced: past
+  ``text_sync.MAX_WATCHED_CHANGES`` distinct URIs every known product is re-checked once;
+  under it, paths that neither exist nor were published collapse to one per folder. A
+  member deleted in the same burst is still cleared and its root still reports RW151.
+- a request whose params nest 100,000 arrays deep (adversary P1: never answered, traceback)
+  is answered with a JSON-RPC error carrying its id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rawlsp import RawServer
+
+ROOT = "runway: 1\nproduct: shop\nmembers: [services/a]\nresources:\n  db: {kind: postgres}\n"
+
+
+def _product(tmp_path: Path) -> tuple[str, str, Path]:
+    (tmp_path / "services" / "a").mkdir(parents=True)
+    (tmp_path / "runway.yaml").write_text(ROOT, encoding="utf-8")
+    member = tmp_path / "services" / "a" / "runway.yaml"
+    member.write_text("runway: 1\nmember: a\nuses: [db, nope]\n", encoding="utf-8")
+    return (tmp_path / "runway.yaml").as_uri(), member.as_uri(), member
+
+
+def _burst(tmp_path: Path, n: int, member_uri: str) -> dict:
+    changes = [{"uri": (tmp_path / f"svc{i}" / "runway.yaml").as_uri(), "type": 1} for i in range(n)]
+    changes.insert(n // 2, {"uri": member_uri, "type": 3})
+    return {"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": changes}}
+
+
+def _deleted_member_cleared_after_burst(tmp_path: Path, n: int) -> str:
+    root_uri, member_uri, member = _product(tmp_path)
+    srv = RawServer(tmp_path)
+    try:
+        srv.initialize(tmp_path)
+        srv.open(root_uri, ROOT)
+        srv.wait_message(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == member_uri)
+        assert [d["code"] for d in srv.publishes(member_uri)[-1]["diagnostics"]] == ["RW152"]
+        member.unlink()
+        srv.send(_burst(tmp_path, n, member_uri))
+        srv.wait_message(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == member_uri
+                         and m["params"]["diagnostics"] == [])
+        srv.wait_message(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == root_uri
+                         and "RW151" in [d["code"] for d in m["params"]["diagnostics"]])
+        srv.send({"jsonrpc": "2.0", "id": "after", "method": "textDocument/hover",
+                  "params": {"textDocument": {"uri": root_uri}, "position": {"line": 3, "character": 3}}})
+        assert "result" in srv.response("after")
+        # No publication for any of the paths that do not exist.
+        assert not [m for m in srv.notifications("textDocument/publishDiagnostics") if "/svc" in m["params"]["uri"]]
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+    return stderr
+
+
+def test_a_burst_of_20000_created_events_re_checks_known_products_once(tmp_path: Path):
+    stderr = _deleted_member_cleared_after_burst(tmp_path, 20_000)
+    assert "20001 changes (over 1000): every known product re-checked" in stderr
+
+
+def test_a_burst_under_the_bound_is_coalesced_per_folder(tmp_path: Path):
+    # 900 missing paths under one existing folder: one stands for all (unit-tested in
+    # tests/lsp/test_watched_coalesce.py); the deleted member among them is still cleared.
+    stderr = _deleted_member_cleared_after_burst(tmp_path, 900)
+    assert "every known product re-checked" not in stderr
