@@ -29,6 +29,7 @@ import re
 import threading
 from typing import Any, BinaryIO, Callable
 
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filters apply)
@@ -90,6 +91,53 @@ def read_messages(stdin: Any, deliver: Callable[[bytes], None]) -> None:
             deliver(body)
 
 
+def top_level_id(body: bytes) -> int | str | None:
+    """The ``id`` member of the top-level JSON object in ``body`` when it is an integer or a
+    string, else None. A scan that tracks strings and nesting without building anything, for
+    a body too deep for ``json.loads`` (which recurses once per level). Linear in the body."""
+    text = body.decode("utf-8", "replace")
+    depth, i, n = 0, 0, len(text)
+    decoder = json.JSONDecoder()
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if depth == 1 and text[i + 1 : end] == "id":
+                j = end + 1
+                while j < n and text[j] in " \t\r\n":
+                    j += 1
+                if j < n and text[j] == ":":
+                    j += 1
+                    while j < n and text[j] in " \t\r\n":
+                        j += 1
+                    try:
+                        value, _ = decoder.raw_decode(text, j)
+                    except (ValueError, RecursionError):
+                        return None
+                    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+            i = end + 1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        i += 1
+    return None
+
+
+def refuse_too_deep(protocol: Any, body: bytes) -> None:
+    """A message nested too deep to decode (adversary P1: 100,000 arrays in ``params``, once
+    a traceback and never an answer): answered with Invalid Request (-32600) under its ``id``
+    when one can be read (JSON-RPC 2.0 §5.1), else dropped; one warning line either way."""
+    msg_id = top_level_id(body)
+    log.warning("a message of %d bytes nested too deep to decode: %s", len(body),
+                "not handled" if msg_id is None else "answered with Invalid Request (-32600)")
+    if msg_id is not None:
+        protocol._send_response(msg_id, error=types.ResponseError(code=-32600, message="message nested too deep to decode; not handled"))
+
+
 class Counts:
     """Messages read by the thread (``delivered``, written by it alone) and handled on the
     loop (``handled``, written by the loop alone): :attr:`pending` is what a checkpoint waits
@@ -121,7 +169,11 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
         if done.done():
             return  # after exit: nothing more is handled (stdout is closed)
         try:
-            message = json.loads(body, object_hook=protocol.structure_message)
+            try:
+                message = json.loads(body, object_hook=protocol.structure_message)
+            except RecursionError:
+                refuse_too_deep(protocol, body)
+                return
             protocol.handle_message(message)
         except SystemExit:
             finish()  # the exit notification (pygls' lsp_exit): end the loop, not the process here

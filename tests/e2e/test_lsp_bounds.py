@@ -67,3 +67,24 @@ def test_a_burst_under_the_bound_is_coalesced_per_folder(tmp_path: Path):
     # tests/lsp/test_watched_coalesce.py); the deleted member among them is still cleared.
     stderr = _deleted_member_cleared_after_burst(tmp_path, 900)
     assert "every known product re-checked" not in stderr
+
+
+def test_a_request_nested_100000_deep_is_answered_with_an_error(tmp_path: Path):
+    srv = RawServer(tmp_path)
+    try:
+        srv.initialize(tmp_path)
+        deep = b"[" * 100_000 + b"]" * 100_000
+        for msg_id in (b"900", b'"deep-1"'):
+            body = b'{"jsonrpc":"2.0","id":' + msg_id + b',"method":"textDocument/hover","params":' + deep + b"}"
+            srv.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        body = b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":' + deep + b"}"  # no id: dropped
+        srv.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        srv.proc.stdin.flush()
+        for msg_id in (900, "deep-1"):
+            assert srv.response(msg_id)["error"]["code"] == -32600
+        srv.send({"jsonrpc": "2.0", "id": "after", "method": "workspace/symbol", "params": {"query": ""}})
+        assert "result" in srv.response("after")
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+    assert stderr.count("nested too deep to decode") == 3
