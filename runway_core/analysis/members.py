@@ -44,11 +44,12 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     capped_at = None  # the first item past MAX_MEMBERS, and how many items were left out
     left_out = 0
     for item in members.items:
-        if not isinstance(item, YScalar) or not isinstance(item.value, str) or not item.value.strip():
+        if not isinstance(item, YScalar) or not isinstance(item.value, str):
             continue  # the model reports non-string items
         rel = item.value
         if rel not in resolved:  # one resolution per spelling
-            resolved[rel] = member_folder(base, rel)
+            # An empty or blank path names no folder (it would resolve to the root's own).
+            resolved[rel] = member_folder(base, rel) if rel.strip() else (None, "an empty member path names no folder")
         folder, why = resolved[rel]
         if folder is None or folder in seen:
             if id(item) in reported:
@@ -61,7 +62,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
             built += 1
             if folder is None:
                 shown = rel if rel.isprintable() else rel.encode("unicode_escape").decode("ascii")
-                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{shown}`: {why}", {"member": shown}))
+                msg = f"member `{shown}`: {why}" if rel.strip() else f"member `{shown}`: {why}; remove the item or write the folder's path"
+                an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", msg, {"member": shown}))
             else:
                 an.add(Diagnostic(parsed.path, item.range, Severity.WARNING, "RW151", f"member `{rel}` is listed twice", {"member": rel}))
             continue
