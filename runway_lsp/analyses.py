@@ -18,10 +18,11 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from runway_core.analysis import Analysis, analyze
-from runway_core.workspace import find_root
+from runway_core.workspace import find_root, root_link_escapes
 from runway_core.catalog import Catalog
 
 from .documents import Buffers
+from .uris import uri_file_path
 
 DISK = "disk"  # the "version" of a file read from disk rather than from an open buffer
 
@@ -122,11 +123,23 @@ class Analyses:
             return hit[0]
         record: dict[str, Any] = {}
         # The previous analysis of the group only saves work (plan items that did not change).
-        an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None)
+        refused = self._refused_link(key)
+        if refused is not None:
+            record[key] = self.version(key)  # the answer for this buffer, though it is never read
+        an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
+                     refused=refused)
         self._cache[key] = (an, record)
         if valid is not None:
             valid.add(key)
         return an
+
+    def _refused_link(self, key: str) -> str | None:
+        """Why the root ``key`` is refused when its open buffer's URI is a symlink that leaves
+        its folder (``key`` is the resolved path, so the core cannot see the link): the CLI's
+        RW151 for the same file (docs/format.md "Members"; adversary M7). None otherwise."""
+        doc = self.buffers.get(key)
+        spelt = uri_file_path(doc.uri) if doc is not None else None
+        return root_link_escapes(spelt) if spelt is not None and spelt != key else None
 
     def stale_only_in(self, key: str, path: str) -> Analysis | None:
         """The cached analysis of group ``key`` when it is stale only because the open buffer

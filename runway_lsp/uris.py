@@ -32,16 +32,23 @@ else:
 
 def uri_to_path(uri: str) -> str:
     """The key of a document: the real path of a ``file:`` URI, else an absolute pseudo-path."""
+    path = uri_file_path(uri)
+    return os.path.realpath(path) if path is not None else os.path.abspath(uri.replace("\x00", "%00"))
+
+
+def uri_file_path(uri: str) -> str | None:
+    """The path a ``file:`` URI spells, symlinks not resolved (None for another scheme): what
+    a root's "symlink that leaves its folder" check looks at (docs/format.md "Members")."""
     parsed = urllib.parse.urlparse(uri)
-    if parsed.scheme == "file":
-        path = _url2pathname(parsed.path)
-        if "\x00" in path:
-            # `%00`: no file name holds a NUL (the OS refuses it: ValueError in every call).
-            # The document is an editor buffer like an unsaved one; its key keeps the
-            # percent-encoded spelling, a path that names no file.
-            path = parsed.path.replace("\x00", "%00")
-        return os.path.realpath(path)
-    return os.path.abspath(uri.replace("\x00", "%00"))
+    if parsed.scheme != "file":
+        return None
+    path = _url2pathname(parsed.path)
+    if "\x00" in path:
+        # `%00`: no file name holds a NUL (the OS refuses it: ValueError in every call).
+        # The document is an editor buffer like an unsaved one; its key keeps the
+        # percent-encoded spelling, a path that names no file.
+        path = parsed.path.replace("\x00", "%00")
+    return os.path.abspath(path)
 
 
 def path_to_uri(path: str) -> str:

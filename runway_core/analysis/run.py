@@ -27,13 +27,16 @@ from .root import _analyze_root
 from .spec import _build_spec
 
 
-def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None) -> Analysis:
+def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None, refused: str | None = None) -> Analysis:
     """Analyse the root runway at ``root_file`` and every member it lists.
 
     ``read(path) -> str`` supplies file text (default :func:`read_disk`); it may raise
     OSError or UnicodeDecodeError, which become diagnostics. Returns an :class:`Analysis`.
     ``previous``, an earlier analysis (an editor's, before the last keystroke), only saves
     work: plan items whose inputs did not change are reused from it; the result is the same.
+    ``refused``, why the caller refuses the root (an editor's buffer whose URI is a symlink
+    that leaves its folder, while ``root_file`` is the resolved path): RW151 at 1:1, as for a
+    ``root_file`` that is itself such a link, and nothing read.
 
     The cyclic garbage collector is paused while it runs: an analysis allocates tens of
     thousands of objects and makes no reference cycle, and the collections it would trigger
@@ -43,18 +46,18 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previo
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _analyze(root_file, catalog, read, previous)
+        return _analyze(root_file, catalog, read, previous, refused)
     finally:
         if enabled:
             gc.enable()
 
 
-def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: Analysis | None) -> Analysis:
+def _analyze(root_file: str, catalog: Catalog, read: Reader | None, previous: Analysis | None, refused: str | None = None) -> Analysis:
     read = read or read_disk
     root_file = os.path.abspath(root_file)
     an = Analysis(root_file=root_file, catalog=catalog)
     an.diagnostics[root_file] = []
-    escapes = root_link_escapes(root_file)
+    escapes = refused or root_link_escapes(root_file)
     try:
         if escapes is not None:
             # Like a member's runway.yaml linked out of the repository (RW151): never read, so

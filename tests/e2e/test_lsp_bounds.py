@@ -88,3 +88,25 @@ def test_a_request_nested_100000_deep_is_answered_with_an_error(tmp_path: Path):
         rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
     assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
     assert stderr.count("nested too deep to decode") == 3
+
+
+def test_an_open_root_linked_out_of_its_folder_gets_the_clis_rw151(tmp_path: Path):
+    # Adversary M7: runway.yaml -> /proc/self/environ; the CLI said RW151, the server analysed
+    # the buffer under the resolved path (no link left to see) or published nothing.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "environ").write_text("runway: 1\nproduct: other\n", encoding="utf-8")
+    product = tmp_path / "product"
+    product.mkdir()
+    (product / "runway.yaml").symlink_to(outside / "environ")
+    uri = (product / "runway.yaml").as_uri()
+    srv = RawServer(product)
+    try:
+        srv.initialize(product)
+        srv.open(uri, "runway: 1\nproduct: shop\n")
+        pub = srv.wait_publish(uri, 1)
+        assert [(d["code"], d["range"]["start"]) for d in pub["diagnostics"]] == [("RW151", {"line": 0, "character": 0})]
+        assert "leaves the product's folder" in pub["diagnostics"][0]["message"]
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
