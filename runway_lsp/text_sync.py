@@ -69,7 +69,16 @@ def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> N
         log.exception("textDocument/didChange failed")
         session.lost_change(doc.uri)
         return
-    doc.version = params.text_document.version
+    version, old = params.text_document.version, doc.version
+    if isinstance(version, int) and isinstance(old, int) and version <= old:
+        # LSP 3.17 (VersionedTextDocumentIdentifier): "the version number of a document will
+        # increase after each change". The change is applied all the same (the client applied
+        # it: refusing it would leave the buffer behind the editor's), but the analyses are
+        # cached by buffer version, so a repeated one could be served an older text's: dropped.
+        log.warning("didChange for %s: version %d after %d (versions increase, LSP 3.17); applied, cached analyses dropped",
+                    doc.uri, version, old)
+        session.invalidate()
+    doc.version = version
     session.edited(path, before, doc.text)
     session.touch(path)
 

@@ -110,3 +110,36 @@ def test_an_open_root_linked_out_of_its_folder_gets_the_clis_rw151(tmp_path: Pat
     finally:
         rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
     assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+
+
+def test_a_version_that_does_not_increase_still_gets_fresh_diagnostics(tmp_path: Path):
+    # Adversary M3: versions 3 after 63, and negative ones, were taken as they came; the
+    # analysis cache keys an open buffer by its version, so a repeated version was served the
+    # diagnostics of an older text. Now the change is applied (the client did apply it), the
+    # cached analyses are dropped and one warning line says so (LSP 3.17: versions increase).
+    uri = (tmp_path / "runway.yaml").as_uri()
+    clean = "runway: 1\nproduct: shop\nenvironments:\n  dev: {}\n"
+    broken = clean + "resources:\n  q: {kind: queu}\n"
+    srv = RawServer(tmp_path)
+
+    def after(change_version: int, text: str, codes: list[str]) -> None:
+        # The publication of this version with these codes (diagnostics on lines just typed
+        # may be held for a moment first: runway_lsp/typing_pause.py).
+        seen = len(srv.inbox)
+        srv.change(uri, change_version, text)
+        srv.wait_message(lambda _m: any(
+            m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+            and m["params"].get("version") == change_version and sorted(d["code"] for d in m["params"]["diagnostics"]) == codes
+            for m in srv.inbox[seen:]))
+
+    try:
+        srv.initialize(tmp_path)
+        srv.open(uri, clean, version=63)
+        assert srv.wait_publish(uri, 63)["diagnostics"] == []
+        after(63, broken, ["RW120", "RW180"])  # the same version, another text
+        after(3, clean, [])  # backwards
+        after(-7, broken, ["RW120", "RW180"])  # negative
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+    assert stderr.count("versions increase") == 3
