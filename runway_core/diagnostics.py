@@ -93,7 +93,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW153": ("warning", "a workload uses itself"),
     "RW154": ("warning", "member runway that no root runway above lists"),
     "RW155": ("error", "more than 1,000 members: the rest are not read"),
-    "RW156": ("error", "more than 50 environments: the rest are not read"),
+    "RW156": ("error", "more environments than the product may price: the rest are not read"),
     "RW157": ("error", "more than 1,000 resources and workloads: the rest are not read"),
     "RW160": ("warning", "region unknown to the catalogue"),
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),

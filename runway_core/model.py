@@ -31,6 +31,11 @@ DEFAULT_CAPS: dict[str, Decimal] = {"dev": Decimal(150), "staging": Decimal(500)
 #: resources (13 KB) froze the editor for 17 s (adversary S1). Past this: RW156 (an error) at
 #: the first environment left out, which is not validated, planned nor checked.
 MAX_ENVIRONMENTS = 50
+#: Most (environment, resource or workload) pairs one product prices (docs/format.md
+#: "Limits", RW156): fewer environments are read when the entries are many (1,000 entries:
+#: 5 environments). 50 environments x 1,000 resources still took 5 s per hover; a real
+#: product prices a few hundred pairs.
+MAX_PRICED_ITEMS = 5000
 #: Most resources and workloads together one product reads (docs/format.md "Limits", RW157),
 #: counted resources first, then workloads, in written order. Past this: RW157 (an error) at
 #: the first entry left out, which is not validated, planned nor checked.

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, Reference, Symbol
-from ..model import ENGINE_MODELS, MAX_ENTRIES, MAX_ENVIRONMENTS, Environment, Resource, RootRunway, Workload
+from ..model import ENGINE_MODELS, MAX_ENTRIES, MAX_ENVIRONMENTS, MAX_PRICED_ITEMS, Environment, Resource, RootRunway, Workload
 from ..planner import default_environments
 from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
 from .cache import _ENTRY_MODELS
@@ -51,31 +51,42 @@ def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap)
 
 
 def _bound_sections(an: Analysis, parsed: ParsedYaml, root: YMap) -> None:
-    """How many entries of each section are read (:data:`MAX_ENVIRONMENTS` environments,
-    :data:`MAX_ENTRIES` resources and workloads together, resources first), into
-    ``an.entries_read``, with RW156/RW157 at the first entry left out. What is left out is
-    not validated, planned nor checked, so the error keeps the product from passing (fail
-    closed: an environment not planned is never shown as under its cap)."""
+    """How many entries of each section are read, into ``an.entries_read``: at most
+    :data:`MAX_ENTRIES` resources and workloads together (resources first), then at most
+    :data:`MAX_ENVIRONMENTS` environments and no more than keep environments x entries within
+    :data:`MAX_PRICED_ITEMS` (every environment prices every entry). RW157/RW156 at the first
+    entry left out. What is left out is not validated, planned nor checked, so the error
+    keeps the product from passing (fail closed: an environment not planned is never shown
+    as under its cap)."""
     budget = MAX_ENTRIES
-    for sect, limit, code in (("environments", MAX_ENVIRONMENTS, "RW156"), ("resources", MAX_ENTRIES, "RW157"), ("workloads", MAX_ENTRIES, "RW157")):
+    for sect in ("resources", "workloads"):
         node = root.get(sect)
         if not isinstance(node, YMap):
             continue
         n = len(node.entries)
-        if sect != "environments":
-            limit, budget = budget, max(0, budget - n)
+        limit, budget = budget, max(0, budget - n)
         if n <= limit:
             continue
         an.entries_read[sect] = limit
         first = node.entries[limit][0]
-        left = n - limit
-        if code == "RW156":
-            msg = f"more than {MAX_ENVIRONMENTS:,} environments: `{first.text}` and {left - 1:,} more after it are not read, so they are not planned nor checked"
-            data = {"environment": first.text, "max_environments": MAX_ENVIRONMENTS, "not_read": left}
-        else:
-            msg = f"more than {MAX_ENTRIES:,} resources and workloads: `{first.text}` and {left - 1:,} more {sect} after it are not read, so they are not planned nor checked"
-            data = {"entry": first.text, "section": sect, "max_entries": MAX_ENTRIES, "not_read": left}
-        an.add(Diagnostic(parsed.path, first.range, Severity.ERROR, code, msg, data))
+        an.add(Diagnostic(parsed.path, first.range, Severity.ERROR, "RW157",
+                          f"more than {MAX_ENTRIES:,} resources and workloads: `{first.text}` and {n - limit - 1:,} more {sect} after it are not read, so they are not planned nor checked",
+                          {"entry": first.text, "section": sect, "max_entries": MAX_ENTRIES, "not_read": n - limit}))
+    node = root.get("environments")
+    if not isinstance(node, YMap):
+        return
+    entries = MAX_ENTRIES - budget  # the resources and workloads read
+    limit = min(MAX_ENVIRONMENTS, max(1, MAX_PRICED_ITEMS // max(1, entries)))
+    n = len(node.entries)
+    if n <= limit:
+        return
+    an.entries_read["environments"] = limit
+    first = node.entries[limit][0]
+    why = (f"more than {MAX_ENVIRONMENTS:,} environments" if limit == MAX_ENVIRONMENTS else
+           f"more than {limit:,} environments for {entries:,} resources and workloads (at most {MAX_PRICED_ITEMS:,} priced items)")
+    an.add(Diagnostic(parsed.path, first.range, Severity.ERROR, "RW156",
+                      f"{why}: `{first.text}` and {n - limit - 1:,} more after it are not read, so they are not planned nor checked",
+                      {"environment": first.text, "max_environments": limit, "not_read": n - limit}))
 
 
 def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:

@@ -1,5 +1,6 @@
 """The product bounds (docs/diagnostics.md RW156, RW157; adversary S1, S3): a root past 50
-environments or 1,000 resources and workloads is read, planned and checked only up to the
+environments (fewer when environments x entries would pass 5,000) or 1,000 resources and
+workloads is read, planned and checked only up to the
 bound, with a positioned error at the first entry left out, and never fails open."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from runway_core.analysis import analyze
-from runway_core.model import MAX_ENTRIES, MAX_ENVIRONMENTS
+from runway_core.model import MAX_ENTRIES, MAX_ENVIRONMENTS, MAX_PRICED_ITEMS
 
 
 def _write(tmp_path: Path, text: str) -> str:
@@ -22,15 +23,27 @@ def test_400_environments_by_400_resources_is_planned_up_to_the_bound(tmp_path, 
             + "".join(f"  e{i}: {{}}\n" for i in range(400))
             + "resources:\n" + "".join(f"  r{i}: {{kind: queue}}\n" for i in range(400)))
     an = analyze(_write(tmp_path, text), catalog)
-    assert len(an.plans) == MAX_ENVIRONMENTS == 50
-    assert "e49" in an.plans and "e50" not in an.plans
+    # 400 entries: 5,000 // 400 = 12 environments priced (4,800 pairs; before: 160,000).
+    assert MAX_PRICED_ITEMS // 400 == 12 and len(an.plans) == 12
+    assert "e11" in an.plans and "e12" not in an.plans
     rw156 = [d for d in an.all_diagnostics() if d.code == "RW156"]
     assert len(rw156) == 1
     d = rw156[0]
-    assert (d.range.start.line, d.range.start.character) == (4 + 50, 2)  # the key `e50`
-    assert d.data == {"environment": "e50", "max_environments": 50, "not_read": 350}
+    assert (d.range.start.line, d.range.start.character) == (4 + 12, 2)  # the key `e12`
+    assert d.data == {"environment": "e12", "max_environments": 12, "not_read": 388}
+    assert "more than 12 environments for 400 resources and workloads" in d.message
     assert an.has_errors()  # fail closed: the product does not pass
     assert not [d for d in an.all_diagnostics() if d.code == "RW131"]
+
+
+def test_at_most_50_environments_however_few_the_entries(tmp_path, catalog) -> None:
+    text = ("runway: 1\nproduct: shop\nenvironments:\n" + "".join(f"  e{i}: {{}}\n" for i in range(60))
+            + "resources:\n  q: {kind: queue}\n")
+    an = analyze(_write(tmp_path, text), catalog)
+    assert len(an.plans) == MAX_ENVIRONMENTS == 50
+    rw156 = [d for d in an.all_diagnostics() if d.code == "RW156"]
+    assert [d.data for d in rw156] == [{"environment": "e50", "max_environments": 50, "not_read": 10}]
+    assert rw156[0].message.startswith("more than 50 environments: `e50` and 9 more")
 
 
 def test_size_for_an_environment_past_the_bound_is_not_rw131(tmp_path, catalog) -> None:
