@@ -22,9 +22,10 @@ from .validate import _validate
 _NOT_LOCAL = ("*", "&", "<<", "!")
 
 
-def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap) -> list[tuple[str, int, str]] | None:
-    """The reuse key of each entry of a block section: its text from its key to the next
-    entry's key (the last: to the next top-level key, or the end), and its key's column.
+def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap, read: int | None = None) -> list[tuple[str, int, str]] | None:
+    """The reuse key of each entry of a block section (of its first ``read`` entries, the
+    ones read: RW157): its text from its key to the next entry's key (the last: to the next
+    top-level key, or the end), and its key's column.
     None when the section is a flow mapping, when its entries are not in written order, or
     when its text holds an alias, anchor, merge key or tag (a value may then come from
     elsewhere)."""
@@ -40,9 +41,10 @@ def _entry_text_keys(parsed: ParsedYaml, root: YMap, sect: str, sect_node: YMap)
             end = o
     if any(c in text[start:end] for c in _NOT_LOCAL):
         return None
-    starts = [lines.offset(k.range.start) for k, _v in sect_node.entries]
+    entries = sect_node.entries if read is None else sect_node.entries[: read + 1]  # + the next entry's start
+    starts = [lines.offset(k.range.start) for k, _v in entries]
     out = []
-    for i, (k, _v) in enumerate(sect_node.entries):
+    for i, (k, _v) in enumerate(entries[:read] if read is not None else entries):
         s, e = starts[i], starts[i + 1] if i + 1 < len(starts) else end
         if not start < s < e <= end:
             return None
@@ -122,7 +124,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
         sect_node = root.get(sect)
         if not isinstance(sect_node, YMap):
             continue
-        keys = _entry_text_keys(parsed, root, sect, sect_node)
+        keys = _entry_text_keys(parsed, root, sect, sect_node, an.entries_read.get(sect))
         for i, (k, v) in enumerate(an.read_entries(sect, sect_node)):
             if v is None or (isinstance(v, YScalar) and v.value is None):
                 an.add(Diagnostic(parsed.path, k.range, Severity.ERROR, "RW101",
