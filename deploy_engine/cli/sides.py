@@ -13,7 +13,6 @@ runway); a PATH absent at that revision is an empty plan (a product this change 
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import subprocess
@@ -30,6 +29,7 @@ from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
+from runway_core.workspace import JsonDocumentError, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -62,12 +62,13 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
     return Side(label, side_of_plan(plan), loaded, invalid)
 
 
-def _side_of_json_text(label: str, text: str) -> Side:
+def _side_of_json_text(label: str, text: Any) -> Side:
+    """A side from a plan JSON document: its bytes or text, or the document already read."""
     try:
-        doc = json.loads(text, parse_float=Decimal)
+        doc = loads_json(text, parse_float=Decimal) if isinstance(text, (str, bytes)) else text
         side = side_of_json(doc)
     except (ValueError, PlanDocumentError) as exc:
-        raise InputError(f"{label}: not a plan JSON document (runway-deploy plan --format json): {exc}") from None
+        raise InputError(f"{label}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
     diags = doc.get("diagnostics") if isinstance(doc, dict) else None
     invalid = isinstance(diags, list) and any(
         isinstance(d, dict) and d.get("severity") == "error" and d.get("code") not in REFUSAL_CODES for d in diags)
@@ -103,7 +104,7 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
         # A product (or runway) this change adds: nothing at the base, every item added.
         return Side(label, PlanSide(None, None, ()), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
-        return _side_of_json_text(label, _git(["show", f"{rev}:{rel}"], top).stdout.decode("utf-8", "replace"))
+        return _side_of_json_text(label, _git(["show", f"{rev}:{rel}"], top).stdout)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
     archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
     if archive.returncode != 0:
@@ -137,12 +138,14 @@ def resolve_side(spec: str, catalog: Catalog) -> Side:
     if match and not os.path.exists(spec):
         rel = _top_relative(match["path"], cwd)
         return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd)
-    if spec.endswith(".json") and os.path.isfile(spec):
+    if spec.endswith(".json") and os.path.lexists(spec):
         try:
-            text = Path(spec).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{spec}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-        return _side_of_json_text(spec, text)
+            doc = read_json(spec, parse_float=Decimal)
+        except JsonDocumentError as exc:
+            raise InputError(f"{spec}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
+        except OSError as exc:
+            raise InputError(f"{spec}: cannot read: {exc.strerror or exc}") from None
+        return _side_of_json_text(spec, doc)
     return _side_of_analysis(spec, load_path(spec, catalog))
 
 

