@@ -21,7 +21,7 @@ from typing import IO, Any, Iterable, Sequence
 from deploy_engine.exits import PROG, InputError, UsageError
 from runway_core.diagnostics import Severity
 from runway_core.analysis import analyze
-from runway_core.catalog import Catalog, CatalogError, load_catalog
+from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
@@ -200,6 +200,15 @@ def _is_root(path: str) -> bool:
     return "\nproduct:" in "\n" + head
 
 
+def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = None) -> list[str]:
+    """Every file the analyses of ``loaded`` read (root and members) and, with ``--catalog DIR``,
+    its two data files: what ``--output FILE`` may never be (:mod:`deploy_engine.cli.output`)."""
+    out = [f for item in loaded if item is not None for f in item.analysis.files if f != os.path.join(os.path.dirname(f), STDIN_NAME)]
+    if catalog_folder is not None:
+        out += [os.path.join(catalog_folder, SIZES_FILE), os.path.join(catalog_folder, PRICES_FILE)]
+    return out
+
+
 def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -> list[Loaded]:
     """One :class:`Loaded` per root runway the PATHs name, each once, in the order given
     (``-``: standard input; a folder with no runway at its top: :func:`discover_roots`)."""
@@ -208,6 +217,9 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -
     seen: set[str] = set()
     for path in paths or ["."]:
         if path == STDIN_PATH:
+            if stdin is None:
+                # `check - <&-`: the process has no standard input at all (sys.stdin is None).
+                raise InputError("standard input is closed; nothing to read for `-`")
             out.append(load_stdin(stdin, catalog))
             continue
         p = Path(path)
@@ -246,4 +258,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]

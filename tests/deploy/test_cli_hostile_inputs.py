@@ -140,3 +140,71 @@ def test_a_deep_receipt_is_listed_as_invalid_never_a_crash(tmp_path):
         from deploy_engine.records.file_store import FileStore
 
         FileStore(tmp_path).read("receipts/dev/2026-01-02T00-00-00Z.json")
+
+
+# --- E6-E8: --output, GITHUB_STEP_SUMMARY and the standard streams ------------------------------
+
+
+def shop(tmp_path: Path) -> Path:
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "runway.yaml").write_text(SHOP + "resources:\n  jobs: {kind: queue, size: huge}\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("command", ["check", "plan"])
+def test_output_onto_a_file_the_command_read_is_refused_and_the_file_kept(tmp_path, command):
+    folder = shop(tmp_path)
+    (folder / "services").mkdir()
+    member = folder / "services" / "runway.yaml"
+    member.write_text("resources:\n  q2: {kind: queue}\n", encoding="utf-8")
+    root = folder / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8") + "members: [services]\n", encoding="utf-8")
+    os.link(root, tmp_path / "hard-link.yaml")
+    for target in (root, member, tmp_path / "hard-link.yaml"):
+        before = {p: p.read_bytes() for p in (root, member)}
+        rc, _, err = run(command, str(folder), "--format", "json", "--output", str(target))
+        assert rc == 3 and "a file this command read" in err and "not overwritten" in err, err
+        assert {p: p.read_bytes() for p in (root, member)} == before
+
+
+def test_diff_output_onto_a_plan_json_side_is_refused(tmp_path, plan_doc):
+    base = write(tmp_path / "base.json", plan_doc)
+    before = Path(base).read_bytes()
+    rc, _, err = run("diff", base, base, "--format", "json", "--output", base)
+    assert rc == 3 and Path(base).read_bytes() == before, err
+
+
+@pytest.mark.parametrize("argv", [["check", "{p}", "--format", "json", "--output", "{f}"], ["plan", "{p}", "--output", "{f}"],
+                                  ["schema", "--output", "{f}"], ["check", "{p}", "--output", "/dev/null"]])
+def test_output_to_a_fifo_or_device_is_exit_3_and_never_blocks(tmp_path, argv):
+    folder, fifo = shop(tmp_path), tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rc, _, err = run(*[a.format(p=folder, f=fifo) for a in argv])
+    assert rc == 3 and "not a regular file" in err
+
+
+def test_a_step_summary_that_is_a_fifo_is_exit_3_and_never_blocks(tmp_path):
+    folder, fifo = shop(tmp_path), tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rc, _, err = run("check", str(folder), environ={"GITHUB_STEP_SUMMARY": str(fifo)})
+    assert rc == 3 and "GITHUB_STEP_SUMMARY" in err and "not a regular file" in err
+    summary = tmp_path / "summary.md"
+    rc, _, err = run("plan", str(folder), environ={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert rc == 1 and "### runway-deploy plan" in summary.read_text(encoding="utf-8")  # a regular file still works
+
+
+def test_closed_or_full_standard_streams_end_with_one_line_exit_3(tmp_path):
+    folder = shop(tmp_path)
+    closed_out = child("plan", str(folder), stdout=None, capture=False, stderr=subprocess.PIPE,
+                       preexec_fn=lambda: os.close(1))
+    assert closed_out.returncode == 3 and closed_out.stderr.decode().strip().count("\n") == 0
+    assert "standard output is closed" in closed_out.stderr.decode()
+    closed_in = child("check", "-", capture=False, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      preexec_fn=lambda: os.close(0))
+    assert closed_in.returncode == 3 and "standard input is closed" in closed_in.stderr.decode()
+    with open("/dev/full", "w") as full:
+        proc = child("plan", str(folder), "--details", capture=False, stdout=full, stderr=subprocess.PIPE)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3 and err.strip() .endswith("cannot write standard output: No space left on device"), err
+    assert "Traceback" not in err and "Exception ignored" not in err

@@ -19,7 +19,7 @@ from deploy_engine.cli.commands._args import add_ci_arguments
 from deploy_engine.cli.formats import github, markdown, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count
-from deploy_engine.cli.inputs import catalog_for, entries_of
+from deploy_engine.cli.inputs import catalog_for, entries_of, files_read
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         _render(args.format, diff, base, head, args, output.formatted, ctx)
         if output.text is not None:
             _render("text", diff, base, head, args, output.text, ctx)
-        output.close()
+        output.close(files_read([base.loaded, head.loaded], args.catalog) + [s.label for s in (base, head) if s.loaded is None])
         entries = entries_of([head.loaded]) if head.loaded is not None else []
         if head.loaded is not None and entries:
             an = head.loaded.analysis
