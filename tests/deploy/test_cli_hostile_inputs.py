@@ -208,3 +208,45 @@ def test_closed_or_full_standard_streams_end_with_one_line_exit_3(tmp_path):
     err = proc.stderr.decode()
     assert proc.returncode == 3 and err.strip() .endswith("cannot write standard output: No space left on device"), err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+# --- E3, E4: --network FILE and catalog refresh sources go through the bounded JSON reader ------
+
+
+def deep(path: Path, levels: int = 50_000) -> Path:
+    path.write_text('{"a":' * levels + "1" + "}" * levels, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "deep", "nan"])
+def test_resources_network_file_that_is_hostile_is_exit_3(tmp_path, kind):
+    folder = shop(tmp_path)
+    (folder / "runway.yaml").write_text(SHOP + "resources:\n  jobs: {kind: queue}\n", encoding="utf-8")
+    network = tmp_path / "network.json"
+    if kind == "fifo":
+        os.mkfifo(network)
+    elif kind == "device":
+        network = Path("/dev/zero")
+    elif kind == "deep":
+        deep(network)
+    else:
+        network.write_text('{"vpc_id": NaN}', encoding="utf-8")
+    rc, _, err = run("resources", str(folder), "--env", "dev", "--network", str(network))
+    assert rc == 3 and "network settings file" in err and "internal error" not in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "deep"])
+def test_catalog_refresh_from_a_hostile_file_mirror_is_exit_3(tmp_path, kind):
+    offers = tmp_path / "mirror" / "offers" / "v1.0" / "aws"
+    offers.mkdir(parents=True)
+    index = offers / "index.json"
+    if kind == "fifo":
+        os.mkfifo(index)
+    elif kind == "device":
+        index.symlink_to("/dev/zero")
+    else:
+        index.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    rc, _, err = run("catalog", "refresh", "--region", "us-east-1", "--output", str(tmp_path / "out"),
+                     "--source", f"file://{tmp_path / 'mirror'}")
+    assert rc == 3 and ("not a regular file" in err or "nested deeper than 64 levels" in err), err
+    assert not (tmp_path / "out").exists()
