@@ -111,8 +111,18 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
         raise InputError(f"{label}: git archive failed: {archive.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
     tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp.name, filter="data")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+                tar.extractall(tmp.name, filter="data")
+        except tarfile.FilterError as exc:
+            # A symlink at REV that is absolute or leaves the folder (`services/a -> /etc`): the
+            # working tree's `check` refuses it (RW151), never reading through it; so does the
+            # base, which has no positions to put a diagnostic at: exit 3 with the reason.
+            member = getattr(getattr(exc, "tarinfo", None), "name", "?")
+            raise InputError(f"{label}: {member} at {rev} is a symlink (or file) that leaves the product's folder "
+                             f"({type(exc).__name__}); refused, never followed") from None
+        except tarfile.TarError as exc:
+            raise InputError(f"{label}: git archive of {rev} could not be read ({type(exc).__name__})") from None
         local = Path(tmp.name, *([p for p in rel.split("/") if p] or ["."]))
         side = _side_of_analysis(label, load_path(str(local), catalog))
     except BaseException:

@@ -250,3 +250,43 @@ def test_catalog_refresh_from_a_hostile_file_mirror_is_exit_3(tmp_path, kind):
                      "--source", f"file://{tmp_path / 'mirror'}")
     assert rc == 3 and ("not a regular file" in err or "nested deeper than 64 levels" in err), err
     assert not (tmp_path / "out").exists()
+
+
+# --- E2, E9: symlinks at a base revision, paths longer than PATH_MAX --------------------------------
+
+
+@pytest.mark.parametrize("target", ["/etc", "../../../etc"])
+def test_diff_base_whose_tree_holds_an_escaping_symlink_is_exit_3_with_the_reason(tmp_path, monkeypatch, target):
+    repo = tmp_path / "repo"
+    (repo / "services" / "b").mkdir(parents=True)
+    (repo / "runway.yaml").write_text(SHOP + "members: [services/a, services/b]\n", encoding="utf-8")
+    (repo / "services" / "a").symlink_to(target)
+    (repo / "services" / "b" / "runway.yaml").write_text("resources:\n  q: {kind: queue}\n", encoding="utf-8")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "symlink"], check=True)
+    monkeypatch.chdir(repo)
+    rc, _, err = run("diff", ".", "--base", "HEAD")
+    assert rc == 3 and "services/a at HEAD is a symlink" in err and "never followed" in err, err
+    rc, out, _ = run("check", ".")  # the working tree: RW151 on the member, as before
+    assert rc == 1 and "RW151" in out
+
+
+def test_a_path_longer_than_path_max_in_the_folder_walk_is_skipped_with_a_warning(tmp_path):
+    (tmp_path / "ok" ).mkdir()
+    (tmp_path / "ok" / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(25):  # 25 x 200 characters: past PATH_MAX (4,096), made with mkdirat
+            os.mkdir("d" * 200, dir_fd=fd)
+            new = os.open("d" * 200, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        os.close(os.open("runway.yaml", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
+    rc, out, err = run("check", str(tmp_path))
+    assert rc == 0 and "warning: skipped" in err and "File name too long" in err and "internal error" not in err, err
+    rc, _, err = run("check", "")
+    assert rc == 3 and "PATH is empty" in err
