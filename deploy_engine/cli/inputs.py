@@ -263,7 +263,22 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
             if key not in seen:
                 seen.add(key)
                 out.append(item)
+                _warn_shadowed(item, warn)
     return out
+
+
+def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
+    """One warning per folder of the analysis holding both ``runway.yaml`` and ``runway.yml``:
+    ``runway.yaml`` is read, the ``.yml`` never (docs/format.md, "Root runway")."""
+    if warn is None:
+        return
+    for f in item.analysis.files:
+        folder, name = os.path.split(f)
+        if name == ROOT_NAMES[0] and os.path.isfile(os.path.join(folder, ROOT_NAMES[1])):
+            other = os.path.abspath(os.path.join(folder, ROOT_NAMES[1]))
+            here = os.path.relpath(other)
+            shown = other if here.startswith("..") else here
+            warn(f"{PROG}: warning: {shown} is ignored: its folder also holds {ROOT_NAMES[0]}, which is the one read")
 
 
 def load(args: argparse.Namespace) -> tuple[Analysis, str]:

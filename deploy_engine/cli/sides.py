@@ -75,6 +75,17 @@ def _side_of_json_text(label: str, text: Any) -> Side:
     return Side(label, side, None, invalid)
 
 
+#: What a file side may be named: a runway (YAML) or a plan JSON document.
+_SIDE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _refuse_odd_file(label: str, name: str) -> None:
+    """InputError (exit 3) for a file side that is neither a runway nor a plan JSON: read as a
+    runway it would resolve to the root above it and compare against the wrong plan (or none)."""
+    if not name.lower().endswith(_SIDE_SUFFIXES):
+        raise InputError(f"{label}: neither a runway (.yaml, .yml, or a folder holding one) nor a plan JSON file (.json)")
+
+
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=300)
@@ -105,6 +116,8 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
         return Side(label, PlanSide(None, None, ()), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
         return _side_of_json_text(label, _git(["show", f"{rev}:{rel}"], top).stdout)
+    if kind.stdout.strip() == b"blob":
+        _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
     archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
     if archive.returncode != 0:
@@ -156,6 +169,8 @@ def resolve_side(spec: str, catalog: Catalog) -> Side:
         except OSError as exc:
             raise InputError(f"{spec}: cannot read: {exc.strerror or exc}") from None
         return _side_of_json_text(spec, doc)
+    if os.path.lexists(spec) and not os.path.isdir(spec):
+        _refuse_odd_file(spec, spec)
     return _side_of_analysis(spec, load_path(spec, catalog))
 
 

@@ -290,3 +290,33 @@ def test_a_path_longer_than_path_max_in_the_folder_walk_is_skipped_with_a_warnin
     assert rc == 0 and "warning: skipped" in err and "File name too long" in err and "internal error" not in err, err
     rc, _, err = run("check", "")
     assert rc == 3 and "PATH is empty" in err
+
+
+# --- M2, M5, M6 ------------------------------------------------------------------------------------
+
+
+def test_diff_side_that_is_neither_a_runway_nor_a_plan_json_is_exit_3(tmp_path, monkeypatch):
+    (tmp_path / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    (tmp_path / "junk.txt").write_text("hello\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run("diff", "junk.txt", "runway.yaml")
+    assert rc == 3 and "neither a runway" in err
+    assert run("diff", "runway.yaml", "runway.yaml")[0] in (0, 2)  # a runway file still is a side
+
+
+@pytest.mark.parametrize("amount", ["1_000", "1e3", "Infinity", "1,00", "-5"])
+def test_max_increase_refuses_what_a_yaml_cap_refuses_exit_64(tmp_path, amount):
+    (tmp_path / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    rc, _, err = run("diff", str(tmp_path), str(tmp_path), "--max-increase", amount)
+    assert rc == 64 and "is not an amount in USD" in err
+    for ok in ("1000", "1,000", "$99.50"):
+        assert run("diff", str(tmp_path), str(tmp_path), "--max-increase", ok)[0] in (0, 2)
+
+
+def test_a_folder_with_runway_yaml_and_runway_yml_warns_naming_the_ignored_one(tmp_path):
+    (tmp_path / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    (tmp_path / "runway.yml").write_text("runway: 1\nproduct: other\n", encoding="utf-8")
+    for command in ("check", "plan"):
+        rc, out, err = run(command, str(tmp_path))
+        assert "runway.yml is ignored: its folder also holds runway.yaml" in err, err
+        assert "other" not in out

@@ -11,6 +11,7 @@ its cap, or with ``--max-increase USD`` when one grows by more than that many US
 from __future__ import annotations
 
 import argparse
+import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,15 @@ if TYPE_CHECKING:  # imported when a diff runs (git, tar and the pure diff are n
 NAME = "diff"
 
 
+#: An amount as people write one: digits, thousands commas, cents; an optional leading `$`.
+#: Not Python's wider Decimal syntax: `1_000`, `1e3`, `Infinity` are refused as the YAML cap
+#: (`limits.monthly`) refuses them (docs/format.md; usage error, 64).
+_AMOUNT = re.compile(r"\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
 def _usd(text_value: str) -> Decimal:
+    if not _AMOUNT.fullmatch(text_value.strip()):
+        raise argparse.ArgumentTypeError(f"{text_value!r} is not an amount in USD (e.g. 100 or 99.50)")
     try:
         value = Decimal(text_value.strip().lstrip("$").replace(",", ""))
     except InvalidOperation:
