@@ -29,7 +29,7 @@ from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
-from runway_core.workspace import JsonDocumentError, loads_json, read_json
+from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -115,7 +115,10 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
         # A product (or runway) this change adds: nothing at the base, every item added.
         return Side(label, PlanSide(None, None, ()), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
-        return _side_of_json_text(label, _git(["show", f"{rev}:{rel}"], top).stdout)
+        blob = _git(["show", f"{rev}:{rel}"], top).stdout
+        if len(blob) > MAX_JSON_BYTES:
+            raise InputError(f"{label}: not a valid plan JSON document: {len(blob):,} bytes, over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit")
+        return _side_of_json_text(label, blob)
     if kind.stdout.strip() == b"blob":
         _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
