@@ -6,7 +6,8 @@ lease, Pulumi through the Automation API (:mod:`deploy_engine.automation`), rece
 refused an invalid one with exit 1) and runs the guards in this order: over the cap (2: nothing
 is declared and pulumi is not even imported), the plan is not the reviewed one (8,
 ``--plan-digest``), ``up`` outside the protected deploy job (4), no Pulumi CLI (5),
-configuration missing (3), lease held (6). A Pulumi or Infisical failure is 7
+configuration missing (3), lease held (6; also a lease taken over while ``up`` runs, found by
+:func:`lease_lost` before each phase). A Pulumi or Infisical failure is 7
 (:mod:`deploy_engine.exits`). A database password is generated and set only by the ``up`` that
 creates the database, or that rotates it (``--rotate-credentials``, the proxy added or removed);
 only those values are written to Infisical, after logging in before ``pulumi up``; no run reads
@@ -165,6 +166,8 @@ class DeployRun:
         self.stack = f"{self.product}-{self.env}"
         self.receipt: Any = None
         self.finished = False
+        #: The renewer of the lease ``up``/``destroy`` hold (under_lease), else None.
+        self.lease_keeper: Any = None
         # The records store follows the backend (docs/deploy.md, "Records"); opened before any
         # guard, so a refused run's receipt goes there too. A URL's user info is a credential.
         url = backend_url(options.backend, ctx.environ)
@@ -608,14 +611,18 @@ def _run_up(run: DeployRun, target: Any, infisical: Any) -> int:
 def under_lease(run: DeployRun, body: Any) -> int:
     """Take the environment's lease in the records store (exit 6 while another deploy holds
     it), run ``body()`` and release the lease on every way out."""
-    from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
+    from deploy_engine.leases import LeaseError, LeaseHeld, LeaseKeeper, acquire, lease_ttl, release
     from deploy_engine.receipts import lease_json
     from deploy_engine.records import StoreError
 
     receipt = run.receipt
     try:
+        ttl = lease_ttl(run.ctx.environ)
+    except ValueError as exc:
+        return run.finish(EXIT_CONFIG, "refused", f"{exc}; nothing was deployed")
+    try:
         lease = acquire(run.root, run.product, run.env, holder=run.holder(), clock=run.ctx.now, store=run.store,
-                        redactor=run.redactor)
+                        redactor=run.redactor, ttl=ttl)
     except LeaseHeld as exc:
         receipt.lease = lease_json(exc.lease, "held-by-another")
         return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
@@ -626,6 +633,9 @@ def under_lease(run: DeployRun, body: Any) -> int:
         # Fail closed: no lease, no deploy.
         receipt.lease = {"status": "not-taken"}
         return run.finish(EXIT_DEPLOY_FAILED, "failed", f"the lease could not be taken: {exc}; nothing was deployed")
+    # Renewed every third of its lifetime while the run goes on, and checked before each phase
+    # of `up` (lease_lost): a run longer than the lease is never taken over while alive.
+    keeper = run.lease_keeper = LeaseKeeper(lease, run.ctx.now, ttl, run.redactor).start()
     try:
         receipt.lease = lease_json(lease, "held")
         if lease.takeover:
@@ -633,7 +643,29 @@ def under_lease(run: DeployRun, body: Any) -> int:
         return body()
     finally:
         # On every way out: success, failure, a bug, Ctrl-C and SIGTERM (Terminated).
-        release(lease, run.ctx.now, run.redactor)
+        keeper.stop()
+        run.lease_keeper = None
+        release(keeper.lease, run.ctx.now, run.redactor)
+
+
+def lease_lost(run: DeployRun, next_phase: str, deployed: bool) -> int | None:
+    """Before ``next_phase`` of ``up``: renew the lease now; exit 6 (:data:`EXIT_LEASE_HELD`,
+    outcome ``failed`` once something was deployed, else ``refused``) when it is no longer ours
+    (taken over after expiring, released, or not renewable before its expiry), so two deploys
+    never run their next phases at once. None while the lease is held (docs/deploy.md, "Lease")."""
+    from deploy_engine.leases import LeaseLost
+
+    keeper = run.lease_keeper
+    if keeper is None:
+        return None
+    try:
+        keeper.check()
+    except LeaseLost as exc:
+        run.receipt.lease = {**(run.receipt.lease or {}), "status": "lost", "lost": str(exc)}
+        done = "what the earlier phases deployed stays; " if deployed else "nothing was deployed; "
+        return run.finish(EXIT_LEASE_HELD, "failed" if deployed else "refused",
+                          f"stopped before {next_phase}: {exc}; {done}run `{PROG} up` again once the other deploy is done")
+    return None
 
 
 def _takeover_text(command: str, takeover: Mapping[str, Any]) -> str:
@@ -689,6 +721,9 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
                     return run.finish(EXIT_DEPLOY_FAILED, "failed",
                                       f"{exc}; nothing was deployed (`up` would set the password of {', '.join(cplan.new)}, "
                                       "which must then be written to Infisical)")
+            failure = lease_lost(run, "phase 1", deployed=False)
+            if failure is not None:
+                return failure
             if workloads:
                 target.exclude = workload_urns(run.product, run.env, workloads)
                 run.err(f"{PROG} up: phase 1: data resources and shared pieces (workloads {', '.join(workloads)} held back)")
@@ -707,12 +742,21 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         failure = _safety_nets(run, cplan, stored, first)
         if failure is not None:
             return failure
+        failure = lease_lost(run, "phase 2 (writing values to Infisical)", deployed=True)
+        if failure is not None:
+            return failure
         failure = _write_values(run, writer, slug, cplan, first.outputs, written)
         if failure is not None:
             return failure
         if not workloads:
             return run.finish(EXIT_OK, "succeeded")
+        failure = lease_lost(run, "phase 3 (waiting for the Infisical -> SSM sync)", deployed=True)
+        if failure is not None:
+            return failure
         failure = _wait_for_sync(run, slug)
+        if failure is not None:
+            return failure
+        failure = lease_lost(run, "phase 4 (the services)", deployed=True)
         if failure is not None:
             return failure
         run.err(f"{PROG} up: phase 4: the services ({', '.join(workloads)}), each waiting for steady state")
