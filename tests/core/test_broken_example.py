@@ -85,14 +85,20 @@ def test_every_code_appears(analysis) -> None:
         assert instead in seen, f"{code} is excluded for {instead}, which the example must show"
 
 
-def test_unknown_region_is_refused(catalog) -> None:
+def _in_region(catalog, region: str):
+    """The example analysed with ``region`` instead of its eu-central-1."""
+
     def read(path: str) -> str:
         text = read_disk(path)
         if Path(path) == ROOT:
-            text = text.replace("region: eu-central-1 ", "region: ap-southeast-2 ", 1)
+            text = text.replace("region: eu-central-1 ", f"region: {region} ", 1)
         return text
 
-    an = analyze(str(ROOT), catalog, read=read)
+    return analyze(str(ROOT), catalog, read=read)
+
+
+def test_unknown_region_is_refused(catalog) -> None:
+    an = _in_region(catalog, "ap-southeast-2")
     seen = {d.code for d in an.all_diagnostics()}
     # Nothing is priced: capped environments are refused (RW162 on the region, RW163 on each
     # unpriced item), uncapped ones warn (RW161); never another region's price.
@@ -101,13 +107,7 @@ def test_unknown_region_is_refused(catalog) -> None:
 
 
 def test_a_region_that_is_not_an_aws_region_is_rw164(catalog) -> None:
-    def read(path: str) -> str:
-        text = read_disk(path)
-        if Path(path) == ROOT:
-            text = text.replace("region: eu-central-1 ", "region: EU-CENTRAL-1 ", 1)
-        return text
-
-    an = analyze(str(ROOT), catalog, read=read)
+    an = _in_region(catalog, "EU-CENTRAL-1")
     (d,) = [d for d in an.all_diagnostics() if d.code == "RW164"]
     assert "did you mean `eu-central-1`?" in d.message and d.file == str(ROOT)
 
