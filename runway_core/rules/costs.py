@@ -91,8 +91,7 @@ def _not_a_region(an: "Analysis", rng: Range, reg: str, known) -> Diagnostic:
     if lower in known:
         sug: str | None = lower
     else:
-        names = sorted(an.catalog.regions) + sorted(set(known) - set(an.catalog.regions))
-        sug = suggest(lower, names)
+        sug = suggest(lower, sorted(set(known) | set(an.catalog.regions)), prefer=an.catalog.regions)
     hint = f"; did you mean `{sug}`?" if sug else ""
     return _d(an, an.root_file, rng, "RW164",
               f"`{reg}` is not an AWS region{hint} (region names are lower case, e.g. `us-east-1`; "
