@@ -135,3 +135,17 @@ def test_no_fix_when_spaces_cannot_make_it_read(catalog):
         line = found[0].range.start.line
         errs = [d for d in parse_yaml(out, ROOT).diagnostics if d.code in ("RW001", "RW006")]
         assert not errs or errs[0].range.start.line > line
+
+
+def test_a_block_scalar_indented_with_tabs_becomes_its_text(catalog):
+    text = "runway: 1\nproduct: shop\nworkloads:\n  api:\n    command: |\n\t\techo hi\n\t\techo there\n    port: 8080\n"
+    whole = fixed(text, catalog, "Replace tabs with spaces in the whole file (2 lines)")
+    assert meaning(whole)["workloads"]["api"] == {"command": "echo hi\necho there\n", "port": 8080}
+
+
+def test_a_large_tab_indented_file_gets_the_whole_file_fix(catalog):
+    # 1,200 tab-indented lines: one pass and one parse (line by line stops at 200 lines).
+    text = "runway: 1\nproduct: shop\nresources:\n" + "".join(f"\tq{i}:\n\t\tkind: queue\n" for i in range(600))
+    whole = fixed(text, catalog, "Replace tabs with spaces in the whole file (1200 lines)")
+    assert "\t" not in whole
+    assert meaning(whole)["resources"]["q599"] == {"kind": "queue"}

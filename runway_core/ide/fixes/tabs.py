@@ -10,7 +10,8 @@ How wide a tab is: one width ``w`` for the whole file (tab stops every ``w`` col
 editor draws them, :meth:`str.expandtabs`), chosen on the diagnosed line so that it lands
 where the surrounding block expects it. The file's indent step ``unit`` is the most common
 increase of indentation between a line and the space-indented line above it (2 when no line is
-space-indented). Under a line that opens a block (ends with ``:`` or is a bare ``-``) the
+space-indented). Under a line that opens a block (ends with ``:``, is a bare ``-``, or ends
+with a block scalar header ``|``/``>``) the
 expected column is that line's indentation plus ``unit``; under any other line, the same
 column as that line (a sibling). The widths ``unit``, 2, 4, 8 are tried in that order: the
 first that gives the expected column wins; else the first that gives a column the block allows
@@ -18,10 +19,12 @@ first that gives the expected column wins; else the first that gives a column th
 
 Every fix is checked by parsing the fixed text (docs/diagnostics.md, RW006): the single fix is
 offered only when the parser then reads past the line (the first syntax or tab error, if any,
-is on a later line); the whole-file fix re-parses after each line, fixing the next line the
-parser stops at (so the lines of a block scalar, whose tabs are content, are never touched),
-at most :data:`MAX_LINES` lines, and is offered only when no RW006 is left and the parse is
-whole. A tab inside a block scalar's text is content: only the parser's RW006 lines change.
+is on a later line). The whole-file fix first rewrites, in one pass, every tab-indented line
+that is not a block scalar's text (the lines after a ``|``/``>`` header indented deeper than
+it), checked by one parse; when that parse still stops, it goes line by line instead, fixing
+the next line the parser stops at with RW006 (one parse each, at most :data:`MAX_LINES`
+lines). It is offered only when no RW006 is left and the parse is whole. A tab inside a block
+scalar's text is content and stays.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from ...diagnostics import Diagnostic
 from ...yamlsrc import parse_yaml
 from ._context import Fix, _Ctx
 
-#: The most lines the whole-file fix rewrites (one parse each); a file with more tab-indented
-#: lines gets the single-line fix only.
+#: The most lines the line-by-line whole-file fix rewrites (one parse each), when the one-pass
+#: rewrite does not parse; past it, the single-line fix only.
 MAX_LINES = 200
 #: Tab widths tried after the file's own indent step, in order (2 is yaml-language-server's
 #: and Prettier's YAML default, 4 VS Code's editor default, 8 a terminal's).
@@ -90,7 +93,7 @@ def _levels(lines: list[str], upto: int) -> tuple[list[int], int | None, bool]:
     column after each ``- ``), the indentation of the last content line above, and whether that
     line opens a block."""
     stack: list[int] = []
-    prev, opens = None, False
+    prev, prev_i, opens, header = None, -1, False, False
     for i, lead, body in _structural(lines):
         if i >= upto:
             break
@@ -104,7 +107,13 @@ def _levels(lines: list[str], upto: int) -> tuple[list[int], int | None, bool]:
             at += 2 + len(rest[2:]) - len(rest[2:].lstrip(" "))
             rest = rest[2:].lstrip(" ")
             stack.append(at)
-        prev, opens = col, body.endswith(":") or body == "-" or body.endswith(" -")
+        prev, prev_i = col, i
+        opens = body.endswith(":") or body == "-" or body.endswith(" -")
+        # A block scalar's header opens a block too (its text is indented deeper), until its
+        # text has begun: a line after the text ends the scalar.
+        header = bool(_BLOCK_HEADER.search(body))
+    if prev is not None and header:
+        opens = not any(_content(line) for line in lines[prev_i + 1 : upto])
     return stack, prev, opens
 
 
@@ -175,7 +184,14 @@ def _tab_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
     one = ctx.fix("Replace tabs with spaces", diag, [(ctx.path, edit(first))], preferred=True)
     if one:
         out.append(one)
-    # The whole file: fix each line the parser stops at next, while it is a tab's RW006.
+    # The whole file, first in one pass: every tab-indented line that is not a block scalar's
+    # text, checked by one parse. When that parse still stops (a block scalar indented with
+    # tabs), line by line: fix each line the parser stops at next, while it is a tab's RW006.
+    if err is not None and _tab:
+        every = {first: fixed[first]}
+        every.update({i: _expand(lines[i], width) for i, lead, _b in _structural(lines) if "\t" in lead})
+        if len(every) > 1 and _first_error_line(with_lines(every), src.path)[0] is None:
+            fixed, err = every, None
     while err is not None and _tab and len(fixed) < MAX_LINES:
         if err in fixed or "\t" not in _LEAD.match(lines[err]).group(0):  # type: ignore[union-attr]
             break
