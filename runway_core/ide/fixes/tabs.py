@@ -177,7 +177,7 @@ def _tab_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
         return "".join(out)
 
     fixed = {first: _expand(lines[first], width)}
-    err, _tab = _first_error_line(with_lines(fixed), src.path)
+    err, is_tab = _first_error_line(with_lines(fixed), src.path)
     if err is not None and err <= first:
         return []  # the parser still stops on this line: no width makes it read on
     out: list[Fix] = []
@@ -187,17 +187,17 @@ def _tab_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
     # The whole file, first in one pass: every tab-indented line that is not a block scalar's
     # text, checked by one parse. When that parse still stops (a block scalar indented with
     # tabs), line by line: fix each line the parser stops at next, while it is a tab's RW006.
-    if err is not None and _tab:
+    if err is not None and is_tab:
         every = {first: fixed[first]}
         every.update({i: _expand(lines[i], width) for i, lead, _b in _structural(lines) if "\t" in lead})
         if len(every) > 1 and _first_error_line(with_lines(every), src.path)[0] is None:
             fixed, err = every, None
-    while err is not None and _tab and len(fixed) < MAX_LINES:
+    while err is not None and is_tab and len(fixed) < MAX_LINES:
         if err in fixed or "\t" not in _LEAD.match(lines[err]).group(0):  # type: ignore[union-attr]
             break
         fixed[err] = _expand(lines[err], width)
         last = err
-        err, _tab = _first_error_line(with_lines(fixed), src.path)
+        err, is_tab = _first_error_line(with_lines(fixed), src.path)
         if err is not None and err <= last:
             break
     if len(fixed) > 1 and err is None:
