@@ -648,11 +648,13 @@ def under_lease(run: DeployRun, body: Any) -> int:
         release(keeper.lease, run.ctx.now, run.redactor)
 
 
-def lease_lost(run: DeployRun, next_phase: str, deployed: bool) -> int | None:
+def lease_lost(run: DeployRun, next_phase: str, deployed: bool, advice: str = "") -> int | None:
     """Before ``next_phase`` of ``up``: renew the lease now; exit 6 (:data:`EXIT_LEASE_HELD`,
     outcome ``failed`` once something was deployed, else ``refused``) when it is no longer ours
     (taken over after expiring, released, or not renewable before its expiry), so two deploys
-    never run their next phases at once. None while the lease is held (docs/deploy.md, "Lease")."""
+    never run their next phases at once. ``advice`` ends the message (the rotate advice when
+    phase 1 set passwords that phase 2 would have written). None while the lease is held
+    (docs/deploy.md, "Lease")."""
     from deploy_engine.leases import LeaseLost
 
     keeper = run.lease_keeper
@@ -664,7 +666,7 @@ def lease_lost(run: DeployRun, next_phase: str, deployed: bool) -> int | None:
         run.receipt.lease = {**(run.receipt.lease or {}), "status": "lost", "lost": str(exc)}
         done = "what the earlier phases deployed stays; " if deployed else "nothing was deployed; "
         return run.finish(EXIT_LEASE_HELD, "failed" if deployed else "refused",
-                          f"stopped before {next_phase}: {exc}; {done}run `{PROG} up` again once the other deploy is done")
+                          f"stopped before {next_phase}: {exc}; {done}run `{PROG} up` again once the other deploy is done{advice}")
     return None
 
 
@@ -742,7 +744,8 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         failure = _safety_nets(run, cplan, stored, first)
         if failure is not None:
             return failure
-        failure = lease_lost(run, "phase 2 (writing values to Infisical)", deployed=True)
+        failure = lease_lost(run, "phase 2 (writing values to Infisical)", deployed=True,
+                             advice=_rotate_advice(cplan.new) if cplan.new else "")
         if failure is not None:
             return failure
         failure = _write_values(run, writer, slug, cplan, first.outputs, written)

@@ -17,7 +17,7 @@ import pytest
 from deploy_engine import automation
 from deploy_engine.leases import LeaseKeeper, LeaseLost, acquire, current_lease, utc_now
 from deploy_engine.records import open_store
-from test_deploy_cli import INFISICAL_OK, MAIN_DB, NETWORK, bucket_receipts, deploy, echoing_up, found_pulumi, orders, stack  # noqa: F401
+from test_deploy_cli import INFISICAL_OK, MAIN_DB, NETWORK, bucket_receipts, deploy, echoing_up, found_pulumi, infisical, orders, stack, writes  # noqa: F401
 
 PASS = {"PULUMI_CONFIG_PASSPHRASE": "team-passphrase-123"}
 #: How long the fake phase waits for the renewal before failing the test (a bound, not a measure).
@@ -101,6 +101,29 @@ def test_a_lease_taken_over_during_a_phase_stops_up_before_the_next_phase(capsys
     assert current_lease(store, "orders", "dev").holder == "other-job"
     (r,) = bucket_receipts(moto_server, bucket)
     assert r["outcome"] == "failed" and r["exit_code"] == 6 and r["lease"]["status"] == "lost"
+
+
+def test_a_takeover_after_phase_1_set_a_password_says_how_to_rotate_it(capsys, tmp_path, monkeypatch, moto_server, stack):
+    """Phase 1 created the database with a new password; the lease is lost before phase 2
+    would have written it to Infisical: nothing is written, and the message says to rotate."""
+    root = orders(tmp_path)
+    bucket = moto_server.bucket(object_lock=True)
+    store = _store(moto_server, bucket)
+    then = echoing_up(stack)
+
+    def phase_then_takeover(target, on_output):
+        result = then(target, on_output)
+        acquire(root, "orders", "dev", holder="other-job", clock=lambda: utc_now() + timedelta(hours=2), store=store)
+        return result
+
+    monkeypatch.setattr(automation, "up", phase_then_takeover)
+    with infisical(monkeypatch, **PASS, **moto_server.env(), PULUMI_BACKEND_URL=f"s3://{bucket}/orders") as (srv, environ):
+        rc, _out, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi, clock=utc_now)
+    assert rc == 6, err
+    assert "stopped before phase 2" in err and "up --rotate-credentials" in err and "main-db" in err
+    assert writes(srv) == []  # phase 2 never ran
+    (r,) = bucket_receipts(moto_server, bucket)
+    assert r["lease"]["status"] == "lost" and r["outcome"] == "failed"
 
 
 def test_a_lease_lifetime_that_is_not_whole_seconds_is_refused(capsys, tmp_path, moto_server, stack):
