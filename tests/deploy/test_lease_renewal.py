@@ -35,6 +35,19 @@ def _store(moto_server, bucket: str):
     return open_store(f"s3://{bucket}/orders", "/nonexistent", moto_server.env())
 
 
+def phase_then_takeover(stack, root, store):
+    """An ``up`` that runs its phase, then, as if this runner had stalled past the expiry,
+    lets another deploy (``other-job``) take the lease over in ``store``."""
+    then = echoing_up(stack)
+
+    def up(target, on_output):
+        result = then(target, on_output)
+        acquire(root, "orders", "dev", holder="other-job", clock=lambda: utc_now() + timedelta(hours=2), store=store)
+        return result
+
+    return up
+
+
 def test_a_long_phase_renews_the_lease_in_the_bucket(capsys, tmp_path, monkeypatch, moto_server, stack):
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
@@ -81,15 +94,7 @@ def test_a_lease_taken_over_during_a_phase_stops_up_before_the_next_phase(capsys
     bucket = moto_server.bucket(object_lock=True)
     stack.outputs = {"resources": {"main-db": MAIN_DB}}
     store = _store(moto_server, bucket)
-    then = echoing_up(stack)
-
-    def phase_then_takeover(target, on_output):
-        result = then(target, on_output)
-        # Meanwhile (as if this runner had stalled past the expiry) another deploy takes over.
-        acquire(root, "orders", "dev", holder="other-job", clock=lambda: utc_now() + timedelta(hours=2), store=store)
-        return result
-
-    monkeypatch.setattr(automation, "up", phase_then_takeover)
+    monkeypatch.setattr(automation, "up", phase_then_takeover(stack, root, store))
     rc, out, err = deploy(capsys, "up", str(root), "--env", "dev", environ=_env(moto_server, bucket, 600), which=found_pulumi,
                           clock=utc_now)
     assert rc == 6, err
@@ -109,14 +114,7 @@ def test_a_takeover_after_phase_1_set_a_password_says_how_to_rotate_it(capsys, t
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     store = _store(moto_server, bucket)
-    then = echoing_up(stack)
-
-    def phase_then_takeover(target, on_output):
-        result = then(target, on_output)
-        acquire(root, "orders", "dev", holder="other-job", clock=lambda: utc_now() + timedelta(hours=2), store=store)
-        return result
-
-    monkeypatch.setattr(automation, "up", phase_then_takeover)
+    monkeypatch.setattr(automation, "up", phase_then_takeover(stack, root, store))
     with infisical(monkeypatch, **PASS, **moto_server.env(), PULUMI_BACKEND_URL=f"s3://{bucket}/orders") as (srv, environ):
         rc, _out, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi, clock=utc_now)
     assert rc == 6, err
