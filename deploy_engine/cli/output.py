@@ -2,9 +2,11 @@
 file (written once, UTF-8, when the command has rendered it) while the text output goes to
 standard output (docs/cli.md, "In CI"). Both pass through redaction.
 
-FILE (and ``$GITHUB_STEP_SUMMARY``, :func:`open_regular_for_writing`) must be a regular file or
-not exist: a FIFO would block the run forever and a device is no report, so either is refused
-(exit 3) before it is opened, and opened ``O_NONBLOCK`` so that one swapped in cannot block. A
+FILE (and ``$GITHUB_STEP_SUMMARY``, :func:`open_regular_for_writing`) is a regular file (or
+does not exist yet), a character device (``/dev/null``, ``/dev/stdout`` on a terminal) or a FIFO
+that a reader holds open (``--output /dev/stdout | jq``): it is opened ``O_NONBLOCK``, so a FIFO
+with no reader is refused (exit 3, ENXIO) instead of blocking the run forever; a socket or a
+folder is refused (exit 3). A
 FILE that is one of the files the command read (the runway itself, a member, a plan JSON side,
 a catalogue file) is refused too (exit 3), the file untouched: ``check DIR --output
 DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics."""
@@ -12,6 +14,7 @@ DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import stat
@@ -26,26 +29,45 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr
 
 
 def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
-    """``path`` opened for writing text (UTF-8, ``\\n`` newlines): appended to, or truncated.
-    Raises InputError (exit 3) when ``path`` is a FIFO, socket, device or folder (checked by
-    ``stat`` before the open and ``fstat`` after; nothing here can block), OSError when it
-    cannot be opened. ``label`` names it in the message."""
+    """``path`` opened for writing text (UTF-8, ``\\n`` newlines): appended to, or truncated
+    (a regular file). A character device or a FIFO with a reader is written as it is (the open
+    is non-blocking: a FIFO with no reader fails at once with ENXIO, then its writes block as a
+    pipe's do, as ``tee``'s). Raises InputError (exit 3) when ``path`` is a socket or a folder,
+    or a FIFO no process reads; OSError when it cannot be opened. ``label`` names it in the
+    message."""
+    def refuse(why: str) -> InputError:
+        return InputError(f"{label} {path} is {why}; not written")
+
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        raise InputError(f"{label} {path} is not a regular file (a FIFO, socket, device or folder); not written")
-    fd = os.open(path, _WRITE_FLAGS | (os.O_APPEND if append else 0), 0o666)
+    if mode is not None and not _writable_kind(mode):
+        raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError(f"{label} {path} is not a regular file (a FIFO, socket, device or folder); not written")
-        if not append:
-            os.ftruncate(fd, 0)
+        fd = os.open(path, _WRITE_FLAGS | (os.O_APPEND if append else 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader: opening it blocking would hang
+            raise refuse("a FIFO that no process reads") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not _writable_kind(mode):
+            raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
+        if stat.S_ISREG(mode):
+            if not append:
+                os.ftruncate(fd, 0)
+        else:  # a pipe or a device: ordinary (blocking) writes from here on
+            os.set_blocking(fd, True)
         return io.open(fd, "w", encoding="utf-8", newline="\n", closefd=True)
     except BaseException:
         os.close(fd)
         raise
+
+
+def _writable_kind(mode: int) -> bool:
+    """A regular file, a character device or a FIFO: what a report can be written to."""
+    return stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def _same_file(path: str, inputs: Iterable[str]) -> str | None:

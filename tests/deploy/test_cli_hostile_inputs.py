@@ -176,19 +176,41 @@ def test_diff_output_onto_a_plan_json_side_is_refused(tmp_path, plan_doc):
 
 
 @pytest.mark.parametrize("argv", [["check", "{p}", "--format", "json", "--output", "{f}"], ["plan", "{p}", "--output", "{f}"],
-                                  ["schema", "--output", "{f}"], ["check", "{p}", "--output", "/dev/null"]])
-def test_output_to_a_fifo_or_device_is_exit_3_and_never_blocks(tmp_path, argv):
+                                  ["schema", "--output", "{f}"]])
+def test_output_to_a_fifo_no_one_reads_is_exit_3_and_never_blocks(tmp_path, argv):
     folder, fifo = shop(tmp_path), tmp_path / "fifo"
     os.mkfifo(fifo)
     rc, _, err = run(*[a.format(p=folder, f=fifo) for a in argv])
-    assert rc == 3 and "not a regular file" in err
+    assert rc == 3 and "a FIFO that no process reads" in err
 
 
-def test_a_step_summary_that_is_a_fifo_is_exit_3_and_never_blocks(tmp_path):
+def test_output_to_a_fifo_with_a_reader_or_a_device_is_written(tmp_path):
+    # `--output /dev/stdout | jq` and `--output /dev/null` are ordinary CI usage.
+    folder, fifo = shop(tmp_path), tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        rc, _, err = run("check", str(folder), "--format", "json", "--output", str(fifo))
+        received = reader.communicate(timeout=60)[0]
+    finally:
+        reader.kill()
+    assert rc == 1, err
+    assert json.loads(received)["diagnostics"]
+    rc, _, err = run("check", str(folder), "--output", "/dev/null")
+    assert rc == 1 and "not written" not in err
+
+
+def test_output_to_a_folder_is_exit_3(tmp_path):
+    folder = shop(tmp_path)
+    rc, _, err = run("check", str(folder), "--output", str(tmp_path))
+    assert rc == 3 and "not written" in err
+
+
+def test_a_step_summary_that_is_a_fifo_no_one_reads_is_exit_3_and_never_blocks(tmp_path):
     folder, fifo = shop(tmp_path), tmp_path / "fifo"
     os.mkfifo(fifo)
     rc, _, err = run("check", str(folder), environ={"GITHUB_STEP_SUMMARY": str(fifo)})
-    assert rc == 3 and "GITHUB_STEP_SUMMARY" in err and "not a regular file" in err
+    assert rc == 3 and "GITHUB_STEP_SUMMARY" in err and "a FIFO that no process reads" in err
     summary = tmp_path / "summary.md"
     rc, _, err = run("plan", str(folder), environ={"GITHUB_STEP_SUMMARY": str(summary)})
     assert rc == 1 and "### runway-deploy plan" in summary.read_text(encoding="utf-8")  # a regular file still works
