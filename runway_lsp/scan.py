@@ -137,6 +137,29 @@ def find_runway_files(
     return result
 
 
+def big_roots(found: ScanResult, roots: list[str]) -> set[str]:
+    """The roots with at least :data:`runway_lsp.analyses.BIG_PRODUCT_FILES` runway files in
+    their folder's tree (each file counted once, for its nearest root above): analysed on the
+    analysis thread, never on the event loop. Linear: each file walks up at most
+    :data:`SCAN_MAX_DEPTH` folders."""
+    from .analyses import BIG_PRODUCT_FILES
+
+    folders = {os.path.dirname(r): r for r in roots}
+    counts: dict[str, int] = {}
+    for path in found.files:
+        d = os.path.dirname(path)
+        for _ in range(SCAN_MAX_DEPTH + 1):
+            root = folders.get(d)
+            if root is not None:
+                counts[root] = counts.get(root, 0) + 1
+                break
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+    return {r for r, n in counts.items() if n >= BIG_PRODUCT_FILES}
+
+
 def _rel(path: str, folders: list[str]) -> str:
     for f in folders:
         if path.startswith(os.path.join(f, "")):
@@ -228,6 +251,7 @@ class WorkspaceScan:
             # are its own; a member no root read is left for its didOpen (RW154 then); a
             # file that is neither (broken, unreadable) is analysed alone, which says why.
             roots = [p for p in found.files if found.kinds.get(p) == "root"]
+            ls.analyses.big.update(big_roots(found, roots))
             covered: set[str] = set()
             published = 0
             done_roots: list[str] = []
@@ -235,13 +259,21 @@ class WorkspaceScan:
                 if path in covered:
                     continue
                 try:
-                    with ls.analyses.memoised():  # one synchronous chunk: no buffer changes inside
-                        root = path if found.kinds.get(path) == "root" else ls.group_of(path)
+                    if found.kinds.get(path) == "root":
+                        root = path
+                    else:
+                        with ls.analyses.memoised():
+                            root = ls.group_of(path)
                         if root in covered and root != path:
                             continue
-                        an = ls.analysis(root)
-                        covered.update(an.files)
-                        covered.add(root)
+                    # On the analysis thread (issue 16 item 7): the loop answers requests
+                    # for open documents while a big product is analysed.
+                    an = await ls.analyses.analysis_async(root)
+                    covered.update(an.files)
+                    covered.add(root)
+                    if ls.stopped:
+                        break
+                    with ls.analyses.memoised():  # one synchronous chunk: no buffer changes inside
                         if publish:
                             count = ls.publisher.publish_closed_group(root, an)
                             published += count

@@ -91,6 +91,10 @@ class Session:
         self._stop_listeners: list[Callable[[], None]] = []
         self._edits: dict[str, int] = {}  # path -> edits, opens, closes and saves seen
         self._receipts: dict[Any, tuple[str, int]] = {}  # request id -> (path, edits at receipt)
+        #: group key -> paths whose publication waits for the group's analysis on the
+        #: analysis thread (runway_lsp/analyses.py): published when it lands.
+        self._deferred: dict[str, set[str]] = {}
+        self.analyses.landed.append(self._landed)
 
     # --- the client -------------------------------------------------------------------------
 
@@ -298,6 +302,8 @@ class Session:
             timer.cancel()
         self._pause_timers.clear()
         self._dirty.clear()
+        self._deferred.clear()
+        self.analyses.stop()  # jobs not started are cancelled; nothing lands after this
         for listener in self._stop_listeners:
             try:
                 listener()
@@ -335,6 +341,17 @@ class Session:
         if self.idle_gc and self._gc_timer is None:
             self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
 
+    def _landed(self, key: str) -> None:
+        """An analysis of group ``key`` landed from the analysis thread: publish what waited
+        for it (the flush analyses again, on the thread, if the texts changed meanwhile). Not
+        a change of any document: requests in flight are not superseded."""
+        paths = self._deferred.pop(key, set())
+        if self.stopped or not paths:
+            return
+        self._dirty.update(paths)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_soon(self._flush)  # type: ignore[assignment]
+
     def _gc_tick(self) -> None:
         """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
         GC_BACKSTOP; then check again later."""
@@ -355,12 +372,26 @@ class Session:
 
     def _flush_dirty(self) -> None:
         dirty, self._dirty = self._dirty, set()
+        analyses = self.analyses
         try:
             groups: list[str] = []
             for path in sorted(dirty):
                 for key in (self.publisher.owner_of(path), self.group_of(path)):
                     if key is not None and key not in groups:
                         groups.append(key)
+            for path in sorted(dirty):
+                root = analyses.waiting.get(path)
+                if root is not None:  # grouped alone until its product's first analysis lands
+                    self._deferred.setdefault(root, set()).update(dirty)
+                    if path in groups:
+                        groups.remove(path)
+            for key in list(groups):
+                if analyses.is_big(key) and not analyses.current(key):
+                    # Analysed on the thread, published when it lands (never a result
+                    # computed for an older text: publish_group checks every version).
+                    analyses.analyse_off_loop(key)
+                    self._deferred.setdefault(key, set()).update(dirty)
+                    groups.remove(key)
         except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
             log.exception("finding the runways of %s failed", sorted(dirty))
             return
