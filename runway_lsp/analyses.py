@@ -8,8 +8,8 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
   a closed file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
   a git checkout) invalidates analyses that read it.
 
-- A big product (:data:`BIG_PRODUCT_FILES` runway files under its folder, as the workspace
-  scan found, or a last analysis longer than :data:`ASYNC_AFTER_S`) is analysed on the
+- A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more, or one whose last
+  analysis took longer than :data:`ASYNC_AFTER_S`) is analysed on the
   analysis thread (:class:`AnalysisThread`), never on the event loop: until its result lands,
   requests answer from its last analysis, or (a member opened before its product's first
   analysis) from the member alone (issue 16 item 7; docs/architecture.md "Threads").
@@ -40,8 +40,8 @@ log = logging.getLogger("runway_lsp")
 
 DISK = "disk"  # the "version" of a file read from disk rather than from an open buffer
 
-#: A product with at least this many runway files under its folder (counted by the workspace
-#: scan's walk) is analysed on the analysis thread. Measured: 300 one-resource members take
+#: A root listing at least this many members (:func:`listed_members`) is analysed on the
+#: analysis thread. Measured: 300 one-resource members take
 #: ~60 ms to analyse on an idle core, 1,000 take ~170 ms (benchmarks/bench_scan_requests.py);
 #: a product of 20 members, a few milliseconds, stays on the loop (a keystroke's diagnostics
 #: are not delayed by a thread hop).
@@ -49,6 +49,26 @@ BIG_PRODUCT_FILES = 100
 #: ... and so is one whose last analysis took longer than this, in seconds (the LSP
 #: request budget of issue 16 item 7 is 100 ms p95 while a product is analysed).
 ASYNC_AFTER_S = 0.05
+
+
+def listed_members(text: str) -> int:
+    """About how many members a root's text lists: the items of its top-level ``members``
+    (block items up to the next top-level key; a flow list's commas + 1). A scheduling
+    estimate, read without parsing (the analysis reads the list properly)."""
+    at = 0 if text.startswith("members:") else text.find("\nmembers:") + 1
+    if at <= 0 and not text.startswith("members:"):
+        return 0
+    first = text.find("\n", at)
+    head = text[at + len("members:"): first if first >= 0 else len(text)].strip()
+    if head.startswith("["):
+        return head.count(",") + 1
+    count = 0
+    for line in text[first + 1:].split("\n") if first >= 0 else ():
+        if line[:1] not in (" ", "-", "#", "\t", "") or line.startswith("---"):
+            break
+        if line.lstrip().startswith("- "):
+            count += 1
+    return count
 
 
 class AnalysisThread:
@@ -72,6 +92,9 @@ class AnalysisThread:
             fut.cancel()
             return fut
         if self._thread is None:
+            import sys
+            if os.environ.get("RUNWAY_SWITCH"):
+                sys.setswitchinterval(float(os.environ["RUNWAY_SWITCH"]))
             self._thread = threading.Thread(target=self._run, name="runway-analysis", daemon=True)
             self._thread.start()
         self._queue.put((fn, fut))
@@ -136,8 +159,7 @@ class Analyses:
         #: The analysis thread and the groups it is analysing (group key -> job).
         self.thread = AnalysisThread()
         self._jobs: dict[str, _Job] = {}
-        #: Roots the workspace scan counted :data:`BIG_PRODUCT_FILES` runway files under.
-        self.big: set[str] = set()
+        self._listing: dict[str, tuple[Any, bool]] = {}  # root -> (its version, lists BIG_PRODUCT_FILES)
         self._took: dict[str, float] = {}  # group key -> seconds its last analysis took
         #: path -> the big root whose first analysis it waits for (grouped alone meanwhile).
         self.waiting: dict[str, str] = {}
@@ -245,7 +267,21 @@ class Analyses:
     def is_big(self, key: str) -> bool:
         """Analysed on the thread: a big product (see the module docstring), or one being
         analysed there now."""
-        return key in self._jobs or key in self.big or self._took.get(key, 0.0) > ASYNC_AFTER_S
+        if key in self._jobs or self._took.get(key, 0.0) > ASYNC_AFTER_S:
+            return True
+        version = self.version(key)
+        hit = self._listing.get(key)
+        if hit is None or hit[0] != version:
+            try:
+                big = listed_members(self.buffers.read_live(key)) >= BIG_PRODUCT_FILES
+            except (OSError, UnicodeDecodeError, ValueError):
+                big = False  # unreadable: the analysis says why, at once
+            hit = self._listing[key] = (version, big)
+        return hit[1]
+
+    def busy(self) -> bool:
+        """An analysis is running or queued on the thread."""
+        return bool(self._jobs)
 
     def pending(self, key: str) -> bool:
         """An analysis of group ``key`` is running (or queued) on the thread."""
@@ -406,4 +442,5 @@ class Analyses:
         return memo[folder]
 
     def analysis_for(self, path: str) -> Analysis:
-        return self.analysis(self.group_of(path))
+        with self.memoised():  # the group's files are checked once, not once per lookup
+            return self.analysis(self.group_of(path))

@@ -35,6 +35,7 @@ from .convert import messages
 from .convert import navigation as convert_nav
 from .exclude import Exclusions, exclusions
 from .guard import degrades
+from .publish import PUBLISH_CHUNK
 from .session import Session
 from .uris import uri_to_path
 
@@ -137,29 +138,6 @@ def find_runway_files(
     return result
 
 
-def big_roots(found: ScanResult, roots: list[str]) -> set[str]:
-    """The roots with at least :data:`runway_lsp.analyses.BIG_PRODUCT_FILES` runway files in
-    their folder's tree (each file counted once, for its nearest root above): analysed on the
-    analysis thread, never on the event loop. Linear: each file walks up at most
-    :data:`SCAN_MAX_DEPTH` folders."""
-    from .analyses import BIG_PRODUCT_FILES
-
-    folders = {os.path.dirname(r): r for r in roots}
-    counts: dict[str, int] = {}
-    for path in found.files:
-        d = os.path.dirname(path)
-        for _ in range(SCAN_MAX_DEPTH + 1):
-            root = folders.get(d)
-            if root is not None:
-                counts[root] = counts.get(root, 0) + 1
-                break
-            up = os.path.dirname(d)
-            if up == d:
-                break
-            d = up
-    return {r for r, n in counts.items() if n >= BIG_PRODUCT_FILES}
-
-
 def _rel(path: str, folders: list[str]) -> str:
     for f in folders:
         if path.startswith(os.path.join(f, "")):
@@ -251,7 +229,6 @@ class WorkspaceScan:
             # are its own; a member no root read is left for its didOpen (RW154 then); a
             # file that is neither (broken, unreadable) is analysed alone, which says why.
             roots = [p for p in found.files if found.kinds.get(p) == "root"]
-            ls.analyses.big.update(big_roots(found, roots))
             covered: set[str] = set()
             published = 0
             done_roots: list[str] = []
@@ -273,12 +250,20 @@ class WorkspaceScan:
                     covered.add(root)
                     if ls.stopped:
                         break
-                    with ls.analyses.memoised():  # one synchronous chunk: no buffer changes inside
-                        if publish:
-                            count = ls.publisher.publish_closed_group(root, an)
+                    if publish:
+                        files = ls.publisher.closed_group_files(an) or []
+                        for at in range(0, len(files), PUBLISH_CHUNK):
+                            # In parts, requests in between (issue 16 item 7: 1,000 files'
+                            # pushes took 0.3 s); a file opened meanwhile stops it (didOpen
+                            # publishes the group).
+                            if ls.stopped or any(p in ls.documents for p in files):
+                                break
+                            with ls.analyses.memoised():  # no buffer changes inside
+                                count = ls.publisher.publish_closed_group(root, an, files[at:at + PUBLISH_CHUNK])
                             published += count
                             if count:
                                 self.published_roots.add(root)
+                            await asyncio.sleep(0)
                     if root not in self.roots:
                         self.roots.append(root)
                     done_roots.append(root)

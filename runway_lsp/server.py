@@ -299,7 +299,9 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     def hover(params: types.HoverParams):
-        return features().costs_in_view.hover_request(params)
+        ff = features()
+        with session().analyses.memoised():  # a product's files checked once per request, not per lookup
+            return ff.costs_in_view.hover_request(params)
 
     @feature(types.TEXT_DOCUMENT_CODE_LENS, convert_cost.code_lens_options())
     @cancellable
@@ -357,7 +359,9 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
         (types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link"),
     ):
         def handler(params: Any, _name: str = name) -> Any:
-            return getattr(features().navigation, _name)(session(), params)
+            nav = features().navigation
+            with session().analyses.memoised():  # synchronous: no buffer changes inside
+                return getattr(nav, _name)(session(), params)
 
         feature(method)(cancellable(handler) if method in _CANCELLABLE_NAVIGATION else handler)
 
