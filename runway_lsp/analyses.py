@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 import logging
 import os
 import queue
@@ -142,13 +143,14 @@ class AnalysisThread:
 @dataclass
 class _Job:
     """An analysis of one group running on the :class:`AnalysisThread`: its future (on the
-    loop; result ``(analysis, versions read)``), the open buffers' texts it read from, and
-    the cache entry it replaces (``None``: there was none)."""
+    loop; result ``(analysis, versions read)``), the open buffers' texts it read from, when
+    it was submitted (a tick of :attr:`Analyses._clock`) and the cache generation then."""
 
     future: asyncio.Future
     concurrent: concurrent.futures.Future
     texts: dict[str, str]
-    replaces: Any
+    submitted: int
+    generation: int
 
 
 class Analyses:
@@ -178,6 +180,12 @@ class Analyses:
         self.waiting: dict[str, str] = {}
         #: Called on the loop with a group key when an analysis of it lands from the thread.
         self.landed: list[Callable[[str], None]] = []
+        # A result lands only over a cache entry made from older texts: every entry notes the
+        # tick it was made at (a job's: when it was submitted); clear() starts a generation.
+        self._clock = itertools.count()
+        self._made: dict[str, int] = {}
+        self._generation = 0
+        self._failed: set[str] = set()  # groups whose analysis raised on the thread: on the loop again
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
@@ -213,6 +221,7 @@ class Analyses:
     def clear(self) -> None:
         """Forget every analysis (files on disk may have changed, or the catalogue did)."""
         self._cache.clear()
+        self._generation += 1  # results of jobs running now are for the old files or catalogue
         if self._valid_memo is not None:
             self._valid_memo.clear()
 
@@ -271,6 +280,7 @@ class Analyses:
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None)
         self._took[key] = time.perf_counter() - started
         self._cache[key] = (an, record)
+        self._made[key] = next(self._clock)
         if valid is not None:
             valid.add(key)
         return an
@@ -280,7 +290,11 @@ class Analyses:
     def is_big(self, key: str) -> bool:
         """Analysed on the thread: a big product (see the module docstring), or one being
         analysed there now."""
-        if key in self._jobs or self._took.get(key, 0.0) > ASYNC_AFTER_S:
+        if key in self._jobs:
+            return True
+        if key in self._failed:
+            return False
+        if self._took.get(key, 0.0) > ASYNC_AFTER_S:
             return True
         version = self.version(key)
         hit = self._listing.get(key)
@@ -348,8 +362,10 @@ class Analyses:
             self._took[key] = time.perf_counter() - started  # a dict item: atomic under the GIL
             return an, record
 
+        if job is not None:
+            job.concurrent.cancel()  # superseded before it started (typed again): never runs
         cf = self.thread.submit(run)
-        job = _Job(asyncio.wrap_future(cf), cf, texts, hit)
+        job = _Job(asyncio.wrap_future(cf), cf, texts, next(self._clock), self._generation)
         self._jobs[key] = job
         job.future.add_done_callback(lambda f: self._landing(key, job, f))
         return job
@@ -357,13 +373,21 @@ class Analyses:
     async def analysis_async(self, key: str) -> Analysis:
         """The analysis of group ``key``, made on the thread (:meth:`analyse_off_loop`); the
         event loop serves requests meanwhile. Raises what the analysis raised."""
-        job = self.analyse_off_loop(key)
-        result = await asyncio.shield(job.future)
-        return result[0]
+        while True:
+            job = self.analyse_off_loop(key)
+            try:
+                result = await asyncio.shield(job.future)
+            except asyncio.CancelledError:
+                if job.future.cancelled() and not self.thread.stopped and self._jobs.get(key) is not job:
+                    continue  # superseded by a newer job for newer texts: await that one
+                raise
+            return result[0]
 
     def _store(self, key: str, job: _Job, result: tuple[Analysis, dict[str, Any]]) -> None:
-        if self._cache.get(key) is job.replaces:  # nothing newer was cached meanwhile
+        if job.generation == self._generation and self._made.get(key, -1) <= job.submitted:
+            # Nothing made from newer texts was cached meanwhile.
             self._cache[key] = result
+            self._made[key] = job.submitted
             if self._valid_memo is not None:
                 self._valid_memo.discard(key)
 
@@ -374,6 +398,11 @@ class Analyses:
             return
         if fut.exception() is None:
             self._store(key, job, fut.result())
+        else:
+            # A bug, not a bad runway (those are diagnostics): logged once; the group is
+            # analysed on the loop from now on, where the flush logs and degrades as before.
+            log.error("analysing %s on the analysis thread failed", key, exc_info=fut.exception())
+            self._failed.add(key)
         for path in [p for p, root in self.waiting.items() if root == key]:
             del self.waiting[path]
             self._cache.pop(path, None)  # its lone analysis of meanwhile
