@@ -10,7 +10,8 @@ other product. Right after ``initialized`` (the scan starts) one document is ope
 - ``member``: a member of the very product the scan is analysing.
 
 Then a hover and a ``textDocument/documentSymbol`` (outline) of that document are sent in
-turn, one every ~20 ms, until the scan's work-done progress ``end`` arrives (**during**),
+turn, one every ~20 ms (each after the answer to the one before), until the scan's
+work-done progress ``end`` arrives (**during**: every request sent before it),
 and as many again once it has ended (**after**: the same requests of the same server, no
 scan running). Reported: p50/p95 of each, and their ratio during/after, the scan's duration
 (``initialized`` -> progress ``end``) and when the first answer about the opened document
@@ -115,8 +116,9 @@ async def measure(n: int, scenario: str, ws: Path, files: tuple[Path, Path, Path
             _r, dt = await asyncio.wait_for(client.timed_request(method, params), SCAN_TIMEOUT_S)
             if first_answer is None:
                 first_answer = client.last_response_at - opened
-            # A request answered after the end arrived was (partly) served with no scan running.
-            if not client.progress_end.done() or client.last_response_at <= client.progress_end_at:
+            # Sent before the end arrived: a request of the scan's time, however late answered
+            # (a request the scan held up is answered after the end).
+            if not client.progress_end.done() or client.last_response_at - dt < client.progress_end_at:
                 samples["during"]["hover" if i % 2 == 0 else "outline"].append(dt * 1000)
             i += 1
             await asyncio.sleep(INTERVAL_S)

@@ -3,7 +3,10 @@ behind public methods that every feature module receives (none of them imports t
 
 - Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
   synchronously on the event loop at publish time (a few milliseconds for a runway), so no
-  result computed for an older version is ever sent (runway_lsp/publish.py).
+  result computed for an older version is ever sent (runway_lsp/publish.py). A big product
+  (runway_lsp/analyses.py) is analysed on the analysis thread instead: its publication waits
+  for the result to land, and is made then, from texts every version of which is checked
+  (docs/architecture.md, "Threads of the server").
 - What follows a publication (lens and hint refreshes, ``runway/costsChanged``) subscribes
   with :meth:`Session.on_published` and runs, in subscription order, after every group is
   published, also a group published because another one changed.

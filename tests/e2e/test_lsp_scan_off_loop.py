@@ -174,10 +174,10 @@ def test_shutdown_and_exit_during_the_scan_of_a_big_product_exit_cleanly(workspa
     server = RawServer(workspace, hooks=True)
     server.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
                  "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {"window": {"workDoneProgress": True}}}})
-    server.response("init")
+    server.response("init", SCAN_TIMEOUT)
     if held:
         server.send({"jsonrpc": "2.0", "id": "hold", "method": HOLD, "params": {"hold": True}})
-        server.response("hold")
+        server.response("hold", SCAN_TIMEOUT)
     server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     create = server.wait_message(lambda m: m.get("method") == "window/workDoneProgress/create", SCAN_TIMEOUT)
     server.send({"jsonrpc": "2.0", "id": create["id"], "result": None})
