@@ -68,7 +68,7 @@ class InputError(Exception):
 
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM during ``preview``/``up``/``drift``
-    (:class:`deploy_engine.pipeline.SigtermRaises`): like Ctrl-C, the run ends cleanly (receipt,
+    (:class:`deploy_engine.pipeline.run.SigtermRaises`): like Ctrl-C, the run ends cleanly (receipt,
     lease released) with :data:`EXIT_TERMINATED`."""
 
 

@@ -7,14 +7,14 @@ on different machines share it. It holds ``holder``, ``pid``, ``host``, ``token`
 ``taken_at`` and ``expires_at`` (ISO 8601 UTC; default lifetime 1 hour). Only the store's
 conditional operations decide who holds it:
 
-- **take a free lease**: :meth:`~deploy_engine.records.RecordStore.create` (S3 ``PutObject``
+- **take a free lease**: :meth:`~deploy_engine.records.store.RecordStore.create` (S3 ``PutObject``
   with ``If-None-Match: *``; files: ``os.link`` of a fully written temporary file). Exactly one
   of any number of racing processes wins; the others read the winner and are refused
   (:class:`LeaseHeld`).
 - **take over an expired lease**, or **the lease of a dead holder** before its expiry (a lease
   taken on this host, ``host`` is this machine's name, whose ``pid`` no longer exists:
   ``os.kill(pid, 0)`` raises ``ProcessLookupError``; a deploy killed with SIGKILL), by
-  :meth:`~deploy_engine.records.RecordStore.replace` on the ETag the lease was read with (S3
+  :meth:`~deploy_engine.records.store.RecordStore.replace` on the ETag the lease was read with (S3
   ``If-Match``; files: the claim ``<lease>.takeover-<ETag>`` then ``os.replace``). Of several
   processes taking over the same lease, one wins; a late one finds another ETag and backs off.
   The new lease records the takeover (previous holder, pid, host, times, and ``reason``). A
@@ -43,17 +43,9 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from .records import (
-    LEASE_HISTORY_DAYS,
-    FileStore,
-    Record,
-    RecordChanged,
-    RecordExists,
-    RecordStore,
-    StoreError,
-    prune_kind,
-    write_unique,
-)
+from .records.file_store import FileStore
+from .records.kinds import LEASE_HISTORY_DAYS, prune_kind, write_unique
+from .records.store import Record, RecordChanged, RecordExists, RecordStore, StoreError
 from .secrets import Redactor
 
 Clock = Callable[[], datetime]
@@ -212,7 +204,7 @@ def _history(store: RecordStore, lease: Lease, event: str, now: datetime, redact
 
     Best effort: history is for people reading it later; a store that refuses it never blocks
     or fails a deploy (the lease itself is what serialises them). Kept
-    :data:`~deploy_engine.records.LEASE_HISTORY_DAYS` days (file store: pruned here).
+    :data:`~deploy_engine.records.kinds.LEASE_HISTORY_DAYS` days (file store: pruned here).
     """
     doc = {"event": event, "at": _iso(now), **lease.to_json()}
     try:
@@ -239,7 +231,7 @@ def acquire(
 ) -> Lease:
     """Take the lease of ``product``/``environment`` for ``holder``, or raise :class:`LeaseHeld`.
 
-    ``store`` is the records store (default: :class:`~deploy_engine.records.FileStore` of
+    ``store`` is the records store (default: :class:`~deploy_engine.records.file_store.FileStore` of
     ``root``). A free lease is taken by a conditional create; an expired one, or one whose
     holder's process is gone from this host (``alive(pid)`` false), by a conditional overwrite
     on the ETag it was read with (module docstring). ``clock()`` returns an aware UTC datetime.

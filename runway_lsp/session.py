@@ -1,12 +1,11 @@
 """One client session of the runway server: open buffers, cached analyses and publishing,
 behind public methods that every feature module receives (none of them imports the server).
 
-- Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
-  synchronously on the event loop at publish time (a few milliseconds for a runway), so no
+- Pushes are debounced and computed from the newest text (:mod:`runway_lsp.schedule`): no
   result computed for an older version is ever sent (runway_lsp/publish.py). A big product
-  (runway_lsp/analyses.py) is analysed on the analysis thread instead: its publication waits
-  for the result to land, and is made then, from texts every version of which is checked
-  (docs/architecture.md, "Threads of the server").
+  (runway_lsp/analyses.py) is analysed on the analysis thread: its publication waits for the
+  result to land and is made then, every version read checked (docs/architecture.md,
+  "Threads of the server").
 - What follows a publication (lens and hint refreshes, ``runway/costsChanged``) subscribes
   with :meth:`Session.on_published` and runs, in subscription order, after every group is
   published, also a group published because another one changed.
@@ -20,7 +19,6 @@ Must not import pulumi or deploy_engine.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 from typing import Any, Callable
@@ -35,38 +33,15 @@ from . import convert
 from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
-from .guard import Superseded
 from .publish import Publisher
+from .request_receipts import MAX_RECEIPTS, RequestReceipts
+from .schedule import PublishSchedule
 from .typing_pause import TYPED_LINES, TypingPause, changed_lines
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
-#: Quiet time after the last edit before diagnostics are pushed, in seconds; it is part of
-#: every keystroke's latency (issue 6). What it must coalesce is a burst an editor sends at
-#: once (a multi-cursor edit, a paste and its reformat, an undo group): those messages arrive
-#: within a millisecond or two (pygls reads each one through a thread hop of ~0.1 ms). Human
-#: keystrokes come 80 ms or more apart even from fast typists, so no debounce shorter than
-#: that coalesces them, and a longer one only delays every result; edits that arrive while an
-#: analysis runs (key repeat) are coalesced anyway: analysis runs on the event loop and the
-#: next flush reads the newest text. Measured: 40 ms -> 10 ms took ~30 ms off the median
-#: didChange -> publishDiagnostics (benchmarks/RESULTS.md).
-DEBOUNCE_S = 0.01
-
-#: With ``idle_gc`` (runway-lsp turns the cyclic garbage collector off, see __main__), garbage
-#: in reference cycles is collected once no edit came for this many seconds, so that no
-#: collection pauses typing (issue 6: they added ~10 ms to a completion right after a
-#: keystroke). Analyses make no cycles; pygls and asyncio make a few.
-IDLE_GC_S = 2.0
-#: ... and at once, edits or not, past this many objects allocated since the last collection
-#: (a client that is never quiet still has its memory bounded).
-GC_BACKSTOP = 1_000_000
-
 PublishListener = Callable[[str], None]
-
-#: Most request receipts kept for :meth:`Session.checkpoint` (a request cancelled before it
-#: started never reaches its checkpoint; the oldest receipts are forgotten past this).
-MAX_RECEIPTS = 1024
 
 
 class Session:
@@ -82,22 +57,15 @@ class Session:
         self.analyses = Analyses(self.documents, catalog)
         self.publisher = Publisher(self)
         self._listeners: list[PublishListener] = []
-        self._dirty: set[str] = set()
-        self._timer: asyncio.TimerHandle | None = None
-        self.idle_gc = False  # see IDLE_GC_S
-        self._gc_timer: asyncio.TimerHandle | None = None
-        self._last_edit = 0.0
+        self.schedule = PublishSchedule(self)
+        self.analyses.landed.append(self.schedule.landed)
+        self.idle_gc = False  # see runway_lsp.schedule.IDLE_GC_S
         #: Lines being typed on: their diagnostics wait for the pause (runway_lsp/typing_pause.py).
         self.typing = TypingPause()
         self._pause_timers: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False  # after shutdown: nothing more is scheduled or published
         self._stop_listeners: list[Callable[[], None]] = []
-        self._edits: dict[str, int] = {}  # path -> edits, opens, closes and saves seen
-        self._receipts: dict[Any, tuple[str, int]] = {}  # request id -> (path, edits at receipt)
-        #: group key -> paths whose publication waits for the group's analysis on the
-        #: analysis thread (runway_lsp/analyses.py): published when it lands.
-        self._deferred: dict[str, set[str]] = {}
-        self.analyses.landed.append(self._landed)
+        self.requests = RequestReceipts()  # which request arrived before which edit
 
     # --- the client -------------------------------------------------------------------------
 
@@ -262,9 +230,7 @@ class Session:
             path = uri_to_path(uri)
         except ValueError:
             return
-        if len(self._receipts) >= MAX_RECEIPTS:
-            self._receipts.pop(next(iter(self._receipts)))
-        self._receipts[msg_id] = (path, self._edits.get(path, 0))
+        self.requests.received(msg_id, path)
 
     async def checkpoint(self) -> None:
         """Await this before the expensive part of a request handler (a task: pygls runs
@@ -282,9 +248,7 @@ class Session:
             await asyncio.sleep(0)  # messages read meanwhile are handled before this request
         if self.stopped:
             raise asyncio.CancelledError
-        receipt = self._receipts.pop(msg_id, None) if msg_id is not None else None
-        if receipt is not None and self._edits.get(receipt[0], 0) != receipt[1]:
-            raise Superseded(f"{os.path.basename(receipt[0])} changed after the request was sent")
+        self.requests.check(msg_id)
 
     def on_stop(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` once when the session stops (shutdown, exit, end of stdin)."""
@@ -297,16 +261,11 @@ class Session:
         if self.stopped:
             return
         self.stopped = True
-        for timer in (self._timer, self._gc_timer):
-            if timer is not None:
-                timer.cancel()
-        self._timer = self._gc_timer = None
+        self.schedule.stop()
+        self.analyses.stop()  # jobs not started are cancelled; nothing lands after this
         for timer in self._pause_timers.values():  # held diagnostics of typed lines
             timer.cancel()
         self._pause_timers.clear()
-        self._dirty.clear()
-        self._deferred.clear()
-        self.analyses.stop()  # jobs not started are cancelled; nothing lands after this
         for listener in self._stop_listeners:
             try:
                 listener()
@@ -331,81 +290,10 @@ class Session:
                 log.exception("after publishing %s: %s failed", key, getattr(listener, "__qualname__", listener))
 
     def touch(self, path: str) -> None:
-        """Note a change of ``path`` and (re)start the debounce timer."""
-        self._edits[path] = self._edits.get(path, 0) + 1
-        if self.stopped:
-            return
-        self._dirty.add(path)
-        if self._timer is not None:
-            self._timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(DEBOUNCE_S, self._flush)
-        self._last_edit = loop.time()
-        if self.idle_gc and self._gc_timer is None:
-            self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
-
-    def _landed(self, key: str) -> None:
-        """An analysis of group ``key`` landed from the analysis thread: publish what waited
-        for it (the flush analyses again, on the thread, if the texts changed meanwhile). Not
-        a change of any document: requests in flight are not superseded."""
-        paths = self._deferred.pop(key, set())
-        if self.stopped or not paths:
-            return
-        self._dirty.update(paths)
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_soon(self._flush)  # type: ignore[assignment]
-
-    def _gc_tick(self) -> None:
-        """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
-        GC_BACKSTOP; then check again later."""
-        if self.stopped:
-            return
-        loop = asyncio.get_running_loop()
-        pending = gc.get_count()[0]
-        # Not while the analysis thread works: a full collection holds the loop (~0.1 s on a
-        # product of 1,000 members) and the thread's garbage is not collectable yet.
-        idle = loop.time() - self._last_edit >= IDLE_GC_S and not self.analyses.busy()
-        if pending > GC_BACKSTOP or (pending > 1000 and idle):
-            gc.collect()
-        self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
-
-    def _flush(self) -> None:
-        self._timer = None
-        if self.stopped:
-            return
-        with self.analyses.memoised():
-            self._flush_dirty()
-
-    def _flush_dirty(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        analyses = self.analyses
-        try:
-            groups: list[str] = []
-            for path in sorted(dirty):
-                for key in (self.publisher.owner_of(path), self.group_of(path)):
-                    if key is not None and key not in groups:
-                        groups.append(key)
-            for path in sorted(dirty):
-                root = analyses.waiting.get(path)
-                if root is not None:  # grouped alone until its product's first analysis lands
-                    self._deferred.setdefault(root, set()).update(dirty)
-                    if path in groups:
-                        groups.remove(path)
-            for key in list(groups):
-                if analyses.is_big(key) and not analyses.current(key):
-                    # Analysed on the thread, published when it lands (never a result
-                    # computed for an older text: publish_group checks every version).
-                    analyses.analyse_off_loop(key)
-                    self._deferred.setdefault(key, set()).update(dirty)
-                    groups.remove(key)
-        except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
-            log.exception("finding the runways of %s failed", sorted(dirty))
-            return
-        for key in groups:
-            try:
-                self.publish_group(key, dirty)
-            except Exception:  # noqa: BLE001 - one bad group must not starve the others
-                log.exception("publishing diagnostics of %s failed", key)
+        """Note a change of ``path`` and (re)start the debounce timer (:class:`PublishSchedule`)."""
+        self.requests.changed(path)
+        if not self.stopped:
+            self.schedule.touch(path)
 
 
 def log_failure(what: str) -> Callable[[Any], None]:
