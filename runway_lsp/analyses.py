@@ -44,7 +44,7 @@ DISK = "disk"  # the "version" of a file read from disk rather than from an open
 
 #: A root listing at least this many members (:func:`listed_members`) is analysed on the
 #: analysis thread. Measured: 300 one-resource members take
-#: ~60 ms to analyse on an idle core, 1,000 take ~170 ms (benchmarks/bench_scan_requests.py);
+#: ~60 ms to analyse on an idle core, 1,000 take ~170 ms (benchmarks/bench_scan.py --requests);
 #: a product of 20 members, a few milliseconds, stays on the loop (a keystroke's diagnostics
 #: are not delayed by a thread hop).
 BIG_PRODUCT_FILES = 100
@@ -105,7 +105,7 @@ class AnalysisThread:
             # A request's handler waits for the GIL while an analysis runs: at most this
             # long (Python's default is 5 ms). Measured, 1,000 members analysed, load 6-9:
             # p95 of requests during the scan 122-291 ms at 1 ms, 169-413 ms at 5 ms
-            # (three interleaved pairs, benchmarks/bench_scan_requests.py).
+            # (three interleaved pairs, benchmarks/bench_scan.py --requests).
             sys.setswitchinterval(SWITCH_INTERVAL_S)
             self._thread = threading.Thread(target=self._run, name="runway-analysis", daemon=True)
             self._thread.start()
