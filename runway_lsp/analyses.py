@@ -8,8 +8,7 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
   a closed file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
   a git checkout) invalidates analyses that read it.
 
-- A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more, or one whose last
-  analysis took longer than :data:`ASYNC_AFTER_S`) is analysed on the
+- A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more) is analysed on the
   analysis thread (:class:`AnalysisThread`), never on the event loop: until its result lands,
   requests answer from its last analysis, or (a member opened before its product's first
   analysis) from the member alone (issue 16 item 7; docs/architecture.md "Threads").
@@ -27,7 +26,6 @@ import os
 import queue
 import sys
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -46,11 +44,9 @@ DISK = "disk"  # the "version" of a file read from disk rather than from an open
 #: analysis thread. Measured: 300 one-resource members take
 #: ~60 ms to analyse on an idle core, 1,000 take ~170 ms (benchmarks/bench_scan.py --requests);
 #: a product of 20 members, a few milliseconds, stays on the loop (a keystroke's diagnostics
-#: are not delayed by a thread hop).
+#: are not delayed by a thread hop). Decided by the text, not by a measured duration: which
+#: side a product's analysis runs on must not depend on the machine's load.
 BIG_PRODUCT_FILES = 100
-#: ... and so is one whose last analysis took longer than this, in seconds (the LSP
-#: request budget of issue 16 item 7 is 100 ms p95 while a product is analysed).
-ASYNC_AFTER_S = 0.05
 
 
 def listed_members(text: str) -> int:
@@ -175,7 +171,6 @@ class Analyses:
         self.thread = AnalysisThread()
         self._jobs: dict[str, _Job] = {}
         self._listing: dict[str, tuple[Any, bool]] = {}  # root -> (its version, lists BIG_PRODUCT_FILES)
-        self._took: dict[str, float] = {}  # group key -> seconds its last analysis took
         #: path -> the big root whose first analysis it waits for (grouped alone meanwhile).
         self.waiting: dict[str, str] = {}
         #: Called on the loop with a group key when an analysis of it lands from the thread.
@@ -276,9 +271,7 @@ class Analyses:
             return result[0]
         record: dict[str, Any] = {}
         # The previous analysis of the group only saves work (plan items that did not change).
-        started = time.perf_counter()
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None)
-        self._took[key] = time.perf_counter() - started
         self._cache[key] = (an, record)
         self._made[key] = next(self._clock)
         if valid is not None:
@@ -294,8 +287,6 @@ class Analyses:
             return True
         if key in self._failed:
             return False
-        if self._took.get(key, 0.0) > ASYNC_AFTER_S:
-            return True
         version = self.version(key)
         hit = self._listing.get(key)
         if hit is None or hit[0] != version:
@@ -357,10 +348,7 @@ class Analyses:
                 record[real] = stat(real)
                 return texts[real] if real in texts else read_disk(real)
 
-            started = time.perf_counter()
-            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None)
-            self._took[key] = time.perf_counter() - started  # a dict item: atomic under the GIL
-            return an, record
+            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None), record
 
         if job is not None:
             job.concurrent.cancel()  # superseded before it started (typed again): never runs

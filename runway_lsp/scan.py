@@ -243,9 +243,13 @@ class WorkspaceScan:
                             root = ls.group_of(path)
                         if root in covered and root != path:
                             continue
-                    # On the analysis thread (issue 16 item 7): the loop answers requests
-                    # for open documents while a big product is analysed.
-                    an = await ls.analyses.analysis_async(root)
+                    if ls.analyses.is_big(root):
+                        # On the analysis thread (issue 16 item 7): the loop answers requests
+                        # for open documents while a big product is analysed.
+                        an = await ls.analyses.analysis_async(root)
+                    else:
+                        with ls.analyses.memoised():  # a few milliseconds: on the loop, as edits are
+                            an = ls.analysis(root)
                     covered.update(an.files)
                     covered.add(root)
                     if ls.stopped:
