@@ -32,7 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all, in declaration order)")
     p.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
                    help="output format: text, json, markdown, github (annotations, then the text table) or sarif; default text")
-    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence)")
+    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence, price source)")
     add_ci_arguments(p)
     return p
 
