@@ -130,41 +130,71 @@ def reparse(old: ParsedYaml, text: str) -> ParsedYaml | None:
         return None
 
 
+#: Most entries changed since the earlier parse that are parsed again one by one (a client that
+#: sent several edits between two parses); past this, a full parse.
+MAX_ENTRIES = 8
+
+
 def _reparse(old: ParsedYaml, text: str) -> ParsedYaml | None:
     before = old.text
     root = old.root
     if old.diagnostics or old.partial or root.__class__ is not YMap or root.flow or root.tag is not None or root.anchor is not None:  # type: ignore[union-attr]
         return None
-    if before == text or not text.endswith("\n") or text.count("\n") != before.count("\n"):
+    if before == text or not text.endswith("\n") or text.count("\n") != before.count("\n") or "<<" in text:
         return None
     head = _common_prefix(before, text)
     tail = _common_suffix(before, text, min(len(before), len(text)) - head)
     lines = LineIndex(text)
     first = text.count("\n", 0, head)  # the first changed line
     last = text.count("\n", 0, len(text) - tail)  # the last changed line (same in both texts)
+    if first == last:
+        changed = [first]
+    else:  # edits on several lines (a client's edits since the earlier parse): which lines
+        a = before[old.lines.line_start(first) :].split("\n", last - first + 1)
+        b = text[lines.line_start(first) :].split("\n", last - first + 1)
+        changed = [first + n for n in range(last - first + 1) if a[n] != b[n]]
     assert isinstance(root, YMap)
-    # The top-level entry (section) holding the changed lines, below its key's line.
+    count = old.node_count
+    done = 0
+    at = 0
+    while at < len(changed):
+        got = _splice_entry(root, old, text, lines, changed[at])
+        if got is None:
+            return None
+        root, end, delta = got
+        count += delta
+        while at < len(changed) and changed[at] <= end:
+            at += 1
+        done += 1
+        if done > MAX_ENTRIES:
+            return None
+    return ParsedYaml(old.path, text, lines, root, [], False, count)
+
+
+def _splice_entry(root: YMap, old: ParsedYaml, text: str, lines: LineIndex, first: int) -> tuple[YMap, int, int] | None:
+    """``root`` with the second-level entry holding line ``first`` parsed again from ``text``:
+    ``(new root, the entry's last line, change in node count)``, or None."""
+    before = old.text
+    # The top-level entry (section) holding the line, below its key's line.
     tops = [k.range.start.line for k, _v in root.entries]
     j = bisect_right(tops, first) - 1
     if j < 0 or tops[j] == first:
         return None
     section_key, section = root.entries[j]
     section_end = tops[j + 1] - 1 if j + 1 < len(tops) else lines.line_count - 1
-    if last > section_end or section.__class__ is not YMap or section.flow or section.tag is not None or section.anchor is not None:  # type: ignore[attr-defined]
+    if section.__class__ is not YMap or section.flow or section.tag is not None or section.anchor is not None:  # type: ignore[attr-defined]
         return None
     assert isinstance(section, YMap)
     keys = [k.range.start.line for k, _v in section.entries]
     i = bisect_right(keys, first) - 1
     if i < 0:
         return None
-    key, _value = section.entries[i]
+    key, value = section.entries[i]
     start = keys[i]
     end = keys[i + 1] - 1 if i + 1 < len(keys) else section_end
-    if last > end:
-        return None
     old_chunk = before[old.lines.line_start(start) : old.lines.line_start(end + 1) if end + 1 < old.lines.line_count else len(before)]
     chunk = text[lines.line_start(start) : lines.line_start(end + 1) if end + 1 < lines.line_count else len(text)]
-    if _unsafe(old_chunk) or _unsafe(chunk) or "<<" in text:
+    if _unsafe(old_chunk) or _unsafe(chunk):
         return None
     part = parse_yaml("\n" * start + chunk, old.path)
     new = part.root
@@ -179,8 +209,8 @@ def _reparse(old: ParsedYaml, text: str) -> ParsedYaml | None:
     added = _check(new_value, 3)
     if added is None:
         return None
-    removed = _old_count(key) + _old_count(_value)
+    removed = _old_count(key) + _old_count(value)
     last_entry = i == len(section.entries) - 1
     new_section = _replaced(section, i, new_key, new_value, last_entry)
     new_root = _replaced(root, j, section_key, new_section, last_entry and j == len(root.entries) - 1)
-    return ParsedYaml(old.path, text, lines, new_root, [], False, old.node_count - removed + 1 + added)
+    return new_root, end, 1 + added - removed
