@@ -27,6 +27,7 @@ from runway_core.text import redact_doc
 
 from . import convert
 from .convert import messages
+from .convert.redacted import is_redacted
 from .uris import uri_in
 
 log = logging.getLogger("runway_lsp")
@@ -160,8 +161,22 @@ class RunwayProtocol(LanguageServerProtocol):
         :func:`runway_core.text.redact`): ~1% of the analysis per keystroke
         (benchmarks/RESULTS.md, "Redaction per keystroke")."""
         if data and hasattr(data, "__attrs_attrs__"):
+            # Diagnostics, lenses, hints and the outline were redacted where they were built
+            # (runway_lsp/convert/redacted.py): the rest of such a message (its id, method,
+            # a URI, a version) is walked, not them again.
+            field = "result" if hasattr(data, "result") else "params" if hasattr(data, "params") else None
+            value = getattr(data, field) if field is not None else None
+            done = is_redacted(value)
+            if done and isinstance(value, list):
+                setattr(data, field, list(value))  # a plain list: cattrs unstructures its items by their type
             data = self._converter.unstructure(data)
-            data = redact_doc(data, _KEEP_VERBATIM)
+            if done and isinstance(data, dict) and field in data:
+                rest = {k: v for k, v in data.items() if k != field}
+                clean = redact_doc(rest, _KEEP_VERBATIM)
+                if clean is not rest:
+                    data = {**clean, field: data[field]}
+            else:
+                data = redact_doc(data, _KEEP_VERBATIM)
         return super()._send_data(data)
 
     @lsp_method(types.INITIALIZE)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
+
+import pytest
 from pathlib import Path
 
 from rawlsp import RawServer
@@ -26,11 +28,20 @@ def product(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "examples" / "orders", dest)
     root = dest / "runway.yaml"
     text = root.read_text(encoding="utf-8").replace("invoices", GITLAB).replace("metabase:\n", f"{OPENAI}:\n", 1)
+    # A misspelt use of the token-named resource: its diagnostic's message and data name it.
+    text = text.replace("uses: [main-db]\n    expose: public", f"uses: [main-db, {GITLAB[:-1]}]\n    expose: public", 1)
     root.write_text(text, encoding="utf-8")
     return dest
 
 
-def test_every_server_message_is_redacted(tmp_path):
+#: An editor that takes the outline as a tree and pulls diagnostics (VS Code): the outline,
+#: lenses, hints and diagnostics are then redacted where they are built (runway_lsp/convert/
+#: redacted.py), not walked at send.
+TREE_AND_PULL = {"textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": True}, "diagnostic": {}}}
+
+
+@pytest.mark.parametrize("capabilities", [None, TREE_AND_PULL], ids=["plain", "tree-and-pull"])
+def test_every_server_message_is_redacted(tmp_path, capabilities):
     folder = product(tmp_path)
     root = folder / "runway.yaml"
     text = root.read_text(encoding="utf-8")
@@ -39,10 +50,11 @@ def test_every_server_message_is_redacted(tmp_path):
     (wl_line,) = [i for i, t in enumerate(lines) if t.strip() == f"{OPENAI}:"]
     srv = RawServer(folder)
     try:
-        srv.initialize(folder)
+        srv.initialize(folder, capabilities)
         uri = root.as_uri()
         srv.open(uri, text)
-        srv.wait_publish(uri, 1)
+        if capabilities is None:
+            srv.wait_publish(uri, 1)
         td = {"textDocument": {"uri": uri}}
         requests = [
             ("textDocument/hover", {**td, "position": {"line": res_line, "character": 4}}),
@@ -52,6 +64,7 @@ def test_every_server_message_is_redacted(tmp_path):
             ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}}}),
             ("runway/plan", {"uri": uri}),
             ("runway/costs", {"uri": uri}),
+            ("textDocument/diagnostic", td),
         ]
         answers = []
         for n, (method, params) in enumerate(requests):
@@ -64,6 +77,9 @@ def test_every_server_message_is_redacted(tmp_path):
     assert rc == 0
     assert all("result" in a for a in answers), answers
     assert answers[0]["result"] is not None and answers[5]["result"]["environments"]
+    assert REDACTED in json.dumps(answers[7]) or REDACTED in json.dumps(srv.inbox)  # the misspelt use's diagnostic
+    if capabilities is not None:
+        assert any(s.get("children") for s in answers[2]["result"])  # the outline as a tree
     for token in (GITLAB, OPENAI):
         at = everything.find(token)
         assert at < 0, everything[max(0, at - 300):at + 60]
@@ -79,3 +95,30 @@ def test_edits_and_uris_are_kept_and_data_lists_redacted():
     assert out["title"] == f"rename {REDACTED}"
     clean = {"a": ["b", 1, None], "c": "d"}
     assert redact_doc(clean) is clean
+
+
+def test_what_the_builders_redact_is_every_text_field():
+    """runway_lsp/convert/redacted.py: every text field of a lens, hint, diagnostic and symbol
+    (children too) is redacted, and only those lists are marked as not to be walked again."""
+    from lsprotocol import types
+
+    from runway_lsp.convert import redacted
+
+    pos = types.Position(line=0, character=0)
+    rng = types.Range(start=pos, end=pos)
+    lens = types.CodeLens(range=rng, command=types.Command(title=GITLAB, command="runway.showCosts", arguments=["file:///x", {"name": GITLAB}],
+                                                             tooltip=OPENAI), data={"names": [OPENAI]})
+    hint = types.InlayHint(position=pos, label=GITLAB, tooltip=OPENAI, data={"n": GITLAB})
+    diag = types.Diagnostic(range=rng, message=f"unknown {GITLAB}", code="RW120", source="runway", data={"names": [OPENAI]},
+                            related_information=[types.DiagnosticRelatedInformation(location=types.Location(uri="file:///x", range=rng), message=OPENAI)])
+    child = types.DocumentSymbol(name=OPENAI, kind=types.SymbolKind.Object, range=rng, selection_range=rng, detail=GITLAB)
+    symbol = types.DocumentSymbol(name=GITLAB, kind=types.SymbolKind.Object, range=rng, selection_range=rng, children=[child])
+    built = [redacted.lenses([lens]), redacted.hints([hint]), redacted.diagnostics([diag]), redacted.symbols([symbol])]
+    assert all(redacted.is_redacted(b) for b in built)
+    from pygls.protocol import default_converter
+
+    sent = json.dumps([default_converter().unstructure(list(b)) for b in built])
+    assert GITLAB not in sent and OPENAI not in sent and sent.count(REDACTED) == 13
+    # A shape the cleaner does not know (label parts) stays a plain list: walked at send.
+    parts = types.InlayHint(position=pos, label=[types.InlayHintLabelPart(value=GITLAB)])
+    assert not redacted.is_redacted(redacted.hints([parts]))
