@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from lsprotocol import types
 
+from runway_core import text as text_module
 from runway_core.text import redact, redact_doc
 
 
@@ -32,51 +33,102 @@ class Redacted(list):
     __slots__ = ()
 
 
-def _opt(text: str | None) -> str | None:
-    return text if text is None else redact(text)
+# Each field is assigned only when its redaction changed it (lsprotocol's attrs classes
+# validate on every assignment, and almost every text is clean), and a string the memo of
+# clean strings already holds, or too short for any shape, is not passed to redact at all.
+_CLEAN = text_module._CLEAN
+_SHORTEST = text_module._SHORTEST
+
+
+def _s(t: str) -> str:
+    """``redact(t)``, without the call for a known clean string."""
+    return t if t in _CLEAN or len(t) < _SHORTEST else redact(t)
+
+
+def _doc(d: Any) -> Any:
+    """``redact_doc(d)``, without the walk for a flat mapping or list of known clean strings
+    and plain numbers (a lens's ``{"env": "dev"}``, its ``[uri, data]`` arguments)."""
+    t = type(d)
+    if t is dict:
+        for k, v in d.items():
+            if not (type(k) is str and (k in _CLEAN or len(k) < _SHORTEST)):
+                return redact_doc(d)
+            tv = type(v)
+            if tv is str:
+                if not (v in _CLEAN or len(v) < _SHORTEST):
+                    return redact_doc(d)
+            elif not (v is None or tv is int or tv is bool or tv is float):
+                return redact_doc(d)
+        return d
+    if t is list:
+        for v in d:
+            tv = type(v)
+            if tv is str:
+                if not (v in _CLEAN or len(v) < _SHORTEST):
+                    return redact_doc(d)
+            elif tv is dict:
+                if _doc(v) is not v:
+                    return redact_doc(d)
+            elif not (v is None or tv is int or tv is bool or tv is float):
+                return redact_doc(d)
+        return d
+    return redact_doc(d)
 
 
 def _lens(x: types.CodeLens) -> bool:
     cmd = x.command
     if cmd is not None:
-        cmd.title = redact(cmd.title)
-        cmd.command = redact(cmd.command)
-        cmd.tooltip = _opt(cmd.tooltip)
-        if cmd.arguments is not None:
-            cmd.arguments = redact_doc(cmd.arguments)
-    if x.data is not None:
-        x.data = redact_doc(x.data)
+        if (t := _s(cmd.title)) is not cmd.title:
+            cmd.title = t
+        if (t := _s(cmd.command)) is not cmd.command:
+            cmd.command = t
+        if cmd.tooltip is not None and (t := _s(cmd.tooltip)) is not cmd.tooltip:
+            cmd.tooltip = t
+        if cmd.arguments is not None and (a := _doc(cmd.arguments)) is not cmd.arguments:
+            cmd.arguments = a
+    if x.data is not None and (d := _doc(x.data)) is not x.data:
+        x.data = d
     return True
 
 
 def _hint(x: types.InlayHint) -> bool:
     if type(x.label) is not str or not (x.tooltip is None or type(x.tooltip) is str) or x.text_edits is not None:
         return False  # label parts, markup or edits: walked at send
-    x.label = redact(x.label)
-    x.tooltip = _opt(x.tooltip)  # type: ignore[arg-type]
-    if x.data is not None:
-        x.data = redact_doc(x.data)
+    if (t := _s(x.label)) is not x.label:
+        x.label = t
+    if x.tooltip is not None and (t := _s(x.tooltip)) is not x.tooltip:  # type: ignore[arg-type]
+        x.tooltip = t
+    if x.data is not None and (d := _doc(x.data)) is not x.data:
+        x.data = d
     return True
 
 
 def _diagnostic(x: types.Diagnostic) -> bool:
-    x.message = redact(x.message)
-    if isinstance(x.code, str):
-        x.code = redact(x.code)
-    x.source = _opt(x.source)
+    if (t := _s(x.message)) is not x.message:
+        x.message = t
+    if isinstance(x.code, str) and (t := _s(x.code)) is not x.code:
+        x.code = t
+    if x.source is not None and (t := _s(x.source)) is not x.source:
+        x.source = t
     for info in x.related_information or ():
-        info.message = redact(info.message)
-    if x.data is not None:
-        x.data = redact_doc(x.data)
+        if (t := _s(info.message)) is not info.message:
+            info.message = t
+    if x.data is not None and (d := _doc(x.data)) is not x.data:
+        x.data = d
     return True
 
 
 def _symbol(x: types.DocumentSymbol) -> bool:
+    clean, shortest = _CLEAN, _SHORTEST
     stack = [x]
     while stack:
         s = stack.pop()
-        s.name = redact(s.name)
-        s.detail = _opt(s.detail)
+        name = s.name
+        if not (name in clean or len(name) < shortest) and (t := redact(name)) is not name:
+            s.name = t
+        detail = s.detail
+        if detail is not None and not (detail in clean or len(detail) < shortest) and (t := redact(detail)) is not detail:
+            s.detail = t
         if s.children:
             stack.extend(s.children)
     return True
