@@ -24,6 +24,7 @@ from lsprotocol import types
 
 from runway_core.positions import Encoding, LineIndex
 
+from . import redacted
 from .positions import to_range
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ def to_list(cands: list[CompletionCandidate], lines: LineIndex, enc: Encoding, s
     return types.CompletionList(
         is_incomplete=any(c.volatile for c in cands),
         # Every candidate of a list replaces the same word: its range is converted once.
-        items=[to_item(c, lines, enc, support, ranges) for ranges in [{}] for c in cands],
+        # Redacted here, not walked again at send (runway_lsp/convert/redacted.py).
+        items=redacted.completion_items(to_item(c, lines, enc, support, ranges) for ranges in [{}] for c in cands),
     )
 
 

@@ -3,10 +3,11 @@
 Every message to the client passes through one redaction (runway_lsp/protocol.py
 ``_send_data``): each string of the message through :func:`runway_core.text.redact`. For the
 messages a keystroke makes by the thousand (diagnostics, code lenses, inlay hints, the
-outline), walking the JSON of each message again cost 0.2x the keystroke's analysis; here the
+outline, a completion list), walking the JSON of each message again cost 0.2x the keystroke's analysis; here the
 builder redacts the few fields of each object that hold text (it knows which: a lens's title,
 tooltip, arguments and data; a hint's label and tooltip; a diagnostic's message, code,
-related messages and data; a symbol's name and detail, and its children), and returns them in
+related messages and data; a symbol's name and detail, and its children; a completion item's label, details, sort and
+filter texts and documentation), and returns them in
 a :class:`Redacted` list, which ``_send_data`` does not walk again. Only this module makes a
 :class:`Redacted`, and only from objects its cleaners just redacted; an object of a shape they
 do not know (an inlay hint with label parts or edits) leaves the list a plain list, walked
@@ -134,6 +135,32 @@ def _symbol(x: types.DocumentSymbol) -> bool:
     return True
 
 
+def _completion(x: types.CompletionItem) -> bool:
+    if x.command is not None or x.data is not None or x.additional_text_edits is not None or x.commit_characters is not None \
+            or x.insert_text is not None or x.text_edit_text is not None or not (x.text_edit is None or type(x.text_edit) is types.TextEdit):
+        return False  # fields the server does not set: walked at send
+    if (t := _s(x.label)) is not x.label:
+        x.label = t
+    for name in ("detail", "sort_text", "filter_text"):
+        v = getattr(x, name)
+        if v is not None and (t := _s(v)) is not v:
+            setattr(x, name, t)
+    ld = x.label_details
+    if ld is not None:
+        if ld.detail is not None and (t := _s(ld.detail)) is not ld.detail:
+            ld.detail = t
+        if ld.description is not None and (t := _s(ld.description)) is not ld.description:
+            ld.description = t
+    doc = x.documentation
+    if type(doc) is str:
+        if (t := _s(doc)) is not doc:
+            x.documentation = t
+    elif doc is not None:
+        if (t := _s(doc.value)) is not doc.value:
+            doc.value = t
+    return True  # the text edit's newText is the user's own text (kept, as at send)
+
+
 def _all(items: Iterable[Any], clean: Any) -> list:
     out = list(items)
     ok = True
@@ -161,6 +188,12 @@ def symbols(items: Iterable[types.DocumentSymbol]) -> list[types.DocumentSymbol]
     return _all(items, _symbol)
 
 
+def completion_items(items: Iterable[types.CompletionItem]) -> list[types.CompletionItem]:
+    """Completion items, their text redacted (a completion right after a keystroke offers
+    every resource and workload: hundreds of items)."""
+    return _all(items, _completion)
+
+
 def is_redacted(value: Any) -> bool:
     """Whether ``value`` (a response's ``result`` or a notification's ``params``) was redacted
     where it was built: a :class:`Redacted` list, or the diagnostics of a push or pull whose
@@ -170,9 +203,11 @@ def is_redacted(value: Any) -> bool:
         return True
     if t is types.PublishDiagnosticsParams:
         return type(value.diagnostics) is Redacted
+    if t is types.CompletionList:
+        return type(value.items) is Redacted and getattr(value, "item_defaults", None) is None
     if t is types.RelatedFullDocumentDiagnosticReport:
         return type(value.items) is Redacted and not value.related_documents and value.result_id is None
     return False
 
 
-__all__ = ["Redacted", "diagnostics", "hints", "is_redacted", "lenses", "symbols"]
+__all__ = ["Redacted", "completion_items", "diagnostics", "hints", "is_redacted", "lenses", "symbols"]

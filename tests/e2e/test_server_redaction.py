@@ -48,6 +48,7 @@ def test_every_server_message_is_redacted(tmp_path, capabilities):
     lines = text.splitlines()
     (res_line,) = [i for i, t in enumerate(lines) if t.strip() == f"{GITLAB}:"]
     (wl_line,) = [i for i, t in enumerate(lines) if t.strip() == f"{OPENAI}:"]
+    uses_line = next(i for i in range(wl_line, len(lines)) if lines[i].strip().startswith("uses: ["))
     srv = RawServer(folder)
     try:
         srv.initialize(folder, capabilities)
@@ -65,12 +66,18 @@ def test_every_server_message_is_redacted(tmp_path, capabilities):
             ("runway/plan", {"uri": uri}),
             ("runway/costs", {"uri": uri}),
             ("textDocument/diagnostic", td),
+            # `uses` of the OpenAI-named workload: every resource is offered, the GitLab one too.
+            ("textDocument/completion", {**td, "position": {"line": uses_line, "character": lines[uses_line].index("[") + 1}}),
         ]
         answers = []
         for n, (method, params) in enumerate(requests):
             srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
             answers.append(srv.response(n))
         srv.drain(0.2)
+        # An edit's newText is the user's own text, kept as written (a completion inserts the
+        # name as declared): everything else is checked.
+        for it in answers[-1]["result"]["items"]:
+            it["textEdit"].pop("newText")
         everything = json.dumps(answers) + json.dumps(srv.inbox)
     finally:
         rc, _err = srv.close()
@@ -78,6 +85,7 @@ def test_every_server_message_is_redacted(tmp_path, capabilities):
     assert all("result" in a for a in answers), answers
     assert answers[0]["result"] is not None and answers[5]["result"]["environments"]
     assert REDACTED in json.dumps(answers[7]) or REDACTED in json.dumps(srv.inbox)  # the misspelt use's diagnostic
+    assert len(answers[8]["result"]["items"]) >= 3  # the completion offered the resources
     if capabilities is not None:
         assert any(s.get("children") for s in answers[2]["result"])  # the outline as a tree
     for token in (GITLAB, OPENAI):
@@ -113,12 +121,18 @@ def test_what_the_builders_redact_is_every_text_field():
                             related_information=[types.DiagnosticRelatedInformation(location=types.Location(uri="file:///x", range=rng), message=OPENAI)])
     child = types.DocumentSymbol(name=OPENAI, kind=types.SymbolKind.Object, range=rng, selection_range=rng, detail=GITLAB)
     symbol = types.DocumentSymbol(name=GITLAB, kind=types.SymbolKind.Object, range=rng, selection_range=rng, children=[child])
-    built = [redacted.lenses([lens]), redacted.hints([hint]), redacted.diagnostics([diag]), redacted.symbols([symbol])]
+    item = types.CompletionItem(label=GITLAB, detail=OPENAI, sort_text=GITLAB, filter_text=GITLAB,
+                                label_details=types.CompletionItemLabelDetails(description=OPENAI),
+                                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"**{GITLAB}**"),
+                                text_edit=types.TextEdit(range=rng, new_text="as typed"))
+    built = [redacted.lenses([lens]), redacted.hints([hint]), redacted.diagnostics([diag]), redacted.symbols([symbol]),
+             redacted.completion_items([item])]
     assert all(redacted.is_redacted(b) for b in built)
     from pygls.protocol import default_converter
 
     sent = json.dumps([default_converter().unstructure(list(b)) for b in built])
-    assert GITLAB not in sent and OPENAI not in sent and sent.count(REDACTED) == 13
+    assert GITLAB not in sent and OPENAI not in sent and sent.count(REDACTED) == 19
     # A shape the cleaner does not know (label parts) stays a plain list: walked at send.
     parts = types.InlayHint(position=pos, label=[types.InlayHintLabelPart(value=GITLAB)])
     assert not redacted.is_redacted(redacted.hints([parts]))
+    assert redacted.is_redacted(types.CompletionList(is_incomplete=False, items=built[-1]))
