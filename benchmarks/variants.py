@@ -57,10 +57,10 @@ def _patch(names: set[str]) -> None:
     import runway_core.planner.pricing as PP
     import runway_lsp.analyses as AN
     import runway_lsp.publish as PUB
-    import runway_lsp.session as S
+    import runway_lsp.schedule as SCH
 
     if "debounce" in names:
-        S.DEBOUNCE_S = 0.04
+        SCH.DEBOUNCE_S = 0.04
     if "gcpause" in names:
         def analyze(root_file, catalog, read=None, previous=None):
             return R._analyze(root_file, catalog, read, previous)
@@ -99,7 +99,7 @@ def _patch(names: set[str]) -> None:
         def flush(self):
             self._timer = None
             self._flush_dirty()
-        S.Session._flush = flush
+        SCH.PublishSchedule._flush = flush
     if "sentskip" in names:
         class Never(dict):
             def get(self, key, default=None):

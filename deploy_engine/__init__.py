@@ -3,8 +3,9 @@
 - :mod:`deploy_engine.cli`: the command line (a package: parser, one module per command, one
   per output format); ``check`` and ``plan`` are pure adapters over
   :func:`runway_core.analysis.analyze` and the one planner.
-- :mod:`deploy_engine.pipeline`: ``preview`` / ``up`` / ``drift`` (guards, configuration,
-  lease, receipt) through the Pulumi Automation API (:mod:`deploy_engine.automation`).
+- :mod:`deploy_engine.pipeline`: ``preview`` / ``up`` / ``drift`` / ``destroy`` (guards,
+  configuration, lease, receipt) through the Pulumi Automation API
+  (:mod:`deploy_engine.automation`).
 - Leaves both use: :mod:`deploy_engine.exits` (exit codes), :mod:`deploy_engine.context`
   (streams, environment, clock), :mod:`deploy_engine.terminal` (printable text).
 - :mod:`deploy_engine.program`: the Pulumi program, a function of one environment's plan.

@@ -18,7 +18,7 @@ from runway_core.text import redact
 
 #: What a stream that cannot encode a character (``PYTHONIOENCODING=ascii``, a Windows console
 #: code page) gets instead: the punctuation the output uses as its ASCII look-alike, anything
-#: else as a ``\\uXXXX`` escape. Never an error (docs/cli.md, "Output encoding").
+#: else as a ``\\uNNNN (four hex digits)`` escape. Never an error (docs/cli.md, "Output encoding").
 ASCII_LOOKALIKES = {
     "—": "-", "–": "-", "→": "->", "←": "<-", "×": "x", "…": "...", "‘": "'", "’": "'",
     "“": '"', "”": '"', "≥": ">=", "≤": "<=", "█": "#", "░": ".", "•": "*", "·": "*",
@@ -40,7 +40,7 @@ codecs.register_error(FALLBACK_ERRORS, _fallback)
 
 def encodable(text: str, encoding: str | None) -> str:
     """``text`` as ``encoding`` can write it: unchanged when it can, else with
-    :data:`ASCII_LOOKALIKES` and ``\\uXXXX`` escapes for what it cannot."""
+    :data:`ASCII_LOOKALIKES` and ``\\uNNNN (four hex digits)`` escapes for what it cannot."""
     if not encoding:
         return text
     try:

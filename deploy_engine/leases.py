@@ -7,19 +7,23 @@ on different machines share it. It holds ``holder``, ``pid``, ``host``, ``token`
 ``taken_at`` and ``expires_at`` (ISO 8601 UTC; default lifetime 1 hour). Only the store's
 conditional operations decide who holds it:
 
-- **take a free lease**: :meth:`~deploy_engine.records.RecordStore.create` (S3 ``PutObject``
+- **take a free lease**: :meth:`~deploy_engine.records.store.RecordStore.create` (S3 ``PutObject``
   with ``If-None-Match: *``; files: ``os.link`` of a fully written temporary file). Exactly one
   of any number of racing processes wins; the others read the winner and are refused
   (:class:`LeaseHeld`).
 - **take over an expired lease**, or **the lease of a dead holder** before its expiry (a lease
   taken on this host, ``host`` is this machine's name, whose ``pid`` no longer exists:
   ``os.kill(pid, 0)`` raises ``ProcessLookupError``; a deploy killed with SIGKILL), by
-  :meth:`~deploy_engine.records.RecordStore.replace` on the ETag the lease was read with (S3
+  :meth:`~deploy_engine.records.store.RecordStore.replace` on the ETag the lease was read with (S3
   ``If-Match``; files: the claim ``<lease>.takeover-<ETag>`` then ``os.replace``). Of several
   processes taking over the same lease, one wins; a late one finds another ETag and backs off.
   The new lease records the takeover (previous holder, pid, host, times, and ``reason``). A
   live pid, a pid of another user, or another host's lease is never taken over before expiry.
 - **renew** (:func:`renew`): a conditional overwrite on our own ETag, extending ``expires_at``.
+  :class:`LeaseKeeper` renews a held lease from a background thread every third of its
+  lifetime while ``up`` runs, and once more, synchronously, before each phase
+  (:meth:`LeaseKeeper.check`): a lease found taken over or released stops the run before its
+  next phase (docs/deploy.md, "Lease").
 - **release**: a conditional delete on our ETag (S3 ``DeleteObject`` with ``If-Match``), so an
   expired holder finishing late never removes the lease of the process that took it over.
 
@@ -36,6 +40,7 @@ import contextlib
 import json
 import os
 import socket
+import threading
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -43,24 +48,20 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from .records import (
-    LEASE_HISTORY_DAYS,
-    FileStore,
-    Record,
-    RecordChanged,
-    RecordExists,
-    RecordStore,
-    StoreError,
-    prune_kind,
-    write_unique,
-)
+from .records.file_store import FileStore
+from .records.kinds import LEASE_HISTORY_DAYS, prune_kind, write_unique
+from .records.store import Record, RecordChanged, RecordExists, RecordStore, StoreError
 from .secrets import Redactor
 
 Clock = Callable[[], datetime]
 Alive = Callable[[int], bool]
 
-#: Default lease lifetime: longer than any deploy should run; a crashed job frees it by expiry.
+#: Default lease lifetime: a crashed job frees it by expiry; a live ``up`` renews it
+#: (:class:`LeaseKeeper`), so a run may last longer.
 DEFAULT_TTL = timedelta(hours=1)
+#: The environment variable that sets the lease lifetime in whole seconds (1 to 86,400;
+#: default 3,600): shorter for tests, longer for a runner that may stall (docs/deploy.md, "Lease").
+TTL_VARIABLE = "RUNWAY_LEASE_SECONDS"
 LEASE_FORMAT_VERSION = 1
 
 
@@ -212,7 +213,7 @@ def _history(store: RecordStore, lease: Lease, event: str, now: datetime, redact
 
     Best effort: history is for people reading it later; a store that refuses it never blocks
     or fails a deploy (the lease itself is what serialises them). Kept
-    :data:`~deploy_engine.records.LEASE_HISTORY_DAYS` days (file store: pruned here).
+    :data:`~deploy_engine.records.kinds.LEASE_HISTORY_DAYS` days (file store: pruned here).
     """
     doc = {"event": event, "at": _iso(now), **lease.to_json()}
     try:
@@ -239,7 +240,7 @@ def acquire(
 ) -> Lease:
     """Take the lease of ``product``/``environment`` for ``holder``, or raise :class:`LeaseHeld`.
 
-    ``store`` is the records store (default: :class:`~deploy_engine.records.FileStore` of
+    ``store`` is the records store (default: :class:`~deploy_engine.records.file_store.FileStore` of
     ``root``). A free lease is taken by a conditional create; an expired one, or one whose
     holder's process is gone from this host (``alive(pid)`` false), by a conditional overwrite
     on the ETag it was read with (module docstring). ``clock()`` returns an aware UTC datetime.
@@ -330,6 +331,95 @@ def renew(lease: Lease, clock: Clock, ttl: timedelta = DEFAULT_TTL, redactor: Re
     return renewed
 
 
+def lease_ttl(environ: Any) -> timedelta:
+    """The lease lifetime from :data:`TTL_VARIABLE` (whole seconds, 1 to 86,400), else
+    :data:`DEFAULT_TTL`. Raises ``ValueError`` naming the variable for any other value."""
+    raw = str(environ.get(TTL_VARIABLE) or "").strip()
+    if not raw:
+        return DEFAULT_TTL
+    if not raw.isdigit() or not 1 <= int(raw) <= 86_400:
+        raise ValueError(f"{TTL_VARIABLE} must be a whole number of seconds from 1 to 86400 (got {raw[:40]!r})")
+    return timedelta(seconds=int(raw))
+
+
+class LeaseLost(Exception):
+    """The lease a run holds was taken over or released by another process, or could not be
+    renewed before it expired: the run must stop before its next phase."""
+
+
+class LeaseKeeper:
+    """Keeps a held lease alive while a long run goes on.
+
+    :meth:`start` runs a daemon thread that calls :func:`renew` every ``ttl / 3`` (``interval``:
+    a renewal can fail twice, a store that does not answer, before the lease would expire).
+    :meth:`check` renews at once and raises :class:`LeaseLost` when the lease is no longer ours:
+    call it before each phase. :meth:`stop` ends the thread (call it in ``finally``);
+    :attr:`lease` is the newest renewed lease (release that one). A renewal the store refuses
+    with ``RecordChanged`` (taken over or released) loses the lease for good; one that cannot
+    reach the store (``StoreError``, ``OSError``) is tried again at the next tick, and the lease
+    is lost only once ``clock()`` passes its expiry without a renewal. Thread-safe."""
+
+    def __init__(self, lease: Lease, clock: Clock, ttl: timedelta = DEFAULT_TTL, redactor: Redactor | None = None,
+                 interval: float | None = None) -> None:
+        self._lease = lease
+        self._clock = clock
+        self._ttl = ttl
+        self._redactor = redactor
+        self._interval = interval if interval is not None else ttl.total_seconds() / 3
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.lost: str | None = None
+        self.renewals = 0
+
+    @property
+    def lease(self) -> Lease:
+        with self._lock:
+            return self._lease
+
+    def _renew_once(self) -> None:
+        with self._lock:
+            if self.lost is not None:
+                return
+            try:
+                self._lease = renew(self._lease, self._clock, self._ttl, self._redactor)
+                self.renewals += 1
+            except LeaseHeld:
+                self.lost = (f"the lease of {self._lease.environment} was taken over or released by another process "
+                             f"(it was ours until {_iso(self._lease.expires_at)})")
+                try:
+                    now_holder = current_lease(self._lease.store, self._lease.product, self._lease.environment)
+                except (LeaseError, StoreError, OSError):
+                    now_holder = None
+                if now_holder is not None:
+                    self.lost += f"; it is now held by {now_holder.describe()}"
+            except (StoreError, OSError) as exc:
+                if self._lease.expired(self._clock()):
+                    self.lost = f"the lease of {self._lease.environment} expired: it could not be renewed ({exc})"
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._renew_once()
+            if self.lost is not None:
+                return
+
+    def start(self) -> "LeaseKeeper":
+        self._thread = threading.Thread(target=self._run, name="runway-lease-renewer", daemon=True)
+        self._thread.start()
+        return self
+
+    def check(self) -> None:
+        """Renew now; raise :class:`LeaseLost` (with the reason) when the lease is no longer ours."""
+        self._renew_once()
+        if self.lost is not None:
+            raise LeaseLost(self.lost)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
 def release(lease: Lease, clock: Clock | None = None, redactor: Redactor | None = None) -> bool:
     """Give the lease back if it is still ours (conditional delete on its ETag); True when it
     was removed. Never removes a lease another process took over."""
@@ -369,10 +459,14 @@ __all__ = [
     "Lease",
     "LeaseError",
     "LeaseHeld",
+    "LeaseKeeper",
+    "LeaseLost",
+    "TTL_VARIABLE",
     "acquire",
     "current_lease",
     "held",
     "lease_path",
+    "lease_ttl",
     "pid_alive",
     "read_lease",
     "release",

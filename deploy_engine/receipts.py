@@ -35,7 +35,9 @@ from runway_core.money import usd
 from runway_core.planner import EnvironmentPlan, plan_digest
 
 from .leases import Lease
-from .records import FileStore, RecordStore, Written, receipt_retain_until, record_order, write_unique
+from .records.file_store import FileStore
+from .records.kinds import Written, receipt_retain_until, record_order, write_unique
+from .records.store import RecordStore
 from .secrets import Redactor
 
 RECEIPT_FORMAT_VERSION = 1
@@ -143,7 +145,8 @@ def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
 
 
 def lease_json(lease: Lease | None, status: str) -> dict[str, Any]:
-    """The lease part of a receipt; ``status`` is ``held``, ``held-by-another`` or ``not-taken``."""
+    """The lease part of a receipt; ``status`` is ``held``, ``held-by-another`` or ``not-taken``
+    (``lost`` is set by the pipeline when the lease is taken over during ``up``)."""
     doc: dict[str, Any] = {"status": status}
     if lease is not None:
         doc.update(
@@ -227,10 +230,10 @@ def receipt_dir(root: Path | str, environment: str) -> Path:
 def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
     """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
-    Key ``receipts/.../<UTC start time>.json`` (:func:`deploy_engine.records.stamp`), with
+    Key ``receipts/.../<UTC start time>.json`` (:func:`deploy_engine.records.kinds.stamp`), with
     ``-1``, ``-2``... when two runs start in the same microsecond: a conditional create, so an
     existing receipt is never overwritten. In S3 it is locked in governance mode until
-    :func:`~deploy_engine.records.receipt_retain_until` of ``now`` (default: its finish time):
+    :func:`~deploy_engine.records.kinds.receipt_retain_until` of ``now`` (default: its finish time):
     7 years, extended to the environment's end + 7 years by ``destroy``. Raises ValueError if
     a known secret survived scrubbing (a bug: nothing is written), ``StoreError``.
     """

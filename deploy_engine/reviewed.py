@@ -8,7 +8,7 @@ environment's plan) with one change: each container's plain ``env`` value is rep
 ``sha256:<hex>`` of it. The plan holds those values verbatim (the task definition needs them,
 docs/reliability.md), but a record must not spread a secret-looking value an author pasted
 there (RW147); a hash still shows that a value changed. The record is scrubbed like every
-record (:func:`deploy_engine.records.write_json`).
+record (:func:`deploy_engine.records.kinds.write_json`).
 
 ``up --plan-digest D`` (and ``preview``/``drift``) refuse with exit 8 when today's plan has
 another digest; with the reviewed plan found in the store, the refusal lists what changed
@@ -27,7 +27,8 @@ from typing import Any, Mapping
 
 from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, environment_json, plan_digest
 
-from .records import RecordExists, RecordStore, StoreError, Written, write_json
+from .records.kinds import Written, write_json
+from .records.store import RecordExists, RecordStore, StoreError
 from .secrets import Redactor
 
 

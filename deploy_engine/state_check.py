@@ -14,8 +14,8 @@ command and the Pulumi (Python, ``pulumi_aws`` 7) lines that fix it:
 - **default encryption** (``GetBucketEncryption``): SSE-S3 (``AES256``) or SSE-KMS.
 - **public access block**, all four settings on (``GetPublicAccessBlock``).
 - **lifecycle rules** (``GetBucketLifecycleConfiguration``) on ``<prefix>/runway/``:
-  ``drift/`` expires after :data:`~deploy_engine.records.DRIFT_RETENTION_DAYS` days (13
-  months), ``lease-history/`` after :data:`~deploy_engine.records.LEASE_HISTORY_DAYS`, each with
+  ``drift/`` expires after :data:`~deploy_engine.records.kinds.DRIFT_RETENTION_DAYS` days (13
+  months), ``lease-history/`` after :data:`~deploy_engine.records.kinds.LEASE_HISTORY_DAYS`, each with
   a noncurrent-version expiration (in a versioned bucket an expiration only adds a delete
   marker), and the noncurrent versions of ``leases/`` after 90 days; **no** rule may expire
   objects under ``receipts/`` (a delete marker would hide a locked receipt).
@@ -29,7 +29,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .records import DRIFT_RETENTION_DAYS, LEASE_HISTORY_DAYS, S3Store, _client_error
+from .records.kinds import DRIFT_RETENTION_DAYS, LEASE_HISTORY_DAYS
+from .records.s3_store import S3Store, client_error
 
 SSE_ALGORITHMS = ("AES256", "aws:kms", "aws:kms:dsse")
 PUBLIC_ACCESS_BLOCK = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")
@@ -200,7 +201,7 @@ def check_bucket(store: S3Store) -> BucketReport:
         try:
             return call(Bucket=bucket), None
         except Exception as exc:  # noqa: BLE001 - ClientError and connection errors
-            code, status, message = _client_error(exc)
+            code, status, message = client_error(exc)
             if code in missing:
                 return None, None
             return None, f"cannot be read: {code} ({status}): {message}" if code else f"cannot be read: {type(exc).__name__}: {exc}"

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     # Everything loaded so far (modules, pygls and lsprotocol, the catalogue) lives as long as
     # the server: keep it out of every later garbage collection (issue 6: full collections
     # walked it after every few keystrokes, tens of milliseconds each). Then no automatic
-    # collection at all: the server collects when the editor is quiet (server.IDLE_GC_S).
+    # collection at all: the server collects when the editor is quiet (runway_lsp.schedule.IDLE_GC_S).
     gc.freeze()
     gc.disable()
     server.idle_gc = True

@@ -1,8 +1,7 @@
 """One client session of the runway server: open buffers, cached analyses and publishing,
 behind public methods that every feature module receives (none of them imports the server).
 
-- Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
-  synchronously on the event loop at publish time (a few milliseconds for a runway), so no
+- Pushes are debounced and computed from the newest text (:mod:`runway_lsp.schedule`): no
   result computed for an older version is ever sent (runway_lsp/publish.py).
 - What follows a publication (lens and hint refreshes, ``runway/costsChanged``) subscribes
   with :meth:`Session.on_published` and runs, in subscription order, after every group is
@@ -17,7 +16,6 @@ Must not import pulumi or deploy_engine.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 from typing import Any, Callable
@@ -32,38 +30,15 @@ from . import convert
 from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
-from .guard import Superseded
 from .publish import Publisher
+from .request_receipts import MAX_RECEIPTS, RequestReceipts
+from .schedule import PublishSchedule
 from .typing_pause import TYPED_LINES, TypingPause, changed_lines
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
-#: Quiet time after the last edit before diagnostics are pushed, in seconds; it is part of
-#: every keystroke's latency (issue 6). What it must coalesce is a burst an editor sends at
-#: once (a multi-cursor edit, a paste and its reformat, an undo group): those messages arrive
-#: within a millisecond or two (pygls reads each one through a thread hop of ~0.1 ms). Human
-#: keystrokes come 80 ms or more apart even from fast typists, so no debounce shorter than
-#: that coalesces them, and a longer one only delays every result; edits that arrive while an
-#: analysis runs (key repeat) are coalesced anyway: analysis runs on the event loop and the
-#: next flush reads the newest text. Measured: 40 ms -> 10 ms took ~30 ms off the median
-#: didChange -> publishDiagnostics (benchmarks/RESULTS.md).
-DEBOUNCE_S = 0.01
-
-#: With ``idle_gc`` (runway-lsp turns the cyclic garbage collector off, see __main__), garbage
-#: in reference cycles is collected once no edit came for this many seconds, so that no
-#: collection pauses typing (issue 6: they added ~10 ms to a completion right after a
-#: keystroke). Analyses make no cycles; pygls and asyncio make a few.
-IDLE_GC_S = 2.0
-#: ... and at once, edits or not, past this many objects allocated since the last collection
-#: (a client that is never quiet still has its memory bounded).
-GC_BACKSTOP = 1_000_000
-
 PublishListener = Callable[[str], None]
-
-#: Most request receipts kept for :meth:`Session.checkpoint` (a request cancelled before it
-#: started never reaches its checkpoint; the oldest receipts are forgotten past this).
-MAX_RECEIPTS = 1024
 
 
 class Session:
@@ -79,18 +54,14 @@ class Session:
         self.analyses = Analyses(self.documents, catalog)
         self.publisher = Publisher(self)
         self._listeners: list[PublishListener] = []
-        self._dirty: set[str] = set()
-        self._timer: asyncio.TimerHandle | None = None
-        self.idle_gc = False  # see IDLE_GC_S
-        self._gc_timer: asyncio.TimerHandle | None = None
-        self._last_edit = 0.0
+        self.schedule = PublishSchedule(self)
+        self.idle_gc = False  # see runway_lsp.schedule.IDLE_GC_S
         #: Lines being typed on: their diagnostics wait for the pause (runway_lsp/typing_pause.py).
         self.typing = TypingPause()
         self._pause_timers: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False  # after shutdown: nothing more is scheduled or published
         self._stop_listeners: list[Callable[[], None]] = []
-        self._edits: dict[str, int] = {}  # path -> edits, opens, closes and saves seen
-        self._receipts: dict[Any, tuple[str, int]] = {}  # request id -> (path, edits at receipt)
+        self.requests = RequestReceipts()  # which request arrived before which edit
 
     # --- the client -------------------------------------------------------------------------
 
@@ -255,9 +226,7 @@ class Session:
             path = uri_to_path(uri)
         except ValueError:
             return
-        if len(self._receipts) >= MAX_RECEIPTS:
-            self._receipts.pop(next(iter(self._receipts)))
-        self._receipts[msg_id] = (path, self._edits.get(path, 0))
+        self.requests.received(msg_id, path)
 
     async def checkpoint(self) -> None:
         """Await this before the expensive part of a request handler (a task: pygls runs
@@ -275,9 +244,7 @@ class Session:
             await asyncio.sleep(0)  # messages read meanwhile are handled before this request
         if self.stopped:
             raise asyncio.CancelledError
-        receipt = self._receipts.pop(msg_id, None) if msg_id is not None else None
-        if receipt is not None and self._edits.get(receipt[0], 0) != receipt[1]:
-            raise Superseded(f"{os.path.basename(receipt[0])} changed after the request was sent")
+        self.requests.check(msg_id)
 
     def on_stop(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` once when the session stops (shutdown, exit, end of stdin)."""
@@ -290,14 +257,10 @@ class Session:
         if self.stopped:
             return
         self.stopped = True
-        for timer in (self._timer, self._gc_timer):
-            if timer is not None:
-                timer.cancel()
-        self._timer = self._gc_timer = None
+        self.schedule.stop()
         for timer in self._pause_timers.values():  # held diagnostics of typed lines
             timer.cancel()
         self._pause_timers.clear()
-        self._dirty.clear()
         for listener in self._stop_listeners:
             try:
                 listener()
@@ -322,53 +285,10 @@ class Session:
                 log.exception("after publishing %s: %s failed", key, getattr(listener, "__qualname__", listener))
 
     def touch(self, path: str) -> None:
-        """Note a change of ``path`` and (re)start the debounce timer."""
-        self._edits[path] = self._edits.get(path, 0) + 1
-        if self.stopped:
-            return
-        self._dirty.add(path)
-        if self._timer is not None:
-            self._timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(DEBOUNCE_S, self._flush)
-        self._last_edit = loop.time()
-        if self.idle_gc and self._gc_timer is None:
-            self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
-
-    def _gc_tick(self) -> None:
-        """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
-        GC_BACKSTOP; then check again later."""
-        if self.stopped:
-            return
-        loop = asyncio.get_running_loop()
-        pending = gc.get_count()[0]
-        if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
-            gc.collect()
-        self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
-
-    def _flush(self) -> None:
-        self._timer = None
-        if self.stopped:
-            return
-        with self.analyses.memoised():
-            self._flush_dirty()
-
-    def _flush_dirty(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        try:
-            groups: list[str] = []
-            for path in sorted(dirty):
-                for key in (self.publisher.owner_of(path), self.group_of(path)):
-                    if key is not None and key not in groups:
-                        groups.append(key)
-        except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
-            log.exception("finding the runways of %s failed", sorted(dirty))
-            return
-        for key in groups:
-            try:
-                self.publish_group(key, dirty)
-            except Exception:  # noqa: BLE001 - one bad group must not starve the others
-                log.exception("publishing diagnostics of %s failed", key)
+        """Note a change of ``path`` and (re)start the debounce timer (:class:`PublishSchedule`)."""
+        self.requests.changed(path)
+        if not self.stopped:
+            self.schedule.touch(path)
 
 
 def log_failure(what: str) -> Callable[[Any], None]:

@@ -63,7 +63,7 @@ from deploy_engine.exits import (
     Terminated,
     UsageError,
 )
-from deploy_engine.pipeline import DEPLOY_EXTRA_MODULES, deploy_extra_message
+from deploy_engine.pipeline.guards import DEPLOY_EXTRA_MODULES, deploy_extra_message
 from deploy_engine.terminal import printable
 
 

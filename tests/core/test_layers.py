@@ -9,6 +9,8 @@ functions and under ``if TYPE_CHECKING:`` alike, relative imports resolved.
   ``ide/_*``);
 - runway_core imports no pygls, lsprotocol, pulumi, runway_lsp or deploy_engine; runway_lsp
   imports no pulumi or deploy_engine (docs/architecture.md, the invariants).
+- deploy_engine's split rooms (``pipeline/``, ``records/``, ``automation`` and what it reads)
+  import only from lower tiers of their own room, per :data:`DEPLOY_ROOMS`.
 
 A temporary re-export kept at an old import path is exempt from the layer rule only while
 each of its import lines carries the marker :data:`SHIM_MARKER` (of its issue).
@@ -297,3 +299,42 @@ def test_forbidden_imports(package):
 )
 def test_adapter_packages_have_no_import_cycle(package):
     assert cycles(package) == []
+
+
+#: deploy_engine's split rooms (issue 11), each in tiers: a module imports, from its own room,
+#: only modules of a lower tier (never a sibling of its tier, never one above). Within the deploy
+#: pipeline, one run is below the credentials, which are below the commands' parts, which are
+#: below the guards that dispatch to them; the records' interface is below the record kinds,
+#: below the two stores, below the package that picks one; what automation reads is below it.
+DEPLOY_ROOMS: dict[str, list[tuple[str, ...]]] = {
+    "pipeline": [
+        ("deploy_engine.pipeline.run",),
+        ("deploy_engine.pipeline.credentials",),
+        ("deploy_engine.pipeline.preview", "deploy_engine.pipeline.up", "deploy_engine.pipeline.destroy"),
+        ("deploy_engine.pipeline.guards",),
+    ],
+    "records": [
+        ("deploy_engine.records.store",),
+        ("deploy_engine.records.kinds",),
+        ("deploy_engine.records.file_store", "deploy_engine.records.s3_store"),
+        ("deploy_engine.records",),
+    ],
+    "automation": [
+        ("deploy_engine.backend", "deploy_engine.engine_events", "deploy_engine.stack_outputs"),
+        ("deploy_engine.automation",),
+    ],
+}
+
+
+@pytest.mark.parametrize("room", sorted(DEPLOY_ROOMS))
+def test_deploy_engine_rooms_import_only_lower_tiers(room):
+    g = graph("deploy_engine")
+    tier = {m: n for n, mods in enumerate(DEPLOY_ROOMS[room]) for m in mods}
+    assert set(tier) <= set(g), f"not modules: {sorted(set(tier) - set(g))}"
+    problems = [
+        f"{mod} (tier {tier[mod]}) imports {target} (tier {tier[target]}) on line {line}"
+        for mod in tier
+        for target, line, _shim in g[mod]
+        if target in tier and target != mod and tier[target] >= tier[mod]
+    ]
+    assert problems == []

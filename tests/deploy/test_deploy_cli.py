@@ -8,7 +8,7 @@ stop at a later guard, or replace the Automation API calls (``automation.stored_
 ``up`` / ``preview`` / ``drift``, or ``open_stack`` with :class:`OpenedStack`) with stubs that
 return or raise what the real ones would: :class:`FakeStack` keeps the non-secret stack
 outputs an ``up`` would leave (``resources``) and reads them back through the real
-``automation.state_from_outputs``. Infisical is a recording server on 127.0.0.1
+``stack_outputs.state_from_outputs``. Infisical is a recording server on 127.0.0.1
 (tests/deploy/test_infisical.py). The one test that runs the Automation API for real needs the
 ``pulumi`` binary and is skipped without it.
 """
@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from deploy_engine import automation, cli
-from deploy_engine.automation import DriftReport, PreviewSummary, PulumiFailed, Step, UpSummary
+from deploy_engine import automation, backend, cli, engine_events, stack_outputs
+from deploy_engine.automation import PulumiFailed
+from deploy_engine.engine_events import DriftReport, PreviewSummary, Step, UpSummary
 from deploy_engine.cli import main
 from deploy_engine.leases import acquire, lease_path, read_lease
 from deploy_engine.secrets import PREVIEW_PLACEHOLDER, postgres_resources
@@ -275,7 +276,7 @@ class FakeStack:
         monkeypatch.setattr(automation, "stored_state", self.stored_state)
 
     def stored_state(self, target):
-        return automation.state_from_outputs(self.outputs, postgres_resources(target.plan))
+        return stack_outputs.state_from_outputs(self.outputs, postgres_resources(target.plan))
 
     def program_ran(self, target, resources: dict | None = None, keep: bool = True) -> dict[str, str]:
         passwords = {name: c.password.reveal() for name, c in target.credentials.items()}
@@ -680,7 +681,7 @@ def test_preview_and_drift_output_as_text_and_json(capsys, tmp_path, monkeypatch
     root = orders(tmp_path)
     urn = "urn:pulumi:orders-dev::runway-orders::aws:sqs/queue:Queue::dev-shared-queue-queue"
     monkeypatch.setattr(automation, "preview", lambda t, o: PreviewSummary({"create": 1, "same": 0}, (Step(urn, "aws:sqs/queue:Queue", "create"),)))
-    monkeypatch.setattr(automation, "drift", lambda t, o: DriftReport((automation.DriftItem(urn, "aws:sqs/queue:Queue", "updated", ("visibilityTimeoutSeconds",)),), 9))
+    monkeypatch.setattr(automation, "drift", lambda t, o: DriftReport((engine_events.DriftItem(urn, "aws:sqs/queue:Queue", "updated", ("visibilityTimeoutSeconds",)),), 9))
     environ = {**NETWORK}
     rc, out, _ = deploy(capsys, "preview", str(root), "--env", "dev", environ=environ, which=found_pulumi)
     assert rc == 0 and out.splitlines()[0] == "preview of orders-dev ($126.88 / $150.00, ok): create 1"
@@ -761,7 +762,7 @@ def test_preview_and_drift_print_a_json_error_object_when_they_fail(capsys, tmp_
     assert rc == 5 and json.loads(out) == {"error": {"exit_code": 5, "message": json.loads(out)["error"]["message"]}}
     assert "not on PATH" in json.loads(out)["error"]["message"]
     monkeypatch.setattr(automation, command, lambda t, o: (_ for _ in ()).throw(PulumiFailed(f"pulumi {command} failed: boom")))
-    monkeypatch.setattr(automation, "stored_state", lambda t: automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda t: stack_outputs.StoredState())
     rc, out, _ = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={**NETWORK}, which=found_pulumi)
     assert rc == 7 and json.loads(out) == {"error": {"exit_code": 7, "message": f"pulumi {command} failed: boom"}}
     rc, out, _ = deploy(capsys, command, str(root), "--env", "dev", "--format", "json", environ={}, which=found_pulumi)
@@ -862,9 +863,9 @@ SIGTERM_CHILD = """
 import json, sys, time
 sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
-from deploy_engine import automation, cli, preflight
+from deploy_engine import automation, cli, preflight, stack_outputs
 preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/deploy/test_preflight.py)
-from deploy_engine.automation import PreviewSummary
+from deploy_engine.engine_events import PreviewSummary
 
 def blocking(target, on_output):
     print("RUNNING", flush=True)  # the parent sends SIGTERM once it reads this
@@ -872,7 +873,7 @@ def blocking(target, on_output):
         time.sleep(0.05)
 
 from deploy_engine.secrets import KnownDatabase
-automation.stored_state = lambda target: automation.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
+automation.stored_state = lambda target: stack_outputs.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
 automation.up = blocking
 automation.preview = blocking
 rc = cli.main(sys.argv[1:], environ={environ!r}, which=lambda name, path=None: "/opt/pulumi/bin/pulumi")
@@ -937,7 +938,7 @@ def test_drift_classifies_refresh_steps_as_the_engine_does():
     b = "urn:pulumi:s::p::aws:s3/bucket:Bucket::b"
     t = "urn:pulumi:s::p::aws:sns/topic:Topic::t"
     r = "urn:pulumi:s::p::aws:rds/instance:Instance::db"
-    report = automation.drift_from_events([
+    report = engine_events.drift_from_events([
         refresh_event("refresh", "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "pulumi:pulumi:Stack", {}, {"x": 1}),
         refresh_event("refresh", q, "aws:sqs/queue:Queue", {"delay": 0}, {"delay": 5}),  # changed, no diff sent
         refresh_event("refresh", b, "aws:s3/bucket:Bucket", {"acl": "private"}, None),  # gone
@@ -959,15 +960,15 @@ def test_preview_steps_and_urns_from_events():
         refresh_event("same", "urn:x", "aws:sns/topic:Topic", {}, {}, outputs_event=False),
         refresh_event("create", a, "aws:sqs/queue:Queue", None, {}),
     ]
-    assert automation.steps_from_events(events) == (Step(a, "aws:sqs/queue:Queue", "create"),)
-    assert automation.urns_from_events(events) == (a,)
+    assert engine_events.steps_from_events(events) == (Step(a, "aws:sqs/queue:Queue", "create"),)
+    assert engine_events.urns_from_events(events) == (a,)
 
 
 def test_postgres_endpoint_prefers_the_proxy():
     outputs = {"resources": {"main-db": {"endpoint": "inst.rds", "proxy_endpoint": "proxy.rds"}, "other": {"endpoint": "h:6543"}}}
-    assert automation.postgres_endpoint(outputs, "main-db") == ("proxy.rds", 5432)
-    assert automation.postgres_endpoint(outputs, "other") == ("h", 6543)
-    assert automation.postgres_endpoint(outputs, "missing") is None
+    assert stack_outputs.postgres_endpoint(outputs, "main-db") == ("proxy.rds", 5432)
+    assert stack_outputs.postgres_endpoint(outputs, "other") == ("h", 6543)
+    assert stack_outputs.postgres_endpoint(outputs, "missing") is None
 
 
 # --------------------------------------------------------------------------------------
@@ -1048,13 +1049,13 @@ def test_state_from_outputs_reads_databases_and_skips_secret_outputs():
                       "old-db": {"endpoint": "c.rds", "arn": "arn:aws:rds:us-east-1:1:cluster:x"},
                       "queue": {"url": "https://sqs"}},
     }
-    state = automation.state_from_outputs(masked, ["main-db", "old-db", "other-db"])
+    state = stack_outputs.state_from_outputs(masked, ["main-db", "old-db", "other-db"])
     assert state.databases == {"main-db": KnownDatabase("rds", True, ("p.rds", 5432)), "old-db": KnownDatabase("aurora", False, ("c.rds", 5432))}
     assert state.endpoints == {"main-db": ("p.rds", 5432), "old-db": ("c.rds", 5432)}
     # OutputValue objects too: a secret one is skipped unread.
     values = {"resources": OutputValue({"main-db": {"endpoint": "h"}}, True)}
-    assert automation.state_from_outputs(values, ["main-db"]) == automation.StoredState()
-    assert automation.state_from_outputs({}, ["main-db"]) == automation.StoredState()
+    assert stack_outputs.state_from_outputs(values, ["main-db"]) == stack_outputs.StoredState()
+    assert stack_outputs.state_from_outputs({}, ["main-db"]) == stack_outputs.StoredState()
 
 
 def test_stored_state_runs_stack_output_without_show_secrets_and_never_quotes_its_stdout(dev_plan):
@@ -1093,7 +1094,7 @@ def stack_target(plan, **kw):
     from deploy_engine.secrets import Redactor, SecretValue
 
     base = dict(product="orders", environment="dev", region="us-east-1", plan=plan, network=None, credentials={},
-                backend=automation.Backend("file:///tmp/x"), passphrase=SecretValue("p" * 20), redactor=Redactor())
+                backend=backend.Backend("file:///tmp/x"), passphrase=SecretValue("p" * 20), redactor=Redactor())
     base.update(kw)
     return automation.StackTarget(**base)
 
@@ -1116,8 +1117,8 @@ def test_created_urns_and_password_holders():
         refresh_event("update", b, "aws:sqs/queue:Queue", {}, {}, outputs_event=False),
         refresh_event("create", b, "aws:sqs/queue:Queue", None, {}),  # an outputs event: not a step
     ]
-    assert automation.created_from_events(events) == (a,)
-    assert automation.password_holders("dev", "main-db") == ("dev-main-db-instance", "dev-main-db-cluster", "dev-main-db-proxy-secret-version")
+    assert engine_events.created_from_events(events) == (a,)
+    assert engine_events.password_holders("dev", "main-db") == ("dev-main-db-instance", "dev-main-db-cluster", "dev-main-db-proxy-secret-version")
 
 
 def test_the_program_and_the_job_agree_on_the_admin_login():

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from deploy_engine import automation
-from deploy_engine.automation import UpSummary
+from deploy_engine import automation, engine_events, stack_outputs
+from deploy_engine.engine_events import UpSummary
 from deploy_engine.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,20 +67,20 @@ import os, sys, time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 sys.path.insert(0, os.environ["DRIVER_REPO"])
-from deploy_engine import automation, cli, preflight
+from deploy_engine import automation, cli, engine_events, preflight, stack_outputs
 # The account checks pass here (they run against moto_server in tests/deploy/test_preflight.py).
 preflight.network_problems = lambda *a, **k: preflight.NetworkReport()
 preflight.wait_for_parameters = lambda *a, **k: preflight.ParameterWait()
 
 started, go = Path(os.environ["DRIVER_STARTED"]), Path(os.environ["DRIVER_GO"])
-automation.stored_state = lambda target: automation.StoredState()
+automation.stored_state = lambda target: stack_outputs.StoredState()
 
 def up(target, on_output):
     started.write_text(str(os.getpid()))
     if os.environ.get("DRIVER_MODE") == "block":
         while not go.exists():  # the test creates it: a file, not a timer, decides
             time.sleep(0.01)
-    return automation.UpSummary({"create": 2}, ("urn:pulumi:faults-dev::runway-faults::aws:sqs/queue:Queue::dev-jobs",), {})
+    return engine_events.UpSummary({"create": 2}, ("urn:pulumi:faults-dev::runway-faults::aws:sqs/queue:Queue::dev-jobs",), {})
 
 automation.up = up
 offset = timedelta(hours=float(os.environ.get("DRIVER_CLOCK_OFFSET_H", "0")))
@@ -247,7 +247,7 @@ def test_over_the_cap_nothing_is_declared(tmp_path, monkeypatch, catalog):
 
     monkeypatch.setattr(automation, "up", up)
     monkeypatch.setattr(automation, "preview", lambda target, on_output: calls.append("preview"))
-    monkeypatch.setattr(automation, "stored_state", lambda target: calls.append("stored_state") or automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: calls.append("stored_state") or stack_outputs.StoredState())
     for command in ("up", "preview"):
         out, err = io.StringIO(), io.StringIO()
         rc = main([command, str(root), "--env", "dev"], stdout=out, stderr=err, environ=dict(ENVIRON), which=lambda *a, **k: "/opt/pulumi/bin/pulumi")
@@ -274,9 +274,9 @@ def test_over_the_cap_nothing_is_declared(tmp_path, monkeypatch, catalog):
 def test_a_plan_that_is_not_the_reviewed_one_is_refused(tmp_path, monkeypatch):
     root = product(tmp_path)
     ran: list[str] = []
-    monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: stack_outputs.StoredState())
     monkeypatch.setattr(automation, "up", lambda target, on_output: ran.append("up") or UpSummary({"create": 2}, ()))
-    monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview") or automation.PreviewSummary({}, ()))
+    monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview") or engine_events.PreviewSummary({}, ()))
 
     def run(*argv: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()

@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("boto3", reason="the pre-flight speaks to AWS through boto3 (the [deploy] extra)")
 pytest.importorskip("moto", reason="moto[server] plays AWS over HTTP in these tests")
 
-from deploy_engine import automation, preflight  # noqa: E402
-from deploy_engine.automation import UpSummary  # noqa: E402
+from deploy_engine import automation, preflight, stack_outputs  # noqa: E402
+from deploy_engine.engine_events import UpSummary  # noqa: E402
 from deploy_engine.cli import main  # noqa: E402
 from deploy_engine.layout import required_parameters  # noqa: E402
 from deploy_engine.settings import NetworkSettings  # noqa: E402
@@ -176,7 +176,7 @@ def test_preview_exits_3_naming_subnets_that_share_one_zone(moto_server, ec2, tm
     (tmp_path / "runway.yaml").write_text(PRODUCT, encoding="utf-8")
     ran: list[str] = []
     monkeypatch.setattr(automation, "preview", lambda target, on_output: ran.append("preview"))
-    monkeypatch.setattr(automation, "stored_state", lambda target: ran.append("stored_state") or automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: ran.append("stored_state") or stack_outputs.StoredState())
     out, err = io.StringIO(), io.StringIO()
     rc = main(["preview", str(tmp_path), "--env", "dev", "--format", "json"], stdout=out, stderr=err,
               environ=deploy_environ(moto_server, NetworkSettings(vpc.id, (a, b))), which=lambda *a_, **k: "/opt/pulumi/bin/pulumi")
@@ -238,7 +238,7 @@ def up_with_parameters(moto_server, ec2, tmp_path, monkeypatch, fake_infisical, 
         return UpSummary({"create": 1}, (f"urn:pulumi:{product}-dev::runway-{product}::runway:aws:Queue::dev-jobs",), outputs)
 
     monkeypatch.setattr(automation, "up", up)
-    monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: stack_outputs.StoredState())
     calls = spy_on_aws(monkeypatch)
     environ = {**deploy_environ(moto_server, network), **{k: v for k, v in infisical_env.items() if k.startswith(("INFISICAL", "RUNWAY_DEPLOY"))},
                "RUNWAY_SSM_SYNC_TIMEOUT_S": "0"}
@@ -330,7 +330,7 @@ def test_up_fails_when_a_service_did_not_reach_steady_state(moto_server, ec2, tm
     outputs = {"resources": {"api": {"service_arn": service, "task_definition_arn": td1}}, "environment_resources": {"ecs_cluster_arn": cluster}}
     phases: list[str] = []
     monkeypatch.setattr(automation, "up", lambda target, on_output: phases.append("data" if target.exclude else "all") or UpSummary({}, (), outputs))
-    monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: stack_outputs.StoredState())
     monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
     environ = {**deploy_environ(moto_server, network), **{k: v for k, v in infisical_env.items() if k.startswith(("INFISICAL", "RUNWAY_DEPLOY"))}}
     out, err = io.StringIO(), io.StringIO()

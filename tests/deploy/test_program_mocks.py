@@ -852,13 +852,13 @@ def test_unreadable_or_unknown_settings_file(tmp_path):
 def test_inline_program_sets_only_the_passwords_it_is_told_to_and_exports_no_secret(mocks, catalog, monkeypatch):
     """The program gets the run's credentials and ``set_passwords`` (set on the target after the
     program was built, as the CLI does once the stack is open); it exports no secret output."""
-    from deploy_engine import automation
+    from deploy_engine import automation, backend, stack_outputs
     from deploy_engine.secrets import KnownDatabase, Redactor, SecretValue, plan_credentials
 
     plan = make_plan(catalog, entry("main-db", "postgres", "small", engine={"proxy": True}), entry("old-db", "postgres", engine={"proxy": False}))
     target = automation.StackTarget(
         product="acme", environment="production", region=REGION, plan=plan, network=NETWORK, credentials={},
-        backend=automation.Backend("file:///tmp/unused"), passphrase=SecretValue("p" * 20), redactor=Redactor(),
+        backend=backend.Backend("file:///tmp/unused"), passphrase=SecretValue("p" * 20), redactor=Redactor(),
     )
     program = target.program()
     cplan = plan_credentials(plan, {"old-db": KnownDatabase("rds", False)}, generate=True)
@@ -877,7 +877,7 @@ def test_inline_program_sets_only_the_passwords_it_is_told_to_and_exports_no_sec
     assert mocks.ignored[("aws:rds/instance:Instance", "production-old-db-instance")] == ["password"]
     version = mocks.one("aws:secretsmanager/secretVersion:SecretVersion").inputs
     assert json.loads(unwrap_secret(version["secretString"]))["password"] == new
-    assert automation.CREDENTIALS_OUTPUT not in exported
+    assert stack_outputs.CREDENTIALS_OUTPUT not in exported
     assert set(exported) >= {"resources", "urns", "ssm_parameters"}
 
 
@@ -907,10 +907,10 @@ def test_password_inputs_ignore_changes_unless_this_run_sets_them(mocks, catalog
 
 
 def test_program_and_automation_agree_on_the_password_holders():
-    from deploy_engine import automation
+    from deploy_engine import engine_events
     from deploy_engine.program import PASSWORD_INPUTS
 
-    assert tuple(PASSWORD_INPUTS) == automation.PASSWORD_HOLDER_PARTS
+    assert tuple(PASSWORD_INPUTS) == engine_events.PASSWORD_HOLDER_PARTS
 
 
 def test_orders_health_checks_zitadel_by_the_alb_and_never_curl_in_a_container(orders_production):

@@ -1,4 +1,4 @@
-"""The records store (deploy_engine/records.py) against a real moto_server, and the file store.
+"""The records store (deploy_engine/records/) against a real moto_server, and the file store.
 
 Everything S3 here goes over HTTP to ``moto_server`` on 127.0.0.1 (tests/motoserver.py): the
 bucket's versioning, Object Lock (a locked version cannot be deleted), conditional writes
@@ -20,18 +20,11 @@ import pytest
 
 from deploy_engine.leases import LeaseHeld, acquire, current_lease, release, renew
 from deploy_engine.receipts import Receipt, list_receipts, store_receipt
-from deploy_engine.records import (
-    FileStore,
-    RecordChanged,
-    RecordExists,
-    S3Store,
-    add_years,
-    open_store,
-    parse_s3_url,
-    s3_client,
-    parse_s3_url as _parse,
-    write_json,
-)
+from deploy_engine.records import open_store
+from deploy_engine.records.file_store import FileStore
+from deploy_engine.records.kinds import add_years, write_json
+from deploy_engine.records.s3_store import S3Store, parse_s3_url, parse_s3_url as _parse, s3_client
+from deploy_engine.records.store import RecordChanged, RecordExists
 from deploy_engine.secrets import Redactor
 from runway_core.analysis import analyze
 

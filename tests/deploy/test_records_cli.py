@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from deploy_engine import automation
-from deploy_engine.automation import DestroySummary, DriftReport, PreviewSummary
+from deploy_engine import automation, engine_events
+from deploy_engine.engine_events import DestroySummary, DriftReport, PreviewSummary
 from deploy_engine.leases import current_lease
 from deploy_engine.receipts import list_receipts
-from deploy_engine.records import RecordExists, add_years, open_store
+from deploy_engine.records import open_store
+from deploy_engine.records.kinds import add_years
+from deploy_engine.records.store import RecordExists
 from deploy_engine.state_check import lifecycle_document
 from test_deploy_cli import INFISICAL_OK, NETWORK, REPO, deploy, found_pulumi, orders, receipts, stack  # noqa: F401
 
@@ -147,7 +149,7 @@ def test_drift_stores_its_report_in_the_bucket(capsys, tmp_path, monkeypatch, mo
     root = orders(tmp_path)
     bucket = moto_server.bucket(object_lock=True)
     environ = {**moto_server.env(), **NETWORK, **PASS, "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
-    item = automation.DriftItem(urn="urn:pulumi:orders-dev::runway-orders::aws:sqs/queue:Queue::q", type="aws:sqs/queue:Queue",
+    item = engine_events.DriftItem(urn="urn:pulumi:orders-dev::runway-orders::aws:sqs/queue:Queue::q", type="aws:sqs/queue:Queue",
                                 change="updated", properties=("visibilityTimeoutSeconds",))
     monkeypatch.setattr(automation, "drift", lambda target, on_output: DriftReport((item,), 12))
     rc, out, err = deploy(capsys, "drift", str(root), "--env", "dev", "--format", "json", environ=environ, which=found_pulumi)
@@ -286,16 +288,16 @@ def test_state_check_needs_an_s3_backend_and_a_bucket_that_exists(capsys, moto_s
 UP_RACER = """
 import sys
 sys.path.insert(0, {repo!r})
-from deploy_engine import automation, cli
+from deploy_engine import automation, cli, engine_events, stack_outputs
 from deploy_engine.secrets import KnownDatabase
 
 def holding_up(target, on_output):
     print("RUNNING", flush=True)   # the lease is ours: hold it until every racer has answered
     sys.stdin.readline()
-    return automation.UpSummary({{"same": 5}}, ())
+    return engine_events.UpSummary({{"same": 5}}, ())
 
 # The stack holds the database already: nothing to generate, no Infisical write.
-automation.stored_state = lambda target: automation.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
+automation.stored_state = lambda target: stack_outputs.StoredState({{"main-db": KnownDatabase("rds", True, ("main-db.proxy", 5432))}})
 automation.up = holding_up
 # The network pre-flight runs for real against moto_server (the VPC the test made); the SSM
 # wait is tested against moto in test_preflight.py and is not what this race is about.

@@ -44,8 +44,9 @@ pytest.importorskip("pulumi_aws", reason="the Pulumi program part needs the [dep
 
 from lsprotocol import types  # noqa: E402
 
-from deploy_engine import automation  # noqa: E402
-from deploy_engine.automation import PreviewSummary, PulumiFailed, Step, UpSummary  # noqa: E402
+from deploy_engine import automation, stack_outputs  # noqa: E402
+from deploy_engine.automation import PulumiFailed  # noqa: E402
+from deploy_engine.engine_events import PreviewSummary, Step, UpSummary  # noqa: E402
 from deploy_engine.cli import main  # noqa: E402
 from lspclient import EXAMPLES, TIMEOUT, init, make_client, vscode_caps  # noqa: E402
 import test_infisical  # noqa: E402
@@ -186,7 +187,7 @@ def test_no_generated_credential_or_secret_looking_value_leaks_anywhere(tmp_path
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    monkeypatch.setattr(automation, "stored_state", lambda target: automation.StoredState())
+    monkeypatch.setattr(automation, "stored_state", lambda target: stack_outputs.StoredState())
     monkeypatch.setattr(automation, "preview", lambda target, on_output: PreviewSummary({"create": 1}, (Step("urn:x", "aws:rds/instance:Instance", "create"),)))
     generated: dict[str, str] = {}
     recorded: list[Record] = []

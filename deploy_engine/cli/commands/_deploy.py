@@ -1,5 +1,5 @@
 """What ``preview``, ``up`` and ``drift`` share: their arguments, and loading and refusing an
-invalid runway (exit 1) before :func:`deploy_engine.pipeline.run_deploy` runs the rest
+invalid runway (exit 1) before :func:`deploy_engine.pipeline.guards.run_deploy` runs the rest
 (docs/deploy.md). Pulumi is imported only inside the pipeline, after its guards."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_USAGE, PROG, REFUSAL_CODES, InputError, UsageError
 from deploy_engine.links import DOCS
-from deploy_engine.pipeline import DeployOptions, SigtermRaises, json_error, run_deploy
+from deploy_engine.pipeline.guards import run_deploy
+from deploy_engine.pipeline.run import DeployOptions, SigtermRaises, json_error
 from runway_core.diagnostics import Severity
 
 

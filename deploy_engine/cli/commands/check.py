@@ -8,13 +8,14 @@ from typing import IO, Any, Sequence
 
 import deploy_engine.cli.summary as summary
 from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
+from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count, summary_line
-from deploy_engine.cli.inputs import Entry, entries_of, load_all
+from deploy_engine.cli.inputs import Entry, entries_of
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, InputError
+from deploy_engine.exits import EXIT_INVALID, EXIT_OK
 from runway_core.diagnostics import Severity
 
 NAME = "check"
@@ -44,14 +45,7 @@ def render_text(entries: Sequence[Entry], files: int, stream: IO[str], ctx: Cont
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """Diagnostics of the runways; the exit code as the module docstring says."""
     output = Output(args, ctx)
-    try:
-        loaded = load_all(args.paths, args.catalog, ctx.stdin)
-    except InputError as exc:
-        if args.format == "sarif":
-            # The upload step needs a valid log even when there was nothing to check.
-            json_format.dump(sarif.sarif_log([], ctx.environ, command=NAME, exit_code=EXIT_NO_INPUT, failure=str(exc)), output.formatted)
-            output.close()
-        raise
+    loaded = load_reported(args, ctx, output, NAME)
     entries = entries_of(loaded)
     files = sum(file_count(item.analysis) for item in loaded)
     threshold = FAIL_ON[args.fail_on]

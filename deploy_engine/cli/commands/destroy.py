@@ -1,7 +1,7 @@
 """``destroy --env ENV [PATH]``: destroy one environment (pulumi destroy), only in the protected
 deploy job; refuses while ``protect``ed resources remain unless ``--include-protected``; writes
 its receipt and starts the 7-year retention of the environment's receipts
-(:mod:`deploy_engine.destroy`, docs/deploy.md "Destroy")."""
+(:mod:`deploy_engine.pipeline.destroy`, docs/deploy.md "Destroy")."""
 
 from __future__ import annotations
 

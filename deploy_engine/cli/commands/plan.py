@@ -11,13 +11,14 @@ from typing import IO, Any
 
 import deploy_engine.cli.summary as summary
 from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
+from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count, file_count
-from deploy_engine.cli.inputs import Loaded, entries_of, load_all, selected_environments
+from deploy_engine.cli.inputs import Loaded, entries_of, selected_environments
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES, InputError, UsageError
+from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES, UsageError
 from runway_core.diagnostics import Severity
 from runway_core.planner import Plan, cap_unchecked_text
 
@@ -31,7 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all, in declaration order)")
     p.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
                    help="output format: text, json, markdown, github (annotations, then the text table) or sarif; default text")
-    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence)")
+    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence, price source)")
     add_ci_arguments(p)
     return p
 
@@ -93,13 +94,7 @@ def exit_code(item: Loaded, plan: Plan) -> int:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """Each selected environment's plan of each runway; exit 1 invalid, 2 refused (over cap or unpriced), else 0."""
     output = Output(args, ctx)
-    try:
-        loaded = load_all(args.paths, args.catalog, ctx.stdin)
-    except InputError as exc:
-        if args.format == "sarif":
-            json_format.dump(sarif.sarif_log([], ctx.environ, command=NAME, exit_code=EXIT_NO_INPUT, failure=str(exc)), output.formatted)
-            output.close()
-        raise
+    loaded = load_reported(args, ctx, output, NAME)
     if args.format == "json" and len(loaded) > 1:
         raise UsageError(f"{PROG} plan: error: --format json plans one runway; {len(loaded)} were found (name one PATH)")
     plans = [plan_of(item, args.env) for item in loaded]

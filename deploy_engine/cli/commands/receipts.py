@@ -53,7 +53,8 @@ def _words(args: argparse.Namespace) -> tuple[bool, str]:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from deploy_engine.receipts import list_receipts, url_secrets
-    from deploy_engine.records import StoreError, backend_url, open_store
+    from deploy_engine.records import backend_url, open_store
+    from deploy_engine.records.store import StoreError
     from deploy_engine.secrets import Redactor
 
     export, path = _words(args)

@@ -158,7 +158,7 @@ def dumps(doc: Any, ensure_ascii: bool = False) -> str:
 
 def dump(doc: Any, stream: IO[str]) -> None:
     """``doc`` as indented JSON and a newline, in one write; non-ASCII kept unless the stream
-    cannot encode it (then ``\\uXXXX`` escapes: the same document)."""
+    cannot encode it (then ``\\uNNNN (four hex digits)`` escapes: the same document)."""
     stream.write(dumps(doc, ensure_ascii=json_ascii(stream)) + "\n")
 
 

@@ -1,6 +1,6 @@
 """``destroy``: end an environment through the Automation API, and start its receipts' 7 years.
 
-Run by :func:`deploy_engine.pipeline.run_deploy` after the guards ``up`` has (docs/deploy.md,
+Run by :func:`deploy_engine.pipeline.guards.run_deploy` after the guards ``up`` has (docs/deploy.md,
 "Destroy"): an invalid runway (1), outside the protected deploy job (4), no Pulumi CLI (5),
 configuration missing (3), then under the environment's lease (6). An environment over its cap
 may always be destroyed (nothing is declared). Then:
@@ -25,10 +25,11 @@ from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, EX
 
 
 def destroy_under_lease(run: Any, target: Any) -> int:
-    """``destroy`` of ``run.env`` (a :class:`deploy_engine.pipeline.DeployRun`) once the guards
-    passed and the lease is held (``pipeline.under_lease``); returns the exit code (see module)."""
+    """``destroy`` of ``run.env`` (a :class:`deploy_engine.pipeline.run.DeployRun`) once the
+    guards passed and the lease is held (:func:`deploy_engine.pipeline.run.under_lease`);
+    returns the exit code (see module)."""
     from deploy_engine import automation
-    from deploy_engine.records import StoreError
+    from deploy_engine.records.store import StoreError
     from deploy_engine.receipts import start_retention
 
     receipt = run.receipt

@@ -1,0 +1,132 @@
+"""The file store of the records: ``<product repo>/.runway/``, for a ``file://`` backend or
+none (:mod:`deploy_engine.records`). Conditional create by ``os.link``; compare-and-swap on the
+sha256 of a file's content, through an exclusive claim file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from ..workdir import runway_folder
+from .kinds import parse_stamp
+from .store import Record, RecordChanged, RecordExists, RecordStore
+
+def _etag_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+class FileStore(RecordStore):
+    """The records under ``<root>/.runway/`` (module docstring). Creating anything writes
+    ``.runway/.gitignore`` first (:func:`deploy_engine.workdir.runway_folder`)."""
+
+    scheme = "file"
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.folder = self.root / ".runway"
+
+    def _owner(self, product: str, environment: str) -> list[str]:
+        # One product per repository: `.runway/receipts/<env>/`, as before.
+        return [environment]
+
+    def path(self, key: str) -> Path:
+        return self.folder / key
+
+    def location(self, key: str) -> str:
+        return str(self.path(key))
+
+    def _tmp(self, directory: Path, data: bytes) -> Path:
+        runway_folder(self.root)
+        directory.mkdir(parents=True, exist_ok=True)
+        tmp = directory / f".tmp-{uuid.uuid4().hex}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return tmp
+
+    def create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
+        dest = self.path(key)
+        tmp = self._tmp(dest.parent, data)
+        try:
+            try:
+                # link, not replace: an existing record is never overwritten.
+                os.link(tmp, dest)
+            except FileExistsError:
+                raise RecordExists(f"{dest} exists; records are never overwritten") from None
+            return _etag_of(data)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+    def read(self, key: str) -> Record | None:
+        try:
+            data = self.path(key).read_bytes()
+        except FileNotFoundError:
+            return None
+        return Record(key, data, _etag_of(data))
+
+    def _claim(self, key: str, etag: str, data: bytes) -> Path:
+        """Claim the swap from ``etag`` (exclusive ``link``), or raise :class:`RecordChanged`."""
+        path = self.path(key)
+        claim = path.with_name(f"{path.name}.takeover-{etag}")
+        tmp = self._tmp(path.parent, data)
+        try:
+            try:
+                os.link(tmp, claim)
+            except FileExistsError:
+                raise RecordChanged(f"{path} is being changed by another process (if none is running, delete {claim})",
+                                    claim=str(claim)) from None
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        current = self.read(key)
+        if current is None or current.etag != etag:
+            os.unlink(claim)
+            raise RecordChanged(f"{path} changed since it was read" if current else f"{path} is gone")
+        return claim
+
+    def replace(self, key: str, data: bytes, etag: str) -> str:
+        claim = self._claim(key, etag, data)
+        os.replace(claim, self.path(key))  # atomic: the claim (holding `data`) becomes the record
+        return _etag_of(data)
+
+    def delete(self, key: str, etag: str) -> None:
+        claim = self._claim(key, etag, b"")
+        try:
+            os.unlink(self.path(key))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(claim)
+
+    def list(self, prefix: str) -> list[str]:
+        base = self.path(prefix)
+        folder = base if prefix.endswith("/") or base.is_dir() else base.parent
+        if not folder.is_dir():
+            return []
+        keys = []
+        for p in folder.rglob("*"):
+            if p.is_file() and not p.name.startswith(".tmp-") and ".takeover-" not in p.name:
+                key = p.relative_to(self.folder).as_posix()
+                if key.startswith(prefix):
+                    keys.append(key)
+        return sorted(keys)
+
+    def prune(self, prefix: str, older_than: datetime) -> int:
+        n = 0
+        for key in self.list(prefix):
+            t = parse_stamp(key.rsplit("/", 1)[-1])
+            if t is not None and t < older_than:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path(key))
+                    n += 1
+        return n
+
+
+__all__ = ["FileStore"]
