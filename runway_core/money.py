@@ -35,7 +35,17 @@ def _rounded(x: Decimal, exp: Decimal) -> Decimal:
     if not x.is_finite():
         return x
     digits = max(x.adjusted(), 0) - exp.as_tuple().exponent + 2
-    return x.quantize(exp, rounding=ROUND_HALF_UP, context=Context(prec=max(28, digits)))
+    # One shared context for every amount below 10**25 (all real ones): building a Context per
+    # call was most of the cost of a completion list's 1,500 prices (issue 16 item 10).
+    return x.quantize(exp, rounding=ROUND_HALF_UP, context=_CONTEXT_28 if digits <= 28 else Context(prec=digits))
+
+
+_CONTEXT_28 = Context(prec=28)
+
+#: Amounts already written by :func:`usd` (a plan's line items are written again at every
+#: keystroke by the lenses, hints and completion); bounded, emptied when full.
+_USD: dict[Decimal, str] = {}
+_USD_MAX = 8192
 
 
 def cents(x: Decimal) -> Decimal:
@@ -45,8 +55,16 @@ def cents(x: Decimal) -> Decimal:
 
 def usd(x: Decimal) -> str:
     """``Decimal('1234.5')`` -> ``$1,234.50``; a negative zero prints as ``$0.00``."""
+    hit = _USD.get(x)
+    if hit is not None:
+        return hit
     c = cents(x)
-    return f"${c.copy_abs() if c.is_zero() else c:,.2f}"
+    out = f"${c.copy_abs() if c.is_zero() else c:,.2f}"
+    if x.is_finite():  # (NaN is unequal to itself: never a key)
+        if len(_USD) >= _USD_MAX:
+            _USD.clear()
+        _USD[x] = out
+    return out
 
 
 def cap_percent(total: Decimal, cap: Decimal | None) -> int | None:

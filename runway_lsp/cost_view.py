@@ -53,6 +53,7 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
+from .convert import redacted
 from .convert.cost import SHOW_COST, to_code_lens, to_inlay_hint
 from .guard import degrades
 from .session import Session, log_failure
@@ -219,7 +220,7 @@ class CostView:
             rng = view.range(path, lens.range)
             if rng is not None:
                 out.append(to_code_lens(lens if rng == lens.range else dataclasses.replace(lens, range=rng), uri, lines, ls.encoding, SHOW_COST))
-        return out
+        return redacted.lenses(out)  # redacted here, not walked again at send
 
     def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
         ls = self.session
@@ -240,7 +241,7 @@ class CostView:
             at = view.range(path, Range(h.position, h.position))
             if at is not None and wanted.start <= at.start <= wanted.end:
                 out.append(to_inlay_hint(h if at.start == h.position else dataclasses.replace(h, position=at.start), lines, ls.encoding))
-        return out
+        return redacted.hints(out)  # redacted here, not walked again at send
 
     def hover(self, path: str, pos: Position) -> HoverResult | None:
         """The hover at ``pos`` (code points of the current text of ``path``): from the view

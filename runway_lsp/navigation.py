@@ -29,6 +29,7 @@ from runway_core.positions import LineIndex, Position, Range
 
 from . import convert
 from .convert import navigation as convert_nav
+from .convert import redacted
 from .guard import degrades
 from .session import Session
 from .uris import uri_to_path
@@ -219,7 +220,7 @@ def document_symbol(ls: Session, params: types.DocumentSymbolParams) -> list[typ
     ds = caps.text_document.document_symbol if caps.text_document is not None else None
     kinds = convert_nav.supported_kinds(caps, "text_document", "document_symbol", "symbol_kind")
     if ds is not None and ds.hierarchical_document_symbol_support:
-        return [_document_symbol(ls, an, path, s, kinds) for s in symbols]
+        return redacted.symbols(_document_symbol(ls, an, path, s, kinds) for s in symbols)  # not walked again at send
     return _flat_symbols(ls, an, path, symbols, kinds)
 
 

@@ -27,6 +27,7 @@ from runway_core.text import redact_doc
 
 from . import convert
 from .convert import messages
+from .convert.redacted import is_redacted
 from .uris import uri_in
 
 log = logging.getLogger("runway_lsp")
@@ -151,17 +152,34 @@ class RunwayProtocol(LanguageServerProtocol):
 
     def _send_data(self, data: Any):
         """Every message to the client passes through one redaction (issue 16 item 3): each
-        string of the unstructured message (diagnostics and their ``data``, hovers, symbols,
-        lenses, hints, ``runway/plan``, ``runway/costs``...) through
-        :func:`runway_core.text.redact`, as the CLI's every write is. Edits' ``newText`` and
-        URIs are kept: a fix must write the user's own text, and a URI names a file. Positions,
-        ranges and the other structural LSP fields (:data:`_KEEP_VERBATIM`) are not walked,
-        and strings sent on the previous keystroke are not scanned again (the memo of
-        :func:`runway_core.text.redact`): ~1% of the analysis per keystroke
-        (benchmarks/RESULTS.md, "Redaction per keystroke")."""
+        string of the message (diagnostics and their ``data``, hovers, symbols, lenses, hints,
+        ``runway/plan``, ``runway/costs``...) through :func:`runway_core.text.redact`, as the
+        CLI's every write is. Diagnostics, lenses, hints, the outline and completion lists are
+        redacted where they are built (:mod:`runway_lsp.convert.redacted`: a ``Redacted`` list,
+        :func:`~runway_lsp.convert.redacted.is_redacted`), so only the rest of such a message
+        (its id, a URI) is walked here; every other message is walked whole. Edits' ``newText``
+        and URIs are kept: a fix must write the user's own text, and a URI names a file.
+        Positions, ranges and the other structural LSP fields (:data:`_KEEP_VERBATIM`) are not
+        walked, and strings already found clean are not scanned again (the memo of
+        :func:`runway_core.text.redact`): ~0.08x the keystroke's analysis
+        (benchmarks/RESULTS.md, "Issue 16 items 10 and 3")."""
         if data and hasattr(data, "__attrs_attrs__"):
+            # Diagnostics, lenses, hints and the outline were redacted where they were built
+            # (runway_lsp/convert/redacted.py): the rest of such a message (its id, method,
+            # a URI, a version) is walked, not them again.
+            field = "result" if hasattr(data, "result") else "params" if hasattr(data, "params") else None
+            value = getattr(data, field) if field is not None else None
+            done = is_redacted(value)
+            if done and isinstance(value, list):
+                setattr(data, field, list(value))  # a plain list: cattrs unstructures its items by their type
             data = self._converter.unstructure(data)
-            data = redact_doc(data, _KEEP_VERBATIM)
+            if done and isinstance(data, dict) and field in data:
+                rest = {k: v for k, v in data.items() if k != field}
+                clean = redact_doc(rest, _KEEP_VERBATIM)
+                if clean is not rest:
+                    data = {**clean, field: data[field]}
+            else:
+                data = redact_doc(data, _KEEP_VERBATIM)
         return super()._send_data(data)
 
     @lsp_method(types.INITIALIZE)

@@ -13,6 +13,7 @@ from ..diagnostics import Diagnostic
 from ..facts import Analysis
 from ..model import MemberRunway
 from ..yamlsrc import ParsedYaml, parse_yaml, to_python
+from ..yamlsrc.splice import reparse
 from .validate import _validate
 
 #: path -> (text, parse) of the last text parsed for that path; a parse is reused while the
@@ -35,11 +36,16 @@ _ENTRY_MODELS: dict[str, dict[tuple[str, int, str], Any]] = {}
 
 
 def parse_file(text: str, path: str) -> ParsedYaml:
-    """:func:`parse_yaml` of ``text``, reused while ``path``'s text has not changed."""
+    """:func:`parse_yaml` of ``text``, reused while ``path``'s text has not changed; after a
+    keystroke, built from the last parse of ``path`` by parsing only the entry it changed
+    (:func:`runway_core.yamlsrc.splice.reparse`, the same result; issue 16 item 10: a
+    completion right after a keystroke, and the analysis that follows, wait for it)."""
     hit = _PARSES.get(path)
     if hit is not None and hit[0] == text:
         return hit[1]
-    parsed = parse_yaml(text, path)
+    parsed = reparse(hit[1], text) if hit is not None else None
+    if parsed is None:
+        parsed = parse_yaml(text, path)
     if len(_PARSES) >= _FILE_CACHE_MAX:
         clear_file_cache()
     _PARSES[path] = (text, parsed)

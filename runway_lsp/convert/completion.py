@@ -24,6 +24,7 @@ from lsprotocol import types
 
 from runway_core.positions import Encoding, LineIndex
 
+from . import redacted
 from .positions import to_range
 
 if TYPE_CHECKING:
@@ -68,8 +69,15 @@ class CompletionSupport:
         )
 
 
-def to_item(c: CompletionCandidate, lines: LineIndex, enc: Encoding, support: CompletionSupport) -> types.CompletionItem:
-    """One candidate as a ``CompletionItem`` with a ``textEdit`` in ``enc`` units."""
+def to_item(c: CompletionCandidate, lines: LineIndex, enc: Encoding, support: CompletionSupport,
+            ranges: dict | None = None) -> types.CompletionItem:
+    """One candidate as a ``CompletionItem`` with a ``textEdit`` in ``enc`` units (``ranges``:
+    core range -> LSP range already converted, shared by the items of one list)."""
+    rng = ranges.get(c.range) if ranges is not None else None
+    if rng is None:
+        rng = to_range(c.range, lines, enc)
+        if ranges is not None:
+            ranges[c.range] = rng
     use_snippet = support.snippets and c.snippet is not None
     text = c.snippet if use_snippet else c.new_text
     doc = None
@@ -84,7 +92,7 @@ def to_item(c: CompletionCandidate, lines: LineIndex, enc: Encoding, support: Co
         documentation=doc,
         sort_text=c.sort_text,
         filter_text=c.filter_text,
-        text_edit=types.TextEdit(range=to_range(c.range, lines, enc), new_text=text),
+        text_edit=types.TextEdit(range=rng, new_text=text),
         insert_text_format=types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText,
         insert_text_mode=types.InsertTextMode.AsIs if "\n" in text else None,
     )
@@ -93,7 +101,9 @@ def to_item(c: CompletionCandidate, lines: LineIndex, enc: Encoding, support: Co
 def to_list(cands: list[CompletionCandidate], lines: LineIndex, enc: Encoding, support: CompletionSupport) -> types.CompletionList:
     return types.CompletionList(
         is_incomplete=any(c.volatile for c in cands),
-        items=[to_item(c, lines, enc, support) for c in cands],
+        # Every candidate of a list replaces the same word: its range is converted once.
+        # Redacted here, not walked again at send (runway_lsp/convert/redacted.py).
+        items=redacted.completion_items(to_item(c, lines, enc, support, ranges) for ranges in [{}] for c in cands),
     )
 
 

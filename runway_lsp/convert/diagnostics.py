@@ -54,7 +54,10 @@ def _json_safe(data: Any) -> Any:
 
 
 def to_diagnostics(diags: Iterable[Diagnostic], lines: LineIndex, enc: Encoding) -> list[types.Diagnostic]:
-    return [to_diagnostic(d, lines, enc) for d in diags]
+    """The diagnostics as sent, redacted here (runway_lsp/convert/redacted.py)."""
+    from .redacted import diagnostics as redacted_diagnostics
+
+    return redacted_diagnostics(to_diagnostic(d, lines, enc) for d in diags)
 
 
 def publish_params(uri: str, version: int | None, diags: list[types.Diagnostic]) -> types.PublishDiagnosticsParams:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
+
+import pytest
 from pathlib import Path
 
 from rawlsp import RawServer
@@ -26,23 +28,34 @@ def product(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "examples" / "orders", dest)
     root = dest / "runway.yaml"
     text = root.read_text(encoding="utf-8").replace("invoices", GITLAB).replace("metabase:\n", f"{OPENAI}:\n", 1)
+    # A misspelt use of the token-named resource: its diagnostic's message and data name it.
+    text = text.replace("uses: [main-db]\n    expose: public", f"uses: [main-db, {GITLAB[:-1]}]\n    expose: public", 1)
     root.write_text(text, encoding="utf-8")
     return dest
 
 
-def test_every_server_message_is_redacted(tmp_path):
+#: An editor that takes the outline as a tree and pulls diagnostics (VS Code): the outline,
+#: lenses, hints and diagnostics are then redacted where they are built (runway_lsp/convert/
+#: redacted.py), not walked at send.
+TREE_AND_PULL = {"textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": True}, "diagnostic": {}}}
+
+
+@pytest.mark.parametrize("capabilities", [None, TREE_AND_PULL], ids=["plain", "tree-and-pull"])
+def test_every_server_message_is_redacted(tmp_path, capabilities):
     folder = product(tmp_path)
     root = folder / "runway.yaml"
     text = root.read_text(encoding="utf-8")
     lines = text.splitlines()
     (res_line,) = [i for i, t in enumerate(lines) if t.strip() == f"{GITLAB}:"]
     (wl_line,) = [i for i, t in enumerate(lines) if t.strip() == f"{OPENAI}:"]
+    uses_line = next(i for i in range(wl_line, len(lines)) if lines[i].strip().startswith("uses: ["))
     srv = RawServer(folder)
     try:
-        srv.initialize(folder)
+        srv.initialize(folder, capabilities)
         uri = root.as_uri()
         srv.open(uri, text)
-        srv.wait_publish(uri, 1)
+        if capabilities is None:
+            srv.wait_publish(uri, 1)
         td = {"textDocument": {"uri": uri}}
         requests = [
             ("textDocument/hover", {**td, "position": {"line": res_line, "character": 4}}),
@@ -52,18 +65,29 @@ def test_every_server_message_is_redacted(tmp_path):
             ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}}}),
             ("runway/plan", {"uri": uri}),
             ("runway/costs", {"uri": uri}),
+            ("textDocument/diagnostic", td),
+            # `uses` of the OpenAI-named workload: every resource is offered, the GitLab one too.
+            ("textDocument/completion", {**td, "position": {"line": uses_line, "character": lines[uses_line].index("[") + 1}}),
         ]
         answers = []
         for n, (method, params) in enumerate(requests):
             srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
             answers.append(srv.response(n))
         srv.drain(0.2)
+        # An edit's newText is the user's own text, kept as written (a completion inserts the
+        # name as declared): everything else is checked.
+        for it in answers[-1]["result"]["items"]:
+            it["textEdit"].pop("newText")
         everything = json.dumps(answers) + json.dumps(srv.inbox)
     finally:
         rc, _err = srv.close()
     assert rc == 0
     assert all("result" in a for a in answers), answers
     assert answers[0]["result"] is not None and answers[5]["result"]["environments"]
+    assert REDACTED in json.dumps(answers[7]) or REDACTED in json.dumps(srv.inbox)  # the misspelt use's diagnostic
+    assert len(answers[8]["result"]["items"]) >= 3  # the completion offered the resources
+    if capabilities is not None:
+        assert any(s.get("children") for s in answers[2]["result"])  # the outline as a tree
     for token in (GITLAB, OPENAI):
         at = everything.find(token)
         assert at < 0, everything[max(0, at - 300):at + 60]
@@ -79,3 +103,36 @@ def test_edits_and_uris_are_kept_and_data_lists_redacted():
     assert out["title"] == f"rename {REDACTED}"
     clean = {"a": ["b", 1, None], "c": "d"}
     assert redact_doc(clean) is clean
+
+
+def test_what_the_builders_redact_is_every_text_field():
+    """runway_lsp/convert/redacted.py: every text field of a lens, hint, diagnostic and symbol
+    (children too) is redacted, and only those lists are marked as not to be walked again."""
+    from lsprotocol import types
+
+    from runway_lsp.convert import redacted
+
+    pos = types.Position(line=0, character=0)
+    rng = types.Range(start=pos, end=pos)
+    lens = types.CodeLens(range=rng, command=types.Command(title=GITLAB, command="runway.showCosts", arguments=["file:///x", {"name": GITLAB}],
+                                                             tooltip=OPENAI), data={"names": [OPENAI]})
+    hint = types.InlayHint(position=pos, label=GITLAB, tooltip=OPENAI, data={"n": GITLAB})
+    diag = types.Diagnostic(range=rng, message=f"unknown {GITLAB}", code="RW120", source="runway", data={"names": [OPENAI]},
+                            related_information=[types.DiagnosticRelatedInformation(location=types.Location(uri="file:///x", range=rng), message=OPENAI)])
+    child = types.DocumentSymbol(name=OPENAI, kind=types.SymbolKind.Object, range=rng, selection_range=rng, detail=GITLAB)
+    symbol = types.DocumentSymbol(name=GITLAB, kind=types.SymbolKind.Object, range=rng, selection_range=rng, children=[child])
+    item = types.CompletionItem(label=GITLAB, detail=OPENAI, sort_text=GITLAB, filter_text=GITLAB,
+                                label_details=types.CompletionItemLabelDetails(description=OPENAI),
+                                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"**{GITLAB}**"),
+                                text_edit=types.TextEdit(range=rng, new_text="as typed"))
+    built = [redacted.lenses([lens]), redacted.hints([hint]), redacted.diagnostics([diag]), redacted.symbols([symbol]),
+             redacted.completion_items([item])]
+    assert all(redacted.is_redacted(b) for b in built)
+    from pygls.protocol import default_converter
+
+    sent = json.dumps([default_converter().unstructure(list(b)) for b in built])
+    assert GITLAB not in sent and OPENAI not in sent and sent.count(REDACTED) == 19
+    # A shape the cleaner does not know (label parts) stays a plain list: walked at send.
+    parts = types.InlayHint(position=pos, label=[types.InlayHintLabelPart(value=GITLAB)])
+    assert not redacted.is_redacted(redacted.hints([parts]))
+    assert redacted.is_redacted(types.CompletionList(is_incomplete=False, items=built[-1]))

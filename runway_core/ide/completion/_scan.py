@@ -347,11 +347,26 @@ def _suffix_names(rest: str, keys: bool) -> set[str]:
     return names
 
 
+#: (the first 400 lines) -> their indentation step: the lines above a keystroke rarely change,
+#: and classifying 400 lines was ~3 ms of every completion (issue 16 item 10). One entry.
+_STEP_MEMO: dict[tuple[str, ...], int] = {}
+
+
 def _indent_step(texts: list[str]) -> int:
     """The file's indentation step (2 unless the file indents otherwise)."""
+    head = tuple(texts[:400])
+    hit = _STEP_MEMO.get(head)
+    if hit is None:
+        hit = _indent_step_of(head)
+        _STEP_MEMO.clear()
+        _STEP_MEMO[head] = hit
+    return hit
+
+
+def _indent_step_of(texts: tuple[str, ...]) -> int:
     steps = []
     prev: _Line | None = None
-    for raw in texts[:400]:
+    for raw in texts:
         info = _classify(raw)
         if info is None:
             continue

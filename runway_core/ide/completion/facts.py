@@ -138,17 +138,23 @@ class _Facts:
         first, then implicit shared pools, then workloads, in declaration order."""
         out: list[tuple[str, str, str | None]] = []
         if self.spec is not None:
-            for typ in ("resource", "implicit", "workload"):
-                out.extend((s.name, typ, s.kind) for s in self.an.symbols.values() if s.type == typ)
-            if self.newer_text and not self.member:
-                known = {n for n, _t, _k in out}
-                for sect in ("resources", "workloads"):
+            if not (self.newer_text and not self.member):
+                for typ in ("resource", "implicit", "workload"):
+                    out.extend((s.name, typ, s.kind) for s in self.an.symbols.values() if s.type == typ)
+                return out
+            # The root's text changed since the analysis (a keystroke ago): its own resources and
+            # workloads are the tree's, in its order (a name declared, renamed or removed by the
+            # keystroke is as the analysis that follows will see it); other files' names and the
+            # implicit pools are the analysis'.
+            for typ, sect in (("resource", "resources"), ("implicit", None), ("workload", "workloads")):
+                if sect is not None:
                     node = self.section(sect)
                     for k, v in node.entries if node is not None else []:
-                        if k.text not in known and k.text:
+                        if k.text:
                             kind = v.get("kind") if isinstance(v, YMap) and sect == "resources" else None
-                            out.append((k.text, sect[:-1], kind.value if isinstance(kind, YScalar) and isinstance(kind.value, str)
+                            out.append((k.text, typ, kind.value if isinstance(kind, YScalar) and isinstance(kind.value, str)
                                         else (None if sect == "resources" else "workload")))
+                out.extend((s.name, typ, s.kind) for s in self.an.symbols.values() if s.type == typ and (sect is None or s.file != self.file))
             return out
         res, wl = self.section("resources"), self.section("workloads")
         seen: set[str] = set()
