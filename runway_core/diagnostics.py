@@ -94,7 +94,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW154": ("warning", "member runway that no root runway above lists"),
     "RW155": ("error", "more than 1,000 members: the rest are not read"),
     "RW156": ("error", "more environments than the product may price: the rest are not read"),
-    "RW157": ("error", "more than 1,000 resources and workloads: the rest are not read"),
+    "RW157": ("error", "more than 2,500 resources and workloads: the rest are not read"),
     "RW160": ("warning", "region unknown to the catalogue"),
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
     "RW162": ("error", "cannot check a cap: unit prices missing for the region (plan refused)"),

@@ -23,15 +23,15 @@ def test_400_environments_by_400_resources_is_planned_up_to_the_bound(tmp_path, 
             + "".join(f"  e{i}: {{}}\n" for i in range(400))
             + "resources:\n" + "".join(f"  r{i}: {{kind: queue}}\n" for i in range(400)))
     an = analyze(_write(tmp_path, text), catalog)
-    # 400 entries: 5,000 // 400 = 12 environments priced (4,800 pairs; before: 160,000).
-    assert MAX_PRICED_ITEMS // 400 == 12 and len(an.plans) == 12
-    assert "e11" in an.plans and "e12" not in an.plans
+    # 400 entries: 12,500 // 400 = 31 environments priced (12,400 pairs; before: 160,000).
+    assert MAX_PRICED_ITEMS // 400 == 31 and len(an.plans) == 31
+    assert "e30" in an.plans and "e31" not in an.plans
     rw156 = [d for d in an.all_diagnostics() if d.code == "RW156"]
     assert len(rw156) == 1
     d = rw156[0]
-    assert (d.range.start.line, d.range.start.character) == (4 + 12, 2)  # the key `e12`
-    assert d.data == {"environment": "e12", "max_environments": 12, "not_read": 388}
-    assert "more than 12 environments for 400 resources and workloads" in d.message
+    assert (d.range.start.line, d.range.start.character) == (4 + 31, 2)  # the key `e31`
+    assert d.data == {"environment": "e31", "max_environments": 31, "not_read": 369}
+    assert "more than 31 environments for 400 resources and workloads" in d.message
     assert an.has_errors()  # fail closed: the product does not pass
     assert not [d for d in an.all_diagnostics() if d.code == "RW131"]
 
@@ -54,7 +54,7 @@ def test_size_for_an_environment_past_the_bound_is_not_rw131(tmp_path, catalog) 
     assert rw131 == ["nope"]
 
 
-def test_25000_resources_with_invalid_sizes_read_only_1000(tmp_path, catalog) -> None:
+def test_25000_resources_with_invalid_sizes_read_only_2500(tmp_path, catalog) -> None:
     # S3: 25,000 `size: huge` entries (889 KB): each was validated and given a suggestion.
     text = ("runway: 1\nproduct: shop\nregion: us-east-1\nresources:\n"
             + "".join(f"  r{i}: {{kind: queue, size: huge}}\n" for i in range(25_000)))
@@ -63,10 +63,10 @@ def test_25000_resources_with_invalid_sizes_read_only_1000(tmp_path, catalog) ->
     assert an.entries_read == {"resources": MAX_ENTRIES}
     assert all(len(p.items) == MAX_ENTRIES for p in an.plans.values())
     assert len(an.symbols) == MAX_ENTRIES
-    # 1,000 RW130 + 1,000 RW180 + RW171 + RW157 (at line 1004, so past the 500 shown): all
-    # counted by RW012, whose errors are the 751 RW130s not shown and RW157.
+    # 2,500 RW130 + 2,500 RW180 + RW171 + RW157 (at line 2504, so past the 500 shown): all
+    # counted by RW012, whose errors are the 2,251 RW130s not shown and RW157.
     rw012 = [d for d in ds if d.code == "RW012"]
-    assert len(rw012) == 1 and rw012[0].data == {"more": 1_502, "errors": 752}
+    assert len(rw012) == 1 and rw012[0].data == {"more": 4_502, "errors": 2_252}
 
 
 def test_rw157_is_positioned_at_the_first_entry_left_out(tmp_path, catalog, monkeypatch) -> None:
