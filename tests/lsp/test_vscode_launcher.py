@@ -110,3 +110,33 @@ def test_an_older_python_is_told_it_is_too_old(tmp_path, version):
     kind, reason = json.loads(done.stdout)
     assert kind == "too-old"
     assert reason == f"Python {version[0]}.{version[1]}.9 is too old: the runway server needs Python 3.11 or newer"
+
+
+def test_the_bundle_copies_every_project_file_the_server_reads(tmp_path):
+    # The .vsix once shipped catalog/ without aws_regions.json (bundle.py listed its own
+    # patterns, pyproject.toml had one more): every analysis of the bundled server failed.
+    # Here: the project's packages laid out by bundle.copy_project, then the orders example
+    # analysed from that copy alone (python -I, no checkout on the path).
+    import importlib.util
+
+    bundle_py = LAUNCHER.parents[2] / "scripts" / "bundle.py"
+    spec = importlib.util.spec_from_file_location("runway_bundle", bundle_py)
+    bundle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bundle)
+    libs = tmp_path / "libs"
+    bundle.copy_project(libs)
+    repo = LAUNCHER.parents[3]
+    shipped = {p.relative_to(repo / "catalog") for p in (repo / "catalog").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    copied = {p.relative_to(libs / "catalog") for p in (libs / "catalog").rglob("*") if p.is_file()}
+    assert shipped - copied == set() or all(p.suffix in {".pyc"} for p in shipped - copied), shipped - copied
+    code = ("import sys; sys.path.insert(0, sys.argv[1]);"
+            "from runway_core.catalog import load_catalog, aws_regions;"
+            "from runway_core.analysis import analyze;"
+            "an = analyze(sys.argv[2], load_catalog());"
+            "print(len(aws_regions()) > 20, sorted({d.code for d in an.all_diagnostics()}))")
+    # The dependencies (pydantic, ruamel) come from this venv's site-packages; the project's
+    # own packages only from the copy (-I drops the working folder and PYTHONPATH).
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(libs), str(repo / "examples" / "orders" / "runway.yaml")],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "True" and "RW140" in out.stdout, out.stdout

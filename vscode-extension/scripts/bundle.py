@@ -42,8 +42,19 @@ DOCS = LIBS / "docs"  # next to the packages, where runway_core looks for the do
 SHIPPED_DOCS = ("diagnostics.md",)
 REQUIREMENTS = EXT / "bundled" / "requirements.txt"
 CACHE = EXT / ".bundle-cache" / "wheels"
+def _package_data(package: str) -> tuple[str, ...]:
+    """The data-file patterns pyproject.toml's ``[tool.setuptools.package-data]`` ships for
+    ``package``: read from there so the bundle can never miss a file the wheel has (a catalogue
+    file missing from the .vsix broke every analysis of the bundled server)."""
+    import tomllib
+
+    with open(REPO / "pyproject.toml", "rb") as f:
+        table = tomllib.load(f).get("tool", {}).get("setuptools", {}).get("package-data", {})
+    return tuple(table.get(package, ()))
+
+
 #: Project packages the server imports, with the data files pyproject.toml ships for them.
-PACKAGES = {"runway_core": ("*.py",), "runway_lsp": ("*.py",), "catalog": ("*.py", "*.toml", "*.csv", "*.md")}
+PACKAGES = {"runway_core": ("*.py",), "runway_lsp": ("*.py",), "catalog": ("*.py", *_package_data("catalog"))}
 #: Compiled dependencies the server runs without (a pure-Python fallback exists).
 OPTIONAL = {"ruamel.yaml.clib"}
 DEFAULT_PYTHONS = "3.11,3.12,3.13,3.14"
