@@ -146,7 +146,9 @@ def _workspace_edit(ls: Session, an: Analysis, edits: dict[str, list[navigate.Te
         doc = ls.documents.get(path)
         per_file.append((ls.uri_of(path), doc.version if doc is not None else None, convert.text_edits(file_edits, _lines(an, path), ls.encoding)))
     if impact is not None and convert.supports_change_annotations(ls.capabilities):
-        label = f"Rename {impact.old} to {impact.new}: injected variables change"
+        # VS Code shows edits that need confirmation unchecked in its Refactor Preview (the user
+        # confirms by ticking them), so the label says so: Apply with nothing ticked changes nothing.
+        label = f"Rename {impact.old} to {impact.new}: injected variables change (tick to confirm, then Apply)"
         return convert.annotated_workspace_edit(per_file, label, impact.summary())
     return convert.workspace_edit(per_file, convert.supports_document_changes(ls.capabilities))
 

@@ -219,7 +219,7 @@ async def test_rename_asks_for_confirmation_naming_the_injected_variables_and_th
     assert edit.change_annotations is not None and len(edit.change_annotations) == 1
     [(annotation_id, annotation)] = edit.change_annotations.items()
     assert annotation.needs_confirmation is True
-    assert annotation.label == "Rename main-db to primary-db: injected variables change"
+    assert annotation.label == "Rename main-db to primary-db: injected variables change (tick to confirm, then Apply)"
     assert annotation.description == (
         "Renaming main-db to primary-db renames the variables injected into billing, checkout, metabase, zitadel: "
         "MAIN_DB_URL → PRIMARY_DB_URL, MAIN_DB_HOST → PRIMARY_DB_HOST, MAIN_DB_PORT → PRIMARY_DB_PORT, MAIN_DB_USER → PRIMARY_DB_USER, "
