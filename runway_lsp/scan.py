@@ -184,6 +184,27 @@ class WorkspaceScan:
             self.done.clear()
         self.task = asyncio.ensure_future(self._scan(only))
 
+    #: Most folders of created runway files scanned one by one; past it, the workspace again.
+    MAX_CREATED_FOLDERS = 20
+
+    @degrades("workspace/didChangeWatchedFiles: runway files created")
+    def files_created(self, params: types.DidChangeWatchedFilesParams) -> None:
+        """Runway files created on disk (a ``git checkout`` restoring a deleted root, a new
+        product copied in) that no open document and no published product holds: their
+        folders are scanned as the start-up scan would (published in the ``workspace``
+        diagnostic mode, ``runway.exclude`` honoured), so their diagnostics come back without
+        opening them. At most :data:`MAX_CREATED_FOLDERS` folders; more, the whole workspace."""
+        created = {uri_to_path(c.uri) for c in params.changes
+                   if c.type == types.FileChangeType.Created and c.uri.startswith("file:")}
+        ls = self.session
+        folders = self.folders()
+        fresh = sorted({os.path.dirname(p) for p in created
+                        if os.path.basename(p) in ROOT_NAMES and p not in ls.documents
+                        and ls.publisher.owner_of(p) is None and _under(p, folders) and os.path.isfile(p)})
+        if not fresh:
+            return
+        self.start(fresh if len(fresh) <= self.MAX_CREATED_FOLDERS else None)
+
     @degrades("workspace/didChangeWorkspaceFolders")
     def folders_changed(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
         """pygls has updated the workspace already. Removed folders: their runways leave

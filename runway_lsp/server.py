@@ -289,6 +289,7 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
     @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
         features().text_sync.did_change_watched_files(session(), params)
+        features().workspace.files_created(params)
 
     @feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:

@@ -106,6 +106,37 @@ def test_a_member_deleted_on_disk_is_cleared_and_its_root_rechecked(tmp_path: Pa
     assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
 
 
+def test_a_closed_root_deleted_then_restored_on_disk_gets_its_diagnostics_back(tmp_path: Path):
+    # A fresh user deleted examples/orders/runway.yaml (not open) and restored it with `git
+    # checkout`: its RW140 stayed gone from Problems until the file was opened.
+    root = tmp_path / "runway.yaml"
+    root.write_text(ROOT.replace("members: [services/a]\n", "") + "  bad: {kind: nope}\n", encoding="utf-8")
+    root_uri = root.as_uri()
+    srv = RawServer(tmp_path)
+    try:
+        srv.initialize(tmp_path, {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
+        def published(empty: bool, after: int) -> dict:
+            return srv.wait_message(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                    and m["params"]["uri"] == root_uri and (m["params"]["diagnostics"] == []) == empty
+                                    and any(m is x for x in srv.inbox[after:]))
+
+        first = published(False, 0)  # the start-up scan (diagnosticMode workspace)
+        codes = sorted(d["code"] for d in first["params"]["diagnostics"])
+        text = root.read_text(encoding="utf-8")
+        root.unlink()
+        seen = len(srv.inbox)
+        srv.send({"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": [{"uri": root_uri, "type": 3}]}})
+        published(True, seen)
+        root.write_text(text, encoding="utf-8")
+        seen = len(srv.inbox)
+        srv.send({"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": [{"uri": root_uri, "type": 1}]}})
+        back = published(False, seen)
+        assert sorted(d["code"] for d in back["params"]["diagnostics"]) == codes
+    finally:
+        rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
+    assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
+
+
 def test_no_watcher_is_registered_without_dynamic_registration(tmp_path: Path):
     srv = RawServer(tmp_path)
     try:
