@@ -94,9 +94,10 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a Databricks token", r"(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), False),
     # `scheme://user:password@`: the user may be empty (`redis://:pw@h`), the password may hold
     # `/`, `+`, `:` or `@` (it runs to the last `@` before a space, a quote or a `//`); not a
-    # port followed by a path (`https://h:8080/@scope/pkg` is no password).
+    # port followed by a path (`https://h:8080/@scope/pkg` is no password), nor an already
+    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference.
     ("a URL with a password in it",
-     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$))(?:[^\s\"'<>`/]|/(?!/)){1,256}@",
+     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)(?:[^\s\"'<>`/]|/(?!/)){1,256}@",
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a
