@@ -78,7 +78,8 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}", ("AIza",), False),
     ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), False),
     ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}", ("eyJ",), False),
-    ("a Pulumi access token", r"pul-[a-f0-9]{40}", ("pul-",), False),
+    # also as the injected variable names of a resource named so (`PUL_0123…_URL`): the same hex
+    ("a Pulumi access token", r"(?:pul-[a-f0-9]{40}|PUL_[A-F0-9]{40})(?![A-Fa-f0-9])", ("pul-", "PUL_"), False),
     ("an Infisical service token",
      r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
      ("st.",), False),
@@ -110,6 +111,12 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.
     ("a connection string with a password",
      r"(?<![A-Za-z0-9_])(?:password|passwd|pwd)=(?![\[<*$])[^;&\s\"'<>]{1,256}", ("password=", "passwd=", "pwd="), True),
+    # `password: p` (a pasted YAML or header line) when `p` holds a digit or a symbol, so that
+    # prose ("the admin password: a step") is not taken for one; it ends at a `:` (so that the
+    # scan from one `password:` stops at the next).
+    ("a connection string with a password",
+     r"(?<![A-Za-z0-9_])(?:password|passwd):[ \t]{0,4}(?![\[<*$])(?=[^;&:\s\"'<>`]{0,255}[0-9!#%+/=?@^_~-])[^;&:\s\"'<>`]{1,256}",
+     ("password:", "passwd:"), True),
     # HTTP Basic credentials: `Basic ` and base64 that holds a digit, `+`, `/`, `=` or a capital
     # past its first letter (so that prose such as "Basic Authentication" is not taken for one).
     ("a Basic-auth credential",

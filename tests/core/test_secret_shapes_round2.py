@@ -20,6 +20,7 @@ L1_URL_USERINFO = [
     ("rediss://default:hunter2@c:6379", "hunter2"),
     ("amqp://guest:gu#est@rabbit", "gu#est"),
     ("s3://deploy:able@my-bucket/p", "able"),
+    ("`password: hunter2` is not a resource", "hunter2"),
     ("see https://ops:s3cretpw@wiki.example.com/x and redis://:hunter2hunter2@cache:6379", "s3cretpw"),
 ]
 L2_REGISTRY = [
@@ -55,6 +56,7 @@ L3_FAMILIES = [
     "lin_api_0123456789abcdefghijABCDEFGHIJ0123456789",
     "dapi0123456789abcdef0123456789abcdef",
     "A3TAIOSFODNN7EXAMPLE",
+    "Injects: `PUL_0123456789ABCDEF0123456789ABCDEF01234567_URL`",
 ]
 L4_GLUED = [
     ("xghp_0123456789abcdefghijABCDEFGHIJ012345", "ghp_0123"),
@@ -87,7 +89,7 @@ ORDINARY = [
     "https://h.example.com:8080/health", "https://npm.example.com:443/@babel/core", "redis://cache:6379/0",
     "s3://my-bucket/prefix@v2", "postgres://db.internal:5432/app", "file:///work/runway.yaml:3:5: unknown key `sizes`",
     "Bearer tokens expire after an hour.", "Bearer authentication.", "Basic Authentication", "the first step. the last.",
-    "highs_and_lows", "task-runner-service-production-east-1", "desk-management-service-production-east",
+    "highs_and_lows", "the admin password: a step", "password: [secret]", "task-runner-service-production-east-1", "desk-management-service-production-east",
     "ENCRYPTION_KEY", "DB_PASS", "stripe_publishable_key", "orders_api_gateway_v1_routes", "a:b@c",
 ]
 

@@ -82,7 +82,7 @@ FRAGMENTS = [
     "shpat_" + "a" * 32, "lin_api_" + "L" * 40, "dapi" + "0" * 32, "redis://:pw@h", "mysql://u:pa/ss@h/db",
     "https://h:8080/@scope", "deploy:pw@registry.example.com/api:1", "nginx:1.25@sha256:ab", "mailto:a@b.c",
     "Bearer eyJhbGciOi.bad", "Bearer tokens.", "xghp_" + "g" * 30, "1AKIA" + "B" * 16, "=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "A3TX" + "C" * 16,
+    "A3TX" + "C" * 16, "password: hunter2", "password: prose", "PUL_" + "0A" * 20,
 ]
 
 
