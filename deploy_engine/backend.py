@@ -49,6 +49,21 @@ class Backend:
         return self.url.split("://", 1)[0].lower()
 
 
+def check_backend_scheme(url: str) -> str:
+    """The scheme of backend ``url`` (``file`` or ``s3``, :data:`BACKEND_SCHEMES`); the one check
+    of every command that follows the backend (``preview``/``up``/``drift``/``destroy`` and the
+    records commands, ``receipts``). Raises :class:`DeployConfigError` (exit 3) for another
+    scheme (``gs://``, ``azblob://``, ``https://``) or none (docs/deploy.md, "Backend")."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in BACKEND_SCHEMES:
+        # Never the URL's user info (a password): public_backend_url shows it as ***.
+        raise DeployConfigError(
+            f"backend {public_backend_url(url)!r}: use file://<folder> or s3://<bucket>[/<prefix>] (--backend or {ENV_BACKEND})",
+            (ENV_BACKEND,),
+        )
+    return scheme
+
+
 def resolve_backend(arg: str | None, environ: Mapping[str, str], repo_root: Path) -> Backend:
     """``--backend``, else ``PULUMI_BACKEND_URL``, else ``file://<repo>/.runway/state`` (created).
 
@@ -58,13 +73,7 @@ def resolve_backend(arg: str | None, environ: Mapping[str, str], repo_root: Path
     if not url:
         state = runway_subfolder(repo_root, "state").resolve()
         return Backend(f"file://{state.as_posix()}", embedded=True)
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme not in BACKEND_SCHEMES:
-        # Never the URL's user info (a password): public_backend_url shows it as ***.
-        raise DeployConfigError(
-            f"backend {public_backend_url(url)!r}: use file://<folder> or s3://<bucket>[/<prefix>] (--backend or {ENV_BACKEND})",
-            (ENV_BACKEND,),
-        )
+    scheme = check_backend_scheme(url)
     if scheme == "file":
         folder = Path(url[len("file://"):]).expanduser()
         folder.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,8 @@ EXIT_CONFIG = EXIT_NO_INPUT
 EXIT_NOT_PROTECTED = 4
 #: The Pulumi CLI is not on PATH (the Automation API drives it).
 EXIT_PULUMI_MISSING = 5
-#: Another deploy holds the environment's lease.
+#: Another deploy holds the environment's lease (or took it over while ``up`` ran: stopped
+#: before its next phase).
 EXIT_LEASE_HELD = 6
 #: Pulumi failed (preview, up or refresh), or writing the generated secrets to Infisical failed.
 EXIT_DEPLOY_FAILED = 7

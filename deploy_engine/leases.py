@@ -20,6 +20,10 @@ conditional operations decide who holds it:
   The new lease records the takeover (previous holder, pid, host, times, and ``reason``). A
   live pid, a pid of another user, or another host's lease is never taken over before expiry.
 - **renew** (:func:`renew`): a conditional overwrite on our own ETag, extending ``expires_at``.
+  :class:`LeaseKeeper` renews a held lease from a background thread every third of its
+  lifetime while ``up`` runs, and once more, synchronously, before each phase
+  (:meth:`LeaseKeeper.check`): a lease found taken over or released stops the run before its
+  next phase (docs/deploy.md, "Lease").
 - **release**: a conditional delete on our ETag (S3 ``DeleteObject`` with ``If-Match``), so an
   expired holder finishing late never removes the lease of the process that took it over.
 
@@ -36,6 +40,7 @@ import contextlib
 import json
 import os
 import socket
+import threading
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -51,8 +56,12 @@ from .secrets import Redactor
 Clock = Callable[[], datetime]
 Alive = Callable[[int], bool]
 
-#: Default lease lifetime: longer than any deploy should run; a crashed job frees it by expiry.
+#: Default lease lifetime: a crashed job frees it by expiry; a live ``up`` renews it
+#: (:class:`LeaseKeeper`), so a run may last longer.
 DEFAULT_TTL = timedelta(hours=1)
+#: The environment variable that sets the lease lifetime in whole seconds (1 to 86,400;
+#: default 3,600): shorter for tests, longer for a runner that may stall (docs/deploy.md, "Lease").
+TTL_VARIABLE = "RUNWAY_LEASE_SECONDS"
 LEASE_FORMAT_VERSION = 1
 
 
@@ -322,6 +331,95 @@ def renew(lease: Lease, clock: Clock, ttl: timedelta = DEFAULT_TTL, redactor: Re
     return renewed
 
 
+def lease_ttl(environ: Any) -> timedelta:
+    """The lease lifetime from :data:`TTL_VARIABLE` (whole seconds, 1 to 86,400), else
+    :data:`DEFAULT_TTL`. Raises ``ValueError`` naming the variable for any other value."""
+    raw = str(environ.get(TTL_VARIABLE) or "").strip()
+    if not raw:
+        return DEFAULT_TTL
+    if not raw.isdigit() or not 1 <= int(raw) <= 86_400:
+        raise ValueError(f"{TTL_VARIABLE} must be a whole number of seconds from 1 to 86400 (got {raw[:40]!r})")
+    return timedelta(seconds=int(raw))
+
+
+class LeaseLost(Exception):
+    """The lease a run holds was taken over or released by another process, or could not be
+    renewed before it expired: the run must stop before its next phase."""
+
+
+class LeaseKeeper:
+    """Keeps a held lease alive while a long run goes on.
+
+    :meth:`start` runs a daemon thread that calls :func:`renew` every ``ttl / 3`` (``interval``:
+    a renewal can fail twice, a store that does not answer, before the lease would expire).
+    :meth:`check` renews at once and raises :class:`LeaseLost` when the lease is no longer ours:
+    call it before each phase. :meth:`stop` ends the thread (call it in ``finally``);
+    :attr:`lease` is the newest renewed lease (release that one). A renewal the store refuses
+    with ``RecordChanged`` (taken over or released) loses the lease for good; one that cannot
+    reach the store (``StoreError``, ``OSError``) is tried again at the next tick, and the lease
+    is lost only once ``clock()`` passes its expiry without a renewal. Thread-safe."""
+
+    def __init__(self, lease: Lease, clock: Clock, ttl: timedelta = DEFAULT_TTL, redactor: Redactor | None = None,
+                 interval: float | None = None) -> None:
+        self._lease = lease
+        self._clock = clock
+        self._ttl = ttl
+        self._redactor = redactor
+        self._interval = interval if interval is not None else ttl.total_seconds() / 3
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.lost: str | None = None
+        self.renewals = 0
+
+    @property
+    def lease(self) -> Lease:
+        with self._lock:
+            return self._lease
+
+    def _renew_once(self) -> None:
+        with self._lock:
+            if self.lost is not None:
+                return
+            try:
+                self._lease = renew(self._lease, self._clock, self._ttl, self._redactor)
+                self.renewals += 1
+            except LeaseHeld:
+                self.lost = (f"the lease of {self._lease.environment} was taken over or released by another process "
+                             f"(it was ours until {_iso(self._lease.expires_at)})")
+                try:
+                    now_holder = current_lease(self._lease.store, self._lease.product, self._lease.environment)
+                except (LeaseError, StoreError, OSError):
+                    now_holder = None
+                if now_holder is not None:
+                    self.lost += f"; it is now held by {now_holder.describe()}"
+            except (StoreError, OSError) as exc:
+                if self._lease.expired(self._clock()):
+                    self.lost = f"the lease of {self._lease.environment} expired: it could not be renewed ({exc})"
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._renew_once()
+            if self.lost is not None:
+                return
+
+    def start(self) -> "LeaseKeeper":
+        self._thread = threading.Thread(target=self._run, name="runway-lease-renewer", daemon=True)
+        self._thread.start()
+        return self
+
+    def check(self) -> None:
+        """Renew now; raise :class:`LeaseLost` (with the reason) when the lease is no longer ours."""
+        self._renew_once()
+        if self.lost is not None:
+            raise LeaseLost(self.lost)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
 def release(lease: Lease, clock: Clock | None = None, redactor: Redactor | None = None) -> bool:
     """Give the lease back if it is still ours (conditional delete on its ETag); True when it
     was removed. Never removes a lease another process took over."""
@@ -361,10 +459,14 @@ __all__ = [
     "Lease",
     "LeaseError",
     "LeaseHeld",
+    "LeaseKeeper",
+    "LeaseLost",
+    "TTL_VARIABLE",
     "acquire",
     "current_lease",
     "held",
     "lease_path",
+    "lease_ttl",
     "pid_alive",
     "read_lease",
     "release",

@@ -145,7 +145,8 @@ def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
 
 
 def lease_json(lease: Lease | None, status: str) -> dict[str, Any]:
-    """The lease part of a receipt; ``status`` is ``held``, ``held-by-another`` or ``not-taken``."""
+    """The lease part of a receipt; ``status`` is ``held``, ``held-by-another`` or ``not-taken``
+    (``lost`` is set by the pipeline when the lease is taken over during ``up``)."""
     doc: dict[str, Any] = {"status": status}
     if lease is not None:
         doc.update(

@@ -42,11 +42,12 @@ Must not import pulumi (the CLI's pure commands may read settings).
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
+
+from runway_core.workspace import JsonDocumentError, read_json
 
 _VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
@@ -176,13 +177,12 @@ def _ids(value: Any, where: str) -> tuple[str, ...]:
 
 def _read_file(path: str | Path) -> dict[str, Any]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # The one bounded reader: regular file only (a FIFO would block), size and depth capped.
+        doc = read_json(str(path))
+    except JsonDocumentError as exc:
+        raise SettingsError(f"network settings file {path}: {exc}") from None
     except OSError as exc:
         raise SettingsError(f"network settings file {path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"network settings file {path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(doc, dict):
         raise SettingsError(f"network settings file {path}: expected a JSON object")
     unknown = sorted(set(doc) - set(ENV_VARS))

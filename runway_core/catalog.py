@@ -17,14 +17,22 @@ gap the caller must report.
 
 This module is pure: it imports only the standard library. It must NEVER import pygls,
 lsprotocol or pulumi (nor anything from the editor or deploy layers), so the CLI, the language
-server and the tests can all use it cheaply. It memoises nothing globally; callers cache the
-returned ``Catalog`` if they want to.
+server and the tests can all use it cheaply. It memoises nothing globally but the AWS region list (:func:`aws_regions`,
+packaged data that does not change while running); callers cache the returned ``Catalog``
+if they want to.
+
+``aws_regions.json`` is the list of every AWS region (each partition's), generated from
+botocore's endpoint data by ``python -m deploy_engine.pricelist.regions`` (botocore is not a
+dependency of this package): :func:`aws_regions` reads it, so the checker tells "a valid AWS
+region the catalogue does not price" (RW160) from "not an AWS region" (RW164).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
+import json
 import os
 import re
 import tomllib
@@ -45,6 +53,8 @@ __all__ = [
     "UnitPrice",
     "Catalog",
     "load_catalog",
+    "aws_regions",
+    "AWS_REGIONS_FILE",
 ]
 
 #: Confidence levels of a unit price, strongest first (docs/catalog.md).
@@ -62,6 +72,8 @@ POSTGRES_FLAVORS: tuple[str, ...] = ("rds", "aurora")
 SIZES_FILE = "sizes.toml"
 PRICES_FILE = "prices.csv"
 PACKAGED_ORIGIN = "packaged default"
+#: Every AWS region by partition, from botocore's endpoint data (module docstring).
+AWS_REGIONS_FILE = "aws_regions.json"
 
 _PRICE_COLUMNS = ("key", "service", "item", "region", "unit", "usd", "confidence", "source", "seen")
 _REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
@@ -270,6 +282,24 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
         _prices=MappingProxyType(prices),
         _capacity=capacity,
     )
+
+
+@functools.lru_cache(maxsize=1)
+def aws_regions() -> Mapping[str, str]:
+    """Every AWS region name (``"eu-west-1"``) to its partition (``"aws"``, ``"aws-cn"``,
+    ``"aws-us-gov"``, ...), from the packaged ``catalog/aws_regions.json`` (source:
+    botocore's ``data/endpoints.json``, ``partitions[].regions``; the file names the botocore
+    version). Read once. Raises ``CatalogError`` when the file is missing or malformed."""
+    name = f"catalog/{AWS_REGIONS_FILE} ({PACKAGED_ORIGIN})"
+    raw = _read(resources.files("catalog").joinpath(AWS_REGIONS_FILE), name)
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+        out = {str(r): str(part) for part, regions in doc["partitions"].items() for r in regions}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CatalogError(f"{name}: not a region list ({type(exc).__name__}); regenerate it: python -m deploy_engine.pricelist.regions") from None
+    if not out:
+        raise CatalogError(f"{name}: lists no region")
+    return MappingProxyType(out)
 
 
 def _read(resource: Any, name: str) -> bytes:

@@ -97,6 +97,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
     "RW162": ("error", "cannot check a cap: unit prices missing for the region (plan refused)"),
     "RW163": ("error", "an item a capped environment cannot price in the region (plan refused)"),
+    "RW164": ("error", "not an AWS region (closest region suggested)"),
     "RW170": ("error", "environment over its monthly cap (plan refused)"),
     "RW171": ("warning", "environment without a cap (estimate shown)"),
     "RW180": ("hint", "resource used by nobody"),

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from .money import cap_percent, cents
 from .planner import FORMAT_VERSION, Plan
+from .planner.items import REFUSED_VERDICTS, VERDICTS
 
 #: Capacity keys that configure a workload without sizing it: a change of image digest, of
 #: variables or of ``uses`` is not a capacity change (it shows in the runway's own diff).
@@ -154,9 +155,32 @@ def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, str)):
         raise PlanDocumentError(f"{where}: expected an amount in USD, got {type(value).__name__}")
     try:
-        return cents(Decimal(str(value)))
+        amount = Decimal(str(value))
     except InvalidOperation:
         raise PlanDocumentError(f"{where}: {value!r} is not an amount") from None
+    if not amount.is_finite() or amount < 0:
+        # A plan never holds a negative, NaN or infinite amount: such a document is forged or
+        # broken, and a verdict against it means nothing (fail closed).
+        raise PlanDocumentError(f"{where}: {value!r} is not a non-negative finite amount in USD")
+    return cents(amount)
+
+
+def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, written: str) -> str:
+    """The verdict of an environment, recomputed from its cap and total as the planner decides
+    it (``runway_core.planner.plan``): never taken on the document's word. A written verdict
+    that refuses (``over-cap``, ``unpriced``) is kept when the recomputation would pass: the
+    stricter of the two (fail closed)."""
+    if written not in VERDICTS:
+        raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(VERDICTS)}")
+    if cap is None:
+        verdict = "no-cap"
+    elif total > cap:
+        verdict = "over-cap"
+    elif unpriced:
+        verdict = "unpriced"
+    else:
+        verdict = "ok"
+    return written if written in REFUSED_VERDICTS and verdict not in REFUSED_VERDICTS else verdict
 
 
 def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
@@ -169,8 +193,11 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
 
 def side_of_json(doc: Any) -> PlanSide:
     """A side from the JSON of ``plan --format json`` (``format_version`` 1), parsed with
-    ``parse_float=Decimal`` or not. Raises :class:`PlanDocumentError` naming the first field
-    that does not fit."""
+    ``parse_float=Decimal`` or not. Fails closed on a forged or broken document: every amount
+    must be a non-negative finite number, each environment's total the exact sum of its items
+    (docs/cli.md, "JSON"), and its verdict is recomputed from cap, total and
+    ``missing_prices`` (:func:`_verdict`). Raises :class:`PlanDocumentError` naming the first
+    field that does not fit."""
     if not isinstance(doc, Mapping):
         raise PlanDocumentError("not a plan: the document is not a JSON object")
     if doc.get("format_version") != FORMAT_VERSION:
@@ -196,11 +223,20 @@ def side_of_json(doc: Any) -> PlanSide:
                 _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
                 dict(capacity),
             ))
+        cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True)
+        total = _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd")
+        assert total is not None
+        added = sum((i.monthly_usd for i in items), ZERO)
+        if added != total:
+            # docs/cli.md, "JSON": each environment total is the exact sum of its items.
+            raise PlanDocumentError(f"{where}.total_monthly_usd: {total} is not the sum of its items ({added})")
+        missing = e.get("missing_prices", [])
+        if not isinstance(missing, list):
+            raise PlanDocumentError(f"{where}.missing_prices: expected a list")
         out.append(SideEnvironment(
             _text(e.get("name"), f"{where}.name"),  # type: ignore[arg-type]
-            _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True),
-            _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd"),  # type: ignore[arg-type]
-            _text(e.get("verdict"), f"{where}.verdict"),  # type: ignore[arg-type]
+            cap, total,
+            _verdict(where, cap, total, bool(missing), _text(e.get("verdict"), f"{where}.verdict")),  # type: ignore[arg-type]
             tuple(items),
         ))
     return PlanSide(_text(doc.get("product"), "product", optional=True), _text(doc.get("region"), "region", optional=True), tuple(out))

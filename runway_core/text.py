@@ -19,10 +19,29 @@ from typing import Any, Iterable
 from .diagnostics import Diagnostic
 
 
-def suggest(word: str, options: Iterable[str]) -> str | None:
-    """The closest option to ``word`` (difflib ratio >= 0.6), or None."""
-    m = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return m[0] if m else None
+def suggest(word: str, options: Iterable[str], prefer: Iterable[str] = ()) -> str | None:
+    """The closest option to ``word`` (difflib ratio >= 0.6), or None. Among options as close
+    as the closest, one in ``prefer`` wins (difflib alone breaks ties by the larger string:
+    ``us-east-9`` would be ``us-east-2`` rather than the priced ``us-east-1``)."""
+    opts = list(options)
+    m = difflib.get_close_matches(word, opts, n=len(opts) or 1, cutoff=0.6)
+    if not m:
+        return None
+    preferred = set(prefer)
+    if preferred:
+        best = _ratio(word, m[0])
+        for cand in m:
+            if _ratio(word, cand) < best:
+                break
+            if cand in preferred:
+                return cand
+    return m[0]
+
+
+def _ratio(a: str, b: str) -> float:
+    sm = difflib.SequenceMatcher()
+    sm.set_seqs(b, a)  # as get_close_matches scores: seq2 is the word
+    return sm.ratio()
 
 
 #: The shapes, each as (why, pattern, hints, case_blind). ``hints``: literals one of which a

@@ -3,6 +3,10 @@ member folder's runway file is (docs/format.md, "Member runway").
 
 - :func:`find_root`: from a file or folder up to the nearest root runway;
 - :func:`read_disk`: one runway file as UTF-8, bounded by :data:`MAX_FILE_BYTES`;
+- :func:`read_json` / :func:`loads_json`: the one bounded reader of every JSON document the
+  tools read (a plan JSON, a receipt, ``--network FILE``, a price-list index): regular file
+  only, at most :data:`MAX_JSON_BYTES`, nesting at most :data:`MAX_JSON_DEPTH`, no
+  NaN/Infinity; anything else is :class:`JsonDocumentError`;
 - :func:`is_lone_member`: a file analysed as a root that is really a member runway;
 - :func:`member_folder` and :func:`member_runway`: a ``members:`` item resolved inside the
   product's repository, and its folder's runway file (symlinks that leave the repository,
@@ -14,6 +18,7 @@ Reads the file system (stat, realpath, open); never writes. Errors are returned 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -95,6 +100,68 @@ def read_disk(path: str) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise FileTooLarge(max(size, len(data)))
     return data.decode("utf-8")
+
+
+#: Largest JSON document read (a plan JSON of the x8 benchmark workspace is ~2 MB; a receipt,
+#: a network file or a price-list offer index is kilobytes). Past it: refused, read no further.
+MAX_JSON_BYTES = 32 * 1024 * 1024
+#: Deepest nesting of arrays and objects accepted (a plan JSON nests 6 deep). Deeper is
+#: hostile: json's C scanner would raise RecursionError, and every walk of the document after.
+MAX_JSON_DEPTH = 64
+
+
+class JsonDocumentError(ValueError):
+    """A JSON document refused by :func:`loads_json` / :func:`read_json`; the message says why
+    (never quoting the document)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise JsonDocumentError(f"{name} is not a JSON number (NaN and Infinity are refused)")
+
+
+def _check_depth(doc: Any, limit: int) -> None:
+    """Iterative (no recursion) walk: JsonDocumentError past ``limit`` levels."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                raise JsonDocumentError(f"nested deeper than {limit} levels")
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+
+
+def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = None,
+               max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``data`` (UTF-8 bytes, a BOM allowed, or text) parsed as JSON. NaN, Infinity and
+    -Infinity are refused, as is nesting deeper than ``max_depth``. Raises
+    :class:`JsonDocumentError` for any of these, invalid UTF-8 or invalid JSON."""
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
+        doc = json.loads(text, parse_float=parse_float, parse_constant=_no_constant)
+    except JsonDocumentError:
+        raise
+    except UnicodeDecodeError:
+        raise JsonDocumentError("not UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise JsonDocumentError(f"not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise JsonDocumentError(f"nested deeper than {max_depth} levels") from None
+    except (ValueError, OverflowError) as exc:  # e.g. an integer of over 4,300 digits
+        raise JsonDocumentError(f"not JSON ({exc})") from None
+    _check_depth(doc, max_depth)
+    return doc
+
+
+def read_json(path: str, *, limit: int = MAX_JSON_BYTES, parse_float: Callable[[str], Any] | None = None) -> Any:
+    """The JSON document in the regular file ``path`` (:func:`open_regular`: a FIFO, socket or
+    device is never opened), at most ``limit`` bytes, parsed by :func:`loads_json`. Raises
+    :class:`NotRegularFile`, OSError (unreadable) or :class:`JsonDocumentError` (too large,
+    not UTF-8, not JSON, NaN/Infinity, too deep)."""
+    data, size = open_regular(path, limit + 1)
+    if len(data) > limit:
+        raise JsonDocumentError(f"the file is {max(size, len(data)):,} bytes, over the {limit // (1024 * 1024)} MiB limit for a JSON document")
+    return loads_json(data, parse_float=parse_float)
 
 
 def find_root(start: str, read: Reader | None = None) -> str | None:
@@ -241,6 +308,11 @@ __all__ = [
     "Reader",
     "open_regular",
     "read_disk",
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "JsonDocumentError",
+    "loads_json",
+    "read_json",
     "find_root",
     "is_lone_member",
     "member_folder",

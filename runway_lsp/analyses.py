@@ -8,22 +8,145 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
   a closed file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
   a git checkout) invalidates analyses that read it.
 
+- A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more) is analysed on the
+  analysis thread (:class:`AnalysisThread`), never on the event loop: until its result lands,
+  requests answer from its last analysis, or (a member opened before its product's first
+  analysis) from the member alone (issue 16 item 7; docs/architecture.md "Threads").
+
 Must not import pulumi or deploy_engine.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import itertools
+import logging
 import os
+import queue
+import sys
+import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from runway_core.analysis import Analysis, analyze
-from runway_core.workspace import find_root
+from runway_core.workspace import find_root, read_disk
 from runway_core.catalog import Catalog
 
 from .documents import Buffers
 
+log = logging.getLogger("runway_lsp")
+
 DISK = "disk"  # the "version" of a file read from disk rather than from an open buffer
+
+#: A root listing at least this many members (:func:`listed_members`) is analysed on the
+#: analysis thread. Measured: 300 one-resource members take
+#: ~60 ms to analyse on an idle core, 1,000 take ~170 ms (benchmarks/bench_scan.py --requests);
+#: a product of 20 members, a few milliseconds, stays on the loop (a keystroke's diagnostics
+#: are not delayed by a thread hop). Decided by the text, not by a measured duration: which
+#: side a product's analysis runs on must not depend on the machine's load.
+BIG_PRODUCT_FILES = 100
+
+
+def listed_members(text: str) -> int:
+    """About how many members a root's text lists: the items of its top-level ``members``
+    (block items up to the next top-level key; a flow list's commas + 1). A scheduling
+    estimate, read without parsing (the analysis reads the list properly)."""
+    at = 0 if text.startswith("members:") else text.find("\nmembers:") + 1
+    if at <= 0 and not text.startswith("members:"):
+        return 0
+    first = text.find("\n", at)
+    head = text[at + len("members:"): first if first >= 0 else len(text)].strip()
+    if head.startswith("["):
+        return head.count(",") + 1
+    count = 0
+    for line in text[first + 1:].split("\n") if first >= 0 else ():
+        if line[:1] not in (" ", "-", "#", "\t", "") or line.startswith("---"):
+            break
+        if line.lstrip().startswith("- "):
+            count += 1
+    return count
+
+
+#: The GIL switch interval once the analysis thread runs, in seconds (see submit).
+SWITCH_INTERVAL_S = 0.001
+
+
+class AnalysisThread:
+    """One daemon thread that runs analyses off the event loop, one at a time, in order.
+
+    Daemon: a job still running when the server exits does not hold the process up (the job
+    only reads files and builds values; nothing it does needs finishing). :meth:`stop`
+    cancels the jobs not started. :func:`runway_core.analysis.analyze` is pure; the shared
+    memos it uses (runway_core/analysis/cache.py) are dicts read and replaced whole, safe
+    under the GIL."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.stopped = False
+        #: Cleared by the test hook ``runway/_holdAnalyses`` (runway_lsp/server.py): no job
+        #: starts until it is set again, so a test can observe the server mid-analysis.
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future:
+        """Run ``fn()`` on the thread; its future (cancelled at once after :meth:`stop`)."""
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        if self.stopped:
+            fut.cancel()
+            return fut
+        if self._thread is None:
+            # A request's handler waits for the GIL while an analysis runs: at most this
+            # long (Python's default is 5 ms). Measured, 1,000 members analysed, load 6-9:
+            # p95 of requests during the scan 122-291 ms at 1 ms, 169-413 ms at 5 ms
+            # (three interleaved pairs, benchmarks/bench_scan.py --requests).
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
+            self._thread = threading.Thread(target=self._run, name="runway-analysis", daemon=True)
+            self._thread.start()
+        self._queue.put((fn, fut))
+        return fut
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, fut = item
+            self.gate.wait()
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the job
+                fut.set_exception(exc)
+
+    def stop(self) -> None:
+        """Cancel the jobs not started and end the thread after the running one."""
+        self.stopped = True
+        self.gate.set()
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[1].cancel()
+        self._queue.put(None)
+
+
+@dataclass
+class _Job:
+    """An analysis of one group running on the :class:`AnalysisThread`: its future (on the
+    loop; result ``(analysis, versions read)``), the open buffers' texts it read from, when
+    it was submitted (a tick of :attr:`Analyses._clock`) and the cache generation then."""
+
+    future: asyncio.Future
+    concurrent: concurrent.futures.Future
+    texts: dict[str, str]
+    submitted: int
+    generation: int
 
 
 class Analyses:
@@ -44,6 +167,20 @@ class Analyses:
         # once per file of the group (that made a 2,000-member product's publication and the
         # workspace scan quadratic, issue 16).
         self._valid_memo: set[str] | None = None
+        #: The analysis thread and the groups it is analysing (group key -> job).
+        self.thread = AnalysisThread()
+        self._jobs: dict[str, _Job] = {}
+        self._listing: dict[str, tuple[Any, bool]] = {}  # root -> (its version, lists BIG_PRODUCT_FILES)
+        #: path -> the big root whose first analysis it waits for (grouped alone meanwhile).
+        self.waiting: dict[str, str] = {}
+        #: Called on the loop with a group key when an analysis of it lands from the thread.
+        self.landed: list[Callable[[str], None]] = []
+        # A result lands only over a cache entry made from older texts: every entry notes the
+        # tick it was made at (a job's: when it was submitted); clear() starts a generation.
+        self._clock = itertools.count()
+        self._made: dict[str, int] = {}
+        self._generation = 0
+        self._failed: set[str] = set()  # groups whose analysis raised on the thread: on the loop again
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
@@ -79,6 +216,7 @@ class Analyses:
     def clear(self) -> None:
         """Forget every analysis (files on disk may have changed, or the catalogue did)."""
         self._cache.clear()
+        self._generation += 1  # results of jobs running now are for the old files or catalogue
         if self._valid_memo is not None:
             self._valid_memo.clear()
 
@@ -120,13 +258,153 @@ class Analyses:
             if valid is not None:
                 valid.add(key)
             return hit[0]
+        if self.is_big(key):
+            # Never analysed on the loop: the thread does it; meanwhile the last analysis
+            # answers (the publication that follows its landing carries the new one).
+            job = self.analyse_off_loop(key)
+            if hit is not None:
+                return hit[0]
+            # No analysis of it at all yet (its own open root, before the first one landed):
+            # wait for the thread's, rather than a second analysis of the same product.
+            result = job.concurrent.result()
+            self._store(key, job, result)
+            return result[0]
         record: dict[str, Any] = {}
         # The previous analysis of the group only saves work (plan items that did not change).
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None)
         self._cache[key] = (an, record)
+        self._made[key] = next(self._clock)
         if valid is not None:
             valid.add(key)
         return an
+
+    # --- the analysis thread -------------------------------------------------------------------
+
+    def is_big(self, key: str) -> bool:
+        """Analysed on the thread: a big product (see the module docstring), or one being
+        analysed there now."""
+        if key in self._jobs:
+            return True
+        if key in self._failed:
+            return False
+        version = self.version(key)
+        hit = self._listing.get(key)
+        if hit is None or hit[0] != version:
+            try:
+                big = listed_members(self.buffers.read_live(key)) >= BIG_PRODUCT_FILES
+            except (OSError, UnicodeDecodeError, ValueError):
+                big = False  # unreadable: the analysis says why, at once
+            hit = self._listing[key] = (version, big)
+        return hit[1]
+
+    def busy(self) -> bool:
+        """An analysis is running or queued on the thread."""
+        return bool(self._jobs)
+
+    def pending(self, key: str) -> bool:
+        """An analysis of group ``key`` is running (or queued) on the thread."""
+        return key in self._jobs
+
+    def current(self, key: str) -> bool:
+        """The cached analysis of ``key`` read the texts the buffers and the disk hold now."""
+        valid = self._valid_memo
+        if valid is not None and key in valid:
+            return True
+        hit = self._cache.get(key)
+        if hit is not None and all(self.version(p) == v for p, v in hit[1].items()):
+            if valid is not None:
+                valid.add(key)
+            return True
+        return False
+
+    def analyse_off_loop(self, key: str) -> _Job:
+        """Analyse group ``key`` on the thread, from a snapshot of the open buffers taken now
+        (the job already running for the same texts is joined, not repeated). The result
+        lands in the cache on the loop; the :attr:`landed` listeners are called then."""
+        texts = {p: doc.text for p in self.buffers for doc in (self.buffers.get(p),) if doc is not None}
+        job = self._jobs.get(key)
+        if job is not None and job.texts == texts:
+            return job
+        versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
+        hit = self._cache.get(key)
+        catalog = self.catalog
+
+        def run() -> tuple[Analysis, dict[str, Any]]:
+            def stat(path: str) -> Any:
+                if path in texts:
+                    return versions[path]
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    return DISK
+                return (DISK, st.st_mtime_ns, st.st_size)
+
+            if hit is not None and all(stat(p) == v for p, v in hit[1].items()):
+                return hit  # still current (the checks read the disk: here, off the loop)
+            record: dict[str, Any] = {}
+
+            def read(path: str) -> str:
+                real = os.path.realpath(path)
+                record[real] = stat(real)
+                return texts[real] if real in texts else read_disk(real)
+
+            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None), record
+
+        if job is not None:
+            job.concurrent.cancel()  # superseded before it started (typed again): never runs
+        cf = self.thread.submit(run)
+        job = _Job(asyncio.wrap_future(cf), cf, texts, next(self._clock), self._generation)
+        self._jobs[key] = job
+        job.future.add_done_callback(lambda f: self._landing(key, job, f))
+        return job
+
+    async def analysis_async(self, key: str) -> Analysis:
+        """The analysis of group ``key``, made on the thread (:meth:`analyse_off_loop`); the
+        event loop serves requests meanwhile. Raises what the analysis raised."""
+        while True:
+            job = self.analyse_off_loop(key)
+            try:
+                result = await asyncio.shield(job.future)
+            except asyncio.CancelledError:
+                if job.future.cancelled() and not self.thread.stopped and self._jobs.get(key) is not job:
+                    continue  # superseded by a newer job for newer texts: await that one
+                raise
+            return result[0]
+
+    def _store(self, key: str, job: _Job, result: tuple[Analysis, dict[str, Any]]) -> None:
+        if job.generation == self._generation and self._made.get(key, -1) <= job.submitted:
+            # Nothing made from newer texts was cached meanwhile.
+            self._cache[key] = result
+            self._made[key] = job.submitted
+            if self._valid_memo is not None:
+                self._valid_memo.discard(key)
+
+    def _landing(self, key: str, job: _Job, fut: asyncio.Future) -> None:
+        if self._jobs.get(key) is job:
+            del self._jobs[key]
+        if fut.cancelled():
+            return
+        if fut.exception() is None:
+            self._store(key, job, fut.result())
+        else:
+            # A bug, not a bad runway (those are diagnostics): logged once; the group is
+            # analysed on the loop from now on, where the flush logs and degrades as before.
+            log.error("analysing %s on the analysis thread failed", key, exc_info=fut.exception())
+            self._failed.add(key)
+        for path in [p for p, root in self.waiting.items() if root == key]:
+            del self.waiting[path]
+            self._cache.pop(path, None)  # its lone analysis of meanwhile
+        for listener in self.landed:
+            try:
+                listener(key)
+            except Exception:  # noqa: BLE001 - docs/architecture.md §7
+                log.exception("after the analysis of %s: %s failed", key, getattr(listener, "__qualname__", listener))
+
+    def stop(self) -> None:
+        """The session stopped: no more analyses on the thread."""
+        self.thread.stop()
+        for job in list(self._jobs.values()):
+            job.future.cancel()
 
     def stale_only_in(self, key: str, path: str) -> Analysis | None:
         """The cached analysis of group ``key`` when it is stale only because the open buffer
@@ -166,7 +444,18 @@ class Analyses:
             if root is None:
                 break
             root = os.path.realpath(root)
-            if path in self.analysis(root).files:
+            if root != path and self.is_big(root) and not self.current(root):
+                # A big product is never analysed on the loop to group one file: its last
+                # analysis decides; before its first one lands, the file is alone meanwhile
+                # (answers from its own text; its diagnostics wait for the product's).
+                self.analyse_off_loop(root)
+                last = self._cache.get(root)
+                if last is None:
+                    self.waiting[path] = root
+                    return path
+                if path in last[0].files:
+                    return root
+            elif path in self.analysis(root).files:
                 return root
             above = os.path.dirname(os.path.dirname(root))
             if above == os.path.dirname(root):
@@ -183,4 +472,5 @@ class Analyses:
         return memo[folder]
 
     def analysis_for(self, path: str) -> Analysis:
-        return self.analysis(self.group_of(path))
+        with self.memoised():  # the group's files are checked once, not once per lookup
+            return self.analysis(self.group_of(path))

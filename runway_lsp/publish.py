@@ -12,6 +12,8 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from typing import Any
 
@@ -25,6 +27,12 @@ from runway_core.positions import LineIndex
 from . import convert
 from .analyses import DISK
 from .uris import path_to_uri, uri_to_path
+
+log = logging.getLogger("runway_lsp")
+
+#: Files whose diagnostics are pushed in one step of the event loop when a big product is
+#: published (then requests first); the workspace scan uses the same (runway_lsp/scan.py).
+PUBLISH_CHUNK = 25
 
 
 class Publisher:
@@ -117,29 +125,14 @@ class Publisher:
                     self.push(p, None, [])
             return
         refresh = False
-        for path in files:
-            if s.group_of(path) != key:
-                continue  # another group claims it (a nested root, or a root that now lists it)
-            if record.get(path, DISK) != analyses.version(path):
-                continue  # never send results computed for an older text
-            diags = tuple(an.diagnostics.get(path, ()))
-            open_doc = path in s.documents
-            if open_doc and path not in changed and self._last.get(path) != diags:
-                refresh = True
-            self._last[path] = diags
-            self._owner[path] = key
-            if s.pull and open_doc:
-                if path in self._pushed:
-                    self.push(path, None, [])  # the pull now owns it: no duplicates
-                continue
-            if open_doc:
-                diags = self._quiet(path, diags)
-            sent = (record.get(path), tuple((d, d.data) for d in diags))
-            if self._sent.get(path) == sent:
-                continue  # the client has exactly these for this version
-            converted = convert.to_diagnostics(diags, self._lines(an, path), s.encoding)
-            self.push(path, record.get(path), converted)
-            self._sent[path] = sent
+        # Open documents first; past PUBLISH_CHUNK files the closed ones follow in parts, one
+        # per step of the event loop (issue 16 item 7: 1,000 pushes held requests 0.3-0.9 s).
+        ordered = [p for p in files if p in s.documents] + [p for p in files if p not in s.documents]
+        now, later = ordered[:max(PUBLISH_CHUNK, len(s.documents))], ordered[max(PUBLISH_CHUNK, len(s.documents)):]
+        for path in now:
+            refresh = self._publish_file(key, an, record, path, changed) or refresh
+        if later:
+            self._publish_later(key, an, record, later, changed)
         for path in sorted(owned_before - set(files)):
             self._owner.pop(path, None)
             self._last.pop(path, None)
@@ -150,14 +143,67 @@ class Publisher:
         if refresh and s.pull and s.refresh_support:
             s.client.workspace_diagnostic_refresh(None, callback=lambda _r: None)
 
-    def publish_closed_group(self, root: str, an: Analysis) -> int:
-        """Push the diagnostics of every file of ``root``'s analysis ``an``; returns how many
-        files. Only for a group with no open document (0 otherwise): an open one is published
-        by ``didOpen`` (and a pulling client must not get pushes for its open documents)."""
+    def _publish_file(self, key: str, an: Analysis, record: dict[str, Any], path: str, changed: set[str]) -> bool:
+        """Push the diagnostics of ``path`` from group ``key``'s analysis ``an`` (``record``:
+        the versions it read) unless they are for an older text or already sent; True when an
+        open document not edited now got other diagnostics (a pulling client refreshes)."""
         s = self.session
-        files = list(dict.fromkeys([*an.files, *an.diagnostics]))
-        if any(p in s.documents for p in files):
-            return 0
+        analyses = s.analyses
+        if s.group_of(path) != key:
+            return False  # another group claims it (a nested root, or a root that now lists it)
+        if record.get(path, DISK) != analyses.version(path):
+            return False  # never send results computed for an older text
+        diags = tuple(an.diagnostics.get(path, ()))
+        open_doc = path in s.documents
+        refresh = open_doc and path not in changed and self._last.get(path) != diags
+        self._last[path] = diags
+        self._owner[path] = key
+        if s.pull and open_doc:
+            if path in self._pushed:
+                self.push(path, None, [])  # the pull now owns it: no duplicates
+            return refresh
+        if open_doc:
+            diags = self._quiet(path, diags)
+        sent = (record.get(path), tuple((d, d.data) for d in diags))
+        if self._sent.get(path) == sent:
+            return refresh  # the client has exactly these for this version
+        converted = convert.to_diagnostics(diags, self._lines(an, path), s.encoding)
+        self.push(path, record.get(path), converted)
+        self._sent[path] = sent
+        return refresh
+
+    def _publish_later(self, key: str, an: Analysis, record: dict[str, Any], paths: list[str], changed: set[str]) -> None:
+        """Publish ``paths`` (closed files of group ``key``) :data:`PUBLISH_CHUNK` per step of
+        the event loop, while ``an`` is still the group's analysis (a newer publication of
+        the group covers them otherwise) and the session runs."""
+        s = self.session
+
+        def step(at: int) -> None:
+            if s.stopped or s.analyses.cached(key) is not an:
+                return
+            try:
+                with s.analyses.memoised():  # one synchronous step: no buffer changes inside
+                    for path in paths[at:at + PUBLISH_CHUNK]:
+                        self._publish_file(key, an, record, path, changed)
+            except Exception:  # noqa: BLE001 - docs/architecture.md §7
+                log.exception("publishing diagnostics of %s failed", key)
+                return
+            if at + PUBLISH_CHUNK < len(paths):
+                asyncio.get_running_loop().call_soon(step, at + PUBLISH_CHUNK)
+
+        asyncio.get_running_loop().call_soon(step, 0)
+
+    def publish_closed_group(self, root: str, an: Analysis, files: list[str] | None = None) -> int:
+        """Push the diagnostics of every file of ``root``'s analysis ``an`` (``files``: these
+        of them, a part of :meth:`closed_group_files` that the caller checked just now);
+        returns how many files. Only for a group with no open document (0 otherwise): an
+        open one is published by ``didOpen`` (and a pulling client must not get pushes for
+        its open documents)."""
+        s = self.session
+        if files is None:
+            files = self.closed_group_files(an)
+            if files is None:
+                return 0
         count = 0
         for path in files:
             if s.group_of(path) != root:
@@ -170,6 +216,12 @@ class Publisher:
             self.push(path, None, convert.to_diagnostics(diags, lines, s.encoding))
             count += 1
         return count
+
+    def closed_group_files(self, an: Analysis) -> list[str] | None:
+        """The files of analysis ``an`` (root first), or None when one of them is open."""
+        files = list(dict.fromkeys([*an.files, *an.diagnostics]))
+        docs = self.session.documents
+        return None if any(p in docs for p in files) else files
 
     def clear_closed_group(self, root: str) -> None:
         """Clear the diagnostics of the closed files group ``root`` owns (its workspace

@@ -3,7 +3,9 @@ collection (:class:`PublishSchedule`, owned by :class:`runway_lsp.session.Sessio
 
 Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
 synchronously on the event loop at publish time (a few milliseconds for a runway), so no result
-computed for an older version is ever sent (runway_lsp/publish.py).
+computed for an older version is ever sent (runway_lsp/publish.py). A big product
+(runway_lsp/analyses.py) is analysed on the analysis thread instead; the paths whose
+publication waits for it are published when its result lands (:meth:`PublishSchedule.landed`).
 
 Must not import pulumi or deploy_engine.
 """
@@ -50,6 +52,20 @@ class PublishSchedule:
         self._timer: asyncio.TimerHandle | None = None
         self._gc_timer: asyncio.TimerHandle | None = None
         self._last_edit = 0.0
+        #: group key -> paths whose publication waits for the group's analysis on the
+        #: analysis thread (runway_lsp/analyses.py): published when it lands.
+        self._deferred: dict[str, set[str]] = {}
+
+    def landed(self, key: str) -> None:
+        """An analysis of group ``key`` landed from the analysis thread: publish what waited
+        for it (the flush analyses again, on the thread, if the texts changed meanwhile). Not
+        a change of any document: requests in flight are not superseded."""
+        paths = self._deferred.pop(key, set())
+        if self.session.stopped or not paths:
+            return
+        self._dirty.update(paths)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_soon(self._flush)  # type: ignore[assignment]
 
     def touch(self, path: str) -> None:
         """Note a change of ``path`` and (re)start the debounce timer."""
@@ -69,6 +85,7 @@ class PublishSchedule:
                 timer.cancel()
         self._timer = self._gc_timer = None
         self._dirty.clear()
+        self._deferred.clear()
 
     def _gc_tick(self) -> None:
         """Every IDLE_GC_S: collect garbage when no edit came since the last tick, or past
@@ -77,7 +94,10 @@ class PublishSchedule:
             return
         loop = asyncio.get_running_loop()
         pending = gc.get_count()[0]
-        if pending > GC_BACKSTOP or (pending > 1000 and loop.time() - self._last_edit >= IDLE_GC_S):
+        # Not while the analysis thread works: a full collection holds the loop (0.1-0.3 s
+        # measured with a product of 1,000 members) and the thread's garbage is not free yet.
+        idle = loop.time() - self._last_edit >= IDLE_GC_S and not self.session.analyses.busy()
+        if pending > GC_BACKSTOP or (pending > 1000 and idle):
             gc.collect()
         self._gc_timer = loop.call_later(IDLE_GC_S, self._gc_tick)
 
@@ -90,6 +110,7 @@ class PublishSchedule:
 
     def _flush_dirty(self) -> None:
         session = self.session
+        analyses = session.analyses
         dirty, self._dirty = self._dirty, set()
         try:
             groups: list[str] = []
@@ -97,6 +118,19 @@ class PublishSchedule:
                 for key in (session.publisher.owner_of(path), session.group_of(path)):
                     if key is not None and key not in groups:
                         groups.append(key)
+            for path in sorted(dirty):
+                root = analyses.waiting.get(path)
+                if root is not None:  # grouped alone until its product's first analysis lands
+                    self._deferred.setdefault(root, set()).update(dirty)
+                    if path in groups:
+                        groups.remove(path)
+            for key in list(groups):
+                if analyses.is_big(key) and not analyses.current(key):
+                    # Analysed on the thread, published when it lands (never a result
+                    # computed for an older text: publish_group checks every version).
+                    analyses.analyse_off_loop(key)
+                    self._deferred.setdefault(key, set()).update(dirty)
+                    groups.remove(key)
         except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
             log.exception("finding the runways of %s failed", sorted(dirty))
             return

@@ -53,6 +53,10 @@ TEST_HOOKS_VARIABLE = "RUNWAY_LSP_TEST_HOOKS"
 #: ``runway/_documentText`` (test hook): ``{uri}`` -> ``{uri, version, sha256, length}`` of the
 #: server's buffer (UTF-8 sha256 of the text; length in code points), or null when not open.
 DOCUMENT_TEXT_HOOK = "runway/_documentText"
+#: ``runway/_holdAnalyses`` (test hook): ``{hold: true}`` -> null: no analysis starts on the
+#: analysis thread until ``{hold: false}`` (a test sees the server while a product is being
+#: analysed, with no clock).
+HOLD_ANALYSES_HOOK = "runway/_holdAnalyses"
 
 
 class RunwayLanguageServer(LanguageServer):
@@ -299,7 +303,9 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     def hover(params: types.HoverParams):
-        return features().costs_in_view.hover_request(params)
+        ff = features()
+        with session().analyses.memoised():  # a product's files checked once per request, not per lookup
+            return ff.costs_in_view.hover_request(params)
 
     @feature(types.TEXT_DOCUMENT_CODE_LENS, convert_cost.code_lens_options())
     @cancellable
@@ -357,7 +363,9 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
         (types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link"),
     ):
         def handler(params: Any, _name: str = name) -> Any:
-            return getattr(features().navigation, _name)(session(), params)
+            nav = features().navigation
+            with session().analyses.memoised():  # synchronous: no buffer changes inside
+                return getattr(nav, _name)(session(), params)
 
         feature(method)(cancellable(handler) if method in _CANCELLABLE_NAVIGATION else handler)
 
@@ -384,3 +392,10 @@ def _register_test_hooks(server: RunwayLanguageServer) -> None:
             return None
         digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
         return {"uri": doc.uri, "version": doc.version, "sha256": digest, "length": len(doc.text)}
+
+    @server.feature(HOLD_ANALYSES_HOOK)
+    def hold_analyses(params: Any):
+        hold = params.get("hold") if isinstance(params, dict) else getattr(params, "hold", None)
+        gate = session.analyses.thread.gate
+        gate.clear() if hold else gate.set()
+        return None

@@ -2,7 +2,10 @@
 behind public methods that every feature module receives (none of them imports the server).
 
 - Pushes are debounced and computed from the newest text (:mod:`runway_lsp.schedule`): no
-  result computed for an older version is ever sent (runway_lsp/publish.py).
+  result computed for an older version is ever sent (runway_lsp/publish.py). A big product
+  (runway_lsp/analyses.py) is analysed on the analysis thread: its publication waits for the
+  result to land and is made then, every version read checked (docs/architecture.md,
+  "Threads of the server").
 - What follows a publication (lens and hint refreshes, ``runway/costsChanged``) subscribes
   with :meth:`Session.on_published` and runs, in subscription order, after every group is
   published, also a group published because another one changed.
@@ -55,6 +58,7 @@ class Session:
         self.publisher = Publisher(self)
         self._listeners: list[PublishListener] = []
         self.schedule = PublishSchedule(self)
+        self.analyses.landed.append(self.schedule.landed)
         self.idle_gc = False  # see runway_lsp.schedule.IDLE_GC_S
         #: Lines being typed on: their diagnostics wait for the pause (runway_lsp/typing_pause.py).
         self.typing = TypingPause()
@@ -258,6 +262,7 @@ class Session:
             return
         self.stopped = True
         self.schedule.stop()
+        self.analyses.stop()  # jobs not started are cancelled; nothing lands after this
         for timer in self._pause_timers.values():  # held diagnostics of typed lines
             timer.cancel()
         self._pause_timers.clear()

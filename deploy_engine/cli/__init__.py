@@ -27,6 +27,7 @@ lazily, after their guards), infisical_sdk, pygls or lsprotocol.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import shutil
@@ -89,14 +90,31 @@ def main(
     its work had; a stream that cannot encode a character gets an ASCII fallback
     (:class:`~deploy_engine.context.Redacting`); a missing ``[deploy]`` extra is exit 3.
     """
-    out = Redacting(stdout if stdout is not None else sys.stdout)
-    err = Redacting(stderr if stderr is not None else sys.stderr)
+    raw_out = stdout if stdout is not None else sys.stdout
+    raw_err = stderr if stderr is not None else sys.stderr
+    if raw_err is None:  # `2>&-`: the interpreter has no sys.stderr; messages go nowhere
+        raw_err = open(os.devnull, "w", encoding="utf-8")
+    out = Redacting(raw_out if raw_out is not None else open(os.devnull, "w", encoding="utf-8"))
+    err = Redacting(raw_err)
     env = environ if environ is not None else os.environ
     ctx = Context(out, err, env, clock, which, stdin)
+    if raw_out is None:
+        # `runway-deploy plan >&-`: no standard output at all (sys.stdout is None). Said once,
+        # exit 3, rather than an AttributeError at the first write (docs/cli.md, "Exit codes").
+        print(f"{PROG}: standard output is closed; nothing can be reported (open it, or redirect it to a file)", file=err)
+        err.flush()
+        return EXIT_NO_INPUT
     try:
         code = _run(argv, ctx)
+        try:
+            out.flush()
+        except OSError as exc:
+            code = _output_failed(exc, ctx)
     finally:
-        out.flush()
+        try:
+            out.flush()
+        except OSError:
+            pass  # reported above (or the run failed already); the descriptor is /dev/null now
         err.flush()
     if argv is None and stdout is None and stderr is None and environ is None:
         # Run as the process (the console script, `python -m deploy_engine`): the interpreter's
@@ -138,8 +156,45 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
     except BrokenPipeError:
         # The reader went away (`| head -1`): not a failure of the work, which had gone well so far.
         return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS or not _raised_writing(exc, ctx.stdout):
+            return _internal_error(exc, ctx)
+        return _output_failed(exc, ctx)
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes exit 70
         return _internal_error(exc, ctx)
+
+
+#: Write errors of a standard stream (``>/dev/full``, a full disk or quota, an I/O error): exit 3.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EBADF})
+
+
+def _raised_writing(exc: BaseException, stream: Any) -> bool:
+    """Whether ``exc`` was raised by a write or flush of ``stream`` (a frame of its own method
+    in the traceback), not by a file the command writes (a receipt, a lease: those stay exit 70
+    or their own code)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_locals.get("self") is stream and tb.tb_frame.f_code.co_name in ("write", "flush"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _output_failed(exc: OSError, ctx: Context) -> int:
+    """Standard output could not be written (``>/dev/full``): one line on stderr, exit 3; when
+    it is the process's own, its descriptor is pointed at /dev/null so that the interpreter's
+    last flush cannot fail too."""
+    print(f"{PROG}: cannot write standard output: {exc.strerror or exc}", file=ctx.stderr)
+    if sys.stdout is None or getattr(ctx.stdout, "_stream", None) is not sys.stdout:
+        return EXIT_NO_INPUT
+    try:
+        fd = sys.stdout.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_NO_INPUT
 
 
 def _internal_error(exc: BaseException, ctx: Context) -> int:

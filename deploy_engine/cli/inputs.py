@@ -16,12 +16,12 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterable, Sequence
+from typing import IO, Any, Callable, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
 from runway_core.diagnostics import Severity
 from runway_core.analysis import analyze
-from runway_core.catalog import Catalog, CatalogError, load_catalog
+from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
@@ -139,6 +139,17 @@ def _skipped(folder: Path) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
 
 
+Warn = Callable[[str], None]
+
+
+def _unreachable(path: Path, exc: OSError, warn: Warn | None) -> None:
+    """A path the walk cannot stat (longer than PATH_MAX: ENAMETOOLONG; too many symlinks):
+    skipped, with one warning naming its start and the reason (never exit 70)."""
+    if warn is not None:
+        shown = str(path) if len(str(path)) <= 120 else str(path)[:117] + "..."
+        warn(f"{PROG}: warning: skipped {shown} ({len(str(path)):,} characters): {exc.strerror or exc}")
+
+
 def _git_runway_files(folder: Path) -> list[Path] | None:
     """The runway files git tracks under ``folder``, or None when it is in no git work tree
     (or git is not installed)."""
@@ -156,32 +167,45 @@ def _git_runway_files(folder: Path) -> list[Path] | None:
     return [root / os.fsdecode(f) for f in proc.stdout.split(b"\0") if f]
 
 
-def _walk_runway_files(folder: Path) -> list[Path]:
+def _walk_runway_files(folder: Path, warn: Warn | None = None) -> list[Path]:
     found: list[Path] = []
+
+    def kept(d: Path) -> bool:
+        try:
+            return not _skipped(d)
+        except OSError as exc:
+            _unreachable(d, exc, warn)
+            return False
+
     for dirpath, dirnames, filenames in os.walk(folder):
         here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not _skipped(here / d))
+        dirnames[:] = sorted(d for d in dirnames if kept(here / d))
         found += [here / n for n in ROOT_NAMES if n in filenames]
     return found
 
 
-def discover_roots(folder: str) -> list[str]:
+def discover_roots(folder: str, warn: Warn | None = None) -> list[str]:
     """Every root runway under ``folder`` (a file with ``product:``, and the root above each
     member found), sorted by path; hidden folders, ``node_modules`` and virtual environments
-    skipped. Raises :class:`InputError` when there is none."""
+    skipped, and so are paths the system cannot reach (longer than PATH_MAX), each with a
+    ``warn`` line. Raises :class:`InputError` when there is none."""
     base = Path(folder).resolve()
     files = _git_runway_files(base)
     if files is None:
-        files = _walk_runway_files(base)
+        files = _walk_runway_files(base, warn)
     roots: list[str] = []
     seen: set[str] = set()
     for f in sorted(files):
         rel_parts = f.relative_to(base).parts[:-1] if f.is_relative_to(base) else ()
-        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in rel_parts) or not f.is_file():
+        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in rel_parts):
             continue
-        if any(_skipped(base.joinpath(*rel_parts[: i + 1])) for i in range(len(rel_parts))):
+        try:
+            if not f.is_file() or any(_skipped(base.joinpath(*rel_parts[: i + 1])) for i in range(len(rel_parts))):
+                continue
+            root = find_root(str(f))
+        except OSError as exc:
+            _unreachable(f, exc, warn)
             continue
-        root = find_root(str(f))
         if root is None or root in seen or not _is_root(root):
             continue
         seen.add(root)
@@ -200,14 +224,30 @@ def _is_root(path: str) -> bool:
     return "\nproduct:" in "\n" + head
 
 
-def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -> list[Loaded]:
+def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = None) -> list[str]:
+    """Every file the analyses of ``loaded`` read (root and members) and, with ``--catalog DIR``,
+    its two data files: what ``--output FILE`` may never be (:mod:`deploy_engine.cli.output`)."""
+    out = [f for item in loaded if item is not None for f in item.analysis.files if f != os.path.join(os.path.dirname(f), STDIN_NAME)]
+    if catalog_folder is not None:
+        out += [os.path.join(catalog_folder, SIZES_FILE), os.path.join(catalog_folder, PRICES_FILE)]
+    return out
+
+
+def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], warn: Warn | None = None) -> list[Loaded]:
     """One :class:`Loaded` per root runway the PATHs name, each once, in the order given
-    (``-``: standard input; a folder with no runway at its top: :func:`discover_roots`)."""
+    (``-``: standard input; a folder with no runway at its top: :func:`discover_roots`, which
+    says what it skipped through ``warn``). An empty PATH (``check "$UNSET"``) is InputError
+    (exit 3), never the current folder."""
     catalog = catalog_for(catalog_folder)
     out: list[Loaded] = []
     seen: set[str] = set()
     for path in paths or ["."]:
+        if path == "":
+            raise InputError("PATH is empty (an unset variable?); name a runway file or folder, or `.`")
         if path == STDIN_PATH:
+            if stdin is None:
+                # `check - <&-`: the process has no standard input at all (sys.stdin is None).
+                raise InputError("standard input is closed; nothing to read for `-`")
             out.append(load_stdin(stdin, catalog))
             continue
         p = Path(path)
@@ -215,7 +255,7 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -
             # Outside the current folder, files are shown relative to the folder searched, so
             # two products' `runway.yaml` stay apart.
             searched = str(p.resolve())
-            loaded: Iterable[Loaded] = [Loaded(analyze(r, catalog), searched) for r in discover_roots(path)]
+            loaded: Iterable[Loaded] = [Loaded(analyze(r, catalog), searched) for r in discover_roots(path, warn)]
         else:
             loaded = [load_path(path, catalog)]
         for item in loaded:
@@ -223,7 +263,22 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any]) -
             if key not in seen:
                 seen.add(key)
                 out.append(item)
+                _warn_shadowed(item, warn)
     return out
+
+
+def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
+    """One warning per folder of the analysis holding both ``runway.yaml`` and ``runway.yml``:
+    ``runway.yaml`` is read, the ``.yml`` never (docs/format.md, "Root runway")."""
+    if warn is None:
+        return
+    for f in item.analysis.files:
+        folder, name = os.path.split(f)
+        if name == ROOT_NAMES[0] and os.path.isfile(os.path.join(folder, ROOT_NAMES[1])):
+            other = os.path.abspath(os.path.join(folder, ROOT_NAMES[1]))
+            here = os.path.relpath(other)
+            shown = other if here.startswith("..") else here
+            warn(f"{PROG}: warning: {shown} is ignored: its folder also holds {ROOT_NAMES[0]}, which is the one read")
 
 
 def load(args: argparse.Namespace) -> tuple[Analysis, str]:
@@ -246,4 +301,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]

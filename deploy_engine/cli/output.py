@@ -1,16 +1,90 @@
 """Where a command's ``--format`` output goes: standard output, or with ``--output FILE`` that
 file (written once, UTF-8, when the command has rendered it) while the text output goes to
-standard output (docs/cli.md, "In CI"). Both pass through redaction."""
+standard output (docs/cli.md, "In CI"). Both pass through redaction.
+
+FILE (and ``$GITHUB_STEP_SUMMARY``, :func:`open_regular_for_writing`) is a regular file (or
+does not exist yet), a character device (``/dev/null``, ``/dev/stdout`` on a terminal) or a FIFO
+that a reader holds open (``--output /dev/stdout | jq``): it is opened ``O_NONBLOCK``, so a FIFO
+with no reader is refused (exit 3, ENXIO) instead of blocking the run forever; a socket or a
+folder is refused (exit 3). A
+FILE that is one of the files the command read (the runway itself, a member, a plan JSON side,
+a catalogue file) is refused too (exit 3), the file untouched: ``check DIR --output
+DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
-from typing import IO
+import stat
+from typing import IO, Iterable
 
 from deploy_engine.context import Context, Redacting
 from deploy_engine.exits import InputError
+
+#: Open flags of a report written: never blocks on a FIFO (ENXIO without a reader), never
+#: inherited by a child.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
+    """``path`` opened for writing text (UTF-8, ``\\n`` newlines): appended to, or truncated
+    (a regular file). A character device or a FIFO with a reader is written as it is (the open
+    is non-blocking: a FIFO with no reader fails at once with ENXIO, then its writes block as a
+    pipe's do, as ``tee``'s). Raises InputError (exit 3) when ``path`` is a socket or a folder,
+    or a FIFO no process reads; OSError when it cannot be opened. ``label`` names it in the
+    message."""
+    def refuse(why: str) -> InputError:
+        return InputError(f"{label} {path} is {why}; not written")
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not _writable_kind(mode):
+        raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
+    try:
+        fd = os.open(path, _WRITE_FLAGS | (os.O_APPEND if append else 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader: opening it blocking would hang
+            raise refuse("a FIFO that no process reads") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not _writable_kind(mode):
+            raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
+        if stat.S_ISREG(mode):
+            if not append:
+                os.ftruncate(fd, 0)
+        else:  # a pipe or a device: ordinary (blocking) writes from here on
+            os.set_blocking(fd, True)
+        return io.open(fd, "w", encoding="utf-8", newline="\n", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _writable_kind(mode: int) -> bool:
+    """A regular file, a character device or a FIFO: what a report can be written to."""
+    return stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _same_file(path: str, inputs: Iterable[str]) -> str | None:
+    """The first of ``inputs`` that is the file ``path`` names (same device and inode: a
+    symlink or a hard link counts), or None (also when ``path`` does not exist yet)."""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return None
+    for name in inputs:
+        try:
+            st = os.stat(name)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
+            return name
+    return None
 
 
 class Output:
@@ -23,17 +97,28 @@ class Output:
         self.formatted: IO[str] = Redacting(self._buffer) if self.path else ctx.stdout  # type: ignore[assignment]
         self.text: IO[str] | None = ctx.stdout if self.path else None
 
-    def close(self) -> None:
-        """Write FILE (nothing without ``--output``); InputError (exit 3) when it cannot be written."""
+    def close(self, inputs: Iterable[str] = ()) -> None:
+        """Write FILE (nothing without ``--output``). InputError (exit 3), FILE untouched, when
+        it is one of ``inputs`` (the files the command read) or no regular file; InputError
+        when it cannot be written."""
         if not self.path:
             return
+        refuse_input_as_output(self.path, inputs)
         try:
             folder = os.path.dirname(os.path.abspath(self.path))
             os.makedirs(folder, exist_ok=True)
-            with open(self.path, "w", encoding="utf-8", newline="\n") as fh:
+            with open_regular_for_writing(self.path, append=False, label="--output") as fh:
                 fh.write(self._buffer.getvalue())
         except OSError as exc:
             raise InputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
 
-__all__ = ["Output"]
+def refuse_input_as_output(path: str, inputs: Iterable[str]) -> None:
+    """InputError (exit 3) when ``path`` is one of the files in ``inputs`` (module docstring)."""
+    same = _same_file(path, inputs)
+    if same is not None:
+        shown = "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
+        raise InputError(f"--output {path} is a file this command read{shown}; not overwritten (name another FILE)")
+
+
+__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output"]

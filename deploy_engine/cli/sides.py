@@ -13,7 +13,6 @@ runway); a PATH absent at that revision is an empty plan (a product this change 
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import subprocess
@@ -30,6 +29,7 @@ from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
+from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -62,16 +62,28 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
     return Side(label, side_of_plan(plan), loaded, invalid)
 
 
-def _side_of_json_text(label: str, text: str) -> Side:
+def _side_of_json_text(label: str, text: Any) -> Side:
+    """A side from a plan JSON document: its bytes or text, or the document already read."""
     try:
-        doc = json.loads(text, parse_float=Decimal)
+        doc = loads_json(text, parse_float=Decimal) if isinstance(text, (str, bytes)) else text
         side = side_of_json(doc)
     except (ValueError, PlanDocumentError) as exc:
-        raise InputError(f"{label}: not a plan JSON document (runway-deploy plan --format json): {exc}") from None
+        raise InputError(f"{label}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
     diags = doc.get("diagnostics") if isinstance(doc, dict) else None
     invalid = isinstance(diags, list) and any(
         isinstance(d, dict) and d.get("severity") == "error" and d.get("code") not in REFUSAL_CODES for d in diags)
     return Side(label, side, None, invalid)
+
+
+#: What a file side may be named: a runway (YAML) or a plan JSON document.
+_SIDE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _refuse_odd_file(label: str, name: str) -> None:
+    """InputError (exit 3) for a file side that is neither a runway nor a plan JSON: read as a
+    runway it would resolve to the root above it and compare against the wrong plan (or none)."""
+    if not name.lower().endswith(_SIDE_SUFFIXES):
+        raise InputError(f"{label}: neither a runway (.yaml, .yml, or a folder holding one) nor a plan JSON file (.json)")
 
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
@@ -103,15 +115,30 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
         # A product (or runway) this change adds: nothing at the base, every item added.
         return Side(label, PlanSide(None, None, ()), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
-        return _side_of_json_text(label, _git(["show", f"{rev}:{rel}"], top).stdout.decode("utf-8", "replace"))
+        blob = _git(["show", f"{rev}:{rel}"], top).stdout
+        if len(blob) > MAX_JSON_BYTES:
+            raise InputError(f"{label}: not a valid plan JSON document: {len(blob):,} bytes, over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit")
+        return _side_of_json_text(label, blob)
+    if kind.stdout.strip() == b"blob":
+        _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
     archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
     if archive.returncode != 0:
         raise InputError(f"{label}: git archive failed: {archive.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
     tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp.name, filter="data")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+                tar.extractall(tmp.name, filter="data")
+        except tarfile.FilterError as exc:
+            # A symlink at REV that is absolute or leaves the folder (`services/a -> /etc`): the
+            # working tree's `check` refuses it (RW151), never reading through it; so does the
+            # base, which has no positions to put a diagnostic at: exit 3 with the reason.
+            member = getattr(getattr(exc, "tarinfo", None), "name", "?")
+            raise InputError(f"{label}: {member} at {rev} is a symlink (or file) that leaves the product's folder "
+                             f"({type(exc).__name__}); refused, never followed") from None
+        except tarfile.TarError as exc:
+            raise InputError(f"{label}: git archive of {rev} could not be read ({type(exc).__name__})") from None
         local = Path(tmp.name, *([p for p in rel.split("/") if p] or ["."]))
         side = _side_of_analysis(label, load_path(str(local), catalog))
     except BaseException:
@@ -137,12 +164,16 @@ def resolve_side(spec: str, catalog: Catalog) -> Side:
     if match and not os.path.exists(spec):
         rel = _top_relative(match["path"], cwd)
         return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd)
-    if spec.endswith(".json") and os.path.isfile(spec):
+    if spec.endswith(".json") and os.path.lexists(spec):
         try:
-            text = Path(spec).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{spec}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-        return _side_of_json_text(spec, text)
+            doc = read_json(spec, parse_float=Decimal)
+        except JsonDocumentError as exc:
+            raise InputError(f"{spec}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
+        except OSError as exc:
+            raise InputError(f"{spec}: cannot read: {exc.strerror or exc}") from None
+        return _side_of_json_text(spec, doc)
+    if os.path.lexists(spec) and not os.path.isdir(spec):
+        _refuse_odd_file(spec, spec)
     return _side_of_analysis(spec, load_path(spec, catalog))
 
 

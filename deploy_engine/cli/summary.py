@@ -4,7 +4,8 @@ appended to ``$GITHUB_STEP_SUMMARY`` (docs/ci.md, "Step summary").
 ``--summary`` always writes it (when the variable is set), ``--no-summary`` never; by default
 only a run whose standard output is for people does (``--format text``, ``markdown`` or
 ``github``, or any format with ``--output FILE``), so ``plan --format json > plan.json`` adds
-nothing. Every section is redacted; a write failure is a warning on stderr, never a failure.
+nothing. Every section is redacted; a write failure is a warning on stderr, never a failure,
+but a ``GITHUB_STEP_SUMMARY`` that is a FIFO, device or folder is exit 3 (never opened so as to block).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Mapping, Sequence
 from deploy_engine.cli.formats._shared import ci_path
 from deploy_engine.cli.formats.markdown import md
 from deploy_engine.cli.inputs import Loaded
+from deploy_engine.cli.output import open_regular_for_writing
 
 from deploy_engine.context import Context
 from deploy_engine.exits import PROG
@@ -53,7 +55,8 @@ def append(args: argparse.Namespace, ctx: Context, text: str) -> None:
         return
     path = ctx.environ["GITHUB_STEP_SUMMARY"]
     try:
-        with open(path, "a", encoding="utf-8") as fh:
+        # A FIFO, device or folder there is refused (exit 3), never opened in a way that blocks.
+        with open_regular_for_writing(path, append=True, label="GITHUB_STEP_SUMMARY") as fh:
             fh.write(redact(text))
     except OSError as exc:
         print(f"{PROG}: warning: cannot append to GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}", file=ctx.stderr)

@@ -6,7 +6,8 @@ credentials, lease, Pulumi through the Automation API (:mod:`deploy_engine.autom
 command line has loaded it and refused an invalid one with exit 1) and runs the guards in this
 order: over the cap (2: nothing is declared and pulumi is not even imported), the plan is not
 the reviewed one (8, ``--plan-digest``), ``up`` outside the protected deploy job (4), no Pulumi
-CLI (5), configuration missing (3), lease held (6). A Pulumi or Infisical failure is 7
+CLI (5), configuration missing (3), lease held (6; also a lease taken over while ``up`` runs,
+found by :func:`~deploy_engine.pipeline.run.lease_lost` before each phase). A Pulumi or Infisical failure is 7
 (:mod:`deploy_engine.exits`). A database password is generated and set only by the ``up`` that
 creates the database, or that rotates it (``--rotate-credentials``, the proxy added or removed);
 only those values are written to Infisical, after logging in before ``pulumi up``; no run reads

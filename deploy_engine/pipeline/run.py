@@ -1,7 +1,8 @@
 """One ``preview``/``up``/``drift``/``destroy`` run of the deploy pipeline
 (:mod:`deploy_engine.pipeline`): what it was asked (:class:`DeployOptions`), its redactor, its
 output, its records store and receipt (:class:`DeployRun`), the environment's lease
-(:func:`under_lease`), SIGTERM as an exception (:class:`SigtermRaises`) and the JSON error
+(:func:`under_lease`: taken, renewed by a :class:`~deploy_engine.leases.LeaseKeeper`, checked
+before each phase of ``up`` by :func:`lease_lost`, released), SIGTERM as an exception (:class:`SigtermRaises`) and the JSON error
 object (:func:`json_error`).
 
 Must not import pulumi.
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from deploy_engine.context import Context, json_ascii
-from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, PROG, Terminated
+from deploy_engine.exits import EXIT_CONFIG, EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, PROG, Terminated
 from deploy_engine.terminal import printable_lines, rel_path
 from runway_core.facts import Analysis
 from runway_core.planner import EnvironmentPlan
@@ -101,6 +102,8 @@ class DeployRun:
         self.stack = f"{self.product}-{self.env}"
         self.receipt: Any = None
         self.finished = False
+        #: The renewer of the lease ``up``/``destroy`` hold (:func:`under_lease`), else None.
+        self.lease_keeper: Any = None
         # The records store follows the backend (docs/deploy.md, "Records"); opened before any
         # guard, so a refused run's receipt goes there too. A URL's user info is a credential.
         url = backend_url(options.backend, ctx.environ)
@@ -211,14 +214,18 @@ def store_record(run: DeployRun, what: str, write: Any) -> Any:
 def under_lease(run: DeployRun, body: Any) -> int:
     """Take the environment's lease in the records store (exit 6 while another deploy holds
     it), run ``body()`` and release the lease on every way out."""
-    from deploy_engine.leases import LeaseError, LeaseHeld, acquire, release
+    from deploy_engine.leases import LeaseError, LeaseHeld, LeaseKeeper, acquire, lease_ttl, release
     from deploy_engine.receipts import lease_json
     from deploy_engine.records.store import StoreError
 
     receipt = run.receipt
     try:
+        ttl = lease_ttl(run.ctx.environ)
+    except ValueError as exc:
+        return run.finish(EXIT_CONFIG, "refused", f"{exc}; nothing was deployed")
+    try:
         lease = acquire(run.root, run.product, run.env, holder=run.holder(), clock=run.ctx.now, store=run.store,
-                        redactor=run.redactor)
+                        redactor=run.redactor, ttl=ttl)
     except LeaseHeld as exc:
         receipt.lease = lease_json(exc.lease, "held-by-another")
         return run.finish(EXIT_LEASE_HELD, "refused", f"refused: {exc}")
@@ -229,6 +236,9 @@ def under_lease(run: DeployRun, body: Any) -> int:
         # Fail closed: no lease, no deploy.
         receipt.lease = {"status": "not-taken"}
         return run.finish(EXIT_DEPLOY_FAILED, "failed", f"the lease could not be taken: {exc}; nothing was deployed")
+    # Renewed every third of its lifetime while the run goes on, and checked before each phase
+    # of `up` (lease_lost): a run longer than the lease is never taken over while alive.
+    keeper = run.lease_keeper = LeaseKeeper(lease, run.ctx.now, ttl, run.redactor).start()
     try:
         receipt.lease = lease_json(lease, "held")
         if lease.takeover:
@@ -236,7 +246,31 @@ def under_lease(run: DeployRun, body: Any) -> int:
         return body()
     finally:
         # On every way out: success, failure, a bug, Ctrl-C and SIGTERM (Terminated).
-        release(lease, run.ctx.now, run.redactor)
+        keeper.stop()
+        run.lease_keeper = None
+        release(keeper.lease, run.ctx.now, run.redactor)
+
+
+def lease_lost(run: DeployRun, next_phase: str, deployed: bool, advice: str = "") -> int | None:
+    """Before ``next_phase`` of ``up``: renew the lease now; exit 6 (:data:`EXIT_LEASE_HELD`,
+    outcome ``failed`` once something was deployed, else ``refused``) when it is no longer ours
+    (taken over after expiring, released, or not renewable before its expiry), so two deploys
+    never run their next phases at once. ``advice`` ends the message (the rotate advice when
+    phase 1 set passwords that phase 2 would have written). None while the lease is held
+    (docs/deploy.md, "Lease")."""
+    from deploy_engine.leases import LeaseLost
+
+    keeper = run.lease_keeper
+    if keeper is None:
+        return None
+    try:
+        keeper.check()
+    except LeaseLost as exc:
+        run.receipt.lease = {**(run.receipt.lease or {}), "status": "lost", "lost": str(exc)}
+        done = "what the earlier phases deployed stays; " if deployed else "nothing was deployed; "
+        return run.finish(EXIT_LEASE_HELD, "failed" if deployed else "refused",
+                          f"stopped before {next_phase}: {exc}; {done}run `{PROG} up` again once the other deploy is done{advice}")
+    return None
 
 
 def _takeover_text(command: str, takeover: Mapping[str, Any]) -> str:
@@ -246,4 +280,4 @@ def _takeover_text(command: str, takeover: Mapping[str, Any]) -> str:
     return f"{PROG} {command}: took over the lease of {takeover.get('previous_holder')}: {reason}"
 
 
-__all__ = ["DeployOptions", "DeployRun", "SigtermRaises", "json_error", "store_record", "under_lease"]
+__all__ = ["DeployOptions", "DeployRun", "SigtermRaises", "json_error", "lease_lost", "store_record", "under_lease"]

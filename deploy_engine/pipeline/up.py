@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_INVALID, EXIT_LEASE_HELD, EXIT_OK, PROG
 from deploy_engine.pipeline.credentials import FlavorSwitch, choose_credentials
-from deploy_engine.pipeline.run import DeployRun, under_lease
+from deploy_engine.pipeline.run import DeployRun, lease_lost, under_lease
 
 
 #: Seconds ``up`` waits for the Infisical -> SSM sync to create the parameters (``RUNWAY_SSM_SYNC_TIMEOUT_S``).
@@ -87,6 +87,9 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
                     return run.finish(EXIT_DEPLOY_FAILED, "failed",
                                       f"{exc}; nothing was deployed (`up` would set the password of {', '.join(cplan.new)}, "
                                       "which must then be written to Infisical)")
+            failure = lease_lost(run, "phase 1", deployed=False)
+            if failure is not None:
+                return failure
             if workloads:
                 target.exclude = workload_urns(run.product, run.env, workloads)
                 run.err(f"{PROG} up: phase 1: data resources and shared pieces (workloads {', '.join(workloads)} held back)")
@@ -105,12 +108,22 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         failure = _safety_nets(run, cplan, stored, first)
         if failure is not None:
             return failure
+        failure = lease_lost(run, "phase 2 (writing values to Infisical)", deployed=True,
+                             advice=_rotate_advice(cplan.new) if cplan.new else "")
+        if failure is not None:
+            return failure
         failure = _write_values(run, writer, slug, cplan, first.outputs, written)
         if failure is not None:
             return failure
         if not workloads:
             return run.finish(EXIT_OK, "succeeded")
+        failure = lease_lost(run, "phase 3 (waiting for the Infisical -> SSM sync)", deployed=True)
+        if failure is not None:
+            return failure
         failure = _wait_for_sync(run, slug)
+        if failure is not None:
+            return failure
+        failure = lease_lost(run, "phase 4 (the services)", deployed=True)
         if failure is not None:
             return failure
         run.err(f"{PROG} up: phase 4: the services ({', '.join(workloads)}), each waiting for steady state")

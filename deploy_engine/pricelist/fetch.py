@@ -13,6 +13,8 @@ consume incrementally (bounded memory, catalog/README.md).
 from __future__ import annotations
 
 import io
+import os
+import stat
 import time
 import urllib.error
 import urllib.parse
@@ -110,7 +112,15 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
     try:
         if scheme == "file":
             path = _file_path(url)
-            raw: IO[bytes] = open(path, "rb")
+            # Regular files only, opened O_NONBLOCK and checked again on the descriptor: a FIFO
+            # would block the refresh forever, /dev/zero never end (docs/cli.md, "catalog refresh").
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise SourceError(f"{url}: not a regular file (a FIFO, socket, device or folder); never read")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise SourceError(f"{url}: not a regular file (a FIFO, socket, device or folder); never read")
+            raw: IO[bytes] = os.fdopen(fd, "rb")
             total: int | None = path.stat().st_size
         else:
             request = urllib.request.Request(url, headers={"User-Agent": "runway-deploy catalog refresh"})

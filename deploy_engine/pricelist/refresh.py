@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, load_catalog
+from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
 from .fetch import OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream
 from .offers import OfferFile, OfferFormatError, Product, read_offer
@@ -97,11 +97,16 @@ class RefreshResult:
 
 
 def _load_json(url: str, label: str, progress: Progress | None) -> Any:
+    """An index document (the offer index, a region index: kilobytes), through the one bounded
+    JSON reader: at most MAX_JSON_BYTES read, no NaN/Infinity, nesting bounded (RefreshError)."""
     with open_stream(url, label, progress) as stream:
-        try:
-            return json.load(io.TextIOWrapper(stream, encoding="utf-8-sig"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise RefreshError(f"{url}: not JSON ({exc})") from None
+        data = stream.read(MAX_JSON_BYTES + 1)
+    if len(data) > MAX_JSON_BYTES:
+        raise RefreshError(f"{url}: over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit for an index document; not read further")
+    try:
+        return loads_json(data)
+    except JsonDocumentError as exc:
+        raise RefreshError(f"{url}: {exc}") from None
 
 
 def _decimal(text: str) -> Decimal | None:

@@ -6,12 +6,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from runway_core.workspace import loads_json
 
 #: Record kinds whose keys are per product and environment (see :meth:`RecordStore.key`).
 KINDS = ("receipts", "plans", "drift", "lease-history", "ends")
@@ -47,7 +48,9 @@ class Record:
     etag: str
 
     def json(self) -> Any:
-        return json.loads(self.data.decode("utf-8"))
+        """The record as JSON, through the one bounded reader (:func:`runway_core.workspace.loads_json`:
+        no NaN/Infinity, nesting bounded). Raises ValueError (``JsonDocumentError``) when it is none."""
+        return loads_json(self.data)
 
 
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

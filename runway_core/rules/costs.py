@@ -1,4 +1,5 @@
-"""Region, prices and caps: RW160 (a region the catalogue does not price), RW161 (unit
+"""Region, prices and caps: RW164 (a region name that is no AWS region), RW160 (an AWS region
+the catalogue does not price), RW161 (unit
 prices missing for the region where no cap depends on them), RW162/RW163 (a capped
 environment whose estimate misses a price: its cap cannot be checked, so the plan is refused:
 fail closed, issue 13), RW170 (an environment over its cap: the plan is refused, ADR 0493 §3)
@@ -13,6 +14,7 @@ from ..diagnostics import Diagnostic
 from ..money import cents, usd
 from ..planner.items import refresh_command
 from ..positions import Position, Range
+from ..catalog import aws_regions
 from ..text import suggest
 from ..yamlsrc import YMap
 from ._common import _d, _first_key_range, _root, _section
@@ -37,14 +39,19 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
     node = r.get("region")
     rng = node.range if node is not None else _first_key_range(r)
     reg = an.spec.region
+    known = aws_regions()
+    if reg not in known and reg not in an.catalog.regions:
+        # Not an AWS region at all (botocore's endpoint data, catalog/aws_regions.json): the
+        # one problem to report. Its missing prices (RW161-RW163) would only advise refreshing
+        # a region that does not exist; the plans stay unpriced, and RW164 is an error.
+        yield _not_a_region(an, rng, reg, known)
+        return
     refresh = refresh_command(reg)
     if reg not in an.catalog.regions:
-        sug = suggest(reg, sorted(an.catalog.regions))
-        hint = f"; did you mean `{sug}`?" if sug else ""
-        advice = "" if sug else f"; `{refresh}` prices it from the AWS Price List"
         yield _d(an, an.root_file, rng, "RW160",
-                 f"region `{reg}` has no prices in the catalogue{hint} (priced regions: {', '.join(sorted(an.catalog.regions))}){advice}",
-                 {"region": reg, "suggestion": sug})
+                 f"region `{reg}` has no prices in the catalogue ({_partition(known, reg)}; priced regions: "
+                 f"{', '.join(sorted(an.catalog.regions))}); `{refresh}` prices it from the AWS Price List",
+                 {"region": reg, "command": refresh})
     env_models = getattr(an, "_env_models", {})
     refused: dict[str, list[str]] = {}  # missing key -> capped environments it leaves unchecked
     lower: dict[str, list[str]] = {}  # missing key -> environments where the total is only a lower bound
@@ -69,6 +76,27 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
                  f"the catalogue has no {reg} price for {_names(keys)}; those items are not estimated in {_names(envs)}, "
                  "so their totals are lower bounds (never another region's price)",
                  {"region": reg, "missing": keys, "environments": envs})
+
+
+def _partition(known, reg: str) -> str:
+    part = known.get(reg, "aws")
+    return "an AWS region" if part == "aws" else f"an AWS region of the {part} partition"
+
+
+def _not_a_region(an: "Analysis", rng: Range, reg: str, known) -> Diagnostic:
+    """RW164 at the ``region`` value: the same name in lower case when only the case is wrong
+    (``EU-WEST-1``), else the closest AWS region (difflib, :func:`~runway_core.text.suggest`:
+    ``eu-west1`` -> ``eu-west-1``), priced regions first when as close."""
+    lower = reg.strip().lower()
+    if lower in known:
+        sug: str | None = lower
+    else:
+        sug = suggest(lower, sorted(set(known) | set(an.catalog.regions)), prefer=an.catalog.regions)
+    hint = f"; did you mean `{sug}`?" if sug else ""
+    return _d(an, an.root_file, rng, "RW164",
+              f"`{reg}` is not an AWS region{hint} (region names are lower case, e.g. `us-east-1`; "
+              f"priced in the catalogue: {', '.join(sorted(an.catalog.regions))})",
+              {"region": reg, "suggestion": sug})
 
 
 def _unpriced_items(an: "Analysis", reg: str, refresh: str) -> Iterator[Diagnostic]:

@@ -28,6 +28,7 @@ EXCLUDED = {
     "RW161": ("As RW160: shown by test_unknown_region_is_refused and test_missing_price_is_rw161."),
     "RW162": ("As RW160: shown by test_unknown_region_is_refused."),
     "RW163": ("As RW160: shown by test_unknown_region_is_refused."),
+    "RW164": ("As RW160 (one region per root): shown by test_a_region_that_is_not_an_aws_region_is_rw164."),
     "RW011": (
         "A runway over the 1 MiB limit does not belong in the repository (the golden cases write "
         "theirs at test time). test_oversized_member_is_rw011 shows it by reading one member of "
@@ -84,19 +85,31 @@ def test_every_code_appears(analysis) -> None:
         assert instead in seen, f"{code} is excluded for {instead}, which the example must show"
 
 
-def test_unknown_region_is_refused(catalog) -> None:
+def _in_region(catalog, region: str):
+    """The example analysed with ``region`` instead of its eu-central-1."""
+
     def read(path: str) -> str:
         text = read_disk(path)
         if Path(path) == ROOT:
-            text = text.replace("region: eu-central-1 ", "region: ap-southeast-2 ", 1)
+            text = text.replace("region: eu-central-1 ", f"region: {region} ", 1)
         return text
 
-    an = analyze(str(ROOT), catalog, read=read)
+    return analyze(str(ROOT), catalog, read=read)
+
+
+def test_unknown_region_is_refused(catalog) -> None:
+    an = _in_region(catalog, "ap-southeast-2")
     seen = {d.code for d in an.all_diagnostics()}
     # Nothing is priced: capped environments are refused (RW162 on the region, RW163 on each
     # unpriced item), uncapped ones warn (RW161); never another region's price.
     assert {"RW160", "RW161", "RW162", "RW163"} <= seen
     assert all(p.verdict in ("unpriced", "no-cap") for p in an.plans.values())
+
+
+def test_a_region_that_is_not_an_aws_region_is_rw164(catalog) -> None:
+    an = _in_region(catalog, "EU-CENTRAL-1")
+    (d,) = [d for d in an.all_diagnostics() if d.code == "RW164"]
+    assert "did you mean `eu-central-1`?" in d.message and d.file == str(ROOT)
 
 
 def test_missing_price_is_rw161(tmp_path) -> None:

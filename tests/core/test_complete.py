@@ -554,3 +554,15 @@ def test_a_choice_right_after_the_colon_replaces_the_written_value(catalog, tmp_
 def test_a_flow_value_after_the_colon_is_left_alone(catalog, tmp_path):
     s = lone(catalog, tmp_path, "runway: 1\nproduct: shop\nresources:\n  db: {kind: postgres}\nworkloads:\n  api:\n    image: x\n    uses:‸ [db]\n")
     assert all(c.range.end.character <= len("    uses:") + 1 for c in s.items)  # `[db]` is never replaced
+
+
+def test_region_values_priced_first_then_every_commercial_aws_region(catalog):
+    from runway_core.catalog import aws_regions
+
+    s = Session(catalog, edited("region: us-east-1", f"region: {MARK}"))
+    priced = sorted(catalog.regions)
+    assert s.labels[: len(priced)] == priced
+    rest = s.labels[len(priced):]
+    assert rest == sorted(r for r, p in aws_regions().items() if p == "aws" and r not in catalog.regions)
+    assert "eu-west-2" in rest and "cn-north-1" not in rest
+    assert "RW160" in s.get("eu-west-2").detail and s.get("eu-west-1").detail == "priced by the catalogue"

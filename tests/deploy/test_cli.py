@@ -286,6 +286,32 @@ def test_plan_details_line_items(capsys, tmp_path):
     assert "db.t4g.micro Single-AZ, 730 h: 730 x $0.016 per instance-hour = $11.68 (price-list)" in out
 
 
+def test_plan_details_show_each_line_items_price_source(capsys, tmp_path):
+    """A cost auditor traces every figure: under each line item, the catalogue row's source
+    (shortened) and its price key, as JSON's ``line_items[].source`` / ``price_key`` say."""
+    from runway_core.catalog import load_catalog
+
+    rc, out, _ = run(capsys, "plan", str(copy_orders(tmp_path)), "--env", "dev", "--details")
+    assert rc == 0
+    lines = out.splitlines()
+    at = lines.index("      db.t4g.micro Single-AZ, 730 h: 730 x $0.016 per instance-hour = $11.68 (price-list)")
+    assert lines[at + 1] == "        source: AWS Price List, AmazonRDS offer, us-east-1, 2026-09-24 [rds:db.t4g.micro:single-az]"
+    row = load_catalog().price("rds:db.t4g.micro:single-az", "us-east-1")
+    assert row.source.startswith("AWS Price List, AmazonRDS offer, us-east-1, 2026-09-24 (")
+    # Every line item of the JSON plan has its source line in the text plan, in order.
+    rc, doc, _ = run_json(capsys, "plan", str(copy_orders(tmp_path / "j")), "--env", "dev", "--format", "json")
+    keys = [li["price_key"] for i in doc["environments"][0]["items"] for li in i["line_items"]]
+    shown = [ln.rsplit("[", 1)[1].rstrip("]") for ln in lines if ln.startswith("        source: ")]
+    assert shown == keys and len(keys) > 10
+    long = [ln for ln in lines if ln.startswith("        source: ")]
+    assert all(len(ln) <= len("        source: ") + 72 + 3 + max(map(len, keys)) for ln in long)
+    # markdown --details has the same source column.
+    rc, md, _ = run(capsys, "plan", str(copy_orders(tmp_path / "m")), "--env", "dev", "--details", "--format", "markdown")
+    head = next(ln for ln in md.splitlines() if "| confidence" in ln)
+    assert head.split("|")[-2].strip() == "source"
+    assert "| AWS Price List, AmazonRDS offer, us-east-1, 2026-09-24 (`rds:db.t4g.micro:single-az`)" in md
+
+
 def test_plan_json_shape(capsys):
     rc, doc, err = run_json(capsys, "plan", str(ORDERS), "--format", "json")
     assert rc == 1

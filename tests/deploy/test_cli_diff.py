@@ -129,7 +129,7 @@ def test_plan_json_files_as_sides_give_the_same_diff(sides, tmp_path):
     assert rc == 3 and "not a JSON object" in err
     (tmp_path / "bad.json").write_text('{"format_version": 1, "environments": [{"name": 3}]}', encoding="utf-8")
     rc, _, err = run("diff", str(tmp_path / "bad.json"), str(head))
-    assert rc == 3 and "not a plan JSON document" in err and "environments[0]" in err
+    assert rc == 3 and "not a valid plan JSON document" in err and "environments[0]" in err
 
 
 def test_markdown_is_the_pr_comment_with_the_marker(sides):

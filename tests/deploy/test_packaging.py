@@ -104,6 +104,8 @@ def test_the_wheel_ships_the_docs_the_help_points_at(dists, tmp_path, monkeypatc
             assert data + page in names
         assert f"runway_tooling-{__version__}.dist-info/licenses/LICENSE" in names
         assert "deploy_engine/cli/commands/diff.py" in names and "runway_core/plan_diff.py" in names
+        # The catalogue's data, the AWS region list (RW164) included.
+        assert {"catalog/prices.csv", "catalog/sizes.toml", "catalog/aws_regions.json"} <= names
         assert not any(n.startswith("tests/") for n in names)
         # Installed: the data files land in <scheme data>/share/doc/runway-tooling.
         prefix = tmp_path / "prefix"

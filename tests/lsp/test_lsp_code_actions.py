@@ -279,3 +279,36 @@ async def test_a_client_without_code_action_literals_gets_none(client: LanguageC
     await until(client, lambda: "RW102" in codes(client, f))
     d = next(d for d in client.diagnostics[f.as_uri()] if d.code == "RW102")
     assert await actions(client, f, d.range, [d]) == []
+
+
+# --- RW006: tabs replaced with spaces, the whole file at once -----------------------------------
+
+TABBED = (
+    "runway: 1\n"
+    "product: tabs   # 🐪 tab-indented\n"
+    "resources:\n"
+    "\tdb:\n"
+    "\t\tkind: postgres\n"
+    "\tjobs:\n"
+    "\t\tkind: queue\n"
+)
+
+
+@pytest.mark.parametrize(("caps", "encoding", "pulls"), CLIENTS[:2])
+async def test_tab_indentation_fix_for_the_whole_file_clears_rw006(client: LanguageClient, tmp_path: Path, caps, encoding, pulls):
+    f = tmp_path.resolve() / "runway.yaml"
+    f.write_text(TABBED, encoding="utf-8")
+    await init(client, caps(), tmp_path)
+    did_open(client, f)
+    (d,) = await diagnostics_of(client, f, "RW006", pulls)
+    assert d.range.start.line == 3
+    got = await actions(client, f, d.range, [d])
+    assert [(a.title, a.is_preferred) for a in got] == [
+        ("Replace tabs with spaces", True),
+        ("Replace tabs with spaces in the whole file (4 lines)", None),
+    ]
+    version, text_edits = edits_by_uri(got[1], document_changes=pulls)[f.as_uri()]
+    expected = TABBED.replace("\t\t", "    ").replace("\t", "  ")
+    assert apply_text_edits(TABBED, text_edits, encoding) == expected
+    send_edits(client, f, 2, text_edits)
+    await gone(client, f, "RW006", 2, pulls)

@@ -16,7 +16,8 @@
 //      1,200 px nor at 320 px; an item's name opens its YAML; a row expands to its line items
 //      from the keyboard;
 //   4. the plan view survives a window reload (restored by its serializer, no empty group) and a
-//      syntax error (the last good plan under a "stale: … at L:C" banner);
+//      syntax error (the last good plan under a "stale: … at L:C" banner); a rename while the
+//      syntax error is there is refused, naming it (the server does not rename a cut tree);
 //   5. renaming main-db shows the confirmation preview (the injected variables that change);
 //   6. a quick fix through the UI (Ctrl+.) on a broken copy changes the file as expected;
 //   7. a broken interpreter setting: one notification, the server not restarted; a server that
@@ -258,6 +259,11 @@ const settings = {
   'window.restoreWindows': 'none',
   'chat.commandCenter.enabled': false,
   'workbench.colorTheme': 'Default Dark Modern',
+  // As code-server (a web build) has it by default: typed text is on disk one second after the
+  // last keystroke. Written here so the checks that type state it; each one that changes a file
+  // on purpose ends with the file saved as it was (a revert brings back what was written).
+  'files.autoSave': 'afterDelay',
+  'files.autoSaveDelay': 1000,
 };
 mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
 writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
@@ -273,7 +279,8 @@ const install = spawnSync(process.execPath, [ENTRY, '--install-extension', VSIX,
 if (install.status !== 0) throw new Error(`--install-extension failed: ${install.stdout}\n${install.stderr}`);
 const installed = readdirSync(dirs.extensions).filter((d) => d.startsWith('runway-tooling.runway-yaml'));
 if (!installed.length) throw new Error(`the extension is not in ${dirs.extensions}: ${install.stdout}`);
-mark(`installed ${installed[0]}`);
+const vsixBytes = readFileSync(VSIX).length;
+mark(`installed ${installed[0]} from ${path.basename(VSIX)} (${(vsixBytes / 1e6).toFixed(2)} MB)`);
 
 // --- code-server -----------------------------------------------------------------------------
 
@@ -482,6 +489,7 @@ try {
   const mainDbLine = ordersText.split('\n').findIndex((l) => /^ {2}main-db:/.test(l)) + 1;
 
   let firstDiagnosticsMs;
+  let serverTimes = '';
   await check('first open of the checkout: the bundled server, no error notification, RW140 of examples/orders', async () => {
     await openFile('examples/orders/runway.yaml');
     await waitFor('RW140 in the Problems panel', async () => (await problemsText()).includes('RW140'), 60_000);
@@ -491,6 +499,16 @@ try {
     const files = await page.locator('.markers-panel .monaco-tl-row .file-icon, .markers-panel .monaco-list-row[aria-label*="runway.yaml"]').allInnerTexts();
     mark(`Problems panel files: ${files.map((f) => f.replace(/\s+/g, ' ')).join(' | ')}`);
     const log = runwayLog();
+    // Where the time goes, from the Runway channel's timestamps (the extension host's local
+    // time, as this process's): the server launched, then its first diagnostics pushed; the
+    // rest is the workbench and the Problems panel (polled through the command palette).
+    const at = (re) => {
+      const line = log.split('\n').find((l) => re.test(l));
+      const when = line && new Date(line.slice(0, 23).replace(' ', 'T')).getTime();
+      return Number.isFinite(when) ? `${((when - opened) / 1000).toFixed(1)}s` : '?';
+    };
+    serverTimes = `server launched ${at(/runs the bundled server/)}, its first diagnostics pushed ${at(/diagnostics pushed for/)} after opening`;
+    mark(serverTimes);
     if (!/runs the bundled server/.test(log)) throw new Error(`the log does not say the bundled server runs:\n${log.slice(0, 1500)}`);
     if (!new RegExp(`${PYTHON3.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|${binDir}/python3|python3`).test(log)) throw new Error('the interpreter is not named in the log');
     await sleep(1500); // a late notification (a settings warning, a crash) would show by now
@@ -656,11 +674,30 @@ try {
     const kept = await (await planFrame('table.plan')).locator('tr.item-row[data-item="main-db"]').innerText();
     if (!/\$36\.28/.test(kept)) throw new Error(`the kept plan lost its figures: ${kept}`);
     await shot('plan-stale');
-    // Undo the edit from the keyboard (the editor still has the focus): the line's text, then its line break.
+    // No rename while the runway is cut short by the syntax error: the tree past it (and every
+    // member) is not read, so the edit would miss uses and carry no confirmation; the server
+    // refuses and VS Code shows why, at the name.
+    await goToLine(mainDbLine);
+    await (await lineSpan('main-db:')).locator('span', { hasText: 'main-db' }).last().click();
+    await runCommand('Rename Symbol');
+    const refusal = page.locator('.monaco-editor-overlaymessage', { hasText: 'syntax error' }).first();
+    await refusal.waitFor({ timeout: 15_000 });
+    mark(`rename refused while the syntax error is there: ${(await refusal.innerText()).replace(/\s+/g, ' ').slice(0, 160)}`);
+    if ((await page.locator('.rename-box input, .rename-input').count()) && (await page.locator('.rename-box input, .rename-input').first().isVisible())) throw new Error('the rename input opened on a runway cut short');
+    await shot('rename-refused');
+    await page.keyboard.press('Escape');
+    // Undo the edit from the keyboard: the typed line's text, then its line break.
+    await goToLine(lines);
+    await page.keyboard.press('End');
     await page.keyboard.press('Shift+Home');
     await page.keyboard.press('Backspace');
     await page.keyboard.press('Backspace');
     await waitFor('the text as it was', async () => !(await page.locator('.editor-group-container.active .view-line', { hasText: 'oops' }).count()));
+    // Auto-save wrote the broken text while the banner was awaited: save the restored one and
+    // wait for it on disk, so no later revert brings the syntax error back (that made the rename
+    // check flaky: a revert within the auto-save delay reloaded the broken text).
+    await page.keyboard.press('Control+S');
+    await waitFor('examples/orders/runway.yaml saved as it was', async () => readFileSync(ordersRoot, 'utf8') === ordersText);
     await waitFor('the banner gone', async () => {
       for (const f of page.frames()) if ((await f.locator('p.stale').count().catch(() => 0)) > 0) return false;
       return true;
@@ -670,8 +707,12 @@ try {
   await check('renaming main-db shows the confirmation preview naming the injected variables', async () => {
     await openFile('examples/orders/runway.yaml');
     await page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'runway.yaml' }) }).locator('.monaco-editor .view-lines').first().click(); // the text editor, not the plan, is the one to revert
-    await runCommand('File: Revert File'); // whatever a failed check before left in it
-    await waitFor('the runway planned again', async () => (await statusTexts()).some((i) => /^(dev|staging|production) \$/.test(i.text)));
+    // Whatever a failed check before left in it (auto-save has written it to disk too): the
+    // checkout's text on disk, then the buffer reverted to it.
+    if (readFileSync(ordersRoot, 'utf8') !== ordersText) writeFileSync(ordersRoot, ordersText);
+    await runCommand('File: Revert File');
+    // Planned again from a runway that reads whole: a figure, not the stale one kept over a syntax error.
+    await waitFor('the runway planned again', async () => (await statusTexts()).some((i) => /^(dev|staging|production) \$[\d,.]+ \/ \$[\d,.]+$/.test(i.text)));
     await goToLine(mainDbLine);
     const word = (await lineSpan('main-db:')).locator('span', { hasText: 'main-db' }).last();
     await word.click();
@@ -779,7 +820,8 @@ try {
     await waitFor('the cost back in the status bar', async () => (await statusTexts()).find((i) => /^(production|dev) (≥ )?\$/.test(i.text)), 45_000);
   });
 
-  if (firstDiagnosticsMs !== undefined) console.log(`e2e: first diagnostic ${(firstDiagnosticsMs / 1000).toFixed(1)}s after opening the checkout (workbench load included)`);
+  if (firstDiagnosticsMs !== undefined) console.log(`e2e: first diagnostic ${(firstDiagnosticsMs / 1000).toFixed(1)}s after opening the checkout (workbench load included; in the Problems panel); ${serverTimes}`);
+  console.log(`e2e: ${path.basename(VSIX)} ${(vsixBytes / 1e6).toFixed(2)} MB (${vsixBytes} bytes)`);
   await shot('final');
   if (consoleErrors.length) writeFileSync(path.join(ARTIFACTS, 'browser-console-errors.txt'), consoleErrors.join('\n'));
   exitCode = results.every((r) => r.ok) ? 0 : 1;

@@ -12,7 +12,7 @@ from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count, summary_line
-from deploy_engine.cli.inputs import Entry, entries_of
+from deploy_engine.cli.inputs import Entry, entries_of, files_read
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         render_text(entries, files, stream, ctx)
     if output.text is not None:
         render_text(entries, files, output.text, ctx)
-    output.close()
+    output.close(files_read(loaded, args.catalog))
     if summary.wanted(args, ctx):
         summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
     return code

@@ -11,6 +11,7 @@ its cap, or with ``--max-increase USD`` when one grows by more than that many US
 from __future__ import annotations
 
 import argparse
+import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from deploy_engine.cli.commands._args import add_ci_arguments
 from deploy_engine.cli.formats import github, markdown, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count
-from deploy_engine.cli.inputs import catalog_for, entries_of
+from deploy_engine.cli.inputs import catalog_for, entries_of, files_read
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
@@ -31,7 +32,15 @@ if TYPE_CHECKING:  # imported when a diff runs (git, tar and the pure diff are n
 NAME = "diff"
 
 
+#: An amount as people write one: digits, thousands commas, cents; an optional leading `$`.
+#: Not Python's wider Decimal syntax: `1_000`, `1e3`, `Infinity` are refused as the YAML cap
+#: (`limits.monthly`) refuses them (docs/format.md; usage error, 64).
+_AMOUNT = re.compile(r"\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
 def _usd(text_value: str) -> Decimal:
+    if not _AMOUNT.fullmatch(text_value.strip()):
+        raise argparse.ArgumentTypeError(f"{text_value!r} is not an amount in USD (e.g. 100 or 99.50)")
     try:
         value = Decimal(text_value.strip().lstrip("$").replace(",", ""))
     except InvalidOperation:
@@ -134,7 +143,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         _render(args.format, diff, base, head, args, output.formatted, ctx)
         if output.text is not None:
             _render("text", diff, base, head, args, output.text, ctx)
-        output.close()
+        output.close(files_read([base.loaded, head.loaded], args.catalog) + [s.label for s in (base, head) if s.loaded is None])
         entries = entries_of([head.loaded]) if head.loaded is not None else []
         if head.loaded is not None and entries:
             an = head.loaded.analysis

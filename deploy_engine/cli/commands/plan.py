@@ -15,7 +15,7 @@ from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count, file_count
-from deploy_engine.cli.inputs import Loaded, entries_of, selected_environments
+from deploy_engine.cli.inputs import Loaded, entries_of, files_read, selected_environments
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES, UsageError
@@ -32,7 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all, in declaration order)")
     p.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
                    help="output format: text, json, markdown, github (annotations, then the text table) or sarif; default text")
-    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence)")
+    p.add_argument("--details", action="store_true", help="show each item's line items (quantity x unit price, confidence, price source)")
     add_ci_arguments(p)
     return p
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if output.text is not None:
         for item, plan in zip(loaded, plans):
             _render("text", item, plan, args, output.text, ctx)
-    output.close()
+    output.close(files_read(loaded, args.catalog))
     if entries and args.format != "github":
         style = text.Style(ctx.stderr, ctx.environ)
         for item in loaded:

@@ -52,6 +52,7 @@ def _words(args: argparse.Namespace) -> tuple[bool, str]:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from deploy_engine.backend import DeployConfigError, check_backend_scheme
     from deploy_engine.receipts import list_receipts, url_secrets
     from deploy_engine.records import backend_url, open_store
     from deploy_engine.records.store import StoreError
@@ -73,12 +74,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     ctx.redactor = redactor
     product = an.spec.product
     try:
+        if url:
+            # A backend this tool does not deploy to has no records here: refused (exit 3), never
+            # the local .runway/ listed in its place (docs/deploy.md, "Backend").
+            check_backend_scheme(url)
         store = open_store(url, root, ctx.environ, redactor)
         keys = list_receipts(store, product, args.env, list(an.plans))
         if export:
             return _export(ctx, store, product, args.env or None, list(an.plans), keys, Path(args.to), redactor)
         rows = [_row(store, key) for key in keys]
-    except (StoreError, ValueError) as exc:
+    except (StoreError, ValueError, DeployConfigError) as exc:
         print(redactor.scrub(f"{PROG} receipts: {exc}"), file=ctx.stderr)
         if args.format == "json":
             dump({"error": {"exit_code": EXIT_CONFIG, "message": redactor.scrub(str(exc))}}, ctx.stdout)

@@ -19,7 +19,6 @@ installed, 64 usage, else 0.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_CONFIG, EXIT_INVALID, EXIT_OK, EXIT_PULUMI_MISSING, EXIT_REFUSED, OVER_CAP_CODE, PROG, UsageError
 from runway_core.diagnostics import Severity
+from runway_core.workspace import read_json
 
 NAME = "resources"
 #: Stand-in network ids when none are configured (the format of real ids; no such resources exist).
@@ -62,9 +62,11 @@ def _network(args: argparse.Namespace, ctx: Context, plan: Any) -> tuple[Any, li
     doc: dict[str, Any] = {}
     if args.network:
         try:
-            doc = json.loads(Path(args.network).read_text(encoding="utf-8"))
+            doc = read_json(args.network)  # bounded: a FIFO, /dev/zero or deep JSON never read here
         except (OSError, ValueError):
             doc = {}  # load_network_settings reports it
+        if not isinstance(doc, dict):
+            doc = {}
     public = [w for w in plan.items if w.kind == "workload" and (w.capacity or {}).get("expose") == "public"]
     for field, value in STAND_IN_NETWORK.items():
         var = ENV_VARS[field]

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
+from deploy_engine.cli.output import open_regular_for_writing
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_OK, InputError
 
@@ -30,7 +30,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.stdout.write(schema)
         return EXIT_OK
     try:
-        Path(args.output).write_text(schema, encoding="utf-8")
+        with open_regular_for_writing(args.output, append=False, label="--output") as fh:  # a FIFO: exit 3, never blocks
+            fh.write(schema)
     except OSError as exc:
         raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     return EXIT_OK

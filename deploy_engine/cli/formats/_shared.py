@@ -25,6 +25,27 @@ NOTE_NETWORK = "Network (VPC, NAT gateways, endpoints, data transfer) is outside
 NOTE_IMPLICIT = "implicit: a shared pool (`shared-<kind>`, from members' `requires` and `environments.<env>.shared`) or a per-environment item (ALB, service discovery)."
 
 
+#: The longest short price source shown by ``plan --details`` (the full text is in JSON).
+SHORT_SOURCE = 72
+
+
+def short_source(source: str, key: str) -> str:
+    """A line item's price source for a reader tracing a figure: the catalogue row's source up
+    to its first `` (``, ``;`` or `` — `` (its publisher, offer, region and date, e.g. "AWS Price
+    List, AmazonRDS offer, us-east-1, 2026-09-24"), at most :data:`SHORT_SOURCE` characters
+    (cut with "…"), then the price key that names the row (docs/catalog.md: one row per key and
+    region). The whole source is ``line_items[].source`` in JSON (docs/cli.md)."""
+    text = " ".join(source.split())
+    for stop in (" (", ";", " — "):
+        at = text.find(stop)
+        if at > 0:
+            text = text[:at]
+    text = text.rstrip(" ,.")
+    if len(text) > SHORT_SOURCE:
+        text = text[: SHORT_SOURCE - 1].rstrip() + "…"
+    return (text or "no source given") + (f" [{key}]" if key else "")
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, signed_usd, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, short_source, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -100,6 +100,8 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
             if details:
                 for li in item.line_items:
                     out.append(f"      {_line_item_text(li)}")
+                    # Where the unit price comes from, so every figure can be traced to its row.
+                    out.append(f"        source: {printable(short_source(li.source, li.price_key))}")
                 for key in item.missing_prices:
                     out.append(f"      price {key}: missing for {plan.region}, not estimated")
         out.append("  " + "-" * width)

@@ -14,7 +14,7 @@ from decimal import Decimal
 from pydantic import BaseModel
 
 from ... import markdown
-from ...catalog import SIZES
+from ...catalog import SIZES, aws_regions
 from ...model import REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, Health, MemberRunway, PostgresEngine, Resource, RootRunway, Workload, model_for
 from ...money import cap_percent, usd
 from ...planner import EnvironmentPlan, ItemPlan
@@ -149,8 +149,14 @@ class _Candidates(_Snippets):
         if path == ("runway",):
             self.value("1", "value", detail="format version")
         elif path == ("region",):
-            for i, r in enumerate(sorted(f.catalog.regions)):
+            priced = sorted(f.catalog.regions)
+            for i, r in enumerate(priced):
                 self.value(r, "enum", detail="priced by the catalogue", sort=f"{i:02d}")
+            # Then every other region of the commercial partition (catalog/aws_regions.json):
+            # valid, but without prices until the catalogue is refreshed for it (RW160).
+            others = sorted(r for r, part in aws_regions().items() if part == "aws" and r not in f.catalog.regions)
+            for i, r in enumerate(others):
+                self.value(r, "enum", detail="an AWS region without prices (RW160: catalog refresh)", sort=f"1{i:03d}")
         elif n == 3 and path[0] == "resources" and path[2] == "kind":
             self.kinds(shared=False)
         elif n in (3, 4) and path[0] in ("resources", "workloads") and path[2] == "size":

@@ -35,9 +35,14 @@ What each code gets:
 - RW142 reason without a ground: "Prefix reason with GROUND" for each ground.
 - RW102 unknown key: rename to the suggested key (preferred) and other close keys, never to a
   key the mapping already has.
-- RW120 unknown kind: the suggested kind. RW131 size/scale for an undeclared environment:
+- RW120 unknown kind: the suggested kind. RW164 not an AWS region: "Change region to
+  `eu-west-1`" (the suggested region). RW131 size/scale for an undeclared environment:
   rename to the suggested environment, "Declare environment ENV" and "Remove the ENV entry".
 - RW002 duplicate key: delete the second entry.
+- RW006 tab indentation: "Replace tabs with spaces" on the diagnosed line (preferred) and,
+  when more lines are tab-indented, "Replace tabs with spaces in the whole file (N lines)";
+  one tab width for the file, chosen so the line lands where its block expects it, and each
+  fix checked by re-parsing the fixed text (:mod:`.tabs`).
 - RW140 (digest) and every other code: no fix (a digest cannot be invented).
 
 Shapes of ``size:`` when resizing ENV to SIZE: a map naming ENV gets its value replaced; a
@@ -57,7 +62,7 @@ Must not import pygls, lsprotocol or pulumi.
 The package: :mod:`._source` (minimal edits of one file's text), :mod:`._context` (the
 fix being built, the node a diagnostic points at), and one module per family of fixes:
 :mod:`.costs` (RW130, RW170), :mod:`.references` (RW150/RW152), :mod:`.reasons`
-(RW141/RW142), :mod:`.keys` (RW002, RW102, RW120, RW131). :data:`_HANDLERS` maps each code
+(RW141/RW142), :mod:`.keys` (RW002, RW102, RW120, RW131, RW164), :mod:`.tabs` (RW006). :data:`_HANDLERS` maps each code
 to its fixes. Prices of choices come from :mod:`runway_core.whatif`.
 """
 
@@ -71,9 +76,10 @@ from ...positions import Range
 from .._edit import TextEdit
 from ._context import CLOSE_NAMES, QUICKFIX, Fix, _Ctx
 from .costs import TOP_RESIZE, _cap_fixes, _size_fixes, resize_edits, scale_edits
-from .keys import _duplicate_fixes, _undeclared_env_fixes, _unknown_key_fixes, _unknown_kind_fixes
+from .keys import _duplicate_fixes, _region_fixes, _undeclared_env_fixes, _unknown_key_fixes, _unknown_kind_fixes
 from .reasons import _reason_ground_fixes, _reason_missing_fixes
 from .references import KIND_HINTS, _uses_fixes, guess_kind, kind_hint
+from .tabs import _tab_fixes
 
 if TYPE_CHECKING:
     from ...facts import Analysis
@@ -114,6 +120,7 @@ def fixes_for(analysis: "Analysis", file: str, target: Range | Iterable[Diagnost
 
 _HANDLERS: dict[str, Callable[[_Ctx, Diagnostic], list[Fix]]] = {
     "RW002": _duplicate_fixes,
+    "RW006": _tab_fixes,
     "RW102": _unknown_key_fixes,
     "RW120": _unknown_kind_fixes,
     "RW130": _size_fixes,
@@ -122,6 +129,7 @@ _HANDLERS: dict[str, Callable[[_Ctx, Diagnostic], list[Fix]]] = {
     "RW142": _reason_ground_fixes,
     "RW150": _uses_fixes,
     "RW152": _uses_fixes,
+    "RW164": _region_fixes,
     "RW170": _cap_fixes,
 }
 

@@ -1,4 +1,5 @@
-"""Fixes of keys and names: RW102 (rename an unknown key), RW120 (the suggested kind), RW131
+"""Fixes of keys and names: RW102 (rename an unknown key), RW120 (the suggested kind), RW164
+(the suggested AWS region), RW131
 (a size or scale for an undeclared environment: rename, declare it, or remove the entry)
 and RW002 (delete the duplicate entry)."""
 
@@ -51,6 +52,14 @@ def _unknown_kind_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
     if not sug:
         return []
     return _rename_fixes(ctx, diag, [sug], lambda old, new: f"Change kind to `{new}`", sug)
+
+
+def _region_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
+    """RW164: the suggested AWS region (the lower-case name, or the closest region)."""
+    sug = (diag.data or {}).get("suggestion")
+    if not sug:
+        return []
+    return _rename_fixes(ctx, diag, [sug], lambda old, new: f"Change region to `{new}`", sug)
 
 
 def _undeclared_env_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:

@@ -3,9 +3,11 @@ items (see :mod:`runway_core.ide.navigation` for what counts as an occurrence)."
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...diagnostics import Severity
 from ...names import NAME_LABEL
 from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position
@@ -141,10 +143,38 @@ def _refusal(occs: list[Occurrence], occ: Occurrence) -> str | None:
     return None
 
 
+def _unread_refusal(an: "Analysis") -> str | None:
+    """Why no rename can be made while a file of the runway is read only in part (a syntax
+    error, or an alias or nesting limit, cut its tree short: ``parsed.partial``), else None.
+
+    A rename must change every occurrence: a cut tree lacks the names past the cut, and a
+    root cut short lists no member (members are read once the root parses), so the edit
+    would rename some uses and leave the rest dangling (RW150), with none of the consumers'
+    injected variables known to confirm (:func:`rename_impact`). Refused, naming where the
+    file stops being read, rather than returning that partial edit."""
+    root_dir = os.path.dirname(an.root_file)
+    for path, src in an.files.items():
+        if not src.parsed.partial:
+            continue
+        errors = sorted((d for d in src.parsed.diagnostics if d.severity == Severity.ERROR), key=lambda d: (d.range.start.line, d.range.start.character))
+        where = f" at {errors[0].range.start.line + 1}:{errors[0].range.start.character + 1}" if errors else ""
+        what = "a syntax error" if any(d.code in ("RW001", "RW006") for d in errors) else "an error that stops it being read"
+        members = "; the members are not read until it parses" if path == an.root_file else ""
+        return (
+            f"`{os.path.relpath(path, root_dir)}` has {what}{where}: a rename now would miss the names past it{members}. "
+            "Fix it first, then rename."
+        )
+    return None
+
+
 def rename_refusal_at(an: "Analysis", file: str, pos: Position) -> str | None:
-    """Why the name at ``pos`` cannot be renamed (an implicit resource, an undeclared or
-    twice-declared name), as a message for the user; None when it can be, or when the
-    cursor is on no name at all."""
+    """Why the name at ``pos`` cannot be renamed (a file of the runway read only in part, an
+    implicit resource, an undeclared or twice-declared name), as a message for the user;
+    None when it can be, or when the cursor is on no name at all (and every file reads
+    whole)."""
+    unread = _unread_refusal(an)
+    if unread is not None:
+        return unread
     _file, occs, occ = _lookup(an, file, pos)
     return _refusal(occs, occ) if occ is not None else None
 
@@ -152,6 +182,8 @@ def rename_refusal_at(an: "Analysis", file: str, pos: Position) -> str | None:
 def prepare_rename_at(an: "Analysis", file: str, pos: Position) -> RenamePlaceholder | None:
     """The range of the name at ``pos`` (quotes excluded) and its current text, when it is a
     declared resource or workload; None otherwise (:func:`rename_refusal_at` says why)."""
+    if _unread_refusal(an) is not None:
+        return None
     _file, occs, occ = _lookup(an, file, pos)
     if occ is None or _refusal(occs, occ) is not None:
         return None
@@ -163,10 +195,14 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
 
     Returns the edits by file (the declaring key and every ``uses`` item, each edit replacing
     only the name's characters so quoting and comments stay), or a message saying why the
-    rename is refused: not on a name, an implicit resource, ``new_name`` not a DNS label
-    (RW110), a ``shared-<kind>`` name (RW111) or a name already taken (RW112). Renaming to
-    the current name returns no edits.
+    rename is refused: a file of the runway read only in part (a syntax error: see
+    :func:`_unread_refusal`), not on a name, an implicit resource, ``new_name`` not a DNS
+    label (RW110), a ``shared-<kind>`` name (RW111) or a name already taken (RW112).
+    Renaming to the current name returns no edits.
     """
+    unread = _unread_refusal(an)
+    if unread is not None:
+        return unread
     _file, occs, occ = _lookup(an, file, pos)
     if occ is None:
         return "Nothing to rename here: put the cursor on a resource or workload name (its key or a `uses` item)."
@@ -221,6 +257,8 @@ class RenameImpact:
 def rename_impact(an: "Analysis", file: str, pos: Position, new_name: str) -> RenameImpact | None:
     """The :class:`RenameImpact` of the rename :func:`rename_at` would make, or None when it
     makes none (refused, no change) or no consumer is injected anything."""
+    if _unread_refusal(an) is not None:
+        return None
     _file, occs, occ = _lookup(an, file, pos)
     if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.match(new_name):
         return None

@@ -123,8 +123,19 @@ def occurrences(an: "Analysis") -> list[Occurrence]:
     """Every occurrence of a resource, workload or implicit name in the root and its members.
 
     Sorted by file (the root first, then members in the root's order) and position; an
-    aliased node reached twice is listed once.
+    aliased node reached twice is listed once. Computed once per analysis (an analysis is not
+    changed once made): a member's outline in a product of 1,000 members asks for it at
+    every request (issue 16 item 7: ~0.3 s each). The list returned is shared: do not change it.
     """
+    memo = an.__dict__.get("_occurrences")
+    if memo is not None:
+        return memo
+    out = _occurrences(an)
+    an.__dict__["_occurrences"] = out
+    return out
+
+
+def _occurrences(an: "Analysis") -> list[Occurrence]:
     out: list[Occurrence] = []
     seen: set[tuple[str, Range]] = set()
 
