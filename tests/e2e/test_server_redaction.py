@@ -30,6 +30,28 @@ def product(tmp_path: Path) -> Path:
     return dest
 
 
+def views(uri: str, lines: int) -> list[tuple[str, dict]]:
+    """The requests whose answers show names and values: outline, lenses, hints, plan, costs."""
+    td = {"textDocument": {"uri": uri}}
+    return [
+        ("textDocument/documentSymbol", td),
+        ("textDocument/codeLens", td),
+        ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+        ("runway/plan", {"uri": uri}),
+        ("runway/costs", {"uri": uri}),
+    ]
+
+
+def ask_all(srv: RawServer, requests: list[tuple[str, dict]]) -> tuple[list[dict], str]:
+    """Each request's answer, in order, and every message received as one JSON text."""
+    answers = []
+    for n, (method, params) in enumerate(requests):
+        srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+        answers.append(srv.response(n))
+    srv.drain(0.2)
+    return answers, json.dumps(answers) + json.dumps(srv.inbox)
+
+
 def test_every_server_message_is_redacted(tmp_path):
     folder = product(tmp_path)
     root = folder / "runway.yaml"
@@ -47,18 +69,8 @@ def test_every_server_message_is_redacted(tmp_path):
         requests = [
             ("textDocument/hover", {**td, "position": {"line": res_line, "character": 4}}),
             ("textDocument/hover", {**td, "position": {"line": wl_line, "character": 4}}),
-            ("textDocument/documentSymbol", td),
-            ("textDocument/codeLens", td),
-            ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}}}),
-            ("runway/plan", {"uri": uri}),
-            ("runway/costs", {"uri": uri}),
-        ]
-        answers = []
-        for n, (method, params) in enumerate(requests):
-            srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
-            answers.append(srv.response(n))
-        srv.drain(0.2)
-        everything = json.dumps(answers) + json.dumps(srv.inbox)
+        ] + views(uri, len(lines))
+        answers, everything = ask_all(srv, requests)
     finally:
         rc, _err = srv.close()
     assert rc == 0
@@ -130,19 +142,8 @@ def test_round2_shapes_reach_no_server_message_and_rw147_fires(tmp_path):
         srv.open(uri, ROUND2)
         publish = srv.wait_publish(uri, 1)
         td = {"textDocument": {"uri": uri}}
-        requests = [("textDocument/hover", {**td, "position": {"line": n, "character": 4}}) for n in range(len(lines))] + [
-            ("textDocument/documentSymbol", td),
-            ("textDocument/codeLens", td),
-            ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}}}),
-            ("runway/plan", {"uri": uri}),
-            ("runway/costs", {"uri": uri}),
-        ]
-        answers = []
-        for n, (method, params) in enumerate(requests):
-            srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
-            answers.append(srv.response(n))
-        srv.drain(0.2)
-        everything = json.dumps(answers) + json.dumps(srv.inbox)
+        hovers = [("textDocument/hover", {**td, "position": {"line": n, "character": 4}}) for n in range(len(lines))]
+        _answers, everything = ask_all(srv, hovers + views(uri, len(lines)))
     finally:
         rc, err = srv.close()
     assert rc == 0
