@@ -156,3 +156,20 @@ def test_a_private_key_escaped_twice_is_redacted_whole():
         text = f"-----BEGIN RSA PRIVATE KEY-----{nl}{body}{nl}-----END RSA PRIVATE KEY-----"
         out = redact(f'"value": "{text}"')
         assert body not in out and "END RSA" not in out, nl
+
+
+def test_rw147_fires_in_uses_and_size_without_quoting(tmp_path, catalog):
+    from runway_core.analysis import analyze
+
+    (tmp_path / "runway.yaml").write_text(
+        "runway: 1\nproduct: shop\nregion: us-east-1\nenvironments:\n  dev: {}\nresources:\n"
+        "  q1:\n    kind: queue\n    size: \"redis://:hunter2hunter2@cache:6379\"\n"
+        "  q2:\n    kind: queue\n    size: {dev: pul-0123456789abcdef0123456789abcdef01234567}\n"
+        "workloads:\n  api:\n    image: nginx@sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899\n"
+        "    port: 80\n    health: {path: /h}\n    expose: internal\n    reason: \"no-managed-fit: x\"\n"
+        "    uses: [\"postgres://app:Zm9v/YmFy+cXV4@db:5432/app\"]\n", encoding="utf-8")
+    an = analyze(str(tmp_path / "runway.yaml"), catalog)
+    rw147 = [d for d in an.all_diagnostics() if d.code == "RW147"]
+    assert sorted(d.range.start.line for d in rw147) == [8, 11, 19]
+    text = " ".join(d.message + str(d.data) for d in an.all_diagnostics())
+    assert "hunter2" not in text and "pul-0123" not in text and "Zm9v" not in text
