@@ -26,7 +26,10 @@ Pulumi is imported only when :func:`declared_resources` runs.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Collection, Mapping
+
+from runway_core.text import REDACTED, secret_shape
 
 #: The account id the mocked ``aws.get_caller_identity`` answers (an AWS documentation example id).
 MOCK_ACCOUNT = "123456789012"
@@ -213,6 +216,38 @@ def run_under_mocks(program: Any, *, product: str, environment: str, region: str
     return monitor.records, result.get("value")
 
 
+def hide_secret_container_env(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` (of :func:`declared_resources`) with each ECS container definition's plain
+    ``environment`` value that looks like a credential replaced by
+    :data:`runway_core.text.REDACTED`, as the printed plan hides it
+    (:func:`runway_core.planner.hide_secret_env`, RW147's test
+    :func:`runway_core.text.secret_shape`: by shape or by a name such as ``GITHUB_TOKEN``).
+    ``containerDefinitions`` is a JSON string inside the inputs (Pulumi's ``TaskDefinition``
+    takes it so), so the output's recogniser cannot tell a value's name from it: it is parsed,
+    masked and written back as the program writes it (``sort_keys``). For output only; the
+    records are not changed (a copy where something is masked)."""
+    out = []
+    for r in records:
+        inputs = r.get("inputs")
+        defs = inputs.get("containerDefinitions") if isinstance(inputs, dict) else None
+        if isinstance(defs, str):
+            try:
+                containers = json.loads(defs)
+            except ValueError:
+                containers = None
+            changed = False
+            for c in containers if isinstance(containers, list) else ():
+                env = c.get("environment") if isinstance(c, dict) else None
+                for var in env if isinstance(env, list) else ():
+                    if isinstance(var, dict) and secret_shape(str(var.get("name", "")), var.get("value")) is not None:
+                        var["value"] = REDACTED
+                        changed = True
+            if changed:
+                r = {**r, "inputs": {**inputs, "containerDefinitions": json.dumps(containers, sort_keys=True)}}
+        out.append(r)
+    return out
+
+
 def text_lines(doc: Mapping[str, Any]) -> list[str]:
     """The text form: one line per resource, indented under its component, with its options."""
     lines = [f"resources of {doc['environment']}: {len(doc['resources'])} declared (mock account {MOCK_ACCOUNT}; no cloud call)"]
@@ -230,4 +265,4 @@ def text_lines(doc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["MASK", "MOCK_ACCOUNT", "computed_state", "declared_resources", "mask_secrets", "run_under_mocks", "text_lines"]
+__all__ = ["MASK", "MOCK_ACCOUNT", "computed_state", "declared_resources", "hide_secret_container_env", "mask_secrets", "run_under_mocks", "text_lines"]

@@ -40,7 +40,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW144": ("a secret not in UPPER_SNAKE; an `env` name that is not a variable name", "`DB_PASSWORD`; letters, digits, `_`"),
     "RW145": ("the same name twice in one list", "remove the second one"),
     "RW146": ("a workload variable that is both plain and secret", "keep it in `secrets` only"),
-    "RW147": ("a credential-shaped value, or a `*_PASSWORD`/`*_TOKEN`/`*_API_KEY` name with a plain value", "list the name in `secrets`; rotate the value"),
+    "RW147": ("a credential-shaped value, or a `*_PASSWORD`/`*_PASS`/`*_PWD`/`*_TOKEN`/`*_SECRET`/`*_KEY`/`*_DSN` name with a plain value", "list the name in `secrets`; rotate the value"),
     "RW148": ("`health.path` with `timeout_s` >= `interval_s` (defaults 5 and 30)", "make `timeout_s` smaller than `interval_s`"),
     "RW149": ("`health.command` with `timeout_s` over 60", "`timeout_s: 60` or less"),
     "RW150": ("an unknown name in a workload's `uses`", "name a declared resource or workload"),

@@ -34,9 +34,12 @@ from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import quote
 
 from runway_core.planner import EnvironmentPlan, env_prefix
+from runway_core.text import redact
 
 #: What a scrubbed value is replaced with.
 REDACTED = "[redacted]"
+#: The shortest value :class:`Redactor` replaces literally (shorter ones by shape only).
+MIN_SCRUBBED_CHARS = 8
 
 #: Random bytes per generated password: ``token_urlsafe(32)`` gives 43 characters of
 #: ``[A-Za-z0-9_-]`` (256 bits). That alphabet is safe everywhere the value travels: RDS
@@ -311,8 +314,13 @@ class Redactor:
     """Scrubs every known secret value from strings (and from JSON-like documents).
 
     A value is registered with :meth:`add` (a :class:`SecretValue` or a plain string); its
-    percent-encoded form is registered too, since values travel inside URLs. Every non-empty
-    value is scrubbed, however short: a garbled log line is better than a leaked secret.
+    percent-encoded form is registered too, since values travel inside URLs. Only values of at
+    least :data:`MIN_SCRUBBED_CHARS` characters are scrubbed literally: replacing a short value
+    (`able`, `e`) everywhere garbles every message and reveals the value by where the
+    placeholder lands ("Un[redacted] to locate credentials"). Where a short value can be
+    printed, it is caught by its shape instead: :meth:`scrub` also passes the text through
+    :func:`runway_core.text.redact` (a URL's user info, `s3://deploy:able@bucket`, is redacted
+    whatever its password's length). The values this module generates are 43 characters.
     """
 
     def __init__(self, values: Iterable[SecretValue | str] = ()) -> None:
@@ -325,7 +333,7 @@ class Redactor:
         if value is None:
             return
         raw = value.reveal() if isinstance(value, SecretValue) else value
-        if not raw:
+        if not raw or len(raw) < MIN_SCRUBBED_CHARS:
             return
         for form in {raw, quote(raw, safe=""), quote(raw, safe="/:")}:
             self._values.add(form)
@@ -350,10 +358,13 @@ class Redactor:
                 self.add_tree(v)
 
     def scrub(self, text: str) -> str:
-        """``text`` with every known value replaced by ``[redacted]``."""
-        if self._pattern is None or not text:
+        """``text`` with every known value replaced by ``[redacted]``, then every
+        credential-shaped part (:func:`runway_core.text.redact`)."""
+        if not text:
             return text
-        return self._pattern.sub(REDACTED, text)
+        if self._pattern is not None:
+            text = self._pattern.sub(REDACTED, text)
+        return redact(text)
 
     def scrub_doc(self, doc: Any) -> Any:
         """A copy of a JSON-like document (dict/list/str/number) with every string scrubbed, keys included."""

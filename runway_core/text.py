@@ -44,73 +44,153 @@ def _ratio(a: str, b: str) -> float:
     return sm.ratio()
 
 
-#: Values that are credentials whatever their variable is called (value shapes, never quoted back).
-#: Each pattern runs in linear time on any text (redact() sees every diagnostic message, and
-#: a hostile file quotes 1 MB values): a lookbehind lets a match start only where a run of
-#: the pattern's characters starts, and every open-ended part is bounded or followed by
-#: nothing that could make it backtrack.
-SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Z0-9])")),
+#: The shapes, each as (why, pattern, hints, case_blind). ``hints``: literals one of which a
+#: match must contain (lower case for the case-blind shapes), or None: ``str.__contains__``
+#: skips a shape in a fraction of its regex scan, so :func:`redact` (every CLI write, every
+#: server message) mostly costs the shapes without a literal. One alternation of every shape
+#: was measured 15x slower than the shapes one by one (Python's ``re`` tries each branch at
+#: each position), so there is none.
+#:
+#: Each pattern runs in linear time on any text (redact() sees every diagnostic message, and a
+#: hostile file quotes 1 MB values): a match can start only at a literal prefix or where a run
+#: of the pattern's characters starts, every open-ended part is bounded or followed by nothing
+#: that could make it backtrack, and the scan of one start stops before the next start.
+#:
+#: Boundaries. A token with a long, distinctive vendor prefix (`ghp_`, `glpat-`, `AKIA`,
+#: `npm_`, `xoxb-`, `pul-`, `hvs.` ...) matches even glued to a preceding character
+#: (`xghp_…`, `1AKIA…`, `FOO=ghp_…`): no ordinary word holds such a prefix followed by its
+#: token's length of token characters. A short prefix that ordinary words end with (`sk-` in
+#: "desk-…", `hf_` in "shelf_…", `SG.`, `AIza`, `eyJ`, `Basic`, `Bearer`, `sk_live_`) keeps
+#: its lookbehind. The lone 40-character AWS secret key may follow `=`, `:`, `-`, `_` or `.`
+#: (`FOO=wJalr…`), not a letter, digit, `+` or `/` (a 41-character run is some other base64).
+#:
+#: The vendor families follow the two well-kept public rule sets: Yelp's detect-secrets plugins
+#: (AWS, Azure storage, Basic auth, GitHub, GitLab, JWT, npm, OpenAI, PyPI, SendGrid, Slack,
+#: Stripe, Twilio, private keys, keyword) and gitleaks' rules (config/gitleaks.toml: pulumi-api-token
+#: `pul-[a-f0-9]{40}`, vault-service-token `hvs.`, vault-batch-token `hvb.`, gcp OAuth `ya29.`,
+#: digitalocean `dop_v1_`/`doo_v1_`/`dor_v1_`, pypi-upload-token, age-secret-key,
+#: huggingface `hf_`, shopify `shpat_`/`shpss_`/`shpca_`/`shppa_`, slack-webhook-url,
+#: slack-*-token `xox[bpas]-`/`xoxe.`, linear `lin_api_`, databricks `dapi`); Infisical service
+#: tokens (`st.<uuid>.<hex>.<hex>`) and AWS STS session tokens (base64 of a protobuf that
+#: always starts `FwoGZXIvYXdz` or `IQoJb3JpZ2lu`) after their issuers' documented formats.
+_SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
+    ("an AWS access key id",
+     r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
+     ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "A3T"), False),
     # The whole block, BEGIN line and base64 body (and END line when there): quoting only the
-    # body is as bad as quoting the key. `\n` is a line break as a message may quote it.
-    ("a private key", re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s]|\\n){0,65536}(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?")),
-    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("a GitLab token", re.compile(r"(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}")),
-    ("an npm token", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
-    ("a SendGrid API key", re.compile(r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
-    ("an OpenAI API key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
-    ("a Slack token", re.compile(r"(?<![A-Za-z0-9-])xox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("a Stripe secret key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("a Google API key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}")),
-    ("a JSON Web Token", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}")),
-    ("a URL with a password in it", re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^/\s:@]{1,256}:[^/\s@]{1,256}@", re.IGNORECASE)),
+    # body is as bad as quoting the key. `\n` is a line break as a message may quote it, and
+    # `\\n` as JSON inside a JSON string (an ECS container definition) quotes it.
+    ("a private key",
+     r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s]|\\{1,4}[nr]){0,65536}(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+     ("-----BEGIN ",), False),
+    ("a GitHub token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
+    ("a GitLab token", r"gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
+     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-"), False),
+    ("an npm token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",), False),
+    ("a SendGrid API key", r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", ("SG.",), False),
+    ("an OpenAI API key", r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", ("sk-",), False),
+    ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", ("hooks.slack.com/",), False),
+    ("a Slack token", r"x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}", ("xox", "xapp-"), False),
+    ("a Stripe secret key", r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("_live_", "_test_"), False),
+    ("a Stripe webhook secret", r"whsec_[A-Za-z0-9+/=]{20,}", ("whsec_",), False),
+    ("a Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}", ("AIza",), False),
+    ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), False),
+    ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}", ("eyJ",), False),
+    # also as the injected variable names of a resource named so (`PUL_0123…_URL`): the same hex
+    ("a Pulumi access token", r"(?:pul-[a-f0-9]{40}|PUL_[A-F0-9]{40})(?![A-Fa-f0-9])", ("pul-", "PUL_"), False),
+    ("an Infisical service token",
+     r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
+     ("st.",), False),
+    ("a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.", "hvr."), False),
+    ("an AWS session token", r"(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9+/=]{16,}", ("FwoGZXIvYXdz", "IQoJb3JpZ2lu"), False),
+    ("an Azure storage key", r"(?:Account|SharedAccess)Key=[A-Za-z0-9+/]{20,}={0,2}", ("AccountKey=", "SharedAccessKey="), False),
+    ("a DigitalOcean token", r"do[por]_v1_[a-f0-9]{64}", ("_v1_",), False),
+    ("a PyPI upload token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{16,}", ("pypi-AgEIcHlwaS5vcmc",), False),
+    ("an age secret key", r"AGE-SECRET-KEY-1[0-9A-Z]{20,}", ("AGE-SECRET-KEY-1",), False),
+    ("a Hugging Face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}", ("hf_",), False),
+    ("a Shopify token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", ("shpat_", "shpss_", "shpca_", "shppa_"), False),
+    ("a Linear API key", r"lin_api_[A-Za-z0-9]{40}", ("lin_api_",), False),
+    ("a Databricks token", r"(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), False),
+    # `scheme://user:password@`: the user may be empty (`redis://:pw@h`), the password may hold
+    # `/`, `+`, `:` or `@` (it runs to the last `@` before a space, a quote or a `//`); not a
+    # port followed by a path (`https://h:8080/@scope/pkg` is no password), nor an already
+    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference.
+    ("a URL with a password in it",
+     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)(?:[^\s\"'<>`/]|/(?!/)){1,256}@",
+     ("@",), True),  # not "://": every message names a file:// URI
+    # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
+    # starts at the text's start or after a space, quote, backtick or bracket (none of which a
+    # password here holds, so one start's scan ends before the next); the host has a dot or a
+    # port. Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
+    ("an address with a password in it (user:password@host)",
+     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)[A-Za-z0-9._~%+-]{1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]))",
+     ("@",), False),
     # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`;
     # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.
-    ("a connection string with a password", re.compile(r"(?<![A-Za-z0-9_])(?:password|passwd|pwd)=(?![\[<*$])[^;&\s\"'<>]{1,256}", re.IGNORECASE)),
+    ("a connection string with a password",
+     r"(?<![A-Za-z0-9_])(?:password|passwd|pwd)=(?![\[<*$])[^;&\s\"'<>]{1,256}", ("password=", "passwd=", "pwd="), True),
+    # `password: p` (a pasted YAML or header line) when `p` holds a digit or a symbol, so that
+    # prose ("the admin password: a step") is not taken for one; it ends at a `:` (so that the
+    # scan from one `password:` stops at the next).
+    ("a connection string with a password",
+     r"(?<![A-Za-z0-9_])(?:password|passwd):[ \t]{0,4}(?![\[<*$])(?=[^;&:\s\"'<>`]{0,255}[0-9!#%+/=?@^_~-])[^;&:\s\"'<>`]{1,256}",
+     ("password:", "passwd:"), True),
     # HTTP Basic credentials: `Basic ` and base64 that holds a digit, `+`, `/`, `=` or a capital
     # past its first letter (so that prose such as "Basic Authentication" is not taken for one).
-    ("a Basic-auth credential", re.compile(r"(?<![A-Za-z])Basic\s{1,8}(?=[A-Za-z0-9+/]{0,512}[0-9+/=]|[A-Za-z0-9+/]{1,512}[A-Z])[A-Za-z0-9+/]{8,512}={0,2}(?![A-Za-z0-9+/=])")),
+    ("a Basic-auth credential",
+     r"(?<![A-Za-z])Basic\s{1,8}(?=[A-Za-z0-9+/]{0,512}[0-9+/=]|[A-Za-z0-9+/]{1,512}[A-Z])[A-Za-z0-9+/]{8,512}={0,2}(?![A-Za-z0-9+/=])",
+     ("Basic",), False),
+    # A bearer token: `Bearer ` and a token that holds a digit, `+`, `/`, `_`, `-` or a capital
+    # past its first letter ("Bearer tokens expire." is prose; a `.` does not count).
+    ("a bearer token",
+     r"(?<![A-Za-z])[Bb]earer\s{1,8}(?=[A-Za-z0-9._~+/-]{0,1024}[0-9_+/-]|[A-Za-z0-9._~+/-]{1,1024}[A-Z])[A-Za-z0-9._~+/-]{8,4096}={0,2}",
+     ("Bearer", "bearer"), False),
     # An AWS secret access key, in context (`aws_secret_access_key = ...`) ...
-    ("an AWS secret access key", re.compile(r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40}", re.IGNORECASE)),
+    ("an AWS secret access key",
+     r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40}",
+     ("secret_access", "secretaccess"), True),
     # ... or alone: exactly 40 base64 characters mixing upper and lower case with a digit, `+`
     # or `/`. Runway values of 40 characters are lower-case hex (git SHAs) or names (no `+`,
     # `/` and one case); image digests have 64 hex digits: none match.
-    ("an AWS secret access key", re.compile(
-        r"(?<![A-Za-z0-9+/=_-])(?=[A-Za-z0-9+/]{0,39}[A-Z])(?=[A-Za-z0-9+/]{0,39}[a-z])(?=[A-Za-z0-9+/]{0,39}[0-9+/])"
-        r"[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")),
+    ("an AWS secret access key",
+     r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,39}[A-Z])(?=[A-Za-z0-9+/]{0,39}[a-z])(?=[A-Za-z0-9+/]{0,39}[0-9+/])"
+     r"[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])", None, False),
 )
 
-#: For each shape of :data:`SECRET_VALUE_SHAPES` (same order), literals one of which a match
-#: must contain (lower case for the case-blind shapes), or None: ``str.__contains__`` skips a
-#: shape in a fraction of its regex scan, so :func:`redact` (every CLI write, every server
-#: message) mostly costs the shapes without a literal. One alternation of every shape was
-#: measured 15x slower than the shapes one by one (Python's ``re`` tries each branch at each
-#: position), so there is none.
-_HINTS: tuple[tuple[tuple[str, ...] | None, bool], ...] = (
-    (("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA"), False),
-    (("-----BEGIN ",), False),
-    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
-    (("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-"), False),
-    (("npm_",), False),
-    (("SG.",), False),
-    (("sk-",), False),
-    (("xox",), False),
-    (("_live_", "_test_"), False),
-    (("AIza",), False),
-    (("eyJ",), False),
-    (("@",), False),  # not "://": every message names a file:// URI
-    (("password=", "passwd=", "pwd="), True),
-    (("Basic",), False),
-    (("secret_access", "secretaccess"), True),
-    (None, False),
-)
+#: Values that are credentials whatever their variable is called (value shapes, never quoted
+#: back): (why, compiled pattern), in the order :func:`redact` applies them.
+SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (why, re.compile(rx, re.IGNORECASE if blind else 0)) for why, rx, _hints, blind in _SHAPES)
+
+#: For each shape of :data:`SECRET_VALUE_SHAPES` (same order): (hints, case_blind).
+_HINTS: tuple[tuple[tuple[str, ...] | None, bool], ...] = tuple((hints, blind) for _why, _rx, hints, blind in _SHAPES)
 assert len(_HINTS) == len(SECRET_VALUE_SHAPES)
 _LONE_KEY = SECRET_VALUE_SHAPES[-1][1]  # the one shape without a literal hint
+#: What :func:`redact` loops over: (pattern, hints, case_blind) per shape.
+_PLAN = tuple((pattern, hints, blind) for (_why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS))
 assert _HINTS[-1][0] is None and all(h is not None for h, _ in _HINTS[:-1])
 
 
-#: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`, ...).
-SECRET_NAME = re.compile(r"(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|SIGNING_?KEY|CREDENTIALS?)$", re.IGNORECASE)
+#: Variable names that say their value is a credential (`DB_PASSWORD`, `STRIPE_API_KEY`,
+#: `DB_PASS`, `DB_PWD`, `ENCRYPTION_KEY`, `SECRET_KEY_BASE`, `PRIVATE_KEY_PEM`, `SENTRY_DSN`,
+#: `DATABASE_URL`, ...; detect-secrets' keyword plugin and gitleaks' generic-api-key rule look
+#: for the same words). `PASS`/`PWD` only after `_` (not `BYPASS`, `COMPASS`, nor the shell's
+#: `PWD`); any `*_KEY` except the names of keys that are not secrets (:data:`PUBLIC_KEY_NAME`).
+SECRET_NAME = re.compile(
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|SIGNING_?KEY"
+    r"|(?:^|_)KEY|CREDENTIALS?|SECRET_KEY_BASE|PRIVATE_KEY_(?:PEM|B64|BASE64)|(?:^|_)DSN|(?:^|_)BEARER"
+    r"|(?:^|_)DATABASE_URL|(?:^|_)DB_URL)$", re.IGNORECASE)
+
+#: `*_KEY` names whose value is no credential: a public or publishable key, a KMS key's id, a
+#: DynamoDB or cache key name, an S3 object key, a routing key.
+PUBLIC_KEY_NAME = re.compile(
+    r"(?:^|_)(?:PUBLIC|PUBLISHABLE|PUB|KMS|PARTITION|SORT|HASH|RANGE|PRIMARY|CACHE|OBJECT|S3|ROUTING|IDEMPOTENCY|FEATURE|LICENSE_PUBLIC)_KEY$",
+    re.IGNORECASE)
+
+#: Names whose value is a URL that is a credential even without a password (a Sentry DSN's key
+#: is its user part): the "a URL is fine" exception of :func:`secret_shape` does not apply.
+_DSN_NAME = re.compile(r"(?:^|_)DSN$", re.IGNORECASE)
 
 
 #: What a secret-looking value is replaced with in a message (RW144/RW147 say where it is).
@@ -121,7 +201,7 @@ REDACTED = "<a value that looks like a secret>"
 #: between the same boundaries, without its three case lookaheads. Three times faster than the
 #: shape on text with no candidate (benchmarks/bench_redaction.py), still linear: a match can
 #: start only where a run starts.
-_LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
+_LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
 
 #: Strings :func:`redact` found clean, so that the server does not scan again the same
 #: diagnostics, lenses and hints it sends on every keystroke. Bounded: strings up to
@@ -151,15 +231,18 @@ def redact(text: str) -> str:
         return text
     original = text
     lower: str | None = None
-    for (_why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS):
+    for pattern, hints, blind in _PLAN:
         if hints is not None:
             if blind:
                 if lower is None:
                     lower = text.lower()
-                seen = any(h in lower for h in hints)
+                hay = lower
             else:
-                seen = any(h in text for h in hints)
-            if not seen:
+                hay = text
+            for h in hints:  # a plain loop: any() over a generator costs more than the checks
+                if h in hay:
+                    break
+            else:
                 continue
         elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
             continue
@@ -261,8 +344,10 @@ def secret_shape(name: str, value: object) -> str | None:
     """Why an `env` value looks like a secret (a phrase for messages), or None.
 
     By shape (an AWS access key id, a private key, a token with a vendor prefix, a URL with a
-    password) whatever the name; or by name (`*_PASSWORD`, `*_TOKEN`, `*_API_KEY`, ...) when the
-    value is a non-empty string that is not a path, a URL or a `${...}` reference.
+    password) whatever the name; or by name (:data:`SECRET_NAME`: `*_PASSWORD`, `*_PASS`,
+    `*_PWD`, `*_TOKEN`, `*_SECRET`, `*_KEY` but :data:`PUBLIC_KEY_NAME`, `*_DSN`,
+    `DATABASE_URL`, ...) when the value is a non-empty string that is not a path, an ARN, a Stripe publishable key (`pk_…`), a URL
+    (for a `*_DSN`: a URL without a user part) or a `${...}` reference.
     """
     if not isinstance(value, str) or not value.strip():
         return None
@@ -270,9 +355,15 @@ def secret_shape(name: str, value: object) -> str | None:
         if pattern.search(value):
             return why
     v = value.strip()
-    if SECRET_NAME.search(name) and not (v.startswith(("/", "./", "${", "$(")) or "://" in v):
+    if not SECRET_NAME.search(name) or PUBLIC_KEY_NAME.search(name):
+        return None
+    if v.startswith(("${", "$(")):
+        return None
+    if _DSN_NAME.search(name) and "@" in v:
+        return f"its name, `{name}`, says it is a credential"
+    if not (v.startswith(("/", "./", "arn:", "pk_live_", "pk_test_")) or "://" in v):  # pk_: Stripe's public key
         return f"its name, `{name}`, says it is a credential"
     return None
 
 
-__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]
+__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]

@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"runway-lsp {__version__}")
         return 0
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A log line quotes what the client sent (settings, method names, URIs): never a credential.
+    from .log_redaction import redact_handlers
+
+    redact_handlers()
     # pygls logs every message at INFO (initialize params included): keep stderr readable.
     logging.getLogger("pygls").setLevel(logging.WARNING)
     log = logging.getLogger("runway_lsp")

@@ -20,7 +20,7 @@ from .costs import caps, region
 from .kinds import kinds, sizes, undeclared_environments
 from .naming import ENVIRONMENT_ITEM_NAMES, format_version, name_clash, names, shared_collision
 from .references import unused, uses
-from .secrets import secret_looking_env, variable_names
+from .secrets import secret_looking_env, secret_looking_sizes, variable_names
 from .workloads import duplicate_entries, env_and_secrets, health_limits, image_digest, injected_collisions, reasons
 
 RULES: tuple[Rule, ...] = (
@@ -39,6 +39,7 @@ RULES: tuple[Rule, ...] = (
     env_and_secrets,
     health_limits,
     secret_looking_env,
+    secret_looking_sizes,
     uses,
     unused,
     region,

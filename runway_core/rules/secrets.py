@@ -14,7 +14,7 @@ from ..diagnostics import Diagnostic
 from ..names import ENV_NAME, UPPER_SNAKE
 from ..text import secret_shape
 from ..yamlsrc import YMap, YNode, YScalar, YSeq
-from ._common import _d, _scalar_str, _workloads
+from ._common import _d, _scalar_str, _section, _workloads
 
 if TYPE_CHECKING:
     from ..facts import Analysis
@@ -55,6 +55,24 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
                     yield _d(an, an.root_file, ek.range, "RW144", f"`{ek.text}` is not a valid environment variable name (letters, digits, `_`; not starting with a digit)")
 
 
+def secret_looking_sizes(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW147: a resource's `size` (one value, or one per environment) that looks like a
+    credential (a URL or token pasted in the wrong place); never quoted."""
+    res = _section(an, "resources")
+    if res is None:
+        return
+    for k, v in res.entries:
+        size = v.get("size") if isinstance(v, YMap) else None
+        nodes = [size] if isinstance(size, YScalar) else [n for _e, n in size.entries] if isinstance(size, YMap) else []
+        for node in nodes:
+            why = secret_shape("", node.value) if isinstance(node, YScalar) and isinstance(node.value, str) else None
+            if why is not None:
+                yield _d(an, an.root_file, node.range, "RW147",
+                         f"the size of `{k.text}` holds what looks like a secret ({why}): it is plain text in the runway, in git "
+                         "and in the plan; write a size name, and rotate the credential if this file was ever committed",
+                         {"resource": k.text, "where": "size"})
+
+
 def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
     """RW147: a plain `env` value that looks like a credential (it belongs in `secrets`).
 
@@ -67,6 +85,9 @@ def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
         image = v.get("image")
         if isinstance(image, YScalar):
             elsewhere.append(("image", image))
+        uses = v.get("uses")
+        if isinstance(uses, YSeq):  # a connection URL or token pasted as a reference
+            elsewhere.extend(("`uses` item", it) for it in uses.items if isinstance(it, YScalar))
         health = v.get("health")
         command = health.get("command") if isinstance(health, YMap) else None
         if isinstance(command, YSeq):
@@ -74,6 +95,8 @@ def secret_looking_env(an: "Analysis") -> Iterator[Diagnostic]:
         elif isinstance(command, YScalar):
             elsewhere.append(("health command", command))
         for where, node in elsewhere:
+            if not isinstance(node.value, str):
+                continue
             why = secret_shape("", node.value)
             if why is not None:
                 yield _d(an, an.root_file, node.range, "RW147",

@@ -73,6 +73,16 @@ FRAGMENTS = [
     "eyJ" + "f" * 8 + ".eyJ" + "g" * 8 + "." + "h" * 8, "eyJ", "postgres://user:pw@host", "https://a:b@c/",
     "ftp://" + "u" * 300 + ":p@x", "x://" + "u" * 250 + ":" + "p" * 250 + "@", "s3://bucket/path@v", "://", "@", " ", "\n", "/",
     ":", "é", "\u2028", '"', "\\",
+    # round 2 (adversary L1-L4): the families added, URL userinfo with an empty user or a `/`,
+    # registry credentials without a scheme, tokens glued to a preceding character
+    "hooks.slack.com/services/T0/B0/" + "X" * 16, "xoxe.xoxp-1-" + "m" * 10, "xapp-1-" + "A" * 10, "whsec_" + "w" * 20,
+    "ya29." + "y" * 20, "pul-" + "0a" * 20, "st.abcdef12-3456-7890-abcd-ef1234567890." + "0" * 32 + "." + "f" * 32, "st.",
+    "hvs." + "V" * 24, "hvb.", "FwoGZXIvYXdz" + "F" * 16, "IQoJb3JpZ2lu" + "i" * 16, "AccountKey=" + "K" * 20 + "==",
+    "dop_v1_" + "d" * 64, "pypi-AgEIcHlwaS5vcmc" + "p" * 16, "AGE-SECRET-KEY-1" + "Q" * 20, "hf_" + "H" * 30,
+    "shpat_" + "a" * 32, "lin_api_" + "L" * 40, "dapi" + "0" * 32, "redis://:pw@h", "mysql://u:pa/ss@h/db",
+    "https://h:8080/@scope", "deploy:pw@registry.example.com/api:1", "nginx:1.25@sha256:ab", "mailto:a@b.c",
+    "Bearer eyJhbGciOi.bad", "Bearer tokens.", "xghp_" + "g" * 30, "1AKIA" + "B" * 16, "=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "A3TX" + "C" * 16, "password: hunter2", "password: prose", "PUL_" + "0A" * 20,
 ]
 
 

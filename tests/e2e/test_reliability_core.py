@@ -382,7 +382,14 @@ def test_secret_shapes_run_in_linear_time_on_hostile_text():
         # GitLab / npm / SendGrid / OpenAI tokens and Basic auth
         "          '-----BEGIN PRIVATE KEY-----' + ' \\n' * (N // 2), '-----BEGIN PRIVATE KEY-----' * (N // 27),\n"
         "          'Basic ' * (N // 6), 'Basic aB' * (N // 8), 'password=' * (N // 9), 'sk-' + 'a' * N, 'SG.' * (N // 3),\n"
-        "          'glpat-' * (N // 6), 'npm_' * (N // 4), 'aws_secret_access_key=' * (N // 22), 'aB3+' * (N // 4), ' ' * N]:\n"
+        "          'glpat-' * (N // 6), 'npm_' * (N // 4), 'aws_secret_access_key=' * (N // 22), 'aB3+' * (N // 4), ' ' * N,\n"
+        # round 2: URL userinfo with `/` and an empty user, registry credentials without a
+        # scheme, Bearer, the vendor families, glued prefixes
+        "          'a://' + 'b/' * (N // 2), 'a://:' + 'b/' * (N // 2), 'a://' * (N // 8) + '@', 'a:' * (N // 2) + '@x.y',\n"
+        "          ' a:b' * (N // 4) + '@', '`a:' * (N // 3) + '@x.y', 'Bearer ' * (N // 7), 'Bearer aB' * (N // 9),\n"
+        "          'Bearer ' + 'aB-' * (N // 3), 'pul-' * (N // 4), 'st.' * (N // 3), 'hvs.' * (N // 4), 'xoxe.' * (N // 5),\n"
+        "          'AccountKey=' * (N // 11), 'hooks.slack.com/services/' * (N // 25), 'ghp_' * (N // 4), 'AKIA' * (N // 4),\n"
+        "          '=' + 'aB3+' * (N // 4), 'x=' * (N // 2), 'a:b@' * (N // 4), 'a://b:c@' * (N // 8), 'password:' * (N // 9), 'password: a' * (N // 11)]:\n"
         "    redact(t); secret_shape('X_TOKEN', t)\n"
         "print('ok')\n"
     )

@@ -34,6 +34,28 @@ def product(tmp_path: Path) -> Path:
     return dest
 
 
+def views(uri: str, lines: int) -> list[tuple[str, dict]]:
+    """The requests whose answers show names and values: outline, lenses, hints, plan, costs."""
+    td = {"textDocument": {"uri": uri}}
+    return [
+        ("textDocument/documentSymbol", td),
+        ("textDocument/codeLens", td),
+        ("textDocument/inlayHint", {**td, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+        ("runway/plan", {"uri": uri}),
+        ("runway/costs", {"uri": uri}),
+    ]
+
+
+def ask_all(srv: RawServer, requests: list[tuple[str, dict]]) -> tuple[list[dict], str]:
+    """Each request's answer, in order, and every message received as one JSON text."""
+    answers = []
+    for n, (method, params) in enumerate(requests):
+        srv.send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+        answers.append(srv.response(n))
+    srv.drain(0.2)
+    return answers, json.dumps(answers) + json.dumps(srv.inbox)
+
+
 #: An editor that takes the outline as a tree and pulls diagnostics (VS Code): the outline,
 #: lenses, hints and diagnostics are then redacted where they are built (runway_lsp/convert/
 #: redacted.py), not walked at send.
@@ -136,3 +158,67 @@ def test_what_the_builders_redact_is_every_text_field():
     parts = types.InlayHint(position=pos, label=[types.InlayHintLabelPart(value=GITLAB)])
     assert not redacted.is_redacted(redacted.hints([parts]))
     assert redacted.is_redacted(types.CompletionList(is_incomplete=False, items=built[-1]))
+
+
+# Adversary round 2 (rows L1-L5): URL passwords with an empty user or a `/`, registry
+# credentials without a scheme in `image`, a Pulumi token as a resource name (a valid DNS
+# label), vendor families, secret-named env values. Every message and the stderr log.
+ROUND2 = """runway: 1
+product: shop
+region: us-east-1
+environments:
+  dev: {}
+resources:
+  pul-0123456789abcdef0123456789abcdef01234567:
+    kind: queue
+  q2:
+    kind: queue
+    size: hvs.CAESIJlWh0Yw3FZcO8tMbGt8ptTYxM2QkW9vb0J8KLn1QzdXGh4KHGh2cy5
+workloads:
+  api:
+    image: "https://deploy:hunter2hunter2@registry.example.com/team/api@sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899"
+    port: 80
+    health: {path: /h}
+    expose: internal
+    reason: "no-managed-fit: see redis://:hunter2hunter2@cache:6379"
+    uses: [pul-0123456789abcdef0123456789abcdef01234567, "mysql://u:pa/ss@h/db", "xghp_0123456789abcdefghijABCDEFGHIJ012345"]
+    env:
+      DB_URL: "postgres://app:Zm9v/YmFy+cXV4@db:5432/app"
+      DB_PASS: value-of-db-pass
+      ENCRYPTION_KEY: value-of-encryption-key
+  registry-example:
+    image: deploy:hunter2hunter2@registry.example.com/api:1
+    port: 80
+    health: {path: /h}
+    expose: internal
+    reason: "no-managed-fit: x"
+"""
+ROUND2_SECRETS = ("hunter2", "pul-0123", "hvs.CAES", "pa/ss", "ghp_0123", "Zm9v", "value-of-db-pass", "value-of-encryption-key")
+
+
+def test_round2_shapes_reach_no_server_message_and_rw147_fires(tmp_path):
+    folder = tmp_path / "shop"
+    folder.mkdir()
+    root = folder / "runway.yaml"
+    root.write_text(ROUND2, encoding="utf-8")
+    lines = ROUND2.splitlines()
+    srv = RawServer(folder)
+    try:
+        srv.initialize(folder)
+        uri = root.as_uri()
+        srv.open(uri, ROUND2)
+        publish = srv.wait_publish(uri, 1)
+        td = {"textDocument": {"uri": uri}}
+        hovers = [("textDocument/hover", {**td, "position": {"line": n, "character": 4}}) for n in range(len(lines))]
+        _answers, everything = ask_all(srv, hovers + views(uri, len(lines)))
+    finally:
+        rc, err = srv.close()
+    assert rc == 0
+    for token in ROUND2_SECRETS:
+        at = everything.find(token)
+        assert at < 0, (token, everything[max(0, at - 300):at + 60])
+        assert token not in err, token
+    flagged = {d["range"]["start"]["line"] for d in publish["diagnostics"] if d.get("code") == "RW147"}
+    for needle in ("image: \"https://deploy", "image: deploy:", "DB_URL:", "DB_PASS:", "ENCRYPTION_KEY:"):
+        (line,) = [i for i, t in enumerate(lines) if needle in t]
+        assert line in flagged, (needle, sorted(flagged))

@@ -5,7 +5,9 @@ program runs against Pulumi's mock monitor (:mod:`deploy_engine.resources`): no 
 cloud call, no credentials, no state. Text: one line per resource under its component, with
 ``protect`` / ``ignore_changes`` / ``depends_on``; JSON: ``{"product", "environment",
 "stand_ins", "resources": [{"type", "name", "urn", "parent", "custom", "inputs", "options"}]}``
-with every secret input shown as ``[secret]``.
+with every secret input shown as ``[secret]`` and, in a container definition, every plain
+``environment`` value that looks like a credential as the plan shows it
+(:func:`deploy_engine.resources.hide_secret_container_env`).
 
 Network settings as for ``preview`` (``RUNWAY_*`` variables, ``--network FILE``); when the VPC or
 subnets are not configured, documented stand-in ids are used and named in ``stand_ins`` (the
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if stand_ins:
         print(f"{PROG} {NAME}: not configured, stand-in values used: {', '.join(stand_ins)}", file=ctx.stderr)
     try:
-        from deploy_engine.resources import declared_resources, text_lines
+        from deploy_engine.resources import declared_resources, hide_secret_container_env, text_lines
     except ImportError as exc:
         print(f"{PROG} {NAME}: needs the [deploy] extra (pulumi, pulumi-aws): {exc}", file=ctx.stderr)
         return EXIT_PULUMI_MISSING
@@ -118,7 +120,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         print(f"{PROG} {NAME}: configuration: {exc}", file=ctx.stderr)
         return EXIT_CONFIG
     if args.format == "json":
-        dump({"product": spec.product, "environment": doc["environment"], "stand_ins": stand_ins, "resources": doc["resources"]}, ctx.stdout)
+        dump({"product": spec.product, "environment": doc["environment"], "stand_ins": stand_ins,
+              "resources": hide_secret_container_env(doc["resources"])}, ctx.stdout)
     else:
         ctx.stdout.write("\n".join(text_lines(doc)) + "\n")
     return EXIT_OK

@@ -1,0 +1,49 @@
+"""`runway-deploy resources --format json` and plain `env` values that look like secrets
+(adversary report row L6): the ECS container definitions (a JSON string inside the JSON
+document) carried the values the plan hides by name, and a private key's `\\n`-escaped body
+was printed after its redacted BEGIN line. Real Pulumi program under Pulumi's mock monitor."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from deploy_engine.cli import main
+from runway_core.text import REDACTED
+
+RUNWAY = """runway: 1
+product: shop
+region: us-east-1
+environments:
+  dev: {}
+workloads:
+  api:
+    image: nginx@sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899
+    port: 80
+    health: {path: /h}
+    expose: internal
+    reason: "no-managed-fit: x"
+    env:
+      LOG_LEVEL: info
+      AWS_SECRET_ACCESS_KEY: value-of-aws-secret
+      GITHUB_TOKEN: value-of-github-token
+      CLIENT_SECRET: value-of-client-secret
+      ENCRYPTION_KEY: value-of-encryption-key
+      PK: "-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0123456789abcdef\\n-----END RSA PRIVATE KEY-----"
+"""
+
+
+def test_container_definitions_hide_secret_env_values_as_the_plan_does(tmp_path):
+    (tmp_path / "runway.yaml").write_text(RUNWAY, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["resources", "--env", "dev", str(tmp_path), "--format", "json"], stdout=out, stderr=err, environ={})
+    assert code == 0, err.getvalue()
+    text = out.getvalue()
+    for leaked in ("value-of-", "MIIEowIBAAKCAQEA", "END RSA PRIVATE KEY"):
+        assert leaked not in text, leaked
+    doc = json.loads(text)
+    defs = [r["inputs"]["containerDefinitions"] for r in doc["resources"] if "containerDefinitions" in r.get("inputs", {})]
+    assert defs
+    env = {v["name"]: v["value"] for v in json.loads(defs[0])[0]["environment"]}
+    assert env["LOG_LEVEL"] == "info"  # an ordinary value is kept
+    assert all(env[n] == REDACTED for n in ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "CLIENT_SECRET", "ENCRYPTION_KEY", "PK"))
