@@ -29,8 +29,9 @@ import re
 import threading
 from typing import Any, BinaryIO, Callable
 
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+
+from .convert import messages
 
 log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filters apply)
 
@@ -135,7 +136,7 @@ def refuse_too_deep(protocol: Any, body: bytes) -> None:
     log.warning("a message of %d bytes nested too deep to decode: %s", len(body),
                 "not handled" if msg_id is None else "answered with Invalid Request (-32600)")
     if msg_id is not None:
-        protocol._send_response(msg_id, error=types.ResponseError(code=-32600, message="message nested too deep to decode; not handled"))
+        protocol._send_response(msg_id, error=messages.response_error(-32600, "message nested too deep to decode; not handled"))
 
 
 class Counts:

@@ -26,6 +26,11 @@ def error_response(msg_id: Any, code: int, message: str) -> types.ResponseErrorM
     return types.ResponseErrorMessage(id=msg_id, error=types.ResponseError(code=code, message=message))
 
 
+def response_error(code: int, message: str) -> types.ResponseError:
+    """The ``error`` of a JSON-RPC error answer (code: JSON-RPC 2.0 §5.1 or LSP's)."""
+    return types.ResponseError(code=code, message=message)
+
+
 def error_answer(msg_id: Any, error: types.ResponseError) -> types.ResponseErrorMessage:
     """A JSON-RPC error answer carrying ``error`` (e.g. pygls' ``to_response_error()``)."""
     return types.ResponseErrorMessage(id=msg_id, error=error)
