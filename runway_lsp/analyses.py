@@ -27,7 +27,7 @@ import queue
 import sys
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from runway_core.analysis import Analysis, analyze
@@ -40,6 +40,12 @@ from .uris import uri_file_path
 log = logging.getLogger("runway_lsp")
 
 DISK = "disk"  # the "version" of a file read from disk rather than from an open buffer
+
+
+def _from_disk(version: Any) -> bool:
+    """``version`` is a file's on disk (:data:`DISK` or ``(DISK, mtime_ns, size)``), not an
+    open buffer's."""
+    return version == DISK or (isinstance(version, tuple) and version[:1] == (DISK,))
 
 #: A root listing at least this many members (:func:`listed_members`) is analysed on the
 #: analysis thread. Measured: 300 one-resource members take
@@ -148,6 +154,10 @@ class _Job:
     texts: dict[str, str]
     submitted: int
     generation: int
+    refused: str | None = None
+    #: path -> the text its analysis read (written on the thread while the job runs, read
+    #: there by the job that follows it: :meth:`Analyses.analyse_off_loop`).
+    read: dict[str, str] = field(default_factory=dict)
 
 
 class Analyses:
@@ -167,7 +177,8 @@ class Analyses:
         # Groups whose cached analysis was found current inside the block: checked once, not
         # once per file of the group (that made a 2,000-member product's publication and the
         # workspace scan quadratic, issue 16).
-        self._valid_memo: set[str] | None = None
+        # (A big product's entry found current with its disk versions too: ``(key, DISK)``.)
+        self._valid_memo: set[Any] | None = None
         #: The analysis thread and the groups it is analysing (group key -> job).
         self.thread = AnalysisThread()
         self._jobs: dict[str, _Job] = {}
@@ -212,7 +223,7 @@ class Analyses:
         """Forget the analysis of group ``key``."""
         self._cache.pop(key, None)
         if self._valid_memo is not None:
-            self._valid_memo.discard(key)
+            self._valid_memo.difference_update((key, (key, DISK)))
 
     def clear(self) -> None:
         """Forget every analysis (files on disk may have changed, or the catalogue did)."""
@@ -255,7 +266,7 @@ class Analyses:
         valid = self._valid_memo
         if hit is not None and valid is not None and key in valid:
             return hit[0]
-        if hit is not None and all(self.version(p) == v for p, v in hit[1].items()):
+        if hit is not None and self._holds(key, hit[1]):
             if valid is not None:
                 valid.add(key)
             return hit[0]
@@ -318,17 +329,50 @@ class Analyses:
         """An analysis of group ``key`` is running (or queued) on the thread."""
         return key in self._jobs
 
-    def current(self, key: str) -> bool:
-        """The cached analysis of ``key`` read the texts the buffers and the disk hold now."""
+    def current(self, key: str, disk: bool = False) -> bool:
+        """The cached analysis of ``key`` read the texts the buffers and the disk hold now
+        (a big product's disk versions: only with ``disk``, else on the thread, see
+        :meth:`_holds`)."""
         valid = self._valid_memo
-        if valid is not None and key in valid:
+        mark = (key, DISK) if disk and self.is_big(key) else key
+        if valid is not None and mark in valid:
             return True
         hit = self._cache.get(key)
-        if hit is not None and all(self.version(p) == v for p, v in hit[1].items()):
+        if hit is not None and self._holds(key, hit[1], disk=disk):
             if valid is not None:
-                valid.add(key)
+                valid.update((key, mark))
             return True
         return False
+
+    def _holds(self, key: str, record: dict[str, Any], skip: str | None = None, disk: bool = False) -> bool:
+        """The files group ``key``'s cached analysis read (``record``: path -> version; ``skip``:
+        a path not checked) hold the versions it read.
+
+        A big product's closed files are not looked up on the event loop: one ``stat`` per
+        file per request and per publication step (1,001 files: 5 ms on an idle machine,
+        7-85 ms measured while the analysis thread ran, every call waiting for the GIL again;
+        issue 16 item 7). On the loop its open buffers' versions are compared (no system
+        call), and every file it read from the disk must still be closed; the disk versions
+        are compared on the analysis thread (:meth:`analyse_off_loop`: a job of texts that did
+        not change only checks them), at most one such job in flight per product, requested
+        here. Until that check lands the cached analysis answers, as it does while any newer
+        analysis of a big product runs (a change it finds is analysed there and lands).
+        With ``disk`` (a publication: once per flush, not per request) the disk versions are
+        compared here too, once the buffers were found to hold."""
+        if not self.is_big(key):
+            return all(p == skip or self.version(p) == v for p, v in record.items())
+        get = self.buffers.get
+        for p, v in record.items():
+            if p == skip:
+                continue
+            doc = get(p)
+            if (doc.version != v) if doc is not None else not _from_disk(v):
+                return False
+        if disk:
+            return all(p == skip or self.version(p) == v for p, v in record.items())
+        if key not in self._jobs:
+            self.analyse_off_loop(key)  # the disk versions, off the loop
+        return True
 
     def analyse_off_loop(self, key: str) -> _Job:
         """Analyse group ``key`` on the thread, from a snapshot of the open buffers taken now
@@ -341,20 +385,60 @@ class Analyses:
         versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
         hit = self._cache.get(key)
         catalog = self.catalog
+        generation = self._generation
         refused = self._refused_link(key)  # on the loop: one lstat
+        prior = job  # the job of other texts queued or running now, if any
+        reads: dict[str, str] = {}
+
+        def stat(path: str) -> Any:
+            if path in texts:
+                return versions[path]
+            try:
+                st = os.stat(path)
+            except OSError:
+                return DISK
+            return (DISK, st.st_mtime_ns, st.st_size)
+
+        def same_reads(result: tuple[Analysis, dict[str, Any]], read_then: dict[str, str]) -> tuple[Analysis, dict[str, Any]] | None:
+            """``result`` (an analysis and the versions it read) with the versions of now,
+            when every file it read holds the text it read (``read_then``, else the text its
+            analysis parsed): still closed and unchanged on disk, or open now with that text.
+            So a runway opened while its product is analysed from the disk, or after it was
+            (the editor restoring its tabs during the workspace scan), costs no second analysis
+            of the product (issue 16 item 7). None otherwise."""
+            an, record = result
+            now: dict[str, Any] = {}
+            for p, v in record.items():
+                if p in texts:  # open now
+                    if v != versions[p]:
+                        then = read_then.get(p)
+                        if then is None and p in an.files:
+                            then = an.files[p].parsed.text
+                        if then != texts[p]:
+                            return None
+                    now[p] = versions[p]
+                elif _from_disk(v) and stat(p) == v:
+                    now[p] = v  # closed then and now, unchanged on disk
+                else:
+                    return None  # read from a buffer closed since, or changed on disk
+            return an, now
 
         def run() -> tuple[Analysis, dict[str, Any]]:
-            def stat(path: str) -> Any:
-                if path in texts:
-                    return versions[path]
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    return DISK
-                return (DISK, st.st_mtime_ns, st.st_size)
-
             if hit is not None and all(stat(p) == v for p, v in hit[1].items()):
                 return hit  # still current (the checks read the disk: here, off the loop)
+            if refused is None:  # (a refused root is never read: no text to compare)
+                cf = prior.concurrent if prior is not None else None
+                if (cf is not None and cf.done() and not cf.cancelled() and cf.exception() is None
+                        and prior.generation == generation and prior.refused is None):
+                    # The job this one superseded ran first on this thread, for other texts.
+                    again = same_reads(cf.result(), prior.read)
+                    if again is not None:
+                        reads.update(prior.read)
+                        return again
+                if hit is not None:
+                    again = same_reads(hit, {})
+                    if again is not None:
+                        return again
             record: dict[str, Any] = {}
             if refused is not None:
                 record[key] = stat(key)  # the answer for this buffer, though it is never read
@@ -362,14 +446,15 @@ class Analyses:
             def read(path: str) -> str:
                 real = os.path.realpath(path)
                 record[real] = stat(real)
-                return texts[real] if real in texts else read_disk(real)
+                text = reads[real] = texts[real] if real in texts else read_disk(real)
+                return text
 
             return analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused), record
 
         if job is not None:
             job.concurrent.cancel()  # superseded before it started (typed again): never runs
         cf = self.thread.submit(run)
-        job = _Job(asyncio.wrap_future(cf), cf, texts, next(self._clock), self._generation)
+        job = _Job(asyncio.wrap_future(cf), cf, texts, next(self._clock), generation, refused, reads)
         self._jobs[key] = job
         job.future.add_done_callback(lambda f: self._landing(key, job, f))
         return job
@@ -393,7 +478,7 @@ class Analyses:
             self._cache[key] = result
             self._made[key] = job.submitted
             if self._valid_memo is not None:
-                self._valid_memo.discard(key)
+                self._valid_memo.difference_update((key, (key, DISK)))
 
     def _landing(self, key: str, job: _Job, fut: asyncio.Future) -> None:
         if self._jobs.get(key) is job:
@@ -428,7 +513,7 @@ class Analyses:
         doc = self.buffers.get(path)
         hit = self._cache.get(key)
         if doc is not None and hit is not None and path in hit[1] and hit[1][path] != doc.version:
-            if all(p == path or self.version(p) == v for p, v in hit[1].items()):
+            if self._holds(key, hit[1], skip=path):
                 return hit[0]
         return None
 

@@ -125,7 +125,7 @@ class PublishSchedule:
                     if path in groups:
                         groups.remove(path)
             for key in list(groups):
-                if analyses.is_big(key) and not analyses.current(key):
+                if analyses.is_big(key) and not analyses.current(key, disk=True):
                     # Analysed on the thread, published when it lands (never a result
                     # computed for an older text: publish_group checks every version).
                     analyses.analyse_off_loop(key)

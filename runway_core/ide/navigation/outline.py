@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ...money import usd
 from ...positions import ZERO_RANGE, Range
 from ...text import secret_shape
-from ...yamlsrc import YMap, YNode, YScalar, YSeq
-from .occurrences import DocumentSymbol, WorkspaceSymbol, _member_items, _norm, _str_items, occurrences
+from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq
+from .occurrences import DocumentSymbol, WorkspaceSymbol, _member_items, _name_range, _norm, _str_items, occurrences
 
 if TYPE_CHECKING:
     from ...facts import Analysis
@@ -186,8 +186,11 @@ def _root_symbols(an: "Analysis", root: YMap, budget: _Budget) -> list[DocumentS
     return out
 
 
-def _member_symbols(an: "Analysis", root: YMap, budget: _Budget) -> list[DocumentSymbol]:
-    occs = {(o.range, o.role): o for o in occurrences(an)}
+def _member_symbols(an: "Analysis", parsed: ParsedYaml, root: YMap, budget: _Budget) -> list[DocumentSymbol]:
+    """The outline of a member runway (``parsed``, its mapping ``root``). Reads the member's
+    own file and the root's symbols only, never every occurrence of the product: a member's
+    outline in a product of 1,000 members built all 3,000 of them (~0.15 s on the event
+    loop, the slowest request of issue 16 item 7)."""
     out: list[DocumentSymbol] = []
     for k, v, rng in _top_entries(root, budget):
         if k.text in ("uses", "requires") and isinstance(v, YSeq):
@@ -201,8 +204,8 @@ def _member_symbols(an: "Analysis", root: YMap, budget: _Budget) -> list[Documen
                 else:
                     sym = an.symbols.get(item.value)
                     detail = f"{sym.kind or sym.type} · {_sizes(an, item.value, None)}" if sym is not None else "not declared in the root"
-                occ = occs.get((item.range, "requires" if k.text == "requires" else "use"))
-                sel = occ.name_range if occ is not None else item.range
+                # The name's characters, as occurrences() finds them (the kind for requires).
+                sel = _name_range(parsed, item, item.value)[0]
                 children.append(DocumentSymbol(item.value, "field", detail, item.range, sel))
             out.append(DocumentSymbol(k.text, "array", ", ".join(i.text for i in _str_items(v)), rng, k.range, tuple(children)))
         else:
@@ -227,7 +230,7 @@ def document_symbols(an: "Analysis", file: str) -> list[DocumentSymbol]:
     if src is None or not isinstance(root, YMap):
         return []
     budget = _Budget()
-    return _member_symbols(an, root, budget) if src.role == "member" else _root_symbols(an, root, budget)
+    return _member_symbols(an, src.parsed, root, budget) if src.role == "member" else _root_symbols(an, root, budget)
 
 
 def _matches(query: str, name: str) -> bool:
