@@ -183,6 +183,12 @@ class CostView:
         if not self.settings.current.cost_delta_enabled:
             return None
         analyses = self.session.analyses
+        if key in analyses.waiting:
+            # A member answered alone until its big product's first analysis lands: its
+            # deltas are the product's, none before that lands (as for the product itself).
+            # Its own would run git and hash its files on the loop while the analysis thread
+            # holds the GIL (a first hover 40-55 ms, issue 16 item 7).
+            return None
         if not analyses.is_big(key):
             return self.store.baselines(key, self.session.catalog)
         # A big product: the last baselines computed answer (none before the first lands:
