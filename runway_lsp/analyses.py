@@ -11,7 +11,9 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
 - A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more) is analysed on the
   analysis thread (:class:`AnalysisThread`), never on the event loop: until its result lands,
   requests answer from its last analysis, or (a member opened before its product's first
-  analysis) from the member alone (issue 16 item 7; docs/architecture.md "Threads").
+  analysis) from the member alone (issue 16 item 7; docs/architecture.md "Threads"). The
+  disk versions of a big product's closed files are compared on that thread too, never per
+  request on the loop (:meth:`Analyses._holds`).
 
 Must not import pulumi or deploy_engine.
 """
@@ -46,6 +48,7 @@ def _from_disk(version: Any) -> bool:
     """``version`` is a file's on disk (:data:`DISK` or ``(DISK, mtime_ns, size)``), not an
     open buffer's."""
     return version == DISK or (isinstance(version, tuple) and version[:1] == (DISK,))
+
 
 #: A root listing at least this many members (:func:`listed_members`) is analysed on the
 #: analysis thread. Measured: 300 one-resource members take
@@ -359,20 +362,17 @@ class Analyses:
         analysis of a big product runs (a change it finds is analysed there and lands).
         With ``disk`` (a publication: once per flush, not per request) the disk versions are
         compared here too, once the buffers were found to hold."""
-        if not self.is_big(key):
-            return all(p == skip or self.version(p) == v for p, v in record.items())
-        get = self.buffers.get
-        for p, v in record.items():
-            if p == skip:
-                continue
-            doc = get(p)
-            if (doc.version != v) if doc is not None else not _from_disk(v):
-                return False
-        if disk:
-            return all(p == skip or self.version(p) == v for p, v in record.items())
-        if key not in self._jobs:
-            self.analyse_off_loop(key)  # the disk versions, off the loop
-        return True
+        if self.is_big(key):
+            get = self.buffers.get
+            for p, v in record.items():
+                doc = get(p)
+                if p != skip and ((doc.version != v) if doc is not None else not _from_disk(v)):
+                    return False
+            if not disk:
+                if key not in self._jobs:
+                    self.analyse_off_loop(key)  # the disk versions, off the loop
+                return True
+        return all(p == skip or self.version(p) == v for p, v in record.items())
 
     def analyse_off_loop(self, key: str) -> _Job:
         """Analyse group ``key`` on the thread, from a snapshot of the open buffers taken now
