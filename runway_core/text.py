@@ -73,6 +73,19 @@ def _ratio(a: str, b: str) -> float:
 #: slack-*-token `xox[bpas]-`/`xoxe.`, linear `lin_api_`, databricks `dapi`); Infisical service
 #: tokens (`st.<uuid>.<hex>.<hex>`) and AWS STS session tokens (base64 of a protobuf that
 #: always starts `FwoGZXIvYXdz` or `IQoJb3JpZ2lu`) after their issuers' documented formats.
+#: Injected variable names (round 3). A resource or workload name is a DNS label, and a
+#: consumer receives ``<NAME>_<SUFFIX>`` variables (``glpat-abc…`` -> ``GLPAT_ABC…_URL``,
+#: runway_core.planner.spec.env_prefix: upper case, ``-`` -> ``_``), which hover, the plan, the
+#: code lenses and the CLI show. Each family whose token can be a DNS label (a fixed lower-case
+#: prefix, a body of letters, digits and ``-``: GitLab, OpenAI, Slack, Pulumi, Databricks) also
+#: matches in that form, with the same prefix and minimum length and a body that stops before
+#: the injected suffix, so that ``<redacted>_URL`` still says which variable it is. The suffixes
+#: are those of docs/format.md "Uses and injected variables" (``runway_core.planner.spec.VARIABLES``;
+#: tests/core/test_secret_shapes_round3.py checks that the two lists agree). Linear: each step
+#: of the body looks ahead at most 9 characters.
+INJECTED_SUFFIXES: tuple[str, ...] = ("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE", "ARN", "NAME")
+_VAR_BODY = r"(?:[A-Z0-9]|_(?!(?:" + "|".join(INJECTED_SUFFIXES) + r")(?![A-Za-z0-9_])))"
+
 _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("an AWS access key id",
      r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
@@ -85,19 +98,21 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
      ("-----BEGIN ",), False),
     ("a GitHub token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
-    ("a GitLab token", r"gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
-     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-"), False),
+    ("a GitLab token", r"(?:gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}|GL(?:PAT|DT|RT|PTT|CBT|IMT|AGENT|OAS)_" + _VAR_BODY + "{20,})",
+     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-",
+      "GLPAT_", "GLDT_", "GLRT_", "GLPTT_", "GLCBT_", "GLIMT_", "GLAGENT_", "GLOAS_"), False),
     ("an npm token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",), False),
     ("a SendGrid API key", r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", ("SG.",), False),
-    ("an OpenAI API key", r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", ("sk-",), False),
+    ("an OpenAI API key", r"(?:(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}|(?<![A-Za-z0-9_])SK_" + _VAR_BODY + "{32,})",
+     ("sk-", "SK_"), False),
     ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", ("hooks.slack.com/",), False),
-    ("a Slack token", r"x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}", ("xox", "xapp-"), False),
+    ("a Slack token", r"(?:x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}|X(?:OX[ABPOSRE]|APP)_" + _VAR_BODY + "{10,})",
+     ("xox", "xapp-", "XOX", "XAPP_"), False),
     ("a Stripe secret key", r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("_live_", "_test_"), False),
     ("a Stripe webhook secret", r"whsec_[A-Za-z0-9+/=]{20,}", ("whsec_",), False),
     ("a Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}", ("AIza",), False),
     ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), False),
     ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}", ("eyJ",), False),
-    # also as the injected variable names of a resource named so (`PUL_0123…_URL`): the same hex
     ("a Pulumi access token", r"(?:pul-[a-f0-9]{40}|PUL_[A-F0-9]{40})(?![A-Fa-f0-9])", ("pul-", "PUL_"), False),
     ("an Infisical service token",
      r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
@@ -111,13 +126,21 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a Hugging Face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}", ("hf_",), False),
     ("a Shopify token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", ("shpat_", "shpss_", "shpca_", "shppa_"), False),
     ("a Linear API key", r"lin_api_[A-Za-z0-9]{40}", ("lin_api_",), False),
-    ("a Databricks token", r"(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), False),
+    ("a Databricks token", r"(?:(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?|(?<![A-Za-z0-9])DAPI[A-F0-9]{32}(?:_[0-9])?)",
+     ("dapi", "DAPI"), False),
     # `scheme://user:password@`: the user may be empty (`redis://:pw@h`), the password may hold
     # `/`, `+`, `:` or `@` (it runs to the last `@` before a space, a quote or a `//`); not a
     # port followed by a path (`https://h:8080/@scope/pkg` is no password), nor an already
-    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference.
+    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference. First tried: a
+    # password of words separated by single spaces (`app:my secret pw@db`, `app:p@ss word@db`;
+    # round 3), up to the last `@` of at most 17 words on the line, none holding `/` (so that
+    # `u:pw@db:5432/x and a@b.com` is the password `pw`), neither starting nor ending with a
+    # space (`https://h.example.com: write to ops@example.com` is prose). When the line holds a
+    # URL password and, words later, an e-mail address, the words between are redacted too:
+    # more hidden, never less.
     ("a URL with a password in it",
-     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)(?:[^\s\"'<>`/]|/(?!/)){1,256}@",
+     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)"
+     r"(?:[^\s\"'<>`/]{1,256}(?: [^\s\"'<>`/]{1,256}){1,16}@|(?:[^\s\"'<>`/]|/(?!/)){1,256}@)",
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a
