@@ -169,9 +169,10 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a bearer token",
      r"(?<![A-Za-z])[Bb]earer\s{1,8}(?=[A-Za-z0-9._~+/-]{0,1024}[0-9_+/-]|[A-Za-z0-9._~+/-]{1,1024}[A-Z])[A-Za-z0-9._~+/-]{8,4096}={0,2}",
      ("Bearer", "bearer"), False),
-    # An AWS secret access key, in context (`aws_secret_access_key = ...`) ...
+    # An AWS secret access key, in context (`aws_secret_access_key = ...`; with up to two
+    # characters glued to it, as redact_glued_keys takes) ...
     ("an AWS secret access key",
-     r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40}",
+     r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40,42}",
      ("secret_access", "secretaccess"), True),
     # ... or alone: exactly 40 base64 characters mixing upper and lower case with a digit, `+`
     # or `/`. Runway values of 40 characters are lower-case hex (git SHAs) or names (no `+`,
@@ -226,6 +227,51 @@ REDACTED = "<a value that looks like a secret>"
 #: start only where a run starts.
 _LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
 
+#: A 40-character AWS secret access key glued to one character before or after it (a 41- or
+#: 42-character run: `xwJalr…`, `1wJalr…`, `/wJalr…`), which the lone-key shape leaves (a run
+#: that long is as likely some other base64). Taken for a key only on a line that names one:
+#: :data:`_KEY_CONTEXT`, as Yelp's detect-secrets AWSKeyDetector (``aws.{0,20}?(?:key|pwd|pw|
+#: password|pass|token).{0,20}?['"]([0-9a-zA-Z/+]{40})['"]``, case-blind) and gitleaks (its
+#: ``aws-secret-access-key`` is a sub-rule: a ``\b``-bounded 40-character run, entropy >= 3,
+#: reported only beside an access key id) also ask for context; neither takes a glued run at
+#: all. Without a word of context the glued run is not redacted (docs/reliability.md). The
+#: same three case lookaheads as the lone key; linear (a match starts only where a run does).
+_GLUED_KEY = re.compile(
+    r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,41}[A-Z])(?=[A-Za-z0-9+/]{0,41}[a-z])(?=[A-Za-z0-9+/]{0,41}[0-9+/])"
+    r"[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
+#: Its superset without the lookaheads: the cheap test of whether a text holds a candidate.
+_GLUED_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
+#: Words (lower case) that make a line name a key; the redaction placeholder itself does not.
+_KEY_CONTEXT = ("aws", "secret", "key", "access", "token", "passw", "pwd", "credential")
+_REDACTED_LOWER = REDACTED.lower()
+
+
+def _key_context(line: str) -> bool:
+    low = line.lower()
+    if _REDACTED_LOWER in low:
+        low = low.replace(_REDACTED_LOWER, " ")
+    for word in _KEY_CONTEXT:
+        if word in low:
+            return True
+    return False
+
+
+def redact_glued_keys(text: str) -> str:
+    """``text`` with every :data:`_GLUED_KEY` run on a line that names a key (:data:`_KEY_CONTEXT`)
+    replaced by :data:`REDACTED`; the same object when none is. The last step of
+    :func:`redact`. Linear: one split, each line's words checked once."""
+    if len(text) < 41 or _GLUED_RUN.search(text) is None:
+        return text
+    lines = text.split("\n")
+    changed = False
+    for i, line in enumerate(lines):
+        # the words around the run, not in it (`…EXAMPLEKEY` names no key)
+        if len(line) >= 41 and _GLUED_KEY.search(line) and _key_context(_GLUED_RUN.sub(" ", line)):
+            lines[i] = _GLUED_KEY.sub(REDACTED, line)
+            changed = True
+    return "\n".join(lines) if changed else text
+
+
 #: Strings :func:`redact` found clean, so that the server does not scan again the same
 #: diagnostics, lenses and hints it sends on every keystroke. Bounded: strings up to
 #: ``_MEMO_CHARS`` characters, ``_MEMO_SIZE`` of them (at most ~16 MB), emptied when full.
@@ -243,7 +289,7 @@ def redact(text: str) -> str:
     value), and a credential pasted in the wrong place must not be quoted back into CI logs,
     annotations or SARIF uploads.
 
-    The same text as running every shape's ``sub`` in order (tests/deploy/test_cli_speed.py
+    The same text as running every shape's ``sub`` in order, then :func:`redact_glued_keys` (tests/deploy/test_cli_speed.py
     checks it on random and hostile inputs); a shape runs only where its literal hint is (a
     ``str.__contains__``), the lone AWS secret key only where a 40-character run is, and a
     short string already found clean is not scanned again. Linear in ``len(text)``."""
@@ -272,6 +318,7 @@ def redact(text: str) -> str:
         if pattern.search(text):
             text = pattern.sub(REDACTED, text)
             lower = None
+    text = redact_glued_keys(text)
     if memo and text is original:
         if len(_CLEAN) >= _MEMO_SIZE:
             _CLEAN.clear()
@@ -377,6 +424,8 @@ def secret_shape(name: str, value: object) -> str | None:
     for why, pattern in SECRET_VALUE_SHAPES:
         if pattern.search(value):
             return why
+    if redact_glued_keys(value) is not value:
+        return "an AWS secret access key (next to a word that names a key)"
     v = value.strip()
     if not SECRET_NAME.search(name) or PUBLIC_KEY_NAME.search(name):
         return None
@@ -389,4 +438,5 @@ def secret_shape(name: str, value: object) -> str | None:
     return None
 
 
-__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]
+__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "INJECTED_SUFFIXES", "redact", "redact_doc",
+           "redact_glued_keys", "redacted", "secret_shape"]

@@ -102,3 +102,39 @@ def test_ordinary_variable_names_stay(text):
 def test_round_two_ordinary_strings_upper_cased_as_variable_names_stay(text):
     var = "".join(c if c.isalnum() else "_" for c in text).upper() + "_URL"
     assert redact(var) == var
+
+
+# Item 4: a 40-character AWS secret access key glued to a character (a 41- or 42-character
+# run) on a line that names a key (as detect-secrets' AWSKeyDetector asks for `aws` and a
+# key word; gitleaks takes no glued run at all).
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+GLUED_IN_CONTEXT = [
+    "aws_secret = x" + AWS_SECRET,
+    "AWS_SECRET_ACCESS_KEY=1" + AWS_SECRET,
+    "unknown key `1" + AWS_SECRET + "`",
+    "env AWS_KEY: /" + AWS_SECRET,
+    "token " + AWS_SECRET + "x",
+    "Credential: x" + AWS_SECRET + "y",
+    "first line\nthe secret is x" + AWS_SECRET + "\nlast line",
+]
+
+
+@pytest.mark.parametrize("text", GLUED_IN_CONTEXT)
+def test_a_glued_aws_secret_key_beside_a_key_word_is_redacted(text):
+    out = redact(text)
+    assert "wJalrX" not in out and "EXAMPLEKEY" not in out and REDACTED in out, out
+    assert secret_shape("", text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "size `x" + AWS_SECRET + "`",             # no word that names a key: stays (docs/reliability.md)
+    "key\nsize `x" + AWS_SECRET + "`",       # the word is on another line
+    "x" + AWS_SECRET,                         # `…EXAMPLEKEY` inside the run names no key
+    "ssh key SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",  # 43 characters
+    "key 0123456789abcdef0123456789abcdef012345678",               # lower-case hex, 41
+    "secret " + "A" * 41, "secret " + "Ab" * 21 + "c",               # one case / no digit
+    "image key sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899",
+    "the key " + AWS_SECRET + "xyz",                                 # a 43-character run
+])
+def test_what_the_glued_key_step_leaves(text):
+    assert redact(text) == text
