@@ -62,7 +62,8 @@ def _ratio(a: str, b: str) -> float:
 #: token's length of token characters. A short prefix that ordinary words end with (`sk-` in
 #: "desk-…", `hf_` in "shelf_…", `SG.`, `AIza`, `eyJ`, `Basic`, `Bearer`, `sk_live_`) keeps
 #: its lookbehind. The lone 40-character AWS secret key may follow `=`, `:`, `-`, `_` or `.`
-#: (`FOO=wJalr…`), not a letter, digit, `+` or `/` (a 41-character run is some other base64).
+#: (`FOO=wJalr…`), not a letter, digit, `+` or `/` (a 41-character run is some other base64,
+#: unless its line names a key: :func:`redact_glued_keys`).
 #:
 #: The vendor families follow the two well-kept public rule sets: Yelp's detect-secrets plugins
 #: (AWS, Azure storage, Basic auth, GitHub, GitLab, JWT, npm, OpenAI, PyPI, SendGrid, Slack,
