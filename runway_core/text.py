@@ -104,7 +104,9 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
       "GLPAT_", "GLDT_", "GLRT_", "GLPTT_", "GLCBT_", "GLIMT_", "GLAGENT_", "GLOAS_"), False),
     ("an npm token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",), False),
     ("a SendGrid API key", r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", ("SG.",), False),
-    ("an OpenAI API key", r"(?:(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}|(?<![A-Za-z0-9_])SK_" + _VAR_BODY + "{32,})",
+    # `sk-` after a letter, digit or `_` is part of a word ("desk-…", "task-…"); after a `-` it
+    # starts one: the AWS names of a workload named so (`orders-dev-sk-…`, `runway-deploy resources`).
+    ("an OpenAI API key", r"(?:(?<![A-Za-z0-9_])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}|(?<![A-Za-z0-9])SK_" + _VAR_BODY + "{32,})",
      ("sk-", "SK_"), False),
     ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", ("hooks.slack.com/",), False),
     ("a Slack token", r"(?:x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}|X(?:OX[ABPOSRE]|APP)_" + _VAR_BODY + "{10,})",

@@ -138,3 +138,16 @@ def test_a_glued_aws_secret_key_beside_a_key_word_is_redacted(text):
 ])
 def test_what_the_glued_key_step_leaves(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "orders-dev-sk-abcdefghijklmnopqrstuvwxyz012345", "arn:aws:iam::123456789012:role/dev-sk-abcdefghijklmnopqrstuvwxyz012345",
+])
+def test_an_openai_shaped_name_inside_an_aws_name_is_redacted(text):
+    assert "sk-abcdefghij" not in redact(text) and REDACTED in redact(text)
+
+
+@pytest.mark.parametrize("text", ["desk-management-service-production-east", "task-runner-service-production-east-1",
+                                  "my_sk-abcdefghijklmnopqrstuvwxyz012345"])
+def test_sk_inside_a_word_stays(text):
+    assert redact(text) == text

@@ -86,7 +86,7 @@ FRAGMENTS = [
     # round 3: spaced URL passwords, token-shaped names as injected variables, a key glued to
     # a character beside a word that names a key
     "postgres://app:my secret pw@db", "a://b:c d@", "GLPAT_" + "A" * 20 + "_URL", "SK_" + "B" * 32, "XOXB_" + "1" * 10,
-    "DAPI" + "0" * 32 + "_NAME", "x" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws ", "key=", "secret",
+    "DAPI" + "0" * 32 + "_NAME", "dev-sk-" + "o" * 32, "x" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws ", "key=", "secret",
 ]
 
 
