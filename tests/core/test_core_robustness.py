@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runway_core.analysis import analyze
+from runway_core.analysis import analyze, clear_file_cache
 from runway_core.positions import LineIndex
 from runway_core.yamlsrc import parse_yaml
 
@@ -74,3 +75,50 @@ def test_mutated_example_analyses_without_exception(catalog, muts):
     root = str(Path("/nonexistent-runway-root") / "runway.yaml")
     an = analyze(root, catalog, read=lambda p: text if p == root else (_ for _ in ()).throw(FileNotFoundError(2, "No such file")))
     _in_bounds(text, an.diagnostics.get(root, []))
+
+
+def _analysis(catalog, text: str):
+    root = str(Path("/nonexistent-runway-root") / "runway.yaml")
+    an = analyze(root, catalog, read=lambda p: text if p == root else (_ for _ in ()).throw(FileNotFoundError(2, "No such file")))
+    return an.diagnostics.get(root, [])
+
+
+# Each pair: an earlier text of the file, then the text analysed. Lines end in `\r\r\n` (the
+# `crlf` mutation twice): two line breaks each (docs/format.md "Reading the files"). The
+# incremental parse counted lines at "\n" only, took the edit for no change and returned the
+# earlier tree for the new text (yamlsrc/splice.py): ranges past their lines' ends, old values.
+_CR2 = ORDERS.replace("\n", "\r\r\n")
+_EARLIER_THEN_NOW = [
+    pytest.param(
+        _CR2,
+        _CR2.replace("      production: 2\r\r\n    uses: [main-db]\r\r\n", "      production: 2000\r\r\n    uses: [main-dbx]\r\r\n"),
+        id="two-lines-typed-in-a-cr-cr-lf-file",
+    ),
+    pytest.param(  # found by test_mutated_example_analyses_without_exception (the one before it)
+        _mutate(ORDERS, [("crlf", 520, "!Ref "), ("insert", 1795, '"'), ("del_line", 8850, "*a"), ("crlf", 520, "!Ref "), ("indent", 274, "'"), ("del_line", 8850, "*a")]),
+        _mutate(ORDERS, [("crlf", 520, "!Ref "), ("insert", 1795, '"'), ("del_line", 8850, "*a"), ("crlf", 520, "!Ref "), ("indent", 275, "}"), ("del_line", 8850, "*a")]),
+        id="hypothesis-members-indent",
+    ),
+]
+
+
+@pytest.mark.parametrize("earlier, text", _EARLIER_THEN_NOW)
+def test_an_analysis_does_not_depend_on_the_text_analysed_before(catalog, earlier, text):
+    clear_file_cache()
+    alone = _analysis(catalog, text)
+    clear_file_cache()
+    _analysis(catalog, earlier)
+    after = _analysis(catalog, text)
+    _in_bounds(text, after)
+    assert after == alone
+
+
+def test_a_value_typed_in_a_cr_cr_lf_file_is_read(catalog):
+    earlier, text = _EARLIER_THEN_NOW[0].values
+    clear_file_cache()
+    _analysis(catalog, earlier)
+    diags = _analysis(catalog, text)
+    scale = [d for d in diags if d.code == "RW100" and "scale" in d.message]
+    # `production: 2000`: its line in ORDERS, twice (each `\r\r\n` ends two lines)
+    assert [d.range.start.line for d in scale] == [2 * ORDERS.split("\n").index("      production: 2")]
+    assert any("main-dbx" in d.message for d in diags)
