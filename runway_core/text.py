@@ -167,8 +167,8 @@ SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _HINTS: tuple[tuple[tuple[str, ...] | None, bool], ...] = tuple((hints, blind) for _why, _rx, hints, blind in _SHAPES)
 assert len(_HINTS) == len(SECRET_VALUE_SHAPES)
 _LONE_KEY = SECRET_VALUE_SHAPES[-1][1]  # the one shape without a literal hint
-#: What :func:`redact` loops over: (pattern, hints, case_blind) per shape.
-_PLAN = tuple((pattern, hints, blind) for (_why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS))
+#: What :func:`value_shape` loops over: (why, pattern, hints, case_blind) per shape.
+_PLAN = tuple((why, pattern, hints, blind) for (why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS))
 assert _HINTS[-1][0] is None and all(h is not None for h, _ in _HINTS[:-1])
 
 
@@ -221,38 +221,14 @@ def redact(text: str) -> str:
     annotations or SARIF uploads.
 
     The same text as running every shape's ``sub`` in order (tests/deploy/test_cli_speed.py
-    checks it on random and hostile inputs); a shape runs only where its literal hint is (a
-    ``str.__contains__``), the lone AWS secret key only where a 40-character run is, and a
-    short string already found clean is not scanned again. Linear in ``len(text)``."""
-    if len(text) < _SHORTEST:
+    checks it on random and hostile inputs), which it does only when :func:`value_shape`
+    finds a shape: that skips a shape where its literal hint is not (a ``str.__contains__``),
+    the lone AWS secret key where no 40-character run is, and a short string already found
+    clean. Linear in ``len(text)``."""
+    if value_shape(text) is None:  # most texts: skipped by hints, or found clean before
         return text
-    memo = len(text) <= _MEMO_CHARS
-    if memo and text in _CLEAN:
-        return text
-    original = text
-    lower: str | None = None
-    for pattern, hints, blind in _PLAN:
-        if hints is not None:
-            if blind:
-                if lower is None:
-                    lower = text.lower()
-                hay = lower
-            else:
-                hay = text
-            for h in hints:  # a plain loop: any() over a generator costs more than the checks
-                if h in hay:
-                    break
-            else:
-                continue
-        elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
-            continue
-        if pattern.search(text):
-            text = pattern.sub(REDACTED, text)
-            lower = None
-    if memo and text is original:
-        if len(_CLEAN) >= _MEMO_SIZE:
-            _CLEAN.clear()
-        _CLEAN[text] = None
+    for _why, pattern in SECRET_VALUE_SHAPES:
+        text = pattern.sub(REDACTED, text)
     return text
 
 
@@ -340,6 +316,46 @@ def redacted(d: Diagnostic) -> Diagnostic:
     return Diagnostic(d.file, d.range, d.severity, d.code, msg, data, d.tags)
 
 
+def value_shape(text: str) -> str | None:
+    """Why ``text`` holds a credential-shaped part: the phrase of the first shape of
+    :data:`SECRET_VALUE_SHAPES` that matches anywhere in it (what ``pattern.search`` over the
+    shapes in order would say), or None.
+
+    Skipped the way :func:`redact` skips (a shape only where its literal hint is, the lone AWS
+    secret key only where a 40-character run is, a short string already found clean not
+    scanned again): RW147 asks this of every `env` value and size of every keystroke's
+    analysis, ~1,400 strings on the 3,218-line benchmark workspace, which cost 35 regex scans
+    each (a quarter of the analysis, issue 16 item 10). Linear in ``len(text)``."""
+    if len(text) < _SHORTEST:
+        return None
+    memo = len(text) <= _MEMO_CHARS
+    if memo and text in _CLEAN:
+        return None
+    lower: str | None = None
+    for why, pattern, hints, blind in _PLAN:
+        if hints is not None:
+            if blind:
+                if lower is None:
+                    lower = text.lower()
+                hay = lower
+            else:
+                hay = text
+            for h in hints:
+                if h in hay:
+                    break
+            else:
+                continue
+        elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
+            continue
+        if pattern.search(text):
+            return why
+    if memo:
+        if len(_CLEAN) >= _MEMO_SIZE:
+            _CLEAN.clear()
+        _CLEAN[text] = None
+    return None
+
+
 def secret_shape(name: str, value: object) -> str | None:
     """Why an `env` value looks like a secret (a phrase for messages), or None.
 
@@ -351,9 +367,9 @@ def secret_shape(name: str, value: object) -> str | None:
     """
     if not isinstance(value, str) or not value.strip():
         return None
-    for why, pattern in SECRET_VALUE_SHAPES:
-        if pattern.search(value):
-            return why
+    why = value_shape(value)
+    if why is not None:
+        return why
     v = value.strip()
     if not SECRET_NAME.search(name) or PUBLIC_KEY_NAME.search(name):
         return None
@@ -366,4 +382,4 @@ def secret_shape(name: str, value: object) -> str | None:
     return None
 
 
-__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]
+__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape", "value_shape"]
