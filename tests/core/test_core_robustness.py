@@ -122,3 +122,26 @@ def test_a_value_typed_in_a_cr_cr_lf_file_is_read(catalog):
     # `production: 2000`: its line in ORDERS, twice (each `\r\r\n` ends two lines)
     assert [d.range.start.line for d in scale] == [2 * ORDERS.split("\n").index("      production: 2")]
     assert any("main-dbx" in d.message for d in diags)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    eol=st.sampled_from(["\n", "\r\n", "\r\r\n", "\r"]),
+    at=st.integers(min_value=0),
+    edits=st.lists(st.tuples(st.integers(min_value=0, max_value=120), st.sampled_from(["x", "1", ":", " ", "-", "#", '"', "\r", ""])), min_size=1, max_size=3),
+)
+def test_an_edit_analyses_as_the_edited_text_alone(catalog, eol, at, edits):
+    """An editor's case: the example (any line ends) analysed, then a few characters typed or
+    deleted on nearby lines (each edit up to 120 characters after the one before); the second
+    analysis is the analysis of its text alone (the memos of runway_core.analysis.cache never
+    change a result)."""
+    earlier = ORDERS.replace("\n", eol)
+    text = earlier
+    for step, typed in edits:
+        at = (at + step) % len(text)
+        text = text[:at] + typed + text[at + (text[at] not in "\r\n"):]
+    clear_file_cache()
+    alone = _analysis(catalog, text)
+    clear_file_cache()
+    _analysis(catalog, earlier)
+    assert _analysis(catalog, text) == alone
