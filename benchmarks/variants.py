@@ -38,7 +38,7 @@ VARIANTS = {
     "planreuse": "no previous analysis: every entry spec built and plan item priced again",
     "linememo": "line items priced again for every item (no memo)",
     "signature": "runway/costsChanged decided by JSON + sha256 of every plan",
-    "flushmemo": "no per-flush memo of disk stats, groups and roots",
+    "flushmemo": "no memo of disk stats, groups and roots within a flush or a request",
     "sentskip": "every file of the group pushed again after every flush",
 }
 
@@ -62,9 +62,18 @@ def _patch(names: set[str]) -> None:
     if "debounce" in names:
         SCH.DEBOUNCE_S = 0.04
     if "gcpause" in names:
-        def analyze(root_file, catalog, read=None, previous=None):
-            return R._analyze(root_file, catalog, read, previous)
+        def step(steps):
+            next(steps)
+
+        def analyze(root_file, catalog, read=None, previous=None, refused=None):
+            steps = R.analysis_steps(root_file, catalog, read, previous, refused)
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    return done.value
         A.analyze = R.analyze = B.analyze = AN.analyze = analyze
+        A.step = R.step = AN.step = step
     if "freeze" in names:
         gc.freeze = lambda: None
     if "idlegc" in names:
@@ -78,11 +87,15 @@ def _patch(names: set[str]) -> None:
     if "entrycache" in names:
         AR._entry_text_keys = lambda *a, **k: None
     if "planreuse" in names:
-        inner = A.analyze
+        inner, inner_steps = A.analyze, A.analysis_steps
 
-        def no_previous(root_file, catalog, read=None, previous=None):
-            return inner(root_file, catalog, read)
+        def no_previous(root_file, catalog, read=None, previous=None, refused=None):
+            return inner(root_file, catalog, read, refused=refused)
+
+        def no_previous_steps(root_file, catalog, read=None, previous=None, refused=None):
+            return inner_steps(root_file, catalog, read, refused=refused)
         A.analyze = R.analyze = B.analyze = AN.analyze = no_previous
+        AN.analysis_steps = no_previous_steps
     if "linememo" in names:
         PP._collect = lambda pricer, specs: PP._price_specs(pricer, tuple(specs))
     if "signature" in names:
@@ -96,10 +109,9 @@ def _patch(names: set[str]) -> None:
             return hashlib.sha256(json.dumps([an.root_file, doc], sort_keys=True, default=str).encode()).hexdigest()
         C._signature = signature
     if "flushmemo" in names:
-        def flush(self):
-            self._timer = None
-            self._flush_dirty()
-        SCH.PublishSchedule._flush = flush
+        import contextlib
+
+        AN.Analyses.memoised = lambda self: contextlib.nullcontext()
     if "sentskip" in names:
         class Never(dict):
             def get(self, key, default=None):

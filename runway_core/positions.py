@@ -21,6 +21,15 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 Encoding = Literal["utf-16", "utf-8", "utf-32"]
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines without their terminators, split as :class:`LineIndex` splits them (at
+    ``\n``, ``\r\n`` and a lone ``\r``): item N is line N of every position. Anything that
+    numbers lines for comparison with positions splits here, never at ``"\n"`` alone."""
+    if "\r" not in text:
+        return text.split("\n")
+    return _BREAK.split(text)
+
+
 @dataclass(frozen=True, order=True, slots=True)
 class Position:
     """0-based line and character (code points in the core)."""
@@ -95,9 +104,7 @@ class LineIndex:
 
     def all_lines(self) -> list[str]:
         """``[line_text(i) for i in range(line_count)]``, in one split (a new list)."""
-        if "\r" not in self.text:
-            return self.text.split("\n")
-        return _BREAK.split(self.text)
+        return split_lines(self.text)
 
     def position(self, offset: int) -> Position:
         """Position of a code-point offset (clamped to the text)."""

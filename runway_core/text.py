@@ -62,7 +62,8 @@ def _ratio(a: str, b: str) -> float:
 #: token's length of token characters. A short prefix that ordinary words end with (`sk-` in
 #: "desk-…", `hf_` in "shelf_…", `SG.`, `AIza`, `eyJ`, `Basic`, `Bearer`, `sk_live_`) keeps
 #: its lookbehind. The lone 40-character AWS secret key may follow `=`, `:`, `-`, `_` or `.`
-#: (`FOO=wJalr…`), not a letter, digit, `+` or `/` (a 41-character run is some other base64).
+#: (`FOO=wJalr…`), not a letter, digit, `+` or `/` (a 41-character run is some other base64,
+#: unless its line names a key: :func:`redact_glued_keys`).
 #:
 #: The vendor families follow the two well-kept public rule sets: Yelp's detect-secrets plugins
 #: (AWS, Azure storage, Basic auth, GitHub, GitLab, JWT, npm, OpenAI, PyPI, SendGrid, Slack,
@@ -73,6 +74,19 @@ def _ratio(a: str, b: str) -> float:
 #: slack-*-token `xox[bpas]-`/`xoxe.`, linear `lin_api_`, databricks `dapi`); Infisical service
 #: tokens (`st.<uuid>.<hex>.<hex>`) and AWS STS session tokens (base64 of a protobuf that
 #: always starts `FwoGZXIvYXdz` or `IQoJb3JpZ2lu`) after their issuers' documented formats.
+#: Injected variable names (round 3). A resource or workload name is a DNS label, and a
+#: consumer receives ``<NAME>_<SUFFIX>`` variables (``glpat-abc…`` -> ``GLPAT_ABC…_URL``,
+#: runway_core.planner.spec.env_prefix: upper case, ``-`` -> ``_``), which hover, the plan, the
+#: code lenses and the CLI show. Each family whose token can be a DNS label (a fixed lower-case
+#: prefix, a body of letters, digits and ``-``: GitLab, OpenAI, Slack, Pulumi, Databricks) also
+#: matches in that form, with the same prefix and minimum length and a body that stops before
+#: the injected suffix, so that ``<redacted>_URL`` still says which variable it is. The suffixes
+#: are those of docs/format.md "Uses and injected variables" (``runway_core.planner.spec.VARIABLES``;
+#: tests/core/test_secret_shapes_round3.py checks that the two lists agree). Linear: each step
+#: of the body looks ahead at most 9 characters.
+INJECTED_SUFFIXES: tuple[str, ...] = ("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE", "ARN", "NAME")
+_VAR_BODY = r"(?:[A-Z0-9]|_(?!(?:" + "|".join(INJECTED_SUFFIXES) + r")(?![A-Za-z0-9_])))"
+
 _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("an AWS access key id",
      r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
@@ -85,19 +99,23 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
      ("-----BEGIN ",), False),
     ("a GitHub token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
-    ("a GitLab token", r"gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
-     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-"), False),
+    ("a GitLab token", r"(?:gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}|GL(?:PAT|DT|RT|PTT|CBT|IMT|AGENT|OAS)_" + _VAR_BODY + "{20,})",
+     ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-",
+      "GLPAT_", "GLDT_", "GLRT_", "GLPTT_", "GLCBT_", "GLIMT_", "GLAGENT_", "GLOAS_"), False),
     ("an npm token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",), False),
     ("a SendGrid API key", r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", ("SG.",), False),
-    ("an OpenAI API key", r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}", ("sk-",), False),
+    # `sk-` after a letter, digit or `_` is part of a word ("desk-…", "task-…"); after a `-` it
+    # starts one: the AWS names of a workload named so (`orders-dev-sk-…`, `runway-deploy resources`).
+    ("an OpenAI API key", r"(?:(?<![A-Za-z0-9_])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}|(?<![A-Za-z0-9])SK_" + _VAR_BODY + "{32,})",
+     ("sk-", "SK_"), False),
     ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", ("hooks.slack.com/",), False),
-    ("a Slack token", r"x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}", ("xox", "xapp-"), False),
+    ("a Slack token", r"(?:x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}|X(?:OX[ABPOSRE]|APP)_" + _VAR_BODY + "{10,})",
+     ("xox", "xapp-", "XOX", "XAPP_"), False),
     ("a Stripe secret key", r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("_live_", "_test_"), False),
     ("a Stripe webhook secret", r"whsec_[A-Za-z0-9+/=]{20,}", ("whsec_",), False),
     ("a Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}", ("AIza",), False),
     ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), False),
     ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}", ("eyJ",), False),
-    # also as the injected variable names of a resource named so (`PUL_0123…_URL`): the same hex
     ("a Pulumi access token", r"(?:pul-[a-f0-9]{40}|PUL_[A-F0-9]{40})(?![A-Fa-f0-9])", ("pul-", "PUL_"), False),
     ("an Infisical service token",
      r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
@@ -111,13 +129,21 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a Hugging Face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}", ("hf_",), False),
     ("a Shopify token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", ("shpat_", "shpss_", "shpca_", "shppa_"), False),
     ("a Linear API key", r"lin_api_[A-Za-z0-9]{40}", ("lin_api_",), False),
-    ("a Databricks token", r"(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), False),
+    ("a Databricks token", r"(?:(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?|(?<![A-Za-z0-9])DAPI[A-F0-9]{32}(?:_[0-9])?)",
+     ("dapi", "DAPI"), False),
     # `scheme://user:password@`: the user may be empty (`redis://:pw@h`), the password may hold
     # `/`, `+`, `:` or `@` (it runs to the last `@` before a space, a quote or a `//`); not a
     # port followed by a path (`https://h:8080/@scope/pkg` is no password), nor an already
-    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference.
+    # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference. First tried: a
+    # password of words separated by single spaces (`app:my secret pw@db`, `app:p@ss word@db`;
+    # round 3), up to the last `@` of at most 17 words on the line, none holding `/` (so that
+    # `u:pw@db:5432/x and a@b.com` is the password `pw`), neither starting nor ending with a
+    # space (`https://h.example.com: write to ops@example.com` is prose). When the line holds a
+    # URL password and, words later, an e-mail address, the words between are redacted too:
+    # more hidden, never less.
     ("a URL with a password in it",
-     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)(?:[^\s\"'<>`/]|/(?!/)){1,256}@",
+     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)"
+     r"(?:[^\s\"'<>`/]{1,256}(?: [^\s\"'<>`/]{1,256}){1,16}@|(?:[^\s\"'<>`/]|/(?!/)){1,256}@)",
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a
@@ -146,9 +172,10 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a bearer token",
      r"(?<![A-Za-z])[Bb]earer\s{1,8}(?=[A-Za-z0-9._~+/-]{0,1024}[0-9_+/-]|[A-Za-z0-9._~+/-]{1,1024}[A-Z])[A-Za-z0-9._~+/-]{8,4096}={0,2}",
      ("Bearer", "bearer"), False),
-    # An AWS secret access key, in context (`aws_secret_access_key = ...`) ...
+    # An AWS secret access key, in context (`aws_secret_access_key = ...`; with up to two
+    # characters glued to it, as redact_glued_keys takes) ...
     ("an AWS secret access key",
-     r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40}",
+     r"(?<![A-Za-z0-9_])(?:aws_?)?secret_?access_?key[\"']?\s{0,8}[:=]\s{0,8}[\"']?[A-Za-z0-9+/]{40,42}",
      ("secret_access", "secretaccess"), True),
     # ... or alone: exactly 40 base64 characters mixing upper and lower case with a digit, `+`
     # or `/`. Runway values of 40 characters are lower-case hex (git SHAs) or names (no `+`,
@@ -167,8 +194,8 @@ SECRET_VALUE_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _HINTS: tuple[tuple[tuple[str, ...] | None, bool], ...] = tuple((hints, blind) for _why, _rx, hints, blind in _SHAPES)
 assert len(_HINTS) == len(SECRET_VALUE_SHAPES)
 _LONE_KEY = SECRET_VALUE_SHAPES[-1][1]  # the one shape without a literal hint
-#: What :func:`redact` loops over: (pattern, hints, case_blind) per shape.
-_PLAN = tuple((pattern, hints, blind) for (_why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS))
+#: What :func:`value_shape` loops over: (why, pattern, hints, case_blind) per shape.
+_PLAN = tuple((why, pattern, hints, blind) for (why, pattern), (hints, blind) in zip(SECRET_VALUE_SHAPES, _HINTS))
 assert _HINTS[-1][0] is None and all(h is not None for h, _ in _HINTS[:-1])
 
 
@@ -203,6 +230,53 @@ REDACTED = "<a value that looks like a secret>"
 #: start only where a run starts.
 _LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
 
+#: A 40-character AWS secret access key glued to one character before or after it (a 41- or
+#: 42-character run: `xwJalr…`, `1wJalr…`, `/wJalr…`), which the lone-key shape leaves (a run
+#: that long is as likely some other base64). Taken for a key only on a line that names one:
+#: :data:`_KEY_CONTEXT`, as Yelp's detect-secrets AWSKeyDetector (``aws.{0,20}?(?:key|pwd|pw|
+#: password|pass|token).{0,20}?['"]([0-9a-zA-Z/+]{40})['"]``, case-blind) and gitleaks (its
+#: ``aws-secret-access-key`` is a sub-rule: a ``\b``-bounded 40-character run, entropy >= 3,
+#: reported only beside an access key id) also ask for context; neither takes a glued run at
+#: all. Without a word of context the glued run is not redacted (docs/reliability.md). The
+#: same three case lookaheads as the lone key; linear (a match starts only where a run does).
+_GLUED_KEY = re.compile(
+    r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,41}[A-Z])(?=[A-Za-z0-9+/]{0,41}[a-z])(?=[A-Za-z0-9+/]{0,41}[0-9+/])"
+    r"[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
+#: Its superset without the lookaheads: the cheap test of whether a text holds a candidate.
+_GLUED_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
+#: Words (lower case) that make a line name a key; the redaction placeholder itself does not.
+_KEY_CONTEXT = ("aws", "secret", "key", "access", "token", "passw", "pwd", "credential")
+_REDACTED_LOWER = REDACTED.lower()
+#: What :func:`value_shape` says of a text whose only credential is such a glued key.
+_GLUED_WHY = "an AWS secret access key (next to a word that names a key)"
+
+
+def _key_context(line: str) -> bool:
+    low = line.lower()
+    if _REDACTED_LOWER in low:
+        low = low.replace(_REDACTED_LOWER, " ")
+    for word in _KEY_CONTEXT:
+        if word in low:
+            return True
+    return False
+
+
+def redact_glued_keys(text: str) -> str:
+    """``text`` with every :data:`_GLUED_KEY` run on a line that names a key (:data:`_KEY_CONTEXT`)
+    replaced by :data:`REDACTED`; the same object when none is. The last step of
+    :func:`redact`. Linear: one split, each line's words checked once."""
+    if len(text) < 41 or _GLUED_RUN.search(text) is None:
+        return text
+    lines = text.split("\n")
+    changed = False
+    for i, line in enumerate(lines):
+        # the words around the run, not in it (`…EXAMPLEKEY` names no key)
+        if len(line) >= 41 and _GLUED_KEY.search(line) and _key_context(_GLUED_RUN.sub(" ", line)):
+            lines[i] = _GLUED_KEY.sub(REDACTED, line)
+            changed = True
+    return "\n".join(lines) if changed else text
+
+
 #: Strings :func:`redact` found clean, so that the server does not scan again the same
 #: diagnostics, lenses and hints it sends on every keystroke. Bounded: strings up to
 #: ``_MEMO_CHARS`` characters, ``_MEMO_SIZE`` of them (at most ~16 MB), emptied when full.
@@ -220,39 +294,16 @@ def redact(text: str) -> str:
     value), and a credential pasted in the wrong place must not be quoted back into CI logs,
     annotations or SARIF uploads.
 
-    The same text as running every shape's ``sub`` in order (tests/deploy/test_cli_speed.py
-    checks it on random and hostile inputs); a shape runs only where its literal hint is (a
-    ``str.__contains__``), the lone AWS secret key only where a 40-character run is, and a
-    short string already found clean is not scanned again. Linear in ``len(text)``."""
-    if len(text) < _SHORTEST:
+    The same text as running every shape's ``sub`` in order, then :func:`redact_glued_keys`
+    (tests/deploy/test_cli_speed.py checks it on random and hostile inputs), which it does
+    only when :func:`value_shape` finds a shape: that skips a shape where its literal hint is
+    not (a ``str.__contains__``), the lone AWS secret key where no 40-character run is, and a
+    short string already found clean. Linear in ``len(text)``."""
+    if value_shape(text) is None:  # most texts: skipped by hints, or found clean before
         return text
-    memo = len(text) <= _MEMO_CHARS
-    if memo and text in _CLEAN:
-        return text
-    original = text
-    lower: str | None = None
-    for pattern, hints, blind in _PLAN:
-        if hints is not None:
-            if blind:
-                if lower is None:
-                    lower = text.lower()
-                hay = lower
-            else:
-                hay = text
-            for h in hints:  # a plain loop: any() over a generator costs more than the checks
-                if h in hay:
-                    break
-            else:
-                continue
-        elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
-            continue
-        if pattern.search(text):
-            text = pattern.sub(REDACTED, text)
-            lower = None
-    if memo and text is original:
-        if len(_CLEAN) >= _MEMO_SIZE:
-            _CLEAN.clear()
-        _CLEAN[text] = None
+    for _why, pattern in SECRET_VALUE_SHAPES:
+        text = pattern.sub(REDACTED, text)
+    return redact_glued_keys(text)
     return text
 
 
@@ -340,6 +391,49 @@ def redacted(d: Diagnostic) -> Diagnostic:
     return Diagnostic(d.file, d.range, d.severity, d.code, msg, data, d.tags)
 
 
+def value_shape(text: str) -> str | None:
+    """Why ``text`` holds a credential-shaped part: the phrase of the first shape of
+    :data:`SECRET_VALUE_SHAPES` that matches anywhere in it (what ``pattern.search`` over the
+    shapes in order would say), else that of a glued AWS key (:func:`redact_glued_keys`), or
+    None.
+
+    Skipped the way :func:`redact` skips (a shape only where its literal hint is, the lone AWS
+    secret key only where a 40-character run is, a short string already found clean not
+    scanned again): RW147 asks this of every `env` value and size of every keystroke's
+    analysis, ~1,400 strings on the 3,218-line benchmark workspace, which cost 35 regex scans
+    each (a quarter of the analysis, issue 16 item 10). Linear in ``len(text)``."""
+    if len(text) < _SHORTEST:
+        return None
+    memo = len(text) <= _MEMO_CHARS
+    if memo and text in _CLEAN:
+        return None
+    lower: str | None = None
+    for why, pattern, hints, blind in _PLAN:
+        if hints is not None:
+            if blind:
+                if lower is None:
+                    lower = text.lower()
+                hay = lower
+            else:
+                hay = text
+            for h in hints:
+                if h in hay:
+                    break
+            else:
+                continue
+        elif pattern is _LONE_KEY and _LONE_KEY_RUN.search(text) is None:
+            continue
+        if pattern.search(text):
+            return why
+    if redact_glued_keys(text) is not text:
+        return _GLUED_WHY
+    if memo:
+        if len(_CLEAN) >= _MEMO_SIZE:
+            _CLEAN.clear()
+        _CLEAN[text] = None
+    return None
+
+
 def secret_shape(name: str, value: object) -> str | None:
     """Why an `env` value looks like a secret (a phrase for messages), or None.
 
@@ -351,9 +445,9 @@ def secret_shape(name: str, value: object) -> str | None:
     """
     if not isinstance(value, str) or not value.strip():
         return None
-    for why, pattern in SECRET_VALUE_SHAPES:
-        if pattern.search(value):
-            return why
+    why = value_shape(value)
+    if why is not None:
+        return why
     v = value.strip()
     if not SECRET_NAME.search(name) or PUBLIC_KEY_NAME.search(name):
         return None
@@ -366,4 +460,5 @@ def secret_shape(name: str, value: object) -> str | None:
     return None
 
 
-__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "redact", "redact_doc", "redacted", "secret_shape"]
+__all__ = ["suggest", "SECRET_VALUE_SHAPES", "SECRET_NAME", "PUBLIC_KEY_NAME", "REDACTED", "INJECTED_SUFFIXES", "redact", "redact_doc",
+           "redact_glued_keys", "redacted", "secret_shape", "value_shape"]

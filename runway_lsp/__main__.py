@@ -29,11 +29,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args, unknown = _parser().parse_known_args(argv)
     if args.version:
-        print(f"runway-lsp {__version__}")
+        sys.stdout.write(f"runway-lsp {__version__}\n")
         return 0
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # A log line quotes what the client sent (settings, method names, URIs): never a credential.
-    from .log_redaction import redact_handlers
+    from .log_redaction import guard_stray_output, redact_handlers
 
     redact_handlers()
     # pygls logs every message at INFO (initialize params included): keep stderr readable.
@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     # The protocol owns the real stdout; a stray print() anywhere must not corrupt it.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
+    # Warnings, uncaught exceptions (threads, __del__) and stray writes to sys.stdout/stderr go
+    # through the same redaction as the log (runway_lsp.log_redaction.guard_stray_output).
+    guard_stray_output(log)
     log.info("runway-lsp %s starting on stdio", __version__)
     # Everything loaded so far (modules, pygls and lsprotocol, the catalogue) lives as long as
     # the server: keep it out of every later garbage collection (issue 6: full collections

@@ -8,6 +8,11 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
   a closed file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
   a git checkout) invalidates analyses that read it.
 
+- The publication of diagnostics analyses a group in steps (:meth:`Analyses.step`,
+  :func:`runway_core.analysis.analysis_steps`), letting the event loop handle what arrived
+  between steps: a request is answered before the rest of the analysis, not after it; an
+  edit meanwhile makes the steps stale (they are dropped, never finished); a request that
+  needs the group's analysis finishes the steps already made (:meth:`Analyses.analysis`).
 - A big product (a root listing :data:`BIG_PRODUCT_FILES` members or more) is analysed on the
   analysis thread (:class:`AnalysisThread`), never on the event loop: until its result lands,
   requests answer from its last analysis, or (a member opened before its product's first
@@ -32,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from runway_core.analysis import Analysis, analyze
+from runway_core.analysis import Analysis, AnalysisSteps, analysis_steps, analyze, step
 from runway_core.workspace import find_root, read_disk, root_link_escapes
 from runway_core.catalog import Catalog
 
@@ -163,6 +168,17 @@ class _Job:
     read: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class _Steps:
+    """An analysis of one group made in steps on the loop (:meth:`Analyses.step`): the
+    generator, the versions of the files it read so far, and :attr:`Analyses.edits` when it
+    started (it is stale once any edit came since)."""
+
+    steps: AnalysisSteps
+    record: dict[str, Any]
+    edits: int
+
+
 class Analyses:
     """Group keys (root runway path, or a lone file) -> cached analysis for ``buffers``."""
 
@@ -196,6 +212,10 @@ class Analyses:
         self._made: dict[str, int] = {}
         self._generation = 0
         self._failed: set[str] = set()  # groups whose analysis raised on the thread: on the loop again
+        #: Edits, opens, closes and saves of any file seen (:meth:`changed`): analyses in
+        #: steps started before the last one are stale.
+        self.edits = 0
+        self._steps: dict[str, _Steps] = {}  # group key -> its analysis in steps, if one is under way
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
@@ -225,12 +245,14 @@ class Analyses:
     def drop(self, key: str) -> None:
         """Forget the analysis of group ``key``."""
         self._cache.pop(key, None)
+        self._steps.pop(key, None)
         if self._valid_memo is not None:
             self._valid_memo.difference_update((key, (key, DISK)))
 
     def clear(self) -> None:
         """Forget every analysis (files on disk may have changed, or the catalogue did)."""
         self._cache.clear()
+        self._steps.clear()
         self._generation += 1  # results of jobs running now are for the old files or catalogue
         if self._valid_memo is not None:
             self._valid_memo.clear()
@@ -284,18 +306,69 @@ class Analyses:
             result = job.concurrent.result()
             self._store(key, job, result)
             return result[0]
+        under_way = self._steps.pop(key, None)
+        if under_way is not None and under_way.edits == self.edits:
+            # The publication's analysis in steps, for these very texts: finished, not redone.
+            return self._keep(key, self._finish(under_way.steps), under_way.record)
         record: dict[str, Any] = {}
         # The previous analysis of the group only saves work (plan items that did not change).
+        refused = self._refused(key, record)
+        an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
+                     refused=refused)
+        return self._keep(key, an, record)
+
+    def _refused(self, key: str, record: dict[str, Any]) -> str | None:
         refused = self._refused_link(key)
         if refused is not None:
             record[key] = self.version(key)  # the answer for this buffer, though it is never read
-        an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                     refused=refused)
+        return refused
+
+    def _keep(self, key: str, an: Analysis, record: dict[str, Any]) -> Analysis:
         self._cache[key] = (an, record)
         self._made[key] = next(self._clock)
-        if valid is not None:
-            valid.add(key)
+        if self._valid_memo is not None:
+            self._valid_memo.add(key)
         return an
+
+    @staticmethod
+    def _finish(steps: AnalysisSteps) -> Analysis:
+        while True:
+            try:
+                step(steps)
+            except StopIteration as done:
+                return done.value
+
+    def changed(self) -> None:
+        """A file was edited, opened, closed or saved: analyses in steps are stale."""
+        self.edits += 1
+        self._steps.clear()
+
+    def step(self, key: str) -> bool:
+        """Advance the analysis of group ``key`` by one step (starting it when none is under
+        way); True once its analysis for the current texts is cached (at once when it was
+        already, or when the group is a big product: the thread analyses those). Between two
+        calls the caller lets the loop handle what arrived; an edit meanwhile
+        (:meth:`changed`) drops the steps made."""
+        under_way = self._steps.get(key)
+        if under_way is None or under_way.edits != self.edits:
+            if self.current(key) or self.is_big(key):
+                return True
+            hit = self._cache.get(key)
+            record: dict[str, Any] = {}
+            refused = self._refused(key, record)
+            under_way = self._steps[key] = _Steps(
+                analysis_steps(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
+                               refused=refused), record, self.edits)
+        try:
+            step(under_way.steps)
+        except StopIteration as done:
+            del self._steps[key]
+            self._keep(key, done.value, under_way.record)
+            return True
+        except BaseException:
+            self._steps.pop(key, None)  # a generator that raised is over: never stepped again
+            raise
+        return False
 
     def _refused_link(self, key: str) -> str | None:
         """Why the root ``key`` is refused when its open buffer's URI is a symlink that leaves

@@ -1,9 +1,14 @@
 """When a session publishes: the debounce of diagnostics after edits, and the idle garbage
 collection (:class:`PublishSchedule`, owned by :class:`runway_lsp.session.Session`).
 
-Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: analysis runs
-synchronously on the event loop at publish time (a few milliseconds for a runway), so no result
-computed for an older version is ever sent (runway_lsp/publish.py). A big product
+Pushes are debounced (:data:`DEBOUNCE_S`) and computed from the newest text: at publish time
+each changed group is analysed on the event loop in steps of a few milliseconds
+(:meth:`runway_lsp.analyses.Analyses.step`), and what arrived meanwhile is handled between two
+steps: a completion typed right after a keystroke is answered before the rest of the previous
+keystroke's analysis, not behind it (issue 16 item 10); an edit meanwhile drops the steps made
+(they read an older text) and restarts the debounce. The publication itself is one
+synchronous step, so no result computed for an older version is ever sent
+(runway_lsp/publish.py). A big product
 (runway_lsp/analyses.py) is analysed on the analysis thread instead; the paths whose
 publication waits for it are published when its result lands (:meth:`PublishSchedule.landed`).
 
@@ -55,6 +60,8 @@ class PublishSchedule:
         #: group key -> paths whose publication waits for the group's analysis on the
         #: analysis thread (runway_lsp/analyses.py): published when it lands.
         self._deferred: dict[str, set[str]] = {}
+        #: The publication under way (:meth:`_publish`, a task: it awaits between analysis steps).
+        self._flushing: asyncio.Task | None = None
 
     def landed(self, key: str) -> None:
         """An analysis of group ``key`` landed from the analysis thread: publish what waited
@@ -83,6 +90,8 @@ class PublishSchedule:
         for timer in (self._timer, self._gc_timer):
             if timer is not None:
                 timer.cancel()
+        if self._flushing is not None:
+            self._flushing.cancel()  # nothing is published after shutdown
         self._timer = self._gc_timer = None
         self._dirty.clear()
         self._deferred.clear()
@@ -103,15 +112,51 @@ class PublishSchedule:
 
     def _flush(self) -> None:
         self._timer = None
-        if self.session.stopped:
-            return
-        with self.session.analyses.memoised():
-            self._flush_dirty()
+        if self.session.stopped or self._flushing is not None:
+            return  # a flush under way takes these paths when it ends (see _publish)
+        self._flushing = asyncio.get_running_loop().create_task(self._publish())
 
-    def _flush_dirty(self) -> None:
+    async def _publish(self) -> None:
+        """Analyse the groups of the changed paths in steps, letting the loop handle what
+        arrived after each step (a request is answered before the rest of the analysis: issue
+        16 item 10), then publish them. An edit meanwhile makes the steps stale: its paths
+        and these go to the next flush (the edit restarted the debounce)."""
         session = self.session
         analyses = session.analyses
         dirty, self._dirty = self._dirty, set()
+        try:
+            with analyses.memoised():
+                groups = self._groups(dirty)
+            edits = analyses.edits
+            for key in groups:
+                while True:
+                    try:
+                        if analyses.step(key):
+                            break
+                    except Exception:  # noqa: BLE001 - publish_group analyses again, logs and degrades
+                        break
+                    await asyncio.sleep(0)  # what arrived meanwhile first
+                    if session.stopped:
+                        return
+                    if analyses.edits != edits:
+                        self._dirty |= dirty
+                        return
+            with analyses.memoised():
+                for key in groups:
+                    try:
+                        session.publish_group(key, dirty)
+                    except Exception:  # noqa: BLE001 - one bad group must not starve the others
+                        log.exception("publishing diagnostics of %s failed", key)
+        finally:
+            self._flushing = None
+            if self._dirty and self._timer is None and not session.stopped:
+                self._timer = asyncio.get_running_loop().call_later(DEBOUNCE_S, self._flush)  # type: ignore[assignment]
+
+    def _groups(self, dirty: set[str]) -> list[str]:
+        """The groups of ``dirty`` to publish now, in order (big products not analysed yet go
+        to the analysis thread and are published when their analysis lands)."""
+        session = self.session
+        analyses = session.analyses
         try:
             groups: list[str] = []
             for path in sorted(dirty):
@@ -133,12 +178,8 @@ class PublishSchedule:
                     groups.remove(key)
         except Exception:  # noqa: BLE001 - docs/architecture.md §7: log and degrade
             log.exception("finding the runways of %s failed", sorted(dirty))
-            return
-        for key in groups:
-            try:
-                session.publish_group(key, dirty)
-            except Exception:  # noqa: BLE001 - one bad group must not starve the others
-                log.exception("publishing diagnostics of %s failed", key)
+            return []
+        return groups
 
 
 __all__ = ["DEBOUNCE_S", "GC_BACKSTOP", "IDLE_GC_S", "PublishSchedule"]

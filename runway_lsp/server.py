@@ -11,8 +11,8 @@ exactly once (pygls refuses a second handler); a notification that several featu
 - didOpen, didChange and didClose are the protocol's own methods
   (:class:`runway_lsp.protocol.RunwayProtocol`), on the session's buffers.
 - Handlers catch, log (stderr) and degrade to an empty result (runway_lsp/guard.py): no input
-  crashes the server. ``RUNWAY_LSP_TEST_HOOKS=1`` adds the test-only request
-  ``runway/_documentText`` (docs/reliability.md).
+  crashes the server. ``RUNWAY_LSP_TEST_HOOKS=1`` adds the test-only requests
+  ``runway/_documentText``, ``runway/_holdAnalyses`` and ``runway/_strayOutput`` (docs/reliability.md).
 - Modules whose first use may wait (completion, quick fixes) are imported by their handler
   on first use, not at start-up (issue 6).
 
@@ -57,6 +57,11 @@ DOCUMENT_TEXT_HOOK = "runway/_documentText"
 #: analysis thread until ``{hold: false}`` (a test sees the server while a product is being
 #: analysed, with no clock).
 HOLD_ANALYSES_HOOK = "runway/_holdAnalyses"
+#: ``runway/_strayOutput`` (test hook): ``{text}`` -> null, after writing ``text`` to stderr
+#: every way but a log call: ``warnings.warn``, ``print()`` (to ``sys.stdout``, which is
+#: stderr) and ``print(file=sys.stderr)``, an exception uncaught in a thread, one raised in a
+#: ``__del__`` (runway_lsp.log_redaction.guard_stray_output must redact each).
+STRAY_OUTPUT_HOOK = "runway/_strayOutput"
 
 
 class RunwayLanguageServer(LanguageServer):
@@ -104,7 +109,6 @@ class RunwayLanguageServer(LanguageServer):
         if self._session is not None:
             return
         import gc
-        import sys
 
         from runway_core.catalog import CatalogError, load_catalog
 
@@ -115,7 +119,7 @@ class RunwayLanguageServer(LanguageServer):
             try:
                 catalog = load_catalog()
             except (CatalogError, OSError) as exc:
-                print(f"runway-lsp: cannot load the catalogue: {exc}", file=sys.stderr)
+                log.error("cannot load the catalogue: %s", exc)
                 raise SystemExit(1) from None
         session = self._session = Session(self, catalog)
         session.idle_gc = self.idle_gc
@@ -393,6 +397,35 @@ def _register_test_hooks(server: RunwayLanguageServer) -> None:
             return None
         digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
         return {"uri": doc.uri, "version": doc.version, "sha256": digest, "length": len(doc.text)}
+
+    @server.feature(STRAY_OUTPUT_HOOK)
+    def stray_output(params: Any):
+        import gc
+        import sys
+        import threading
+        import warnings
+
+        text = str(params.get("text") if isinstance(params, dict) else getattr(params, "text", ""))
+        warnings.warn(f"a library warns about {text}", UserWarning, stacklevel=1)
+        sys.stdout.write(f"a stray write to stdout (which is stderr) of {text}\n")  # what a print() does
+        sys.stderr.write(f"a stray write to stderr of {text}\n")
+
+        def fail() -> None:
+            raise RuntimeError(f"a thread failed on {text}")
+
+        t = threading.Thread(target=fail, name="stray")
+        t.start()
+        t.join()
+
+        class Finaliser:
+            def __del__(self) -> None:
+                raise ValueError(f"a finaliser failed on {text}")
+
+        f = Finaliser()
+        del f
+        gc.collect()
+        sys.stderr.flush()
+        return None
 
     @server.feature(HOLD_ANALYSES_HOOK)
     def hold_analyses(params: Any):

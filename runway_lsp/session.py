@@ -292,6 +292,7 @@ class Session:
     def touch(self, path: str) -> None:
         """Note a change of ``path`` and (re)start the debounce timer (:class:`PublishSchedule`)."""
         self.requests.changed(path)
+        self.analyses.changed()  # an analysis in steps under way reads older texts
         if not self.stopped:
             self.schedule.touch(path)
 

@@ -21,6 +21,7 @@ import time
 from typing import Callable, Collection, Iterable, Sequence
 
 from runway_core.diagnostics import Diagnostic
+from runway_core.positions import split_lines
 
 #: Codes of a file that cannot be read as YAML at all (docs/diagnostics.md "Loader codes").
 UNREADABLE = frozenset({"RW001", "RW003", "RW004", "RW006"})
@@ -33,14 +34,25 @@ PAUSE_S = 0.4
 TYPED_LINES = 2
 
 
+def _numbered_lines(text: str) -> list[str]:
+    """Item N is line N as positions count lines (a lone CR ends one too: docs/format.md
+    "Reading the files"), since the changed range is compared with diagnostics' lines; items
+    may keep a CR of their CRLF (only equality is asked). Without a lone CR, a plain split at
+    "\n" numbers the same and costs a quarter of the regular expression's (1 MiB CRLF: 11 vs
+    40 ms)."""
+    if text.count("\r") == text.count("\r\n"):
+        return text.split("\n")
+    return split_lines(text)
+
+
 def changed_lines(before: str, after: str) -> range:
     """The 0-based lines of ``after`` that differ from ``before`` (the common leading and
     trailing lines excluded); an empty range when the texts are equal. One pass over each
     text: a keystroke in a 1 MiB runway costs a few milliseconds."""
     if before == after:
         return range(0)
-    a = before.split("\n")
-    b = after.split("\n")
+    a = _numbered_lines(before)
+    b = _numbered_lines(after)
     head = 0
     limit = min(len(a), len(b))
     while head < limit and a[head] == b[head]:

@@ -1,6 +1,6 @@
 """Workspace analysis: root + member runways read, validated, checked and planned together.
 
-One :func:`analyze` call is what every face uses: the CLI's ``check`` and ``plan``, the
+One :func:`analyze` call (or :func:`analysis_steps`, the same in steps) is what every face uses: the CLI's ``check`` and ``plan``, the
 language server's diagnostics and hovers, and (through the plan) the Pulumi program. It reads
 files through a caller-supplied ``read`` function so that an editor's open buffers take
 precedence over the disk (docs/architecture.md §6: pass things in).
@@ -19,7 +19,7 @@ reuse between analyses), :mod:`.report` (limits per file, read errors) and :mod:
 from ..facts import Analysis, Reference, SourceFile, Symbol
 from .cache import clear_file_cache, parse_file
 from .report import MAX_DIAGNOSTICS_PER_FILE
-from .run import analyze, node_at_path
+from .run import AnalysisSteps, analysis_steps, analyze, node_at_path, step
 from .tolerant import blank_lines, tolerant_analysis, tolerant_text
 from .validate import validation_diagnostics
 
@@ -29,6 +29,9 @@ __all__ = [
     "Symbol",
     "Reference",
     "analyze",
+    "analysis_steps",
+    "AnalysisSteps",
+    "step",
     "parse_file",
     "clear_file_cache",
     "validation_diagnostics",

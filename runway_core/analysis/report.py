@@ -1,5 +1,5 @@
 """How an analysis reports: at most :data:`MAX_DIAGNOSTICS_PER_FILE` diagnostics per file
-(then one RW012), each aliased node's problem once, every message passed through
+(then the product limits, :data:`ALWAYS_SHOWN`, and one RW012), each aliased node's problem once, every message passed through
 :func:`runway_core.text.redact`; and the diagnostics of a file that could not be read.
 """
 
@@ -27,16 +27,31 @@ def _not_utf8(path: str, exc: UnicodeDecodeError) -> Diagnostic:
 MAX_DIAGNOSTICS_PER_FILE = 500
 
 
+#: The product-level limits (docs/diagnostics.md RW155, RW156, RW157): each explains why the
+#: rest of a product is missing, so it is shown even when it sorts past the cap (a file with
+#: 2,500 bad entries puts RW157 at line 2,504, behind 500 problems of the entries before it).
+#: At most one of each per file: the cap grows by at most three.
+ALWAYS_SHOWN = frozenset({"RW155", "RW156", "RW157"})
+
+
 def _capped(ds: list[Diagnostic], uncounted: tuple[int, int] = (0, 0)) -> list[Diagnostic]:
-    """The first :data:`MAX_DIAGNOSTICS_PER_FILE` diagnostics of a sorted list, then one RW012
-    (an error, so a check still fails) at the first one left out, counting those left out and
-    ``uncounted`` = (diagnostics known to lie past the cap and never built, errors among them)."""
+    """The first :data:`MAX_DIAGNOSTICS_PER_FILE` diagnostics of a sorted list, then those of
+    :data:`ALWAYS_SHOWN` further on, then one RW012 (an error, so a check still fails) at the
+    first one left out, counting those left out and ``uncounted`` = (diagnostics known to lie
+    past the cap and never built, errors among them). Sorted still: what is kept past the cap
+    sorts after the first :data:`MAX_DIAGNOSTICS_PER_FILE`; RW012 comes last."""
     if len(ds) <= MAX_DIAGNOSTICS_PER_FILE:
         return ds
-    first = ds[MAX_DIAGNOSTICS_PER_FILE]
-    more = len(ds) - MAX_DIAGNOSTICS_PER_FILE + uncounted[0]
-    errors = sum(1 for d in ds[MAX_DIAGNOSTICS_PER_FILE:] if d.severity == Severity.ERROR) + uncounted[1]
-    return ds[:MAX_DIAGNOSTICS_PER_FILE] + [
+    rest = ds[MAX_DIAGNOSTICS_PER_FILE:]
+    shown = [d for d in rest if d.code in ALWAYS_SHOWN]
+    if shown:
+        rest = [d for d in rest if d.code not in ALWAYS_SHOWN]
+    if not rest and not uncounted[0]:
+        return ds  # only limits past the cap: nothing is left out
+    first = rest[0] if rest else shown[-1]
+    more = len(rest) + uncounted[0]
+    errors = sum(1 for d in rest if d.severity == Severity.ERROR) + uncounted[1]
+    return ds[:MAX_DIAGNOSTICS_PER_FILE] + shown + [
         Diagnostic(first.file, first.range, Severity.ERROR, "RW012",
                    f"{more:,} more {'problem' if more == 1 else 'problems'} from here on {'is' if more == 1 else 'are'} not shown "
                    f"({errors:,} of them {'an error' if errors == 1 and more == 1 else 'errors'}): a file reports at most "

@@ -14,7 +14,8 @@ both, node by node, on random edits).
 
 Anything that could read differently in the file than alone gives ``None`` (the caller parses
 in full): an earlier parse with diagnostics or cut short; anchors, aliases, tags, merge keys,
-block scalars, tabs, CR, BOM or the YAML 1.1 line breaks in the entry; an empty value (libyaml
+block scalars, tabs, BOM or the YAML 1.1 line breaks in the entry; a CR anywhere in either text
+(see :func:`_reparse`); an empty value (libyaml
 places it at the next token, which differs); a renamed key that now duplicates a sibling;
 nesting near :data:`~runway_core.yamlsrc.compose.MAX_DEPTH`; an edit that adds or removes a
 line or leaves the entry. Pure; never raises.
@@ -31,8 +32,9 @@ from .parse import parse_yaml
 
 #: Characters whose presence in the entry (before or after the edit) means a full parse:
 #: anchors, aliases, tags, block scalars (their end depends on what follows), directives,
-#: tabs and CR (normalised by parse_yaml), a BOM and the line breaks it masks.
-_UNSAFE = ("&", "*", "!", "|", ">", "%", "<<", "\t", "\r", "\ufeff", "\x85", "\u2028", "\u2029", "\n---", "\n...")
+#: tabs (normalised by parse_yaml), a BOM and the line breaks it masks. (A CR anywhere in
+#: either text means a full parse: :func:`_reparse`.)
+_UNSAFE = ("&", "*", "!", "|", ">", "%", "<<", "\t", "\ufeff", "\x85", "\u2028", "\u2029", "\n---", "\n...")
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -140,7 +142,13 @@ def _reparse(old: ParsedYaml, text: str) -> ParsedYaml | None:
     root = old.root
     if old.diagnostics or old.partial or root.__class__ is not YMap or root.flow or root.tag is not None or root.anchor is not None:  # type: ignore[union-attr]
         return None
-    if before == text or not text.endswith("\n") or text.count("\n") != before.count("\n") or "<<" in text:
+    # Lines are counted below as "\n"-separated pieces, while the trees' positions and
+    # LineIndex also break lines at a lone CR (docs/format.md "Reading the files", line
+    # breaks): the two agree only when neither text holds a CR. Otherwise line N of one count
+    # is another line of the other, and an edit could be taken for no change at all (the
+    # earlier tree returned for the new text: its ranges past the new lines' ends, its values
+    # the old ones). CRLF files never had an entry spliced anyway (every entry holds a CR).
+    if before == text or not text.endswith("\n") or "\r" in text or "\r" in before or text.count("\n") != before.count("\n") or "<<" in text:
         return None
     head = _common_prefix(before, text)
     tail = _common_suffix(before, text, min(len(before), len(text)) - head)

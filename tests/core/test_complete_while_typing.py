@@ -51,3 +51,33 @@ def test_the_last_analysis_and_a_fresh_parse_offer_what_the_next_analysis_offers
     right_after = completions_at(last, ROOT, pos, parsed=parsed)
     analysed = completions_at(analyze(ROOT, catalog, lambda p: after if p == ROOT else Path(p).read_text(encoding="utf-8")), ROOT, pos)
     assert right_after and _offered(right_after) == _offered(analysed)
+
+
+def _documented(cands) -> list[tuple]:
+    return [(c.label, c.detail, c.documentation) for c in cands]
+
+
+def test_the_texts_of_uses_candidates_follow_the_cost_of_the_keystroke_and_match_a_cold_build(catalog):
+    """The detail and documentation of `uses` candidates are remembered per plan item (the
+    planner reuses the items of entries that did not change): after a resize, the resized
+    entry's texts carry its new cost, and every text is what a build with nothing remembered
+    writes."""
+    from runway_core.ide.completion import candidates
+
+    text = Path(ROOT).read_text(encoding="utf-8")
+    read = lambda t: (lambda p: t if p == ROOT else Path(p).read_text(encoding="utf-8"))  # noqa: E731
+    first = analyze(ROOT, catalog, read(text))
+    needle = "uses: [main-db"
+    at = text.index(needle) + len(needle)
+    pos = Position(text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1))
+    before = {c.label: c for c in completions_at(first, ROOT, pos)}
+    assert "order-events" in before and "$" in (before["order-events"].documentation or "")
+    resized = text.replace("production: large", "production: small", 1)
+    assert resized != text
+    second = analyze(ROOT, catalog, read(resized), previous=first)
+    remembered = completions_at(second, ROOT, pos)
+    candidates._REFERENCE_TEXTS.clear()
+    cold = completions_at(second, ROOT, pos)
+    assert _documented(remembered) == _documented(cold)
+    changed = [c.label for c in remembered if c.documentation != before[c.label].documentation]
+    assert changed and all(before[c].documentation != next(x for x in cold if x.label == c).documentation for c in changed)

@@ -1,6 +1,6 @@
 """LineIndex: LSP line terminators only, and UTF-16 / UTF-8 conversion at the edges."""
 
-from runway_core.positions import LineIndex, Position, Range
+from runway_core.positions import LineIndex, Position, Range, split_lines
 
 
 def test_lines_split_at_lf_crlf_cr_only():
@@ -9,6 +9,12 @@ def test_lines_split_at_lf_crlf_cr_only():
     assert li.line_count == 4
     assert [li.line_text(i) for i in range(4)] == ["a", "b", "c", "d\u2028e"]
     assert li.position(text.index("e")) == Position(3, 2)
+
+
+def test_split_lines_numbers_lines_as_positions_do():
+    for text in ("a\nb\r\nc\rd\u2028e", "x\r\r\ny\r\r\n", "\r", "", "a\n"):
+        li = LineIndex(text)
+        assert split_lines(text) == [li.line_text(i) for i in range(li.line_count)]
 
 
 def test_offset_round_trip():

@@ -63,10 +63,13 @@ def test_25000_resources_with_invalid_sizes_read_only_2500(tmp_path, catalog) ->
     assert an.entries_read == {"resources": MAX_ENTRIES}
     assert all(len(p.items) == MAX_ENTRIES for p in an.plans.values())
     assert len(an.symbols) == MAX_ENTRIES
-    # 2,500 RW130 + 2,500 RW180 + RW171 + RW157 (at line 2504, so past the 500 shown): all
-    # counted by RW012, whose errors are the 2,251 RW130s not shown and RW157.
+    # 2,500 RW130 + 2,500 RW180 + RW171 + RW157 (at line 2504, past the 500 shown): RW157 is
+    # shown anyway (it says why the rest is missing; issue 16 round 3), the rest counted by
+    # RW012, whose errors are the 2,251 RW130s not shown.
     rw012 = [d for d in ds if d.code == "RW012"]
-    assert len(rw012) == 1 and rw012[0].data == {"more": 4_502, "errors": 2_252}
+    assert len(rw012) == 1 and rw012[0].data == {"more": 4_501, "errors": 2_251}
+    rw157 = [d for d in ds if d.code == "RW157"]
+    assert len(rw157) == 1 and rw157[0].range.start.line == 2504 and rw157[0].data["not_read"] == 22_500
 
 
 def test_rw157_is_positioned_at_the_first_entry_left_out(tmp_path, catalog, monkeypatch) -> None:
@@ -90,3 +93,18 @@ def test_workloads_share_the_bound_with_resources(tmp_path, catalog, monkeypatch
     rw157 = [d for d in an.all_diagnostics() if d.code == "RW157"]
     assert [d.data["entry"] for d in rw157] == ["late"]
     assert "api" in an.workload_models and "late" not in an.workload_models and "late" not in an.symbols
+
+
+def test_rw155_is_shown_past_the_problem_cap(tmp_path, catalog, monkeypatch) -> None:
+    # Issue 16 round 3: a root whose members past the bound come after 500 other problems.
+    monkeypatch.setattr("runway_core.analysis.members.MAX_MEMBERS", 3)
+    text = ("runway: 1\nproduct: shop\nregion: us-east-1\nresources:\n"
+            + "".join(f"  r{i}: {{kind: queue, size: huge}}\n" for i in range(600))
+            + "members:\n" + "".join(f"  - m{i}\n" for i in range(6)))
+    an = analyze(_write(tmp_path, text), catalog)
+    ds = an.all_diagnostics()
+    rw155 = [d for d in ds if d.code == "RW155"]
+    assert len(rw155) == 1 and rw155[0].range.start.line > 600
+    rw012 = [d for d in ds if d.code == "RW012"]
+    assert len(rw012) == 1
+    assert len(ds) <= 500 + 3 + 1  # the cap, the limits, RW012

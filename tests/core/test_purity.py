@@ -87,3 +87,16 @@ def test_the_server_does_not_touch_pygls_feature_manager():
         if isinstance(node, ast.Attribute) and node.attr == "fm"
     )
     assert uses == []
+
+
+def test_the_server_calls_no_print():
+    """stderr is the editor's log of the server: what reaches it goes through the redaction
+    (runway_lsp.log_redaction). A ``print()`` is no log call (round 3, issue 16); the stream
+    guard redacts one anyway, but the code logs instead."""
+    calls = sorted(
+        f"{p.relative_to(LSP_PACKAGE.parent)}:{node.lineno}"
+        for p, tree in _lsp_modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    )
+    assert calls == []

@@ -128,3 +128,32 @@ def test_edits_in_several_entries_since_the_last_parse(big: str):
     b = big.index("kind: queue", 20000) + len("kind: ")
     after = big[:a] + "x" + big[a:b] + "y" + big[b:]
     assert check(big, after)
+
+
+_CR_LINES = "a: 1\r\r\nb: 2\r\r\nc: 3\r\r\nd: 4\r\r\ne: 5\r\r\nf: 6\r\r\n"
+
+
+@pytest.mark.parametrize("before, after", [
+    # Two lines edited in a `\r\r\n` file: counted at "\n" the change is on lines 4-5, which
+    # are lines 2-3 (unchanged) of the trees' line model; the earlier tree came back as is.
+    (_CR_LINES, _CR_LINES.replace("e: 5", "e: 7").replace("f: 6", "f: 8")),
+    ("resources:\r\n  db:\r\n    kind: postgres\r\n", "resources:\r\n  db:\r\n    kind: postgre\r\n"),  # CRLF
+    ("resources:\n  db:\n    kind: postgres\n  q:\r    kind: queue\n", "resources:\n  db:\n    kind: postgrex\n  q:\r    kind: queue\n"),  # a lone CR elsewhere
+    ("resources:\n  db:\n    kind: postgres\n", "resources:\n  db:\r    kind: postgres\n"),  # a CR typed in
+])
+def test_edits_in_a_text_with_a_cr_are_parsed_in_full(before: str, after: str):
+    """Lines break at a lone CR too (docs/format.md "Reading the files"): never spliced."""
+    assert reparse(parse_yaml(before), after) is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["\n", "\r\n", "\r\r\n"]), st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(list(ALPHABET) + ["\r", ""])), min_size=1, max_size=3))
+def test_edits_of_the_example_with_any_line_ends_match_the_full_parse(eol: str, edits):
+    """Edits on up to three lines of the example, whatever its line ends: reparse answers the
+    full parse's tree or None."""
+    before = ORDERS.replace("\n", eol)
+    after = before
+    for at, typed in edits:
+        at %= len(after)
+        after = after[:at] + typed + after[at + (after[at] not in "\r\n"):]
+    check(before, after)

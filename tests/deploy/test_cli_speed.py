@@ -83,6 +83,10 @@ FRAGMENTS = [
     "https://h:8080/@scope", "deploy:pw@registry.example.com/api:1", "nginx:1.25@sha256:ab", "mailto:a@b.c",
     "Bearer eyJhbGciOi.bad", "Bearer tokens.", "xghp_" + "g" * 30, "1AKIA" + "B" * 16, "=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "A3TX" + "C" * 16, "password: hunter2", "password: prose", "PUL_" + "0A" * 20,
+    # round 3: spaced URL passwords, token-shaped names as injected variables, a key glued to
+    # a character beside a word that names a key
+    "postgres://app:my secret pw@db", "a://b:c d@", "GLPAT_" + "A" * 20 + "_URL", "SK_" + "B" * 32, "XOXB_" + "1" * 10,
+    "DAPI" + "0" * 32 + "_NAME", "dev-sk-" + "o" * 32, "x" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws ", "key=", "secret",
 ]
 
 
@@ -90,7 +94,7 @@ def redact_in_full(text: str) -> str:
     """Every shape's ``sub`` in order, no hint, no pre-scan, no memo: what ``redact`` must equal."""
     for _why, pattern in SECRET_VALUE_SHAPES:
         text = pattern.sub(REDACTED, text)
-    return text
+    return text_module.redact_glued_keys(text)
 
 
 texts = st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="aAkKIiSs:/@_-.xoe0123456789+= \n", max_size=12), max_size=12).map("".join)

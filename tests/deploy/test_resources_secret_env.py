@@ -47,3 +47,38 @@ def test_container_definitions_hide_secret_env_values_as_the_plan_does(tmp_path)
     env = {v["name"]: v["value"] for v in json.loads(defs[0])[0]["environment"]}
     assert env["LOG_LEVEL"] == "info"  # an ordinary value is kept
     assert all(env[n] == REDACTED for n in ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "CLIENT_SECRET", "ENCRYPTION_KEY", "PK"))
+
+
+TOKEN_NAMED = """runway: 1
+product: shop
+region: us-east-1
+environments:
+  dev: {}
+resources:
+  glpat-abcdefghijklmnopqrst12: {kind: bucket}
+  dapi0123456789abcdef0123456789abcdef: {kind: postgres}
+workloads:
+  sk-abcdefghijklmnopqrstuvwxyz012345:
+    image: nginx@sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899
+    port: 80
+    health: {path: /h}
+    expose: internal
+    reason: "no-managed-fit: x"
+    uses: [glpat-abcdefghijklmnopqrst12, dapi0123456789abcdef0123456789abcdef]
+"""
+
+
+def test_token_named_entries_reach_no_resource_name_nor_injected_variable(tmp_path):
+    """Round 3 (issue 16): names shaped like tokens (valid DNS labels) inside AWS names
+    (`shop-dev-sk-…`: the OpenAI shape did not start after a `-`) and as the injected variables
+    of the container definitions (`GLPAT_…_NAME`, `DAPI…_PASSWORD`)."""
+    (tmp_path / "runway.yaml").write_text(TOKEN_NAMED, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["resources", "--env", "dev", str(tmp_path), "--format", "json"], stdout=out, stderr=err, environ={})
+    assert code == 0, err.getvalue()
+    text = out.getvalue() + err.getvalue()
+    for leaked in ("sk-abcdefghij", "glpat-abcdefghij", "dapi0123456789", "SK_ABCDEFGHIJ", "GLPAT_ABCDEFGHIJ", "DAPI0123456789",
+                   "glpat_abcdefghij", "sk_abcdefghij"):
+        at = text.find(leaked)
+        assert at < 0, (leaked, text[max(0, at - 200):at + 50])
+    assert f"{REDACTED}_NAME" in text and f"{REDACTED}_PASSWORD" in text  # the variables, suffix kept

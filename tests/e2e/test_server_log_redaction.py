@@ -44,3 +44,28 @@ def test_the_stderr_log_never_quotes_a_credential(tmp_path):
     for secret in (GITHUB[:12], AWS_ID[:16], "AKIAIOSFODNN7EXAMPLF", OPENAI[:12]):
         assert secret not in stderr, (secret, stderr[-3000:])
     assert not any(secret in str(m) for m in srv.inbox for secret in (GITHUB, AWS_ID, OPENAI))
+
+
+def test_stray_writes_to_stderr_are_redacted(tmp_path):
+    """Round 3 (issue 16): a warning from a library, a print(), a write to sys.stderr, an
+    exception uncaught in a thread and one in a ``__del__`` reached stderr without the log
+    formatter, credentials verbatim. The test hook ``runway/_strayOutput`` makes the real
+    runway-lsp write each (runway_lsp/server.py); its whole stderr is checked."""
+    folder = tmp_path / "orders"
+    shutil.copytree(REPO / "examples" / "orders", folder)
+    srv = RawServer(folder, hooks=True)
+    srv.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+              "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}})
+    srv.response("init")
+    srv.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    text = f"{GITHUB} and {AWS_ID} and postgres://app:my secret pw@db.example.com:5432/x"
+    srv.send({"jsonrpc": "2.0", "id": 1, "method": "runway/_strayOutput", "params": {"text": text}})
+    assert srv.response(1).get("result", "no result") is None
+    rc, stderr = srv.close()
+    assert rc == 0
+    for what in ("a library warns about", "a stray write to stdout", "a stray write to stderr", "a thread failed on",
+                 "a finaliser failed on"):
+        assert what in stderr, (what, stderr[-3000:])  # each was written, redacted
+    for secret in (GITHUB[:12], AWS_ID[:16], "my secret"):
+        assert secret not in stderr, (secret, stderr[-3000:])
+    assert stderr.count("<a value that looks like a secret>") >= 15  # 3 per write, 5 writes

@@ -110,10 +110,12 @@ def test_every_server_message_is_redacted(tmp_path, capabilities):
     assert len(answers[8]["result"]["items"]) >= 3  # the completion offered the resources
     if capabilities is not None:
         assert any(s.get("children") for s in answers[2]["result"])  # the outline as a tree
-    for token in (GITLAB, OPENAI):
+    # ... nor as the variables their consumers receive (round 3: `GLPAT_…_URL`, `SK_…_URL`),
+    # which hover, the plan and the lenses show: the suffix stays.
+    for token in (GITLAB, OPENAI, "GLPAT_ABCDEFGHIJ", "SK_ABCDEFGHIJ"):
         at = everything.find(token)
         assert at < 0, everything[max(0, at - 300):at + 60]
-    assert REDACTED in everything
+    assert REDACTED in everything and f"{REDACTED}_URL" in everything
 
 
 def test_edits_and_uris_are_kept_and_data_lists_redacted():

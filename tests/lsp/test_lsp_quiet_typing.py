@@ -15,6 +15,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lspclient import TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
+from runway_lsp.typing_pause import changed_lines
 
 
 def _publishes(client: LanguageClient, path: Path, version: int) -> list[types.PublishDiagnosticsParams]:
@@ -101,3 +102,12 @@ async def test_a_pulling_client_gets_the_held_error_after_a_refresh(client: Lang
     assert sorted(d.code for d in after) == ["RW130", "RW140"]
     rw130 = next(d for d in after if d.code == "RW130")
     assert rw130.range.start.line == line_no
+
+
+def test_the_lines_typed_on_count_a_lone_cr_as_positions_do():
+    """The busy lines are compared with diagnostics' lines: in a `\\r\\r\\n` file the third
+    "\\n"-line is line 4 of every position (docs/format.md "Reading the files")."""
+    before = "a: 1\r\r\nb: 2\r\r\nc: 3\r\r\n"
+    assert changed_lines(before, before.replace("c: 3", "c: 33")) == range(4, 5)
+    assert changed_lines("a: 1\rb: 2\n", "a: 1\rb: 22\n") == range(1, 2)
+    assert changed_lines("a: 1\r\nb: 2\r\n", "a: 1\r\nb: 22\r\n") == range(1, 2)

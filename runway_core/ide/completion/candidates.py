@@ -277,15 +277,8 @@ class _Candidates(_Snippets):
                 continue
             items = f.monthly(name)
             kind_word = "workload" if typ == "workload" else (kind or "resource") + (" (shared pool)" if typ == "implicit" else "")
-            detail = kind_word + (f" · {item_usd(items[0][1])}/mo in {items[0][0]}" if items else "")
-            doc = [f"**{name}** — {kind_word}"]
-            if items:
-                doc += ["", " · ".join(f"{e} {item_usd(it)}" for e, it in items) + " per month"]
-                if items[0][1].consumers:
-                    doc += ["", f"Used by: {', '.join(items[0][1].consumers)}"]
-                if items[0][1].variables:
-                    doc += ["", "Injects: " + ", ".join(f"`{v}`" for v in items[0][1].variables)]
-            self.names_value(name, "reference", detail=detail, documentation="\n".join(doc), sort=f"{group.get(typ, 3)}{i:03d}")
+            detail, doc = _reference_text(name, kind_word, items)
+            self.names_value(name, "reference", detail=detail, documentation=doc, sort=f"{group.get(typ, 3)}{i:03d}")
 
     def grounds(self) -> None:
         """The three grounds, as the start of a quoted reason (``"residency: …"``)."""
@@ -324,3 +317,35 @@ class _Candidates(_Snippets):
                     detail = f"{item_usd(item)}/mo in {e}" + (f" · {detail}" if detail else "")
             doc = f"**{'.'.join(path)}: {v}**" + (f"\n\n{field_.description}" if field_.description else "")
             self.value(v, "enum", detail=detail, documentation=doc, sort=f"{i:02d}")
+
+
+#: (name, kind word, (environment, id of its item) ...) -> (detail, documentation, the items):
+#: what :func:`_reference_text` wrote. An :class:`ItemPlan` is immutable and the planner
+#: reuses the item of an entry that did not change (runway_core/planner/plan.py, ``_reusable``),
+#: so a keystroke's completion finds the texts of every other candidate here (~300 on the
+#: 3,218-line benchmark workspace: a third of the completion's time, issue 16 item 10). The
+#: items are kept in the value so that their ids are not reused while the entry lives.
+_REFERENCE_TEXTS: dict[tuple, tuple[str, str, tuple]] = {}
+_REFERENCE_TEXTS_SIZE = 4096
+
+
+def _reference_text(name: str, kind_word: str, items: list[tuple[str, ItemPlan]]) -> tuple[str, str]:
+    """The detail and documentation of the `uses` candidate ``name``: its kind, its monthly
+    cost in the first environment (detail) and in each one, who uses it and what it injects."""
+    key = (name, kind_word, *((e, id(it)) for e, it in items))
+    hit = _REFERENCE_TEXTS.get(key)
+    if hit is not None:
+        return hit[0], hit[1]
+    detail = kind_word + (f" · {item_usd(items[0][1])}/mo in {items[0][0]}" if items else "")
+    doc = [f"**{name}** — {kind_word}"]
+    if items:
+        doc += ["", " · ".join(f"{e} {item_usd(it)}" for e, it in items) + " per month"]
+        if items[0][1].consumers:
+            doc += ["", f"Used by: {', '.join(items[0][1].consumers)}"]
+        if items[0][1].variables:
+            doc += ["", "Injects: " + ", ".join(f"`{v}`" for v in items[0][1].variables)]
+    if len(_REFERENCE_TEXTS) >= _REFERENCE_TEXTS_SIZE:
+        _REFERENCE_TEXTS.clear()
+    text = "\n".join(doc)
+    _REFERENCE_TEXTS[key] = (detail, text, tuple(it for _e, it in items))
+    return detail, text
