@@ -106,8 +106,9 @@ class Publisher:
     def publish_group(self, key: str, changed: set[str]) -> None:
         """Push the diagnostics of every file of group ``key``; clear files that left it.
 
-        With no open document left in the group, its files are cleared instead: nothing
-        watches them any more. Other groups are published through the session (so that what
+        With no open document left in the group, its files keep the diagnostics of their
+        text on disk when the workspace scan reports them (``runway.diagnosticMode``
+        ``workspace``: ``Session.keeps_closed``), else they are cleared: nothing watches them. Other groups are published through the session (so that what
         follows a publication follows theirs too).
         """
         s = self.session
@@ -117,6 +118,15 @@ class Publisher:
         files = list(dict.fromkeys([*an.files, *an.diagnostics]))
         owned_before = {p for p, g in self._owner.items() if g == key}
         if not any(p in s.documents for p in files):
+            if s.keeps_closed(key):
+                # The workspace mode: the files keep the diagnostics of their text on disk (the
+                # analysis above read the disk: no buffer is open), as the scan published them.
+                self.publish_closed_group(key, an, files)
+                for p in sorted(owned_before - set(files)):
+                    self._owner.pop(p, None)
+                    self._last.pop(p, None)
+                    self.push(p, None, [])
+                return
             analyses.drop(key)
             for p in sorted(owned_before | ({key} if key in self._pushed else set())):
                 self._owner.pop(p, None)

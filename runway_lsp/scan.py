@@ -167,6 +167,17 @@ class WorkspaceScan:
         self.done = asyncio.Event()
         self.task: asyncio.Task | None = None
 
+    def keeps(self, root: str) -> bool:
+        """Whether the scan reports ``root``'s closed files (the ``workspace`` diagnostic mode,
+        ``root`` inside a workspace folder and not excluded): then closing its last open file
+        leaves its files with their diagnostics on disk (as Pyright's workspace mode does),
+        instead of clearing them (``openFilesOnly``)."""
+        settings = self.config.current if self.config is not None else None
+        if settings is not None and settings.diagnostic_mode != "workspace":
+            return False
+        folders = self.folders()
+        return _under(root, folders) and not exclusions(settings.exclude if settings is not None else ()).excluded(root, folders)
+
     def stop(self) -> None:
         """The session stopped: cancel a scan still running."""
         if self.task is not None and not self.task.done():

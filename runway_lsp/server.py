@@ -130,10 +130,15 @@ class RunwayLanguageServer(LanguageServer):
         if self.idle_gc:
             gc.freeze()  # what was just loaded lives as long as the server (runway_lsp/__main__.py)
 
-    def pending_messages(self) -> int:
-        """Messages read from the client and not handled yet (0 when not serving stdio)."""
+    def messages_read(self) -> int:
+        """Messages read from the client so far (0 when not serving stdio)."""
         counts = getattr(self, "_counts", None)
-        return counts.pending if counts is not None else 0
+        return counts.delivered if counts is not None else 0
+
+    def messages_handled(self) -> int:
+        """Messages read from the client and handled so far (0 when not serving stdio)."""
+        counts = getattr(self, "_counts", None)
+        return counts.handled if counts is not None else 0
 
     def set_client(self, caps: Any, encoding: Any) -> None:
         """What ``initialize`` negotiated, for the session (now, or when it is loaded)."""
@@ -211,6 +216,7 @@ class _Features:
         session.on_published(self.costs_in_view.after_publish)
         session.on_published(self.notifier.after_publish)
         session.on_stop(self.workspace.stop)
+        session.keeps_closed = self.workspace.keeps  # closing a file in the workspace mode (runway_lsp/publish.py)
         navigation.install_log_filter()
         if self.initialize_params is not None:
             self.config.on_initialize(self.initialize_params)

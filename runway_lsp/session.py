@@ -64,6 +64,9 @@ class Session:
         self.typing = TypingPause()
         self._pause_timers: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False  # after shutdown: nothing more is scheduled or published
+        #: Whether a group's closed files keep their diagnostics once none of its files is
+        #: open (the workspace scan's :meth:`~runway_lsp.scan.WorkspaceScan.keeps`); else cleared.
+        self.keeps_closed: Callable[[str], bool] = lambda key: False
         self._stop_listeners: list[Callable[[], None]] = []
         self.requests = RequestReceipts()  # which request arrived before which edit
 
@@ -241,11 +244,18 @@ class Session:
         -32801); after ``shutdown`` it is cancelled."""
         msg_id = self.client.protocol.msg_id
         await asyncio.sleep(0)
-        pending = getattr(self.client, "pending_messages", None)
-        for _ in range(MAX_RECEIPTS):  # bounded: a client that never stops sending
-            if pending is None or pending() <= 0:
-                break
-            await asyncio.sleep(0)  # messages read meanwhile are handled before this request
+        read = getattr(self.client, "messages_read", None)
+        handled = getattr(self.client, "messages_handled", None)
+        if read is not None and handled is not None:
+            # The messages read by now are handled before this request; not those read later:
+            # while a client types without a pause (a message every few milliseconds) and a
+            # publication steps between them, waiting for none to be pending held a request
+            # for seconds (round 3, a fresh reviewer: ContentModified 5 s late).
+            read_by_now = read()
+            for _ in range(MAX_RECEIPTS):  # bounded
+                if handled() >= read_by_now:
+                    break
+                await asyncio.sleep(0)
         if self.stopped:
             raise asyncio.CancelledError
         self.requests.check(msg_id)

@@ -141,8 +141,9 @@ def refuse_too_deep(protocol: Any, body: bytes) -> None:
 
 class Counts:
     """Messages read by the thread (``delivered``, written by it alone) and handled on the
-    loop (``handled``, written by the loop alone): :attr:`pending` is what a checkpoint waits
-    for (runway_lsp.session.Session.checkpoint)."""
+    loop (``handled``, written by the loop alone): a checkpoint waits until the messages read
+    when it began are handled (runway_lsp.session.Session.checkpoint); :attr:`pending` is
+    what is read and not handled yet."""
 
     delivered = 0
     handled = 0

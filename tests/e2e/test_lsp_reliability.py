@@ -351,11 +351,11 @@ async def test_cancel_request_is_honoured_and_the_server_goes_on(slow_client: La
 
 
 # --------------------------------------------------------------------------------------
-# Close clears diagnostics
+# Close: the workspace mode keeps the disk's problems; outside the workspace, cleared
 # --------------------------------------------------------------------------------------
 
 
-async def test_close_clears_diagnostics_of_every_file_it_published(client: LanguageClient, tmp_path: Path):
+async def test_close_keeps_the_disk_problems_in_the_workspace_mode_and_clears_a_file_outside_it(client: LanguageClient, tmp_path: Path):
     broken = tmp_path.resolve() / "broken"
     shutil.copytree(EXAMPLES / "broken", broken)
     await init(client, neovim_caps(), broken)
@@ -368,7 +368,9 @@ async def test_close_clears_diagnostics_of_every_file_it_published(client: Langu
     did_close(client, member)
     await until(client, lambda: last_version(client, member) is None and "RW102" in codes(client, member))  # now from disk
     did_close(client, root)
-    await until(client, lambda: all(codes(client, p) == [] for p in (root, member, other)))
+    # The workspace mode (the default): every file keeps the problems of its text on disk.
+    await until(client, lambda: last_version(client, root) is None and "RW170" in codes(client, root))
+    assert "RW102" in codes(client, member) and codes(client, other) == ["RW006"]
     lone = tmp_path.resolve() / "alone" / "runway.yaml"
     lone.parent.mkdir()
     did_open(client, lone, "runway: [\n")

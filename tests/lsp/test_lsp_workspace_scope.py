@@ -13,7 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import EXAMPLES, TIMEOUT, codes, did_open, init, neovim_caps, until
+from lspclient import EXAMPLES, TIMEOUT, codes, did_close, did_open, init, neovim_caps, until
 
 BROKEN = "runway: 1\nproduct: fixture\nregion: us-east-1\nenvironments: {dev: {}}\nresources:\n  db:\n    kind: postgress\n"
 
@@ -80,3 +80,38 @@ async def test_bad_exclusion_settings_are_named_and_the_defaults_used(client: La
     messages = [m.message for m in client.messages]
     assert any("`runway.exclude` must be a list of glob strings" in m and "`runway.diagnosticMode` must be `workspace` or `openFilesOnly`" in m for m in messages), messages
     assert "tests/golden/kind/runway.yaml" in _published(client, ws)
+
+
+async def test_closing_a_member_in_the_workspace_mode_keeps_the_products_problems(client: LanguageClient, tmp_path: Path):
+    """Round 3 (a fresh reviewer): opening and closing a member without an edit erased the
+    root's RW140 until the next scan; a file closed keeps the problems of its text on disk."""
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws, {"runway": {"exclude": ["tests/**", "examples/broken"]}})
+    await _scanned(client)
+    root = ws / "examples" / "orders" / "runway.yaml"
+    member = ws / "examples" / "orders" / "services" / "billing" / "runway.yaml"
+    assert codes(client, root) == ["RW140"]
+    did_open(client, member)
+    await until(client, lambda: any(p.uri == member.as_uri() for p in client.published))  # type: ignore[attr-defined]
+    n = len(client.published)  # type: ignore[attr-defined]
+    did_close(client, member)
+    await until(client, lambda: any(p.uri == root.as_uri() for p in client.published[n:]))  # type: ignore[attr-defined]
+    await asyncio.sleep(0.3)
+    assert codes(client, root) == ["RW140"] and codes(client, member) == []
+    # Closing the root itself: the same.
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    did_close(client, root)
+    await asyncio.sleep(0.5)
+    assert codes(client, root) == ["RW140"]
+
+
+async def test_closing_in_open_files_only_clears(client: LanguageClient, tmp_path: Path):
+    ws = _workspace(tmp_path)
+    await init(client, _caps(), ws, {"runway": {"diagnosticMode": "openFilesOnly"}})
+    await _scanned(client)
+    root = ws / "examples" / "orders" / "runway.yaml"
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    did_close(client, root)
+    await until(client, lambda: codes(client, root) == [])

@@ -144,3 +144,68 @@ async def test_nothing_is_published_after_stop_during_the_analysis(setup):
     schedule.touch(path)
     await asyncio.sleep(0.3)
     assert session.published == [] and order.count("step") == 2
+
+
+async def test_a_publication_past_its_patience_runs_to_the_end_before_the_edits_read_meanwhile(setup, monkeypatch):
+    """A client that types faster than one analysis still gets diagnostics (round 3, a fresh
+    reviewer: none for 4 s at 60 ms keystrokes): once the oldest change has waited
+    PATIENCE_S, the analysis is not given up for newer edits; it runs to the end and is
+    published (its texts are still the buffers': the edits wait), then the edits are."""
+    import runway_lsp.schedule as schedule_module
+
+    path, doc, analyses, session, schedule, order = setup
+    monkeypatch.setattr(schedule_module, "PATIENCE_S", 0.0)  # waited long enough from the start
+    loop = asyncio.get_running_loop()
+
+    def edit() -> None:
+        order.append("edit")
+        doc.text = TEXT.replace("    size: medium", "    size: enormous", 1)
+        doc.version = 2
+        analyses.changed()
+        schedule.touch(path)
+
+    hook_steps(analyses, order, 1, lambda: loop.call_soon(edit))
+    schedule.touch(path)
+    await asyncio.wait_for(session.done.wait(), 30)
+    assert order.index("edit") > order.index("publish"), order  # no step gave way to it
+    assert session.published[0][2][path] == 1
+    session.done.clear()
+    await asyncio.wait_for(session.done.wait(), 30)
+    assert [v[path] for _k, _a, v in session.published] == [1, 2]
+
+
+async def test_a_checkpoint_waits_for_the_messages_read_before_it_not_for_a_stream_after_it():
+    """Session.checkpoint lets the messages read before it be handled first, and no more: a
+    client sending without a pause held requests for seconds while a publication stepped
+    between its messages (round 3). The loop turns are counted, not timed."""
+    from runway_lsp.session import Session as RealSession
+
+    class Stream:
+        """A client whose reader reads a message each loop turn, handled one turn later."""
+
+        def __init__(self) -> None:
+            self.read = self.handled = 0
+            self.turns = 0
+            self.protocol = type("P", (), {"msg_id": 7})()
+
+        def messages_read(self) -> int:
+            return self.read
+
+        def messages_handled(self) -> int:
+            return self.handled
+
+        def pending_messages(self) -> int:  # what the checkpoint asked before round 3
+            return self.read - self.handled
+
+        def turn(self) -> None:
+            self.turns += 1
+            self.handled, self.read = self.read, self.read + 1
+            if self.turns < 5000:
+                asyncio.get_running_loop().call_soon(self.turn)
+
+    client = Stream()
+    session = RealSession(client, load_catalog())
+    client.read = 3  # three messages read and not handled when the request's checkpoint begins
+    asyncio.get_running_loop().call_soon(client.turn)
+    await session.checkpoint()
+    assert client.turns < 10, client.turns  # before: as long as the stream lasted (1,024 turns)
