@@ -124,7 +124,7 @@ async def test_newest_version_wins_after_a_burst(client: LanguageClient, orders:
     assert "nope11" in client.diagnostics[checkout.as_uri()][0].message
 
 
-async def test_close_clears_and_republishes_related_files_from_disk(client: LanguageClient, orders: Path):
+async def test_close_republishes_related_files_from_disk(client: LanguageClient, orders: Path):
     root, checkout, billing = files(orders)
     await init(client, neovim_caps(), orders)
     did_open(client, root)
@@ -139,9 +139,10 @@ async def test_close_clears_and_republishes_related_files_from_disk(client: Lang
     await until(client, lambda: last_version(client, checkout) is None and codes(client, checkout) == [])
     assert "RW180" not in codes(client, root) and "RW140" in codes(client, root)
 
-    # Nothing related open any more: everything is cleared.
+    # Nothing related open any more: in the workspace mode (the default) every file keeps the
+    # problems of its text on disk (docs/reliability.md "Close"; openFilesOnly clears them).
     did_close(client, root)
-    await until(client, lambda: codes(client, root) == [] and last_version(client, root) is None)
+    await until(client, lambda: last_version(client, root) is None and "RW140" in codes(client, root))
     assert codes(client, billing) == []
 
 
