@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..positions import LineIndex
+from ..positions import LineIndex, common_prefix, common_suffix
 from .compose import MAX_DEPTH
 from .nodes import ParsedYaml, YMap, YNode, YScalar, YSeq
 from .parse import parse_yaml
@@ -35,30 +35,6 @@ from .parse import parse_yaml
 #: tabs (normalised by parse_yaml), a BOM and the line breaks it masks. (A CR anywhere in
 #: either text means a full parse: :func:`_reparse`.)
 _UNSAFE = ("&", "*", "!", "|", ">", "%", "<<", "\t", "\ufeff", "\x85", "\u2028", "\u2029", "\n---", "\n...")
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix of ``a`` and ``b`` (comparisons of halves in C)."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
-    la, lb = len(a), len(b)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _unsafe(chunk: str) -> bool:
@@ -150,8 +126,8 @@ def _reparse(old: ParsedYaml, text: str) -> ParsedYaml | None:
     # the old ones). CRLF files never had an entry spliced anyway (every entry holds a CR).
     if before == text or not text.endswith("\n") or "\r" in text or "\r" in before or text.count("\n") != before.count("\n") or "<<" in text:
         return None
-    head = _common_prefix(before, text)
-    tail = _common_suffix(before, text, min(len(before), len(text)) - head)
+    head = common_prefix(before, text)
+    tail = common_suffix(before, text, min(len(before), len(text)) - head)
     lines = LineIndex(text)
     first = text.count("\n", 0, head)  # the first changed line
     last = text.count("\n", 0, len(text) - tail)  # the last changed line (same in both texts)
