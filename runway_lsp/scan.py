@@ -175,6 +175,8 @@ class WorkspaceScan:
         settings = self.config.current if self.config is not None else None
         if settings is not None and settings.diagnostic_mode != "workspace":
             return False
+        if not os.path.isfile(root):
+            return False  # deleted (or never saved): nothing on disk to report
         folders = self.folders()
         return _under(root, folders) and not exclusions(settings.exclude if settings is not None else ()).excluded(root, folders)
 

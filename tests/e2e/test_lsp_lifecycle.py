@@ -182,17 +182,20 @@ def test_one_file_under_two_uris_keeps_two_buffers(tmp_path: Path):
         assert buffer(u_link) is None and buffer(u_real)["version"] == 2
         srv.change(u_real, 3, head + "yyy: 4\n")
         assert unknown_keys(srv.wait_publish(u_real, 3)) == ["yyy"]
-        # Closing the last clears the diagnostics where they were shown.
+        # Closing the last: where they were shown, the buffer's problems give way to the disk's
+        # (the workspace mode: docs/reliability.md "Close").
         srv.send({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": u_real}}})
         srv.drain(0.3)
-        assert srv.publishes(u_real)[-1]["diagnostics"] == []
+        assert unknown_keys(srv.publishes(u_real)[-1]) == [] and srv.publishes(u_real)[-1].get("version") is None
     finally:
         rc, stderr = srv.close() if srv.proc.poll() is None else (srv.proc.returncode, "")
     assert rc == 0 and "Traceback" not in stderr, stderr[-4000:]
 
 
-def test_closing_a_file_opened_through_a_symlinked_folder_clears_its_diagnostics(tmp_path: Path):
-    """The server keys files by real path but must publish, and clear, under the client's URI."""
+def test_closing_a_file_opened_through_a_symlinked_folder_republishes_under_its_uri(tmp_path: Path):
+    """The server keys files by real path but must publish, and clear, under the client's URI:
+    after the close, the problems of the text on disk replace the buffer's there (the
+    workspace mode; a file outside the workspace folders is cleared)."""
     real = tmp_path / "real"
     real.mkdir()
     os.symlink(real, tmp_path / "link")
@@ -202,10 +205,11 @@ def test_closing_a_file_opened_through_a_symlinked_folder_clears_its_diagnostics
     try:
         srv.initialize(tmp_path)
         srv.open(uri, "runway: 1\nproduct: shop\nzzz: 1\n")
-        assert srv.wait_publish(uri, 1)["diagnostics"]
+        assert "zzz" in str(srv.wait_publish(uri, 1)["diagnostics"])
         srv.send({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
         srv.drain(0.3)
-        assert srv.publishes(uri)[-1]["diagnostics"] == []
+        last = srv.publishes(uri)[-1]
+        assert "zzz" not in str(last["diagnostics"]) and last.get("version") is None
     finally:
         srv.close()
 
