@@ -13,7 +13,7 @@ from lsprotocol import types
 import runway_lsp.convert.positions as positions
 from runway_core.positions import LineIndex
 from runway_lsp.convert.positions import apply_change, from_position
-from runway_lsp.typing_pause import _numbered_lines, changed_lines
+from runway_lsp.typing_pause import changed_lines, line_by_line
 
 TEXT = st.lists(st.sampled_from(["a", "é", "😀", "\n", "\r\n", "\r", " ", "b"]), max_size=40).map("".join)
 
@@ -38,18 +38,6 @@ def test_a_change_applied_from_the_lines_it_spans_is_the_change_applied_to_the_w
         assert apply_change(text, change, enc) == whole_text(text, change, enc)
     finally:
         positions._SPAN = saved
-
-
-def line_by_line(before: str, after: str) -> range:
-    """changed_lines as it was: the common leading and trailing lines compared one by one."""
-    a, b = _numbered_lines(before), _numbered_lines(after)
-    head, limit = 0, min(len(a), len(b))
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    return range(head, max(head + 1, len(b) - tail))
 
 
 LF_TEXT = st.lists(st.sampled_from(["a", "b", " ", "\n", "\r\n"]), max_size=40).map("".join)
