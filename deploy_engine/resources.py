@@ -140,6 +140,8 @@ def _mocks(region: str, mask: bool) -> Any:
                     "inputs": mask_secrets(inputs, self.mask),
                     "options": {
                         "protect": bool(request.protect),
+                        "delete_before_replace": bool(request.deleteBeforeReplace),
+                        "retain_on_delete": bool(request.retainOnDelete),
                         "ignore_changes": list(request.ignoreChanges),
                         "depends_on": sorted(u for u in request.dependencies if u not in through_inputs),
                     },

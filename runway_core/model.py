@@ -150,6 +150,11 @@ class Limits(_Strict):
 
 class Environment(_Strict):
     limits: Limits | None = Field(None, description="Limits of this environment: `monthly` is the USD cap on the plan's estimate.")
+    disposable: StrictBool | None = Field(
+        None,
+        description="A disposable environment's data may be lost: no deletion protection, final snapshots or `protect`, changes applied "
+        "at once. Default: true for `dev`, false for every other environment.",
+    )
     shared: dict[str, str] = Field(
         default_factory=dict,
         description="Sizes of the shared pools, per kind (`cache: small`). Each kind named here or "

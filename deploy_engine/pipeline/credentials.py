@@ -39,10 +39,9 @@ def choose_credentials(run: DeployRun, target: Any, *, generate: bool, rotate: b
     """
     from deploy_engine import automation
     from deploy_engine.secrets import flavor_switches, plan_credentials
-    from deploy_engine.settings import DISPOSABLE_ENVIRONMENTS
 
     stored = automation.stored_state(target)
-    switched = flavor_switches(run.plan, stored.databases) if run.env not in DISPOSABLE_ENVIRONMENTS else []
+    switched = flavor_switches(run.plan, stored.databases) if not run.plan.disposable else []
     if switched:
         raise FlavorSwitch(switched, run.env)
     cplan = plan_credentials(run.plan, stored.databases, generate=generate, rotate=rotate)

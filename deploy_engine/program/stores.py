@@ -104,7 +104,7 @@ class Cache(pulumi.ComponentResource):
         subnets = aws.elasticache.SubnetGroup(
             f"{ctx.env}-{r}-subnet-group", subnet_ids=list(ctx.network.private_subnet_ids), description=f"runway {r}", tags=tags, opts=child(self))
         sg = env.store_security_group(self, r, "Valkey", VALKEY_PORT)
-        snapshots = PRODUCTION_SNAPSHOT_DAYS if ctx.production else 0
+        snapshots = 0 if ctx.disposable else PRODUCTION_SNAPSHOT_DAYS
         group = aws.elasticache.ReplicationGroup(
             f"{ctx.env}-{r}-replication-group",
             replication_group_id=ctx.name(r, limit=LIMIT_CACHE_ID),
@@ -123,7 +123,7 @@ class Cache(pulumi.ComponentResource):
             at_rest_encryption_enabled=True,
             auto_minor_version_upgrade=True,
             snapshot_retention_limit=snapshots,
-            apply_immediately=not ctx.production,
+            apply_immediately=ctx.disposable,
             tags=tags,
             opts=child(self),
         )
@@ -140,7 +140,7 @@ class Bucket(pulumi.ComponentResource):
         prefix = ctx.name(r, limit=LIMIT_BUCKET_PREFIX - 1) + "-"
         bucket = aws.s3.Bucket(
             f"{env}-{r}-bucket", bucket_prefix=prefix, force_destroy=ctx.disposable, tags=tags,
-            opts=child(self, protect=ctx.production and not ctx.disposable))
+            opts=child(self, protect=not ctx.disposable))
         aws.s3.BucketVersioning(
             f"{env}-{r}-versioning",
             bucket=bucket.id,

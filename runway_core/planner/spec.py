@@ -48,6 +48,23 @@ class EnvSpec:
     cap: Decimal | None
     cap_source: str  # "set" | "default" | "none" | "invalid" (written but RW100: no cap, no verdict against it)
     shared: Mapping[str, str] = field(default_factory=dict)
+    #: ``environments.<env>.disposable``; None: by name (:data:`DISPOSABLE_BY_DEFAULT`).
+    disposable: bool | None = None
+
+    @property
+    def is_disposable(self) -> bool:
+        return is_disposable(self.name, self.disposable)
+
+
+#: Environments that are disposable unless ``disposable: false`` says otherwise (docs/format.md,
+#: "Disposable environments"): no deletion protection, no final snapshot, no ``protect``.
+DISPOSABLE_BY_DEFAULT = frozenset({"dev"})
+
+
+def is_disposable(name: str, written: bool | None) -> bool:
+    """Whether environment ``name`` is disposable: ``written`` (its ``disposable`` key) when
+    given, else whether it is named in :data:`DISPOSABLE_BY_DEFAULT`."""
+    return bool(written) if written is not None else name in DISPOSABLE_BY_DEFAULT
 
 
 @dataclass(frozen=True)
