@@ -212,4 +212,19 @@ def add_diagnostics(an: "Analysis", diags: list[Diagnostic]) -> None:
         an.diagnostics.setdefault(d.file, []).append(d)
 
 
-__all__ = ["CHANGE_CODES", "DATA_KINDS", "add_diagnostics", "deployed_from_records", "refused_changes", "side_of_deployed"]
+def with_recorded_changes(an: "Analysis") -> "Analysis":
+    """``an`` with RW190-RW193 against the plan its product's ``.runway/`` records say was last
+    deployed (:func:`deployed_from_records`), when they hold one; what the editor and ``check``
+    without ``--deployed`` run. Never raises for a missing or broken record."""
+    if an.spec is None:
+        return an
+    try:
+        found = deployed_from_records(os.path.dirname(an.root_file))
+    except (OSError, ValueError):
+        found = None
+    if found is not None:
+        add_diagnostics(an, refused_changes(an, found[0], "the last deployed plan (.runway/ records)"))
+    return an
+
+
+__all__ = ["CHANGE_CODES", "DATA_KINDS", "add_diagnostics", "deployed_from_records", "refused_changes", "side_of_deployed", "with_recorded_changes"]

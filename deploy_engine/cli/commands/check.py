@@ -4,7 +4,6 @@ one is at or above ``--fail-on`` (default error), 0 with ``--exit-zero``."""
 from __future__ import annotations
 
 import argparse
-import os
 from decimal import Decimal
 from typing import IO, Any, Sequence
 
@@ -44,7 +43,7 @@ def add_refused_changes(loaded: Sequence[Any], deployed_file: str | None) -> Non
     """RW190-RW193 of each runway against the plan last deployed (docs/deploy.md, "Changes AWS
     refuses"): ``deployed_file`` when given (InputError, exit 3, when it is no plan), else the
     records of the product's embedded backend (``.runway/``), when they hold one."""
-    from runway_core.changes import add_diagnostics, deployed_from_records, refused_changes, side_of_deployed
+    from runway_core.changes import add_diagnostics, refused_changes, side_of_deployed, with_recorded_changes
     from runway_core.plan_diff import PlanDocumentError
     from runway_core.workspace import JsonDocumentError, read_json
 
@@ -55,15 +54,10 @@ def add_refused_changes(loaded: Sequence[Any], deployed_file: str | None) -> Non
         except (OSError, JsonDocumentError, PlanDocumentError, ValueError) as exc:
             raise InputError(f"--deployed {deployed_file}: not a plan document (plan --format json, or a reviewed plan record): {exc}") from None
     for item in loaded:
-        an = item.analysis
-        if given is not None:
-            side, source = given, f"--deployed {deployed_file}"
+        if given is None:
+            with_recorded_changes(item.analysis)
         else:
-            found = deployed_from_records(os.path.dirname(an.root_file))
-            if found is None:
-                continue
-            side, source = found[0], "the last deployed plan (.runway/ records)"
-        add_diagnostics(an, refused_changes(an, side, source))
+            add_diagnostics(item.analysis, refused_changes(item.analysis, given, f"--deployed {deployed_file}"))
 
 
 def render_text(entries: Sequence[Entry], files: int, stream: IO[str], ctx: Context) -> None:
