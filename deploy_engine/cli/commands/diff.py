@@ -129,6 +129,15 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     base, head = _sides(args, ctx)
     try:
         base_plan, head_plan = base.plan, head.plan
+        if head.loaded is not None and base_plan.environments:
+            # The changes AWS refuses, with the base as what is deployed (RW190-RW193): on the
+            # head, among its diagnostics; an error makes the head invalid (exit 1).
+            from runway_core.changes import add_diagnostics, refused_changes
+            from runway_core.diagnostics import Severity
+
+            refused = refused_changes(head.loaded.analysis, base_plan, f"the base side {base.label}")
+            add_diagnostics(head.loaded.analysis, refused)
+            head.invalid = head.invalid or any(d.severity == Severity.ERROR for d in refused)
         if args.env:
             known = {e.name for e in base_plan.environments} | {e.name for e in head_plan.environments}
             unknown = [e for e in args.env if e not in known]
