@@ -183,7 +183,7 @@ class Workload(pulumi.ComponentResource):
                 ),
                 # ECS reports each task's health to Cloud Map (custom health): a task whose
                 # container health check fails leaves DNS, then ECS replaces it.
-                health_check_custom_config=aws.servicediscovery.ServiceHealthCheckCustomConfigArgs(failure_threshold=1),
+                health_check_custom_config=aws.servicediscovery.ServiceHealthCheckCustomConfigArgs(),
                 force_destroy=True,
                 tags=tags,
                 opts=child(self),
