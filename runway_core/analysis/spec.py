@@ -131,6 +131,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
             secrets=tuple(x for x in w.secrets if _secret_name_ok(x)),
             uses=tuple(w.uses),
             expose=w.expose,
+            platform=w.platform,
         )
         consumers.append(ConsumerSpec(name, "workload", tuple(w.uses)))
     for m_path, m in an.member_models.items():

@@ -28,6 +28,7 @@ from .pricing import entry_cost
 from .spec import (
     VARIABLES,
     ConsumerSpec,
+    PLATFORMS,
     EntrySpec,
     DISPOSABLE_BY_DEFAULT,
     EnvSpec,
@@ -48,6 +49,7 @@ __all__ = [
     "DISPOSABLE_BY_DEFAULT",
     "EnvSpec",
     "is_disposable",
+    "PLATFORMS",
     "EntrySpec",
     "ConsumerSpec",
     "RunwaySpec",

@@ -67,6 +67,11 @@ def is_disposable(name: str, written: bool | None) -> bool:
     return bool(written) if written is not None else name in DISPOSABLE_BY_DEFAULT
 
 
+#: A workload's ``platform`` -> (ECS ``runtimePlatform.cpuArchitecture``, Fargate price-key part).
+#: One self-contained table per kind's choice, to fold into the kind registry.
+PLATFORMS: dict[str, tuple[str, str]] = {"linux/arm64": ("ARM64", "arm"), "linux/amd64": ("X86_64", "x86")}
+
+
 @dataclass(frozen=True)
 class EntrySpec:
     """A resource or workload after normalisation.
@@ -93,6 +98,8 @@ class EntrySpec:
     secrets: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     expose: str = "internal"
+    platform: str = "linux/arm64"
+
 
     def size_in(self, env: str) -> str:
         return self.sizes.get(env, self.default_size)
