@@ -143,6 +143,8 @@ class Context:
         self._stdin = stdin
         self.redactor: Any = None  # set by a deploy run, for the RUNWAY_DEBUG traceback
         self.command: str | None = None  # the command being run, once the arguments are parsed
+        #: How preview/up read an image's manifest (deploy_engine.images.Fetch); None: HTTP.
+        self.image_fetch: Any = None
 
     @property
     def stdin(self) -> IO[Any]:

@@ -20,6 +20,7 @@ from deploy_engine.exits import (
     EXIT_CONFIG,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_INVALID,
     EXIT_NOT_PROTECTED,
     EXIT_PLAN_MISMATCH,
     EXIT_PULUMI_MISSING,
@@ -217,6 +218,9 @@ def _guarded_deploy(run: DeployRun) -> int:
             for p in problems:
                 run.err(f"{PROG} {run.command}: network: {p}")
             return run.finish(EXIT_CONFIG, "failed", "network pre-flight failed; see the lines above; nothing was run")
+        refused = _image_platforms(run)
+        if refused:
+            return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
 
     # Credentials are chosen once the stack is open (`up`: under the lease): choose_credentials().
     target = automation.StackTarget(
@@ -249,6 +253,22 @@ def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
         return f"No plan with digest {reviewed} is stored for {run.env} (`{PROG} preview` stores the plan it shows). "
     changes = plan_changes(stored, plan_document(run.plan, run.product, run.region))
     return "Changed since the reviewed plan: " + "; ".join(changes) + ". "
+
+
+def _image_platforms(run: DeployRun) -> list[str]:
+    """Each workload's image read from its registry (:func:`deploy_engine.images.check_platforms`):
+    the workloads whose image lacks their ``platform`` (refused, exit 1); an image that cannot
+    be read is said on stderr and not refused."""
+    from deploy_engine import images
+
+    workloads = [(i.name, str(i.capacity.get("image") or ""), str(i.capacity.get("platform") or "linux/arm64"))
+                 for i in run.plan.items if i.kind == "workload" and i.capacity]
+    if not workloads:
+        return []
+    result = images.check_platforms(workloads, run.ctx.image_fetch or images.http_fetch)
+    for line in result.unchecked:
+        run.err(f"{PROG} {run.command}: image: {run.redactor.scrub(line)}")
+    return [run.redactor.scrub(p) for p in result.problems]
 
 
 def _network_preflight(run: DeployRun, network: Any) -> list[str]:
