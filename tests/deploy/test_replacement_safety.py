@@ -249,6 +249,11 @@ def test_ordinary_edits_never_replace_into_a_fixed_name_and_refusals_come_first(
     if edit_name == "subnets" and runway == "shop":
         proxies = [(b[k]["inputs"]["name"], a[k]["inputs"]["name"]) for k in a if k[0] == "aws:rds/proxy:Proxy"]
         assert proxies and all(x != y for x, y in proxies)  # the found case: a new name beside the old
+    if edit_name == "architecture":
+        # A new task definition revision on X86_64 (the family's next revision), priced as x86.
+        worker = next(r for r in after if r["name"] == "production-worker-task-definition")
+        assert worker["inputs"]["runtimePlatform"]["cpuArchitecture"] == "X86_64"
+        assert {li.price_key for li in after_an.plans[env].item("worker").line_items} >= {"fargate:x86:vcpu", "fargate:x86:memory"}
     if edit_name == "rename":
         # The old workload's log group is kept when it leaves the stack.
         logs = [r for r in before if r["type"] == "aws:cloudwatch/logGroup:LogGroup"]
