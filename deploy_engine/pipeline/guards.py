@@ -221,6 +221,9 @@ def _guarded_deploy(run: DeployRun) -> int:
         refused = _image_platforms(run)
         if refused:
             return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
+        refused = deployed_changes(run)
+        if refused:
+            return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
 
     # Credentials are chosen once the stack is open (`up`: under the lease): choose_credentials().
     target = automation.StackTarget(
@@ -253,6 +256,51 @@ def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
         return f"No plan with digest {reviewed} is stored for {run.env} (`{PROG} preview` stores the plan it shows). "
     changes = plan_changes(stored, plan_document(run.plan, run.product, run.region))
     return "Changed since the reviewed plan: " + "; ".join(changes) + ". "
+
+
+#: Receipts read back, newest first, to find the last succeeded `up`.
+MAX_RECEIPTS_READ = 200
+
+
+def deployed_changes(run: DeployRun) -> list[str]:
+    """The changes AWS refuses (RW190-RW193, :func:`runway_core.changes.refused_changes`) of this
+    environment against the plan of its last succeeded ``up``: the newest such receipt of the
+    records store names its ``plan_digest``, and the reviewed plan stored under it is what is
+    deployed. Errors are returned (refused, exit 1), warnings said; no such receipt or plan, or
+    a store that cannot be read, is said and not refused (the stack's own checks still run)."""
+    from deploy_engine.receipts import list_receipts
+    from deploy_engine.records.store import StoreError
+    from deploy_engine.reviewed import load_reviewed_plan
+    from runway_core.changes import refused_changes, side_of_deployed
+    from runway_core.diagnostics import Severity
+
+    try:
+        keys = list_receipts(run.store, run.product, run.env, [run.env])[-MAX_RECEIPTS_READ:]
+        for key in reversed(keys):
+            record = run.store.read(key)
+            try:
+                receipt = record.json() if record is not None else None
+            except ValueError:
+                continue
+            if not isinstance(receipt, dict) or receipt.get("command") != "up" or receipt.get("outcome") != "succeeded":
+                continue
+            digest = receipt.get("plan_digest")
+            plan = load_reviewed_plan(run.store, run.product, run.env, digest) if isinstance(digest, str) else None
+            if plan is None:
+                run.err(f"{PROG} {run.command}: the last succeeded up ({digest}) has no stored reviewed plan: changes against it not checked")
+                return []
+            side = side_of_deployed({"plan_digest": digest, "plan": plan})
+            break
+        else:
+            return []
+    except (StoreError, ValueError) as exc:
+        run.err(f"{PROG} {run.command}: the deployed plan could not be read ({run.redactor.scrub(str(exc))}): changes against it not checked")
+        return []
+    found = [d for d in refused_changes(run.analysis, side, f"the plan of the last up, {digest[:12]}") if d.data.get("environment") == run.env]
+    for d in found:
+        if d.severity != Severity.ERROR:
+            run.err(f"{PROG} {run.command}: {d.code}: {d.message}")
+    return [f"{d.code}: {d.message}" for d in found if d.severity == Severity.ERROR]
 
 
 def _image_platforms(run: DeployRun) -> list[str]:

@@ -276,3 +276,32 @@ def test_protection_follows_the_disposable_property_not_the_name(tmp_path, catal
     assert db["deletionProtection"] is (not disposable) and db["applyImmediately"] is disposable
     if not disposable:
         assert re.fullmatch(rf"shop-{re.escape(env_name)}-main-db-final-initial", db["finalSnapshotIdentifier"])
+
+
+def test_preview_and_up_refuse_against_the_plan_of_the_last_succeeded_up(tmp_path, catalog):
+    """preview/up always know what is deployed: the newest succeeded `up` receipt of the records
+    store names its plan digest, and the reviewed plan `preview` stored under it is compared."""
+    import types
+
+    from deploy_engine.pipeline.guards import deployed_changes
+    from deploy_engine.records.file_store import FileStore
+    from deploy_engine.reviewed import store_reviewed_plan
+    from deploy_engine.secrets import Redactor
+
+    path = _runway(tmp_path, "shop")
+    before = analyze(str(path), catalog)
+    store = FileStore(path.parent)
+    digest, _ = store_reviewed_plan(store, before.plans["production"], "shop", "us-east-1", Redactor())
+    folder = path.parent / ".runway" / "receipts" / "production"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "20261130T091502.123456Z.json").write_text(json.dumps({"command": "up", "outcome": "succeeded", "plan_digest": digest}))
+    (folder / "20261201T091502.123456Z.json").write_text(json.dumps({"command": "preview", "outcome": "succeeded", "plan_digest": "ef" * 32}))
+    path.write_text(SHOP.replace("size: {production: large}", "size: {production: medium}"))
+    after = analyze(str(path), catalog)
+    said: list[str] = []
+    run = types.SimpleNamespace(store=store, product="shop", env="production", analysis=after, err=said.append, redactor=Redactor(), command="up")
+    refused = deployed_changes(run)
+    assert len(refused) == 1 and refused[0].startswith("RW191: production: `main-db` allocated storage 250 -> 100 GB")
+    assert digest[:12] in refused[0]
+    run.analysis = before
+    assert deployed_changes(run) == [] and said == []
