@@ -163,6 +163,7 @@ def declared_resources(
     credential_versions: Mapping[str, str] | None = None,
     known_priorities: Mapping[str, int] | None = None,
     mask: bool = True,
+    engine_versions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run the program for ``plan`` under mocks; ``{"environment", "resources": [...], "outputs"}``.
 
@@ -183,7 +184,7 @@ def declared_resources(
     def program() -> Any:
         return declare_environment(
             plan, product=product, region=region, network=network, credentials=credentials, set_passwords=set_passwords,
-            credential_versions=credential_versions, known_priorities=known_priorities,
+            credential_versions=credential_versions, known_priorities=known_priorities, engine_versions=engine_versions,
         )
 
     records, outputs = run_under_mocks(program, product=product, environment=plan.name, region=region, mask=mask)

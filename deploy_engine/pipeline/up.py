@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_INVALID, EXIT_LEASE_HELD, EXIT_OK, PROG
-from deploy_engine.pipeline.credentials import FlavorSwitch, choose_credentials
+from deploy_engine.pipeline.credentials import RefusedChange, choose_credentials
 from deploy_engine.pipeline.run import DeployRun, lease_lost, under_lease
 
 
@@ -71,7 +71,7 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
             # create one. Only non-secret outputs are read (no stored password is ever read).
             try:
                 stored, cplan = choose_credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
-            except FlavorSwitch as exc:
+            except RefusedChange as exc:
                 return run.finish(EXIT_INVALID, "refused", str(exc))
             receipt.credentials = dict(cplan.sources)
             for name in cplan.new:

@@ -102,6 +102,9 @@ class Context:
     set_passwords: frozenset[str] = frozenset()
     credential_versions: Mapping[str, str] = field(default_factory=dict)
     listener_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: Postgres resource -> the full engine version to declare (deploy_engine.engine_versions);
+    #: a resource not in it declares its plan's major version.
+    engine_versions: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def env(self) -> str:
