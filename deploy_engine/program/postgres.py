@@ -11,8 +11,11 @@ The database keeps a fixed identifier (``<product>-<env>-<resource>``): a databa
 replaced by accident, and if a change would replace it, the fixed name makes AWS refuse the
 new one instead of silently creating an empty database beside the old. ``allow_major_version_upgrade``
 is on (the format allows versions 14-17; a major change is an in-place upgrade); outside
-``dev`` the database has deletion protection, a final snapshot and, in production, Pulumi's
-``protect`` too.
+disposable environments (the plan's ``disposable``: ``dev`` by default, never decided by a
+name) the database has deletion protection, a final snapshot (:func:`final_snapshot_name`),
+Pulumi's ``protect`` and waits for the maintenance window (``apply_immediately`` off). Its
+RDS Proxy is named after its subnets (:func:`proxy_name`): see
+:mod:`deploy_engine.program.replacement`.
 
 Password inputs (``password``, ``master_password``, ``secret_string``) carry ``ignore_changes``
 unless this run sets the password (docs/deploy.md, "Credentials").

@@ -6,11 +6,11 @@
   account need no KMS grant: that key's policy admits SNS calls from the account; AWS services
   such as CloudWatch alarms or S3 notifications cannot publish to it, which no runway item does).
 - Cache: ``elasticache.SubnetGroup`` + ``ec2.SecurityGroup`` (auto-named) +
-  ``elasticache.ReplicationGroup`` (Valkey, encrypted in transit and at rest; in production
-  daily snapshots kept 7 days).
+  ``elasticache.ReplicationGroup`` (Valkey, encrypted in transit and at rest; outside
+  disposable environments daily snapshots kept 7 days and the maintenance window).
 - Bucket: ``s3.Bucket`` (``bucket_prefix``: S3 names are global) + ``BucketVersioning`` +
   ``BucketPublicAccessBlock`` + ``BucketServerSideEncryptionConfiguration`` (SSE-S3) + a
-  ``BucketPolicy`` denying every request not made over TLS; ``protect`` in production.
+  ``BucketPolicy`` denying every request not made over TLS; ``protect`` outside disposable environments.
 
 Queue and topic names stay fixed (``<product>-<env>-<resource>[.fifo]``): consumers outside
 this stack (members) find them by name, and the only replacing change (FIFO on or off) changes
@@ -29,7 +29,7 @@ from .environment import Environment
 
 aws = _load_aws()
 
-#: Production caches keep daily snapshots this many days (ElastiCache SnapshotRetentionLimit).
+#: Caches outside disposable environments keep daily snapshots this many days (ElastiCache SnapshotRetentionLimit).
 PRODUCTION_SNAPSHOT_DAYS = 7
 
 
