@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import cap_bar, change_details, ci_path, footnotes, headline, pct, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -15,7 +15,7 @@ from runway_core.planner import Plan
 from runway_core.money import usd
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
-    from runway_core.plan_diff import PlanDiff
+    from runway_core.plan_diff import EnvironmentDiff, ItemDiff, PlanDiff
 
 
 def md(text: str) -> str:
@@ -82,13 +82,30 @@ def diagnostics_markdown(entries: Sequence[tuple[Diagnostic, Analysis, str]], fi
 
 #: The hidden marker of the PR comment: a CI step finds its own comment by it and updates it.
 DIFF_MARKER = "<!-- runway-cost-diff -->"
+#: GitHub refuses a comment body longer than this many characters ("Body is too long (maximum
+#: is 65536 characters)", the REST API's issue-comment limit); counted here in UTF-16 code
+#: units, which are never fewer than the characters GitHub counts.
+MAX_COMMENT_CHARS = 65536
 
 
-def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
-    """The PR comment: the marker, a headline per environment, then per environment with
-    changes its cap bar and a table of the changed items (runway text inert, :func:`md`)."""
-    out = [DIFF_MARKER, f"### Cost change of **{md(diff.product or '(no product)')}**", ""]
-    out += [f"- {headline(e, md, lambda s: f'**{s}**')}" for e in diff.environments]
+def diff_marker(tag: str | None = None) -> str:
+    """The comment's marker; ``--comment-tag NAME`` makes ``<!-- runway-cost-diff:NAME -->`` so
+    several jobs keep separate comments (``NAME`` may not close the HTML comment)."""
+    return DIFF_MARKER if not tag else f"<!-- runway-cost-diff:{tag} -->"
+
+
+def _money_cell(i: ItemDiff) -> str:
+    head = "-" if i.head_monthly_usd is None else (usd(i.head_monthly_usd) if i.head_priced else "**not estimated**")
+    return f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {head}"
+
+
+def diff_body(diff: PlanDiff) -> list[str]:
+    """A product's cost change without marker or title: its notes (added, removed, head's
+    errors, region), a headline per environment, then per environment with changes its cap bar
+    and a table of the changed items (runway text inert, :func:`md`)."""
+    strong = lambda s: f"**{s}**"  # noqa: E731
+    out = [f"- **{note}**" for note in product_notes(diff, md)]
+    out += [f"- {headline(e, md, strong)}" for e in diff.environments]
     if not diff.environments:
         out.append("- no environment on either side")
     for e in diff.environments:
@@ -101,15 +118,112 @@ def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
         rows = [[
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
             f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
-            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
-            signed_usd(i.delta_monthly_usd),
+            _money_cell(i), signed_usd(i.delta_monthly_usd),
         ] for i in changed]
         out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
         unchanged = len(e.items) - len(changed)
         if unchanged:
             out += ["", f"{unchanged} item(s) unchanged."]
-    out += ["", f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"]
+    return out
+
+
+def _footer(base_label: str, head_label: str) -> str:
+    return f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"
+
+
+def diff_markdown(diff: PlanDiff, base_label: str, head_label: str, tag: str | None = None) -> str:
+    """The PR comment of one product: the marker, the title, :func:`diff_body`, the footer."""
+    out = [diff_marker(tag), f"### Cost change of **{md(diff.product or '(no product)')}**", "", *diff_body(diff)]
+    out += ["", _footer(base_label, head_label)]
     return "\n".join(out) + "\n"
 
 
-__all__ = ["DIFF_MARKER", "diagnostics_markdown", "diff_markdown", "md", "plan_markdown"]
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (what a JavaScript ``string.length`` counts)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _failing(e: EnvironmentDiff) -> bool:
+    return e.head_verdict in ("over-cap", "unpriced", "invalid") or e.max_increase_exceeded
+
+
+def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str, head_label: str,
+                      tag: str | None = None, limit: int = MAX_COMMENT_CHARS) -> str:
+    """One PR comment for several products (``(path, diff)`` pairs): the marker; a title with
+    the counts of changed, added and removed products; every failing environment (over its cap,
+    unpriced, invalid head, over ``--max-increase``) in a list, so no refusal hides in a folded
+    block; a summary table (product × environment: change, base, head, delta, head verdict);
+    then each product that is not ``unchanged`` in a ``<details>`` block (:func:`diff_body`).
+
+    Kept within ``limit`` UTF-16 code units (GitHub's comment limit): the largest details are
+    folded first (their block says so), then the table's unchanged rows, then rows from the
+    end; a closing note names what was left out and the command that prints it all."""
+    counts = {c: sum(1 for _, d in products if d.change == c) for c in ("changed", "added", "removed", "unchanged")}
+    title = f"### Cost change of {len(products)} product{'s' if len(products) != 1 else ''} (" + ", ".join(
+        f"{n} {c}" for c, n in counts.items() if n) + ")"
+    failing: list[str] = []
+    for path, d in products:
+        if d.head_errors:
+            # One line for an invalid head, not one per environment: every one of them is invalid.
+            failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head has {d.head_errors} error(s) (`runway-deploy check` "
+                           "lists them); its totals are lower bounds, no environment is ok")
+        failing += [f"- **{md(d.product or path)}** {headline(e, md, lambda s: f'**{s}**')}"
+                    for e in d.environments if _failing(e) and e.head_verdict != "invalid"]
+    notes = [f"- **{md(d.product or path)}**: {note}" for path, d in products for note in product_notes(d, md, changes=False, errors=False)]
+    head = [diff_marker(tag), title, ""]
+    if failing:
+        head += ["**The job fails:**", "", *failing, ""]
+    if notes:
+        head += [*notes, ""]
+    rows: list[tuple[bool, list[str]]] = []
+    for path, d in products:
+        name = md(d.product or "(no product)")
+        if not d.environments:
+            rows.append((d.change == "unchanged", [name, md(path), d.change, "-", "-", "-", "-", "-"]))
+        for e in d.environments:
+            verdict = HEAD_VERDICTS.get(e.head_verdict, e.head_verdict or "") or "removed"
+            if e.max_increase_exceeded:
+                verdict += "; over --max-increase"
+            rows.append((d.change == "unchanged", [name, md(path), d.change, md(e.name), usd(e.base_total),
+                         usd(e.head_total) if e.in_head else "-", signed_usd(e.delta), verdict]))
+    details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
+    footer = ["", _footer(base_label, head_label)]
+    header = ["product", "path", "change", "environment", "base", "head", "delta", "head verdict"]
+
+    def render(kept_rows: list[list[str]], folded: set[str], dropped_rows: int) -> str:
+        out = list(head)
+        out += markdown.table(header, kept_rows, right={4, 5, 6})
+        if dropped_rows:
+            out += ["", f"… {dropped_rows} more row(s) left out of the table (comment size limit)."]
+        for path, d, body in details:
+            summary = f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>"
+            inner = body if path not in folded else ("_Details left out to stay under GitHub's comment size limit: "
+                                                     f"`runway-deploy diff {md(path)} --base …` prints them._")
+            out += ["", "<details>", summary, "", inner, "", "</details>"]
+        if folded or dropped_rows:
+            out += ["", f"<sub>Left out to stay under {limit:,} characters: the details of {len(folded)} product(s)"
+                    + (f" ({', '.join(md(p) for p in sorted(folded)[:20])}{', …' if len(folded) > 20 else ''})" if folded else "")
+                    + (f" and {dropped_rows} table row(s)" if dropped_rows else "")
+                    + "; `runway-deploy diff --format json` has everything.</sub>"]
+        out += footer
+        return "\n".join(out) + "\n"
+
+    all_rows = [r for _, r in rows]
+    folded: set[str] = set()
+    text = render(all_rows, folded, 0)
+    for path, _, body in sorted(details, key=lambda t: -utf16_len(t[2])):
+        if utf16_len(text) <= limit:
+            break
+        folded.add(path)
+        text = render(all_rows, folded, 0)
+    kept = all_rows
+    if utf16_len(text) > limit:
+        kept = [r for unchanged, r in rows if not unchanged]
+        text = render(kept, folded, len(all_rows) - len(kept))
+    while utf16_len(text) > limit and kept:
+        kept = kept[: max(0, len(kept) - max(1, len(kept) // 10))]
+        text = render(kept, folded, len(all_rows) - len(kept))
+    return text
+
+
+__all__ = ["DIFF_MARKER", "MAX_COMMENT_CHARS", "diagnostics_markdown", "diff_body", "diff_marker", "diff_markdown", "products_markdown", "md", "plan_markdown"]
