@@ -152,12 +152,14 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     """One PR comment for several products (``(path, diff)`` pairs): the marker; a title with
     the counts of changed, added and removed products; every failing environment (over its cap,
     unpriced, invalid head, over ``--max-increase``) in a list, so no refusal hides in a folded
-    block; a summary table (product × environment: change, base, head, delta, head verdict);
-    then each product that is not ``unchanged`` in a ``<details>`` block (:func:`diff_body`).
+    block; a summary table (a row per product, a column per environment: the delta and head's
+    verdict); then each product that is not ``unchanged`` in a ``<details>`` block
+    (:func:`diff_body`).
 
     Kept within ``limit`` UTF-16 code units (GitHub's comment limit): the largest details are
-    folded first (their block says so), then the table's unchanged rows, then rows from the
-    end; a closing note names what was left out and the command that prints it all."""
+    left out first, then the table's unchanged rows, then (only for thousands of failures) the
+    failing list's tail; a closing note names what was left out and the command that prints it
+    all."""
     counts = {c: sum(1 for _, d in products if d.change == c) for c in ("changed", "added", "removed", "unchanged")}
     title = f"### Cost change of {len(products)} product{'s' if len(products) != 1 else ''} (" + ", ".join(
         f"{n} {c}" for c, n in counts.items() if n) + ")"
@@ -175,55 +177,69 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         head += ["**The job fails:**", "", *failing, ""]
     if notes:
         head += [*notes, ""]
+    # The summary table: a row per product, a column per environment (in the order they first
+    # appear), each cell the delta and head's verdict.
+    env_names: list[str] = []
+    for _, d in products:
+        env_names += [e.name for e in d.environments if e.name not in env_names]
     rows: list[tuple[bool, list[str]]] = []
     for path, d in products:
-        name = md(d.product or "(no product)")
-        if not d.environments:
-            rows.append((d.change == "unchanged", [name, md(path), d.change, "-", "-", "-", "-", "-"]))
-        for e in d.environments:
-            verdict = HEAD_VERDICTS.get(e.head_verdict, e.head_verdict or "") or "removed"
-            if e.max_increase_exceeded:
-                verdict += "; over --max-increase"
-            rows.append((d.change == "unchanged", [name, md(path), d.change, md(e.name), usd(e.base_total),
-                         usd(e.head_total) if e.in_head else "-", signed_usd(e.delta), verdict]))
+        cells = []
+        for name in env_names:
+            e = d.environment(name)
+            cells.append("-" if e is None else f"{signed_usd(e.delta)} {_cell_verdict(e)}")
+        rows.append((d.change == "unchanged", [f"{md(d.product or '(no product)')} (`{md(path)}`)", d.change, *cells]))
     details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
-    footer = ["", _footer(base_label, head_label)]
-    header = ["product", "path", "change", "environment", "base", "head", "delta", "head verdict"]
+    header = ["product", "change", *(md(n) for n in env_names)]
 
-    def render(kept_rows: list[list[str]], folded: set[str], dropped_rows: int) -> str:
+    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int) -> str:
         out = list(head)
-        out += markdown.table(header, kept_rows, right={4, 5, 6})
+        out += markdown.table(header, kept_rows, right=set(range(2, len(header))))
         if dropped_rows:
-            out += ["", f"… {dropped_rows} more row(s) left out of the table (comment size limit)."]
+            out += ["", f"… and {dropped_rows} unchanged product(s) (comment size limit)."]
         for path, d, body in details:
-            summary = f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>"
-            inner = body if path not in folded else ("_Details left out to stay under GitHub's comment size limit: "
-                                                     f"`runway-deploy diff {md(path)} --base …` prints them._")
-            out += ["", "<details>", summary, "", inner, "", "</details>"]
+            if path in folded:
+                continue
+            out += ["", "<details>", f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>",
+                    "", body, "", "</details>"]
         if folded or dropped_rows:
-            out += ["", f"<sub>Left out to stay under {limit:,} characters: the details of {len(folded)} product(s)"
-                    + (f" ({', '.join(md(p) for p in sorted(folded)[:20])}{', …' if len(folded) > 20 else ''})" if folded else "")
-                    + (f" and {dropped_rows} table row(s)" if dropped_rows else "")
-                    + "; `runway-deploy diff --format json` has everything.</sub>"]
-        out += footer
+            shown = ", ".join(f"`{md(p)}`" for p in folded[:20]) + (", …" if len(folded) > 20 else "")
+            out += ["", f"<sub>Left out to stay under GitHub's {limit:,}-character comment limit: "
+                    + (f"the details of {len(folded)} product(s) ({shown})" if folded else "")
+                    + (" and " if folded and dropped_rows else "") + (f"{dropped_rows} unchanged table row(s)" if dropped_rows else "")
+                    + "; `runway-deploy diff --format json` (or `--format text`) has everything.</sub>"]
+        out += ["", _footer(base_label, head_label)]
         return "\n".join(out) + "\n"
 
     all_rows = [r for _, r in rows]
-    folded: set[str] = set()
+    folded: list[str] = []
     text = render(all_rows, folded, 0)
-    for path, _, body in sorted(details, key=lambda t: -utf16_len(t[2])):
+    # Largest details first: each fold saves the most.
+    for path, _, _ in sorted(details, key=lambda t: -utf16_len(t[2])):
         if utf16_len(text) <= limit:
             break
-        folded.add(path)
+        folded.append(path)
         text = render(all_rows, folded, 0)
     kept = all_rows
     if utf16_len(text) > limit:
         kept = [r for unchanged, r in rows if not unchanged]
         text = render(kept, folded, len(all_rows) - len(kept))
-    while utf16_len(text) > limit and kept:
-        kept = kept[: max(0, len(kept) - max(1, len(kept) // 10))]
+    while utf16_len(text) > limit and len(failing) > 1:
+        # Still over: the failing list's tail (the table still marks each failure in bold).
+        cut = max(1, len(failing) // 10)
+        total = len([line for line in head if line.startswith("- **")])
+        failing = failing[:-cut - 1] if failing[-1].startswith("- … and") else failing[:-cut]
+        failing.append(f"- … and {total - len(failing)} more (the table marks each)")
+        head[:] = [diff_marker(tag), title, "", "**The job fails:**", "", *failing, "", *notes, *([""] if notes else [])]
         text = render(kept, folded, len(all_rows) - len(kept))
     return text
+
+
+def _cell_verdict(e: EnvironmentDiff) -> str:
+    """Head's verdict in a summary-table cell (failures in bold)."""
+    verdict = {"over-cap": "**over cap**", "unpriced": "**unpriced**", "invalid": "**invalid**", "no-cap": "no cap",
+               None: "removed"}.get(e.head_verdict, e.head_verdict or "")
+    return verdict + (" **over --max-increase**" if e.max_increase_exceeded else "")
 
 
 __all__ = ["DIFF_MARKER", "MAX_COMMENT_CHARS", "diagnostics_markdown", "diff_body", "diff_marker", "diff_markdown", "products_markdown", "md", "plan_markdown"]
