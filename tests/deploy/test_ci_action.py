@@ -318,3 +318,127 @@ def test_actionlint_finds_nothing():
 
 
 from test_ci_formats import sarif_schema, validate_sarif  # noqa: E402,F401
+
+
+# --------------------------------------------------------------------------------------
+# The GitLab recipe against a fake GitLab notes API; SARIF category; the schema parser
+# --------------------------------------------------------------------------------------
+
+
+class _FakeGitLab:
+    """GitLab's merge-request notes API as its REST docs give it: ``GET .../notes?per_page&page``
+    (per_page at most 100, default 20; the next page in ``X-Next-Page``, empty on the last),
+    ``POST .../notes`` and ``PUT .../notes/:id`` with a form ``body``; ``PRIVATE-TOKEN`` required."""
+
+    def __init__(self, notes: list[dict]) -> None:
+        import threading
+        import urllib.parse
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.notes, self.calls = notes, []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def _send(self, code, doc, headers=None):
+                body = json.dumps(doc).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _form(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                return urllib.parse.parse_qs(raw)["body"][0]
+
+            def do_GET(self):
+                url = urllib.parse.urlsplit(self.path)
+                outer.calls.append(("GET", self.path))
+                if self.headers.get("PRIVATE-TOKEN") != "tok":
+                    return self._send(401, {"message": "401 Unauthorized"})
+                q = urllib.parse.parse_qs(url.query)
+                per, page = min(int(q.get("per_page", ["20"])[0]), 100), int(q.get("page", ["1"])[0])
+                chunk = outer.notes[(page - 1) * per: page * per]
+                nxt = str(page + 1) if page * per < len(outer.notes) else ""
+                self._send(200, chunk, {"X-Next-Page": nxt, "X-Page": str(page), "X-Per-Page": str(per)})
+
+            def do_POST(self):
+                outer.calls.append(("POST", self.path))
+                note = {"id": 5000 + len(outer.notes), "body": self._form()}
+                outer.notes.append(note)
+                self._send(201, note)
+
+            def do_PUT(self):
+                outer.calls.append(("PUT", self.path))
+                nid = int(self.path.rsplit("/", 1)[1])
+                note = next(n for n in outer.notes if n["id"] == nid)
+                note["body"] = self._form()
+                self._send(200, note)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the GitLab recipe uses curl")
+def test_the_gitlab_recipe_reads_every_page_and_keeps_one_note_per_job(tmp_path):
+    docs = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (gitlab,) = [YAML(typ="safe").load(t) for _, t in yaml_blocks(docs) if t.startswith("stages:")]
+    script = next(s for s in gitlab["runway-cost"]["script"] if "page=$page" in s)
+    other = {"id": 7, "body": "<!-- runway-cost-diff:runway-cost-eu -->\nanother job's note"}
+    mine = {"id": 131, "body": "<!-- runway-cost-diff:runway-cost -->\nold"}
+    notes = [{"id": 1000 + k, "body": f"review {k}"} for k in range(130)]
+    notes[3] = other
+    notes.append(mine)  # on the second page of 100
+    api = _FakeGitLab(notes)
+    try:
+        (tmp_path / "comment.md").write_text("<!-- runway-cost-diff:runway-cost -->\n### Cost change of 3 products\n", encoding="utf-8")
+        env = {**os.environ, "CI_API_V4_URL": f"http://127.0.0.1:{api.server.server_address[1]}/api/v4", "CI_PROJECT_ID": "42",
+               "CI_MERGE_REQUEST_IID": "7", "RUNWAY_BOT_TOKEN": "tok"}
+        env.pop("http_proxy", None), env.pop("HTTP_PROXY", None)
+        proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert mine["body"].startswith("<!-- runway-cost-diff:runway-cost -->\n### Cost change of 3 products")
+        assert other["body"].endswith("another job's note") and len(api.notes) == 131
+        assert ("PUT", "/api/v4/projects/42/merge_requests/7/notes/131") in api.calls
+        assert [c for c in api.calls if c[0] == "GET"][1][1].endswith("page=2")
+        # A merge request without our note: one is created.
+        api.notes[:] = [n for n in api.notes if n is not mine]
+        proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and api.calls[-1][0] == "POST" and len(api.notes) == 131
+    finally:
+        api.close()
+
+
+def test_the_sarif_category_comes_from_runway_sarif_category():
+    import io
+
+    from deploy_engine.cli import main
+
+    out = io.StringIO()
+    main(["check", str(ORDERS), "--format", "sarif"], stdout=out, stderr=io.StringIO(),
+         environ={"RUNWAY_SARIF_CATEGORY": "runway/orders", "GITHUB_RUN_ID": "77"})
+    assert json.loads(out.getvalue())["runs"][0]["automationDetails"]["id"] == "runway/orders/77"
+    out = io.StringIO()
+    main(["check", str(ORDERS), "--format", "sarif"], stdout=out, stderr=io.StringIO(), environ={"GITHUB_RUN_ID": "77"})
+    assert json.loads(out.getvalue())["runs"][0]["automationDetails"]["id"] == "runway-deploy/check/77"
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (REPO / ".ci" / "actions-parser" / "node_modules" / "@actions" / "workflow-parser").is_dir(),
+                    reason="GitHub's workflow parser not installed (.ci/run installs it: npm ci in .ci/actions-parser)")
+def test_githubs_workflow_parser_accepts_the_action_and_refuses_a_broken_one(tmp_path):
+    validate = REPO / ".ci" / "actions-parser" / "validate.mjs"
+    ok = subprocess.run(["node", str(validate), f"action:{REPO / 'action.yml'}"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "0 error(s)" in ok.stdout, ok.stdout + ok.stderr
+    broken = tmp_path / "action.yml"
+    broken.write_text((REPO / "action.yml").read_text(encoding="utf-8").replace("      shell: bash\n", "", 1), encoding="utf-8")
+    bad = subprocess.run(["node", str(validate), f"action:{broken}"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "Required property is missing: shell" in bad.stdout
