@@ -104,6 +104,18 @@ class GitHubState:
     next_id: int = 1000
 
 
+def send_json(handler: BaseHTTPRequestHandler, code: int, doc: Any = None, headers: dict | None = None) -> None:
+    """A JSON response (no body for None) with extra ``headers``, as a REST API sends one."""
+    body = b"" if doc is None else json.dumps(doc).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    for k, v in (headers or {}).items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class FakeGitHub:
     """``/repos/{owner}/{repo}/issues/{n}/comments`` (GET, paged by ``per_page``/``page``,
     default 30, with a ``Link`` header; POST), ``/repos/{owner}/{repo}/issues/comments/{id}``
@@ -120,14 +132,7 @@ class FakeGitHub:
                 pass
 
             def _send(self, code: int, doc: Any = None, headers: dict | None = None) -> None:
-                body = b"" if doc is None else json.dumps(doc).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, code, doc, headers)
 
             def _route(self, method: str) -> None:
                 url = urllib.parse.urlsplit(self.path)  # a proxied request: the absolute URL

@@ -33,7 +33,7 @@ from lint_actions import action_as_workflow, github_workflows, yaml_blocks  # no
 
 sys.path.remove(str(REPO / ".ci"))
 
-from github_runner import MAX_BODY, Expressions, FakeGitHub, Runner, available  # noqa: E402
+from github_runner import MAX_BODY, Expressions, FakeGitHub, Runner, available, send_json  # noqa: E402
 from test_cli_diff_monorepo import ZITADEL_4, edit, git, make_monorepo  # noqa: E402
 
 #: Where the runner checks out `uses: acme/runway-tooling@v1` (actions/runner ActionManager.cs:
@@ -343,14 +343,7 @@ class _FakeGitLab:
                 pass
 
             def _send(self, code, doc, headers=None):
-                body = json.dumps(doc).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, code, doc, headers)
 
             def _form(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()

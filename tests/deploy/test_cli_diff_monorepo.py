@@ -25,6 +25,7 @@ from deploy_engine.cli.formats.markdown import MAX_COMMENT_CHARS, products_markd
 from deploy_engine.cli.sides import extract_tree
 from deploy_engine.exits import InputError
 from runway_core.plan_diff import PlanSide, SideEnvironment, SideItem, diff_plans
+from test_cli_diff import edit  # noqa: F401  (also used by test_ci_action)
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
@@ -54,12 +55,6 @@ def product(ws: Path, name: str, rel: str) -> Path:
     text = root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0").replace("product: orders", f"product: {name}")
     root.write_text(text, encoding="utf-8")
     return root
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, old
-    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def make_monorepo(ws: Path) -> str:
