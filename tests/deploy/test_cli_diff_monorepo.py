@@ -145,6 +145,8 @@ def test_one_combined_comment_with_a_table_and_a_details_block_per_changed_produ
     assert rows["orders (`products/orders`)"][3].startswith("+$") and rows["orders (`products/orders`)"][3].endswith(" ok")
     assert rows["search (`products/search`)"] == ["added", "+$126.88 ok", "+$258.11 ok", "+$828.03 ok"]
     assert "product removed: every item is removed" in out and "product added: every item is new" in out
+    billing = out.split("<summary><b>billing</b>", 1)[1].split("</details>", 1)[0]
+    assert "% of the" not in billing  # no cap bar for an environment that is gone
     assert "tasks 3 → 4" in out
     # --comment-tag: a distinct marker for another job's comment.
     rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown", "--comment-tag", "eu-products")
@@ -212,6 +214,10 @@ def test_region_and_cap_changes_are_in_the_headline(mono):
     rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", "markdown")
     assert "region us-east-1 → eu-west-1: every price is the new region's" in out
     assert "cap $2,500.00 → $3,000.00" in out
+    # The combined comment says both above the folded details.
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown")
+    top = out.split("<details>", 1)[0]
+    assert "- **orders**: region us-east-1 → eu-west-1" in top and "- **orders** production: cap $2,500.00 → $3,000.00" in top
 
 
 def _side(n: int, tasks: int) -> PlanSide:

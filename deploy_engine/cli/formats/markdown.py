@@ -113,7 +113,7 @@ def diff_body(diff: PlanDiff) -> list[str]:
         if not changed:
             continue
         out += ["", f"#### {md(e.name)}", ""]
-        if e.cap is not None and e.head_percent is not None:
+        if e.in_head and e.cap is not None and e.head_percent is not None:
             out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
         rows = [[
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
@@ -170,8 +170,11 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
             failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head has {d.head_errors} error(s) (`runway-deploy check` "
                            "lists them); its totals are lower bounds, no environment is ok")
         failing += [f"- **{md(d.product or path)}** {headline(e, md, lambda s: f'**{s}**')}"
-                    for e in d.environments if _failing(e) and e.head_verdict != "invalid"]
+                    for e in d.environments if _failing(e) and (e.head_verdict != "invalid" or e.max_increase_exceeded)]
     notes = [f"- **{md(d.product or path)}**: {note}" for path, d in products for note in product_notes(d, md, changes=False, errors=False)]
+    # A cap change explains a verdict as much as a price does: said above the fold too.
+    notes += [f"- **{md(d.product or path)}** {md(e.name)}: cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → "
+              f"{usd(e.cap) if e.cap is not None else 'none'}" for path, d in products for e in d.environments if e.cap_changed]
     head = [diff_marker(tag), title, ""]
     if failing:
         head += ["**The job fails:**", "", *failing, ""]
