@@ -128,6 +128,26 @@ def test_the_action_on_a_monorepo_pull_request_comments_once_uploads_sarif_and_u
 
 
 @needs_runner
+def test_a_shallow_checkout_fetches_the_base_commit(tmp_path, github):
+    """actions/checkout fetches one commit by default (fetch-depth: 1): the diff step fetches
+    the base commit from origin before reading it."""
+    origin = tmp_path / "origin"
+    base = make_monorepo(origin)
+    ws = tmp_path / "ws"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", origin.as_uri(), str(ws)], check=True, capture_output=True)
+    head = git(ws, "rev-parse", "HEAD")
+    assert subprocess.run(["git", "-C", str(ws), "cat-file", "-e", f"{base}^{{commit}}"], capture_output=True).returncode != 0
+    runner = Runner(ws, tmp_path / "runner", github, "pull_request", pull_request_event(7, base, head), head, "refs/pull/7/merge")
+    try:
+        run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    finally:
+        runner.close()
+    assert not run.failed, run.logs
+    (comment,) = ours(github)
+    assert "(1 changed, 1 added, 1 removed)" in comment["body"]
+
+
+@needs_runner
 def test_the_job_fails_over_max_increase_and_over_a_cap_with_the_reason_in_the_comment(monorepo, github):
     ws, runner = monorepo
     run = runner.run({"path": "products", "max-increase": "10"}, action_path=ACTION_PATH)
