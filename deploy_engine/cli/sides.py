@@ -339,6 +339,9 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
             spec = f"{rev}:{'' if rel == '.' else rel}"
             kind = _git(["cat-file", "-t", spec], top)
             if kind.returncode != 0:
+                if not os.path.lexists(path):
+                    # A typo is no product: neither side has the PATH at all.
+                    raise InputError(f"{path}: no such file or folder, in the working tree or at {rev}")
                 continue  # nothing at the base: every product under PATH is added
             folder = "" if rel == "." else (rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel))
             tmp = archive_folder(rev, folder, top, spec)

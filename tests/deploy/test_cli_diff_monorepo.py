@@ -130,6 +130,11 @@ def test_a_monorepo_in_one_command_lists_every_product_with_its_change(mono):
     assert [p["change"] for p in json.loads(out)["products"]] == ["removed", "changed", "added"]
     rc, out, err = run("diff", "products/billing", "--base", "main", "--format", "json")
     assert rc == 0 and json.loads(out)["change"] == "removed" and "counts as removed" in err
+    # A PATH on neither side is a typo, never silently nothing: exit 3 naming it.
+    rc, _, err = run("diff", "products", "prodcts/orders", "--base", "main", "--format", "json")
+    assert rc == 3 and "prodcts/orders: no such file or folder, in the working tree or at main" in err
+    rc, _, err = run("diff", "products", "--base", "no-such-rev")
+    assert rc == 3 and "unknown revision 'no-such-rev'" in err
 
 
 def test_one_combined_comment_with_a_table_and_a_details_block_per_changed_product(mono):
