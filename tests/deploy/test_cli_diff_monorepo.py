@@ -125,6 +125,10 @@ def test_a_monorepo_in_one_command_lists_every_product_with_its_change(mono):
     # Each product entry is the one-product document (plus its path).
     rc, one, _ = run("diff", "products/orders", "--base", "main", "--format", "json")
     assert {k: v for k, v in orders.items() if k != "path"} == json.loads(one, parse_float=Decimal)
+    # --env keeps each product's change (an added product stays added).
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "json", "--env", "production")
+    assert [(p["change"], [e["name"] for e in p["environments"]]) for p in json.loads(out)["products"]] == [
+        ("removed", ["production"]), ("changed", ["production"]), ("added", ["production"])]
     # Several PATHs are the same monorepo; the deleted product alone is `removed`, not "added".
     rc, out, _ = run("diff", "products/orders", "products/billing", "products/search", "--base", "main", "--format", "json")
     assert [p["change"] for p in json.loads(out)["products"]] == ["removed", "changed", "added"]

@@ -96,7 +96,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def _only(side: PlanSide, wanted: set[str]) -> PlanSide:
     from runway_core.plan_diff import PlanSide
 
-    return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted))
+    return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted), side.present)
 
 
 def monorepo(args: argparse.Namespace) -> bool:
