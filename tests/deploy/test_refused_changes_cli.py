@@ -68,3 +68,21 @@ def test_diff_shows_the_refused_change_on_the_head(tmp_path):
     assert "against the base side" in err
     rc, _, err = _run("diff", str(base), str(base))
     assert rc == 0 and "RW19" not in err
+
+
+def test_diff_of_a_monorepo_against_a_git_base_shows_it_on_the_head(tmp_path, monkeypatch):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    product = _orders(repo, "orders")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    line = _shrink(product)
+    monkeypatch.chdir(repo)
+    for argv in (["diff", "orders", "--base", "HEAD"], ["diff", ".", "--base", "HEAD"]):  # one product; every product
+        rc, _, err = _run(*argv)
+        assert rc == 1, err
+        assert re.search(rf"runway\.yaml:{line}:3: error RW191: production: `main-db`", err), (argv, err)
