@@ -47,6 +47,7 @@ def choose_credentials(run: DeployRun, target: Any, *, generate: bool, rotate: b
     from deploy_engine.secrets import flavor_switches, plan_credentials
 
     stored = automation.stored_state(target)
+    check_vpc(run, stored, target)
     switched = flavor_switches(run.plan, stored.databases) if not run.plan.disposable else []
     if switched:
         raise FlavorSwitch(switched, run.env)
@@ -60,6 +61,33 @@ def choose_credentials(run: DeployRun, target: Any, *, generate: bool, rotate: b
     target.known_priorities = dict(stored.listener_priorities)
     target.engine_versions = resolve_engine_versions(run)
     return stored, cplan
+
+
+class VpcMove(RefusedChange):
+    """The network's VPC differs from the one the last ``up`` deployed into, outside a
+    disposable environment, with data resources: every security group and subnet group is
+    replaced (an RDS or ElastiCache subnet group cannot move to another VPC in place) and the
+    databases with them. Refused before Pulumi (exit 1)."""
+
+
+#: Kinds whose data lives in the VPC (a bucket, queue or topic is no VPC resource).
+VPC_DATA_KINDS = ("postgres", "cache")
+
+
+def check_vpc(run: DeployRun, stored: Any, target: Any) -> None:
+    """Raise :class:`VpcMove` (or say it, in a disposable environment) when ``RUNWAY_VPC_ID``
+    is not the VPC the stack records."""
+    before, after = getattr(stored, "vpc_id", None), getattr(target.network, "vpc_id", None)
+    if not before or not after or before == after:
+        return
+    data = [i.name for i in run.plan.items if i.kind in VPC_DATA_KINDS]
+    what = f"{run.env}: the VPC changed against the deployed stack ({before} -> {after})"
+    if run.plan.disposable or not data:
+        run.err(f"{PROG} {run.command}: {what}: every networked resource is created again in {after}")
+        return
+    raise VpcMove(f"refused: {what}: {', '.join(data)} would be created again, empty, in the new VPC (their subnet groups "
+                  "cannot move), and the old ones are held by deletion protection; nothing was run. Migrate as for a region "
+                  "(docs/deploy.md, \"Moving to another region\"), or set RUNWAY_VPC_ID back")
 
 
 class EngineVersionRefused(RefusedChange):
@@ -88,4 +116,4 @@ def resolve_engine_versions(run: DeployRun) -> dict[str, str]:
         return {}
 
 
-__all__ = ["EngineVersionRefused", "FlavorSwitch", "RefusedChange", "choose_credentials", "resolve_engine_versions"]
+__all__ = ["EngineVersionRefused", "FlavorSwitch", "RefusedChange", "VpcMove", "check_vpc", "choose_credentials", "resolve_engine_versions"]

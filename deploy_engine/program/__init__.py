@@ -195,6 +195,8 @@ def declare_environment(
             values = offers[item.name].values
             resources[item.name]["variables"] = {var: values[var[len(prefix):]] for var in item.variables if var[len(prefix):] in values}
     env_outputs = dict(env.outputs)
+    # Read back by the next run (not secret): a VPC move replaces every networked resource.
+    env_outputs["vpc_id"] = network.vpc_id
     if ctx.listener_priorities:
         env_outputs["listener_priorities"] = dict(ctx.listener_priorities)
     return {

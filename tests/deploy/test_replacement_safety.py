@@ -305,3 +305,31 @@ def test_preview_and_up_refuse_against_the_plan_of_the_last_succeeded_up(tmp_pat
     assert digest[:12] in refused[0]
     run.analysis = before
     assert deployed_changes(run) == [] and said == []
+
+
+def test_a_vpc_move_is_refused_before_pulumi_outside_disposable_environments(tmp_path, catalog):
+    """The namespace is delete-before-replace, but an RDS or ElastiCache subnet group cannot move
+    to another VPC in place and the databases would follow: `RUNWAY_VPC_ID` changed against the
+    VPC the stack records (`environment_resources.vpc_id`) is refused (exit 1) unless disposable."""
+    import types
+
+    from deploy_engine.pipeline.credentials import VpcMove, check_vpc
+    from deploy_engine.stack_outputs import state_from_outputs
+
+    an = analyze(str(_runway(tmp_path, "shop")), catalog)
+    outputs = _declare_outputs(an, "production")
+    stored = state_from_outputs(outputs, ["main-db", "ledger"])
+    assert stored.vpc_id == VPC
+    moved = types.SimpleNamespace(network=NetworkSettings("vpc-0ffffffffffffffff", PRIVATE, PUBLIC))
+    said: list[str] = []
+    run = types.SimpleNamespace(plan=an.plans["production"], env="production", command="up", err=said.append)
+    with pytest.raises(VpcMove, match="main-db, ledger, sessions would be created again"):
+        check_vpc(run, stored, moved)
+    check_vpc(run, stored, types.SimpleNamespace(network=NETWORK))  # the same VPC: nothing
+    run.plan = an.plans["dev"]
+    check_vpc(run, stored, moved)
+    assert said and "created again" in said[0]
+
+
+def _declare_outputs(an, env: str) -> dict[str, Any]:
+    return declared_resources(an.plans[env], product=an.spec.product, region=an.spec.region, network=NETWORK)["outputs"]
