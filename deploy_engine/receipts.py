@@ -33,11 +33,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from runway_core.money import usd
 from runway_core.planner import EnvironmentPlan, plan_digest
+from runway_core.workspace import JsonDocumentError, loads_json
 
 from .leases import Lease
+from .records.export import key_problem
 from .records.file_store import FileStore
 from .records.kinds import Written, receipt_retain_until, record_order, write_unique
-from .records.store import RecordStore
+from .records.store import Record, RecordStore, RecordTooLarge
 from .secrets import Redactor
 
 RECEIPT_FORMAT_VERSION = 1
@@ -223,6 +225,97 @@ class Receipt:
         }
 
 
+#: Largest receipt read (one is ~2-20 KB; its resources list grows with the product): past it the
+#: object is listed as unreadable, never downloaded further (docs/deploy.md, "Records").
+MAX_RECEIPT_BYTES = 1024 * 1024
+#: Deepest nesting read in a receipt (one nests 3 deep: ``lease`` / ``ci`` / ``extra``).
+MAX_RECEIPT_DEPTH = 16
+
+# The fields a receipt's readers use, and the JSON types each may have (None: null allowed).
+_RECEIPT_FIELDS: dict[str, tuple[type, ...]] = {
+    "command": (str,), "product": (str,), "environment": (str,), "region": (str,), "stack": (str,),
+    "backend": (str, type(None)), "outcome": (str,), "exit_code": (int, type(None)), "reason": (str, type(None)),
+    "plan_digest": (str, type(None)), "reviewed_plan_digest": (str, type(None)), "estimate": (dict, type(None)),
+    "git_commit": (str, type(None)), "ci": (dict, type(None)), "actor": (str, type(None)), "started_at": (str,),
+    "finished_at": (str, type(None)), "resources": (list,), "changes": (dict,), "lease": (dict,),
+    "secrets_written": (list,), "credentials": (dict,),
+}
+_REQUIRED = ("environment", "outcome", "started_at")
+
+
+def receipt_problem(doc: Any) -> str | None:
+    """Why ``doc`` (a parsed JSON document from a store someone else may write) is not a receipt
+    this version reads, or None: an object with ``format_version`` 1 (the integer), the required
+    ``environment``, ``outcome`` (one of :data:`OUTCOMES`) and ``started_at``, each field of
+    ``to_json`` of its JSON type, and no string that cannot be written as UTF-8 (a lone surrogate
+    from a ``\udc80`` escape). Never raises."""
+    if not isinstance(doc, dict):
+        return f"a JSON {type(doc).__name__.replace('dict', 'object').replace('list', 'array')}, not a receipt object"
+    version = doc.get("format_version")
+    if type(version) is not int or version != RECEIPT_FORMAT_VERSION:
+        return f"format_version must be the integer {RECEIPT_FORMAT_VERSION}"
+    for name in _REQUIRED:
+        if name not in doc:
+            return f"no {name}"
+    for name, types in _RECEIPT_FIELDS.items():
+        if name in doc:
+            value = doc[name]
+            if not isinstance(value, types) or isinstance(value, bool):
+                want = " or ".join("null" if t is type(None) else {str: "a string", int: "an integer", dict: "an object",
+                                                                     list: "an array"}[t] for t in types)
+                return f"{name} must be {want}"
+    if doc["outcome"] not in OUTCOMES:
+        return f"outcome must be one of {', '.join(OUTCOMES)}"
+    stack: list[Any] = [doc]
+    while stack:  # iterative: the depth is bounded by the reader already
+        value = stack.pop()
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
+        for k, v in items:
+            for text in (k, v):
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return "holds a string that is not valid Unicode (a lone surrogate)"
+            if isinstance(v, (dict, list)):
+                stack.append(v)
+    return None
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """A record read from a store that may be hostile: ``record`` (None when gone since
+    listed), its parsed ``doc`` and ``problem`` (why it is unreadable, or None)."""
+
+    key: str
+    record: Record | None
+    doc: Any = None
+    problem: str | None = None
+
+
+def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = True) -> ReadRecord:
+    """Read ``key`` (listed under ``prefix``) as an untrusted record: the key checked
+    (:func:`deploy_engine.records.export.key_problem`), at most :data:`MAX_RECEIPT_BYTES`, JSON
+    of at most :data:`MAX_RECEIPT_DEPTH` levels, and with ``receipt`` a receipt
+    (:func:`receipt_problem`). Never raises for what the object holds; raises ``StoreError``
+    when the store cannot be read."""
+    problem = key_problem(key, prefix)
+    if problem is not None:
+        return ReadRecord(key, None, problem=f"key {problem}; not read")
+    try:
+        record = store.read(key, limit=MAX_RECEIPT_BYTES)
+    except RecordTooLarge:
+        return ReadRecord(key, None, problem=f"over the {MAX_RECEIPT_BYTES:,}-byte limit of a receipt; not read")
+    if record is None:
+        return ReadRecord(key, None, problem="gone since listed")
+    try:
+        doc = loads_json(record.data, max_depth=MAX_RECEIPT_DEPTH)
+    except JsonDocumentError as exc:
+        return ReadRecord(key, record, problem=f"invalid JSON ({exc})")
+    problem = receipt_problem(doc) if receipt else (None if isinstance(doc, dict) else "not a JSON object")
+    return ReadRecord(key, record, doc, problem)
+
+
 def receipt_dir(root: Path | str, environment: str) -> Path:
     return Path(root) / ".runway" / "receipts" / environment
 
@@ -289,6 +382,8 @@ def list_receipts(store: RecordStore, product: str, environment: str | None, env
 
 __all__ = [
     "OUTCOMES",
+    "MAX_RECEIPT_BYTES",
+    "MAX_RECEIPT_DEPTH",
     "RECEIPT_FORMAT_VERSION",
     "Receipt",
     "actor",
@@ -300,6 +395,9 @@ __all__ = [
     "url_secrets",
     "list_receipts",
     "receipt_dir",
+    "receipt_problem",
+    "read_checked",
+    "ReadRecord",
     "start_retention",
     "store_receipt",
     "write_receipt",

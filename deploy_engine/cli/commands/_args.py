@@ -5,6 +5,30 @@ from __future__ import annotations
 import argparse
 
 
+class IntermixedParser(argparse.ArgumentParser):
+    """A subcommand parser whose positionals may come after its options
+    (``receipts export --to DIR PATH``, as docs/cli.md writes it): argparse's own
+    ``parse_known_intermixed_args`` (Python 3.7+), used when the parent hands over the words."""
+
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        if self._mixing:
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
+def intermixed(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``p`` (made by ``sub.add_parser``, of the command line's parser class) parsing positionals
+    after options; its class gains :class:`IntermixedParser`'s ``parse_known_args``."""
+    p.__class__ = type(f"Intermixed{type(p).__name__}", (IntermixedParser, type(p)), {})
+    return p
+
+
 def add_path_arguments(p: argparse.ArgumentParser) -> None:
     """``PATH`` (default the current folder) and ``--catalog DIR``."""
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
