@@ -39,7 +39,7 @@ from .leases import Lease
 from .records.export import key_problem
 from .records.file_store import FileStore
 from .records.kinds import Written, receipt_retain_until, record_order, write_unique
-from .records.store import Record, RecordStore, RecordTooLarge
+from .records.store import Record, RecordStore, RecordTooLarge, StoreError
 from .secrets import Redactor
 
 RECEIPT_FORMAT_VERSION = 1
@@ -108,12 +108,35 @@ def actor(environ: Mapping[str, str], user: Callable[[], str] = getpass.getuser)
 
 
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?:(?P<userinfo>[^/?#]*)@)?(?P<rest>[^?#]*)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _pasted_userinfo(url: str) -> str | None:
+    """What a person may have pasted as the user info of ``url``: everything between ``://``
+    and the **last** ``@``, when that is more than RFC 3986 §3.2.1 reads as user info (which
+    ends at the first ``/``, ``?`` or ``#``). An AWS secret key holds ``/`` and ``+``
+    (``wJalrXUtnFEMI/K7MDENG/...``): pasted raw, a strict parse would show its first part as
+    the host. None when the URL has no ``@`` or the strict reading covers it."""
+    scheme = _SCHEME.match(url)
+    if scheme is None or "@" not in url[scheme.end():]:
+        return None
+    candidate = url[scheme.end():].rpartition("@")[0]
+    m = _URL.match(url)
+    strict = m.group("userinfo") if m is not None else None
+    return None if candidate == strict else candidate
 
 
 def public_backend_url(url: str) -> str:
     """The backend URL as it may be shown: user info replaced by ``***``, query and fragment
-    dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). Every message,
-    receipt and JSON document shows a backend this way; never raises."""
+    dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). A password holding
+    ``/``, ``?`` or ``#`` pasted raw (:func:`_pasted_userinfo`) is hidden as a whole: the URL is
+    shown from its last ``@``. Every message, receipt and JSON document shows a backend this
+    way; never raises."""
+    pasted = _pasted_userinfo(url)
+    if pasted is not None:
+        scheme = _SCHEME.match(url)
+        assert scheme is not None
+        url = scheme.group(0) + "***@" + url[scheme.end() + len(pasted) + 1:]
     m = _URL.match(url)
     if m is None:
         return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
@@ -121,19 +144,23 @@ def public_backend_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The parts of ``url`` a redactor must know: its user info (and the password in it) and
-    its query string, e.g. for Pulumi lines that quote the backend URL."""
+    """The parts of ``url`` a redactor must know: its user info (and the password in it, and
+    each piece of a pasted one between ``/``, ``?``, ``#`` and ``:``) and its query string,
+    e.g. for Pulumi lines, botocore or urllib errors that quote a piece of the URL."""
     out: list[str] = []
     m = _URL.match(url)
-    if m is not None and m.group("userinfo"):
-        userinfo = m.group("userinfo")
-        out.append(userinfo)
-        if ":" in userinfo:
-            out.append(userinfo.split(":", 1)[1])
+    pasted = _pasted_userinfo(url)
+    for userinfo in (m.group("userinfo") if m is not None else None, pasted):
+        if userinfo:
+            out.append(userinfo)
+            if ":" in userinfo:
+                out.append(userinfo.split(":", 1)[1])
+    if pasted:
+        out += [piece for piece in re.split(r"[/?#:]", pasted) if piece != pasted]
     query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
     if query:
         out.append(query)
-    return [v for v in out if v]
+    return list(dict.fromkeys(v for v in out if v))
 
 
 def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
@@ -297,8 +324,8 @@ def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = T
     """Read ``key`` (listed under ``prefix``) as an untrusted record: the key checked
     (:func:`deploy_engine.records.export.key_problem`), at most :data:`MAX_RECEIPT_BYTES`, JSON
     of at most :data:`MAX_RECEIPT_DEPTH` levels, and with ``receipt`` a receipt
-    (:func:`receipt_problem`). Never raises for what the object holds; raises ``StoreError``
-    when the store cannot be read."""
+    (:func:`receipt_problem`). Never raises: a record the store cannot read (a FIFO among the
+    files, an object whose read is denied) is unreadable too, with the store's reason."""
     problem = key_problem(key, prefix)
     if problem is not None:
         return ReadRecord(key, None, problem=f"key {problem}; not read")
@@ -306,6 +333,8 @@ def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = T
         record = store.read(key, limit=MAX_RECEIPT_BYTES)
     except RecordTooLarge:
         return ReadRecord(key, None, problem=f"over the {MAX_RECEIPT_BYTES:,}-byte limit of a receipt; not read")
+    except StoreError as exc:  # this one object: a FIFO in .runway/, an object access is denied to
+        return ReadRecord(key, None, problem=str(exc))
     if record is None:
         return ReadRecord(key, None, problem="gone since listed")
     try:

@@ -184,8 +184,16 @@ class S3Location:
 
 def parse_s3_url(url: str) -> S3Location:
     """``s3://bucket[/prefix][?region=..&profile=..&endpoint=..]`` -> :class:`S3Location`.
-    Raises ValueError for a URL without a bucket."""
+    Raises ValueError for a URL without a bucket, or with an ``@`` after it (a pasted
+    credential holding ``/``, ``?`` or ``#``; the message quotes nothing of the URL)."""
     rest = url.strip()[len("s3://"):]
+    authority_end = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    if "@" in rest[authority_end:]:
+        # An '@' after the bucket: a credential pasted with a '/', '?' or '#' in it (an AWS
+        # secret key holds '/'), which a parse would read as the bucket. S3 takes no user info:
+        # refused, quoting nothing of the URL.
+        raise ValueError("an s3:// backend URL holds no credentials (an '@' after its bucket was found): use "
+                         "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the URL's profile= parameter")
     path, _, query = rest.partition("?")
     authority, _, prefix = path.partition("/")
     bucket = authority.rpartition("@")[2]  # user info is never a bucket (nor ever shown)
