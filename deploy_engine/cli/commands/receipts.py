@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from deploy_engine.cli.commands._args import add_path_arguments, intermixed
+from deploy_engine.cli.commands._args import add_path_arguments, intermixed, named
 from deploy_engine.cli.formats.json import dump
 from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--backend", metavar="URL", default=None,
                    help="the state backend whose records store to read (default: $PULUMI_BACKEND_URL, else .runway/)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--to", metavar="DIR", default=None, help="`receipts export`: the folder to copy the receipts into")
+    p.add_argument("--to", metavar="DIR", default=None, type=named("--to DIR"), help="`receipts export`: the folder to copy the receipts into")
     p.usage = f"{PROG} receipts [PATH] [--env ENV] [--backend URL] [--format text|json]\n       {PROG} receipts export --to DIR [PATH] [--env ENV] [--backend URL]"
     return p
 
