@@ -67,3 +67,16 @@ def test_an_empty_file_or_folder_argument_is_a_usage_error(capsys, tmp_path, arg
     rc, out, err = run(capsys, *[a.format(root=root) for a in argv])
     assert rc == 64, (out, err)
     assert "empty" in err or "required" in err
+
+
+@pytest.mark.parametrize("command", [["plan", "{root}"], ["check", "{root}"], ["preview", "{root}"], ["resources", "{root}"],
+                                     ["plan", "{root}", "--format", "json"]])
+def test_an_env_value_with_control_characters_is_never_echoed_raw(capsys, tmp_path, command):
+    """``--env $'dev\\x1b[2J\\x07'`` (clear the screen, ring the bell): the usage error quotes it
+    with escapes, as the rest of the output already shows a runway's text (deploy_engine.terminal)."""
+    root = orders(tmp_path)
+    rc, out, err = run(capsys, *[a.format(root=root) for a in command], "--env", "dev\x1b[2J\x07\x9b")
+    assert rc == 64, (out, err)
+    assert "\\x1b[2J" in err
+    for c in "\x1b\x07\x9b":
+        assert c not in out + err
