@@ -148,7 +148,11 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
      r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
      ("st.",), False),
     ("a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.", "hvr."), False),
-    ("an AWS session token", r"(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9+/=]{16,}", ("FwoGZXIvYXdz", "IQoJb3JpZ2lu"), False),
+    # STS session tokens are base64 of a protobuf: a varying first byte, then 0x0a and the
+    # length of `aws` / `er/aws` / `origin...`, so the first two characters vary (`AQoDYXdz…`,
+    # the AWS docs' own example; `FQoGZXIvYXdz…`, `FwoGZXIvYXdz…`, `IQoJb3JpZ2lu…`, `IgoJb3JpZ2lu…`).
+    ("an AWS session token", r"[A-Za-z0-9+/]{2}o(?:DYXdz|GZXIvYXdz|Jb3JpZ2lu)[A-Za-z0-9+/=]{16,}",
+     ("oDYXdz", "oGZXIvYXdz", "oJb3JpZ2lu"), False),
     ("an Azure storage key", r"(?:Account|SharedAccess)Key=[A-Za-z0-9+/]{20,}={0,2}", ("AccountKey=", "SharedAccessKey="), False),
     ("a DigitalOcean token", r"do[por]_v1_[a-f0-9]{64}", ("_v1_",), False),
     ("a PyPI upload token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{16,}", ("pypi-AgEIcHlwaS5vcmc",), False),

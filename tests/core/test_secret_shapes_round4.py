@@ -1,4 +1,5 @@
-"""The recogniser's round-4 shapes (issue 23 item 6, the previous round's leftovers): a Slack
+"""The recogniser's round-4 shapes (issue 23 item 6, the previous round's leftovers): AWS
+session tokens of temporary credentials whatever their first byte, a Slack
 token pasted in capitals (`XOXB-…`; Slack's own tokens are `xoxb-…`, docs/diagnostics.md lists
 both cases), a JSON Web Token whose signature is short or empty (an unsigned `alg: none` token
 is still a bearer credential; gitleaks' `jwt` rule makes the signature optional), and a Postgres
@@ -16,6 +17,12 @@ from test_secret_shapes_round2 import ORDINARY  # noqa: E402
 
 # (text, the part that must not survive)
 ROUND4 = [
+    # AWS temporary credentials' session tokens with other first bytes than round 2 knew: the
+    # AWS docs' example (IAM User Guide, "Use temporary credentials with AWS resources":
+    # `AWS_SESSION_TOKEN=AQoDYXdzEJr...`), the 2016-2019 form, a regional STS form.
+    ("AQoDYXdzEJr1K0fQNo6hjYvbEFUxbsNhcpvmbYsKtkYNQeKwL7eIkjW4k9YhKWZnZ1hD", "EJr1K0fQNo6hjYvbEFUxbsNh"),
+    ("FQoGZXIvYXdzEBYaDHhBTEXAMPLESESSIONTOKENabcdefghij", "EXAMPLESESSIONTOKEN"),
+    ("IgoJb3JpZ2luX2VjEHcaCXVzLWVhc3QtMSJHMEUCIQD", "EHcaCXVzLWVhc3QtMSJHMEUCIQD"),
     ("XOXB-123456789012-1234567890123-ABCDEFGHIJKLMNOPQRSTUVWX", "ABCDEFGHIJKLMNOPQRSTUVWX"),
     ("XOXP-1-ABCDEFGHIJ0123", "ABCDEFGHIJ0123"),
     ("XAPP-1-ABCDEFGHIJKL", "ABCDEFGHIJKL"),

@@ -16,6 +16,7 @@ from deploy_engine.cli import main
 REPO = Path(__file__).resolve().parents[2]
 SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 VALUES = {
+    "STS_EXAMPLE": ("AQoDYXdzEJr1K0fQNo6hjYvbEFUxbsNhcpvmbYsKtkYNQeKwL7eIkjW4k9YhKWZnZ1hD", "EJr1K0fQNo6hjYvbEFUxbsNh"),
     "SLACK_CAPS": ("XOXB-123456789012-1234567890123-ABCDEFGHIJKLMNOPQRSTUVWX", "ABCDEFGHIJKLMNOPQRSTUVWX"),
     "JWT_UNSIGNED": ("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.", "eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
     "JWT_SHORT_SIG": ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIyIn0.c2ln", "eyJzdWIiOiIyIn0"),
