@@ -149,3 +149,20 @@ def test_export_to_a_new_folder_with_no_receipts_and_the_documented_argument_ord
     assert rc == 0 and "1 new" in err, err
     rc, _, err = deploy(capsys, "receipts", "export", "--to", str(dest), str(root), "--env", "dev", environ=environ)
     assert rc == 0 and "1 already there" in err, err
+
+
+def test_dir_itself_may_be_a_symlink_to_the_folder_meant(capsys, tmp_path, moto_server):
+    """DIR is the folder named, as GNU cp's destination folder is: a symlink to it is followed
+    (only what is below DIR never is)."""
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    real = tmp_path / "mnt" / "audit"
+    real.mkdir(parents=True)
+    (tmp_path / "audit").symlink_to(real, target_is_directory=True)
+    before = _files_under(tmp_path) - _files_under(real)
+    rc, _, err = deploy(capsys, "receipts", "export", "--to", str(tmp_path / "audit"), str(root), environ=environ)
+    assert rc == 0 and "1 new" in err, err
+    assert _files_under(tmp_path) - _files_under(real) == before
+    assert len(list(real.rglob("*.json"))) == 1 and (real / "SHA256SUMS").is_file()
