@@ -101,16 +101,23 @@ def _check(command: list[str], health: Mapping[str, Any]) -> dict[str, Any]:
     return {"command": command, "interval": interval, "timeout": timeout, "retries": HEALTH_RETRIES, "startPeriod": HEALTH_START_PERIOD_S}
 
 
+def probe_command(port: int, path: str) -> list[str]:
+    """The probe's ECS health check command (exec form): an HTTP GET of ``path`` on the task's localhost."""
+    return ["CMD", "wget", "-q", "-O", "/dev/null", f"http://127.0.0.1:{port}{path}"]
+
+
 def probe_container(health: Mapping[str, Any], port: int, image: str, log_options: Mapping[str, str]) -> dict[str, Any]:
     """The essential health probe container of an internal ``health.path`` workload (module docstring).
 
     Its main process only sleeps (``sleep`` under ECS's init process, so a task stop's SIGTERM ends it
-    at once); its health check is ``wget -q -O /dev/null -T <timeout_s> http://127.0.0.1:<port><path>``
-    in exec form: BusyBox ``wget`` exits non-zero on a refused connection, a timeout or an HTTP
-    status of 400 or more (it follows redirects), so a hung or failing application turns the
-    task UNHEALTHY after ``retries`` failures and ECS replaces it."""
-    timeout = int(health.get("timeout_s") or 5)
-    url = f"http://127.0.0.1:{port}{health['path']}"
+    at once); its health check is ``wget -q -O /dev/null http://127.0.0.1:<port><path>`` in exec
+    form. BusyBox ``wget`` exits 1 on a refused connection or an HTTP status of 400 or more and
+    0 on 2xx (following a redirect); a GET that hangs is ended by the check's own ``timeout``
+    (``timeout_s``: "the time period in seconds to wait for a health check to succeed before it is
+    considered a failure", Amazon ECS API Reference, ``HealthCheck``). No ``-T``: Debian's
+    BusyBox 1.35 ``wget -T`` segfaulted (exit 139) here on every GET, which would fail every check.
+    A hung or failing application so turns the task UNHEALTHY after ``retries`` failures and ECS
+    replaces it (tests/deploy/test_program_mocks.py runs the command against a real BusyBox)."""
     return {
         "name": PROBE_CONTAINER,
         "image": image,
@@ -122,7 +129,7 @@ def probe_container(health: Mapping[str, Any], port: int, image: str, log_option
         "linuxParameters": {"initProcessEnabled": True},
         "readonlyRootFilesystem": True,
         "stopTimeout": 5,
-        "healthCheck": _check(["CMD", "wget", "-q", "-O", "/dev/null", "-T", str(timeout), url], health),
+        "healthCheck": _check(probe_command(port, health["path"]), health),
         "logConfiguration": {"logDriver": "awslogs", "options": dict(log_options)},
     }
 
@@ -343,4 +350,4 @@ class Workload(pulumi.ComponentResource):
 
 
 __all__ = ["HEALTH_PROBE_IMAGE", "LABEL_CREDENTIALS", "LABEL_VALUES", "PROBE_CONTAINER", "PROBE_CPU_UNITS", "PROBE_MEMORY_MIB",
-           "Workload", "container_health", "needs_probe", "probe_container", "values_digest", "workload_url"]
+           "Workload", "container_health", "needs_probe", "probe_command", "probe_container", "values_digest", "workload_url"]

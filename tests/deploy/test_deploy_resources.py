@@ -358,7 +358,7 @@ def test_json_review_shows_platform_health_checks_and_protections_per_environmen
             h = review["workloads"][name]["health"]
             assert h["load_balancer"] is None and h["container"] is None and h["cloud_map_custom_health"] is True
             assert h["probe"]["container"] == "health-probe" and h["probe"]["image"] == HEALTH_PROBE_IMAGE
-            assert h["probe"]["command"] == ["CMD", "wget", "-q", "-O", "/dev/null", "-T", "5", f"http://127.0.0.1:{port}{path}"]
+            assert h["probe"]["command"] == ["CMD", "wget", "-q", "-O", "/dev/null", f"http://127.0.0.1:{port}{path}"]
             assert (h["probe"]["interval"], h["probe"]["timeout"], h["probe"]["retries"]) == (interval, 5, 3)
             td = tasks[f"{case[1]}-{name}-task-definition"]["inputs"]
             defs = json.loads(td["containerDefinitions"])

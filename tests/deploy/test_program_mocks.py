@@ -14,12 +14,17 @@ each test and resets the runtime afterwards.
 
 from __future__ import annotations
 
+import http.server
 import inspect
 import json
 import re
 import secrets
+import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -954,7 +959,7 @@ def test_internal_path_workload_gets_an_essential_health_probe(mocks, catalog):
     assert re.fullmatch(r"public\.ecr\.aws/docker/library/busybox@sha256:[0-9a-f]{64}", probe["image"])
     # Exec form (no shell needed even in the probe); the application's image is never asked for a tool.
     assert probe["healthCheck"] == {
-        "command": ["CMD", "wget", "-q", "-O", "/dev/null", "-T", "7", "http://127.0.0.1:9000/ready?deep=1"],
+        "command": ["CMD", "wget", "-q", "-O", "/dev/null", "http://127.0.0.1:9000/ready?deep=1"],
         "interval": 20, "timeout": 7, "retries": 3, "startPeriod": 60,
     }
     assert "healthCheck" not in app
@@ -973,6 +978,59 @@ def test_internal_path_workload_gets_an_essential_health_probe(mocks, catalog):
     assert "portMappings" not in probe
     service = mocks.one("aws:ecs/service:Service", "production-api-service").inputs
     assert service["serviceRegistries"]["registryArn"]
+
+
+class _Health(http.server.BaseHTTPRequestHandler):
+    """/ok 200, /moved 302 -> /ok, /fail 500, /hang answers after 30 s (a hung application)."""
+
+    def do_GET(self) -> None:
+        if self.path == "/hang":
+            time.sleep(30)
+        code = {"/ok": 200, "/ok?deep=1": 200, "/moved": 302, "/fail": 500}.get(self.path, 404)
+        self.send_response(code)
+        if code == 302:
+            self.send_header("Location", "/ok")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="busybox is not installed (.ci/run installs Debian's `busybox`)")
+def test_the_declared_probe_command_passes_and_fails_as_ecs_needs_with_a_real_busybox(mocks, catalog):
+    """The probe's declared check, run as ECS would (exec form: the arguments after "CMD"),
+    with a real BusyBox against a local server: 0 for 2xx (after a redirect), non-zero for an
+    error status or a closed port; a GET that hangs is ended by the check's `timeout`, as ECS
+    does (here `subprocess`'s timeout stands in for it)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+
+    def rc(path: str, on_port: int = port) -> int | None:
+        plan = make_plan(catalog, entry("api", "workload", port=on_port, health={"path": path, "timeout_s": 2}))
+        doc = declared_resources(plan, product="acme", region=REGION, network=NETWORK, mask=False)
+        td = next(r for r in doc["resources"] if r["type"] == "aws:ecs/taskDefinition:TaskDefinition")
+        check = json.loads(td["inputs"]["containerDefinitions"])[1]["healthCheck"]
+        assert check["command"][:2] == ["CMD", "wget"] and check["timeout"] == 2
+        try:
+            return subprocess.run(["busybox", *check["command"][1:]], capture_output=True, timeout=check["timeout"], env={}).returncode
+        except subprocess.TimeoutExpired:
+            return None  # ECS counts it as a failed check
+
+    try:
+        assert rc("/ok") == 0 and rc("/ok?deep=1") == 0 and rc("/moved") == 0
+        assert rc("/fail") == 1 and rc("/missing") == 1
+        assert rc("/hang") is None
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+        closed.close()
+        assert rc("/ok", free) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_health_probe_only_where_nothing_else_checks_the_task(mocks, catalog):
