@@ -11,7 +11,9 @@ from typing import Any, Mapping
 
 @dataclass(frozen=True)
 class LineItem:
-    """One priced quantity: ``monthly_usd = cents(quantity x unit_usd)``."""
+    """One priced quantity: ``monthly_usd = cents(quantity x unit_usd)``. ``source`` is the
+    price's source; ``quantity_source`` where the quantity came from: ``usage file L12``,
+    ``catalogue assumption`` or ``runway size`` (``runway_core.usage``)."""
 
     description: str
     quantity: Decimal
@@ -21,6 +23,7 @@ class LineItem:
     source: str
     confidence: str
     price_key: str
+    quantity_source: str = "runway size"
 
 
 @dataclass(frozen=True)
