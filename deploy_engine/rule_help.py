@@ -59,6 +59,9 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW170": ("an estimate above `limits.monthly` (or the default cap)", "shrink sizes or scale, or raise the cap"),
     "RW171": ("an environment with no cap", "set `environments.<env>.limits.monthly`"),
     "RW180": ("a declared resource no workload or member uses", "use it or remove it"),
+    "RW190": ("a `runway.usage.yaml` without `usage: 1`, an unknown top-level key, a quantity that is text or negative; a `--usage` file that cannot be read", "write the format of docs/format.md \"Usage file\" (`runway-deploy usage init` writes a template)"),
+    "RW191": ("an environment or item the runway does not declare", "name a declared environment and resource or workload (the closest is suggested)"),
+    "RW192": ("a key the item's kind has no usage quantity for, or one its options do not bill", "use one of the kind's keys (the message lists them)"),
 }
 
 

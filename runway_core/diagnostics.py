@@ -103,6 +103,9 @@ CODES: dict[str, tuple[str, str]] = {
     "RW170": ("error", "environment over its monthly cap (plan refused)"),
     "RW171": ("warning", "environment without a cap (estimate shown)"),
     "RW180": ("hint", "resource used by nobody"),
+    "RW190": ("error", "usage file: not the usage format, or a quantity that is not a number from 0 to 1,000,000,000"),
+    "RW191": ("error", "usage file: unknown environment or item (closest name suggested)"),
+    "RW192": ("error", "usage file: not a usage key of the item's kind (closest key suggested)"),
 }
 
 

@@ -174,7 +174,9 @@ def parse_usage(text: str, path: str) -> UsageFile:
             bad(key, f"unknown key `{key.value}` in a usage file (expected `usage` and `environments`)")
     version = root.get("usage")
     if version is None:
-        bad(Range(Position(0, 0), Position(0, 0)), f"missing `usage: {USAGE_VERSION}` (the usage file format's version)")
+        # A missing top-level key is reported at the file's first key (docs/diagnostics.md).
+        bad(root.entries[0][0].range if root.entries else Range(Position(0, 0), Position(0, 0)),
+            f"missing `usage: {USAGE_VERSION}` (the usage file format's version)")
     elif not (isinstance(version, YScalar) and version.value == USAGE_VERSION and not isinstance(version.value, bool)):
         bad(version, f"`usage` must be {USAGE_VERSION}")
     envs = root.get("environments")
