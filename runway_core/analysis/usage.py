@@ -113,3 +113,69 @@ def _inapplicable(an: Analysis, entry: UsageEntry, key: str) -> str | None:
     if key == "payload_gb" and not e.engine.get("fifo"):
         return f"applies to FIFO topics only (`{entry.item}` is a Standard topic, whose payload is not billed separately)"
     return None
+
+
+def _applies(kind: str, engine, key: str) -> bool:
+    if key == "io_requests_millions":
+        return (engine.get("flavor") or "rds") == "aurora"
+    if key == "payload_gb":
+        return bool(engine.get("fifo"))
+    return True
+
+
+def _number(q) -> str:
+    """A Decimal quantity as YAML writes it back: ``1.5``, ``25``, never ``2.5E+1``."""
+    return f"{q.normalize():f}"
+
+
+def usage_template(an: Analysis) -> str:
+    """A commented usage file for ``an`` (``runway-deploy usage init``, like Infracost's
+    ``--sync-usage-file``): every environment, every item with usage keys and the network,
+    each key at the catalogue's assumption for the item's size there, commented out, or at the
+    value the current usage file gives (kept, not commented). Requires ``an.spec``."""
+    spec = an.spec
+    assert spec is not None
+    out = [
+        f"# {USAGE_FILE_NAME}: the usage quantities of product `{spec.product}` (docs/format.md, \"Usage file\").",
+        "# Each key is commented out at the catalogue's assumption for the item's size in that",
+        "# environment: uncomment it and write the figure you know (CloudWatch metrics, Cost Explorer,",
+        "# a bill). A value given here replaces the assumption in plan, diff, hovers and lenses.",
+        f"usage: {1}",
+        "environments:",
+    ]
+    catalog = an.catalog
+    for env in spec.environments:
+        out.append(f"  {env.name}:")
+        out.append("    items:")
+        for entry in spec.entries.values():
+            keys = [k for k in usage_keys(entry.kind) if _applies(entry.kind, entry.engine, k.key)]
+            if not keys:
+                continue
+            size = entry.size_in(env.name)
+            flavor = (entry.engine.get("flavor") or "rds") if entry.kind == "postgres" else None
+            try:
+                cap = catalog.capacity(entry.kind, size, flavor)
+            except ValueError:
+                cap = None
+            given = spec.usage_of(env.name, entry.name)
+            out.append(f"      {entry.name}:{' ' * max(1, 35 - len(entry.name))}# {entry.kind}, {size}")
+            out.extend(_key_lines(keys, given, cap))
+        given = spec.usage_of(env.name, NETWORK)
+        out.append(f"    network:{' ' * 30}# the environment's network: NAT data processed, data out to the internet")
+        out.extend(_key_lines(usage_keys(NETWORK), given, None))
+    return "\n".join(out) + "\n"
+
+
+def _key_lines(keys, given, cap) -> list[str]:
+    lines = []
+    for k in keys:
+        if k.key in given:
+            body = f"{k.key}: {_number(given[k.key].quantity)}"
+            lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}")
+            continue
+        assumed = cap.get(k.assumption) if cap is not None and k.assumption else None
+        value = _number(assumed) if assumed is not None else "0"
+        why = "catalogue assumption" if assumed is not None else "not estimated without a usage file"
+        body = f"# {k.key}: {value}"
+        lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}; {why}")
+    return lines
