@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
+from ..catalog import CONFIDENCE_LEVELS
+
 
 @dataclass(frozen=True)
 class LineItem:
@@ -82,6 +84,16 @@ class EnvironmentPlan:
                 index.setdefault(i.name, i)
             object.__setattr__(self, "_by_name", index)
         return index.get(name)
+
+    def price_confidence(self) -> dict[str, Decimal]:
+        """How much of :attr:`total` rests on each price confidence (USD per month, every
+        level of ``runway_core.catalog.CONFIDENCE_LEVELS`` in order, 0.00 when none): the sum
+        of the line items priced at that confidence, so the values add up to the total."""
+        out = {c: Decimal("0.00") for c in CONFIDENCE_LEVELS}
+        for i in self.items:
+            for li in i.line_items:
+                out[li.confidence] = out.get(li.confidence, Decimal("0.00")) + li.monthly_usd
+        return out
 
     def top_contributors(self, n: int = 3) -> list[ItemPlan]:
         return sorted(self.items, key=lambda i: (-i.monthly_usd, i.name))[:n]

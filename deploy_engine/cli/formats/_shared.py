@@ -97,6 +97,13 @@ def pct(p: EnvironmentPlan) -> str | None:
     return None if value is None else f"{value}%"
 
 
+def confidence_text(p: EnvironmentPlan) -> str:
+    """How much of ``p``'s total rests on each price confidence, the levels with a share:
+    ``prices: $361.54 price-list, $616.49 secondary`` (docs/cli.md, "price_confidence")."""
+    parts = [f"{usd(v)} {c}" for c, v in p.price_confidence().items() if v]
+    return "prices: " + (", ".join(parts) if parts else "none")
+
+
 def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str], str] = printable) -> list[tuple[str, str]]:
     """(text-table marker, note) pairs, each printed once per output; ``esc`` renders the
     runway's own words in them (region, environment names, price keys)."""
