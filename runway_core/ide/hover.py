@@ -41,7 +41,7 @@ from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
 from ._cursor import cursor_at
 from ._deltas import with_cost_delta
-from ._render import capacity_text, cell, quantity, source_brief, unit_price
+from ._render import capacity_text, cell, confidence_line, quantity, source_brief, unit_price
 
 if TYPE_CHECKING:
     from ..facts import Analysis, SourceFile
@@ -297,7 +297,9 @@ def _line_items_table(item: ItemPlan) -> list[str]:
         if li.source not in sources:
             sources.append(li.source)
         n = sources.index(li.source) + 1
-        rows.append([cell(li.description), f"{quantity(li.quantity)} x {unit_price(li.unit_usd)} / {cell(li.unit)}", usd(li.monthly_usd),
+        # A quantity the usage file gives names its line (docs/format.md, "Usage file").
+        origin = f" ({li.quantity_source})" if li.quantity_source.startswith("usage file") else ""
+        rows.append([cell(li.description), f"{quantity(li.quantity)} x {unit_price(li.unit_usd)} / {cell(li.unit)}{origin}", usd(li.monthly_usd),
                      f"{CONFIDENCE_WORDS.get(li.confidence, li.confidence)} [{n}]"])
     rows.append(["**total**", "", f"**{usd(item.monthly_usd)}**", ""])
     out = markdown.table(["item", "quantity x unit price", "monthly", "price source"], rows, right={2})
@@ -385,6 +387,8 @@ def _environment(an: "Analysis", env: str) -> str | None:
                   else "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)
+    out.append("")
+    out.append(confidence_line(plan))
     if plan.verdict == "over-cap" and plan.cap is not None and an.spec is not None:
         least = smallest_total(an.spec, an.catalog, plan)
         if least > plan.cap:

@@ -150,11 +150,13 @@ def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer, us
 
 
 def _note_usage(capacity: dict, usage: Mapping[str, UsageValue], *keys: str) -> None:
-    """Record in ``capacity["usage"]`` the usage file's quantities and lines for ``keys``
-    (hovers show them in place of the assumption)."""
-    given = {k: {"quantity": usage[k].quantity, "source": usage[k].source} for k in keys if k in usage}
-    if given:
-        capacity.setdefault("usage", {}).update(given)
+    """Record the usage file's quantities for ``keys`` in ``capacity`` as ``usage_<key>``
+    (hovers show them in place of the assumption, ``diff`` lists them as capacity changes).
+    The line they came from is in the line items' ``quantity_source``, not here: moving a
+    line of the usage file changes no plan."""
+    for k in keys:
+        if k in usage:
+            capacity[f"usage_{k}"] = usage[k].quantity
 
 
 def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue] | None = None) -> tuple[str | None, dict, list]:
