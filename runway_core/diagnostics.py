@@ -106,6 +106,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW190": ("error", "usage file: not the usage format, or a quantity that is not a number from 0 to 1,000,000,000"),
     "RW191": ("error", "usage file: unknown environment or item (closest name suggested)"),
     "RW192": ("error", "usage file: not a usage key of the item's kind (closest key suggested)"),
+    "RW193": ("warning", "a capped verdict the stated uncertainty of derived or unverified prices could flip (prices to refresh named)"),
 }
 
 

@@ -40,7 +40,8 @@ class _Pricer:
             if key not in self.missing:
                 self.missing.append(key)
             return None
-        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key, quantity_source)
+        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key, quantity_source,
+                        price.stated_uncertainty)
 
 
 #: Line items priced per (catalogue, region, quantities): entries of one kind and size in one

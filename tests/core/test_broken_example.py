@@ -51,6 +51,12 @@ EXCLUDED = {
         "1,001 resources and workloads would bury the faults the example is for. The golden "
         "case rw157_too_many_entries shows it."
     ),
+    "RW193": (
+        "A verdict that derived or unverified prices could flip needs a capped environment within "
+        "a few percent of its cap on such prices; the example's region (us-east-1) prices what it "
+        "uses from checked sources, and its dev is far over its cap (RW170). The golden case "
+        "rw193_verdict_could_flip shows it on an eu-west-1 product at 98% of its cap."
+    ),
     "RW012": (
         "500 problems in one file would bury the faults the example is for. "
         "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."
