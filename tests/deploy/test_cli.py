@@ -559,3 +559,50 @@ def test_python_m_without_pulumi(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert "RC 2 BAD []" in proc.stderr
     assert json.loads(proc.stdout)["environments"][0]["verdict"] == "over-cap"
+
+
+# --- the usage file (docs/format.md "Usage file", docs/cli.md "usage init") ---------------
+
+
+def test_usage_file_in_plan_check_and_usage_init(tmp_path, capsys) -> None:
+    folder = copy_orders(tmp_path)
+    # usage init: a template beside the root; a second run is refused (exit 3) without --force.
+    rc, _out, err = run(capsys, "usage", "init", str(folder))
+    assert rc == 0 and "wrote" in err, err
+    template = (folder / "runway.usage.yaml").read_text()
+    rc, _out, err = run(capsys, "usage", "init", str(folder))
+    assert rc == 3 and "--force" in err
+    # Uncommenting one key changes exactly that line item, and says where it came from.
+    rc, before, _ = run_json(capsys, "plan", str(folder), "--env", "production", "--format", "json")
+    line = next(n for n, text in enumerate(template.splitlines(), 1) if "# requests_millions: 25" in text)
+    edited = template.replace("# requests_millions: 25 ", "requests_millions: 400", 1)
+    (folder / "runway.usage.yaml").write_text(edited)
+    rc, after, _ = run_json(capsys, "plan", str(folder), "--env", "production", "--format", "json")
+    assert rc == 0
+    old = {(i["name"], li["price_key"]): li for i in before["environments"][0]["items"] for li in i["line_items"]}
+    new = {(i["name"], li["price_key"]): li for i in after["environments"][0]["items"] for li in i["line_items"]}
+    changed = {k for k in new if new[k] != old.get(k)}
+    assert changed == {("shared-queue", "sqs:standard")}
+    assert new[("shared-queue", "sqs:standard")]["quantity_source"] == f"usage file L{line}"
+    env = after["environments"][0]
+    assert round(sum(env["price_confidence"].values()), 2) == env["total_monthly_usd"]
+    # --usage names another file; a bad one is positioned diagnostics and fails check (exit 1).
+    bad = tmp_path / "bad.usage.yaml"
+    bad.write_text("usage: 1\nenvironments:\n  production:\n    items:\n      shared-queue: {request_millions: 4}\n")
+    rc, out, _ = run(capsys, "check", str(folder), "--usage", str(bad))
+    assert rc == 1
+    assert "bad.usage.yaml:5:22: error RW192: `request_millions` is not a usage quantity of queue `shared-queue`" in out
+    assert "did you mean `requests_millions`?" in out
+    rc, _out, err = run(capsys, "check", str(folder), str(folder), "--usage", str(bad))
+    assert rc == 3 and "one PATH" in err
+    # usage init refuses to rewrite a usage file it cannot read whole (exit 1).
+    rc, _out, err = run(capsys, "usage", "init", str(folder), "--usage", str(bad), "--force")
+    assert rc == 1 and "error" in err
+
+
+def test_plan_json_price_confidence_sums_to_each_total(tmp_path, capsys) -> None:
+    rc, doc, _ = run_json(capsys, "plan", str(copy_orders(tmp_path)), "--format", "json")
+    assert rc == 0
+    for env in doc["environments"]:
+        assert list(env["price_confidence"]) == ["price-list", "aws-static", "secondary", "derived", "unverified"]
+        assert round(sum(env["price_confidence"].values()), 2) == env["total_monthly_usd"]
