@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterator
 from runway_core.analysis import Analysis, AnalysisSteps, analysis_steps, analyze, step
 from runway_core.workspace import find_root, read_disk, root_link_escapes
 from runway_core.catalog import Catalog
+from runway_core.usage import USAGE_FILE_NAME
 
 from .documents import Buffers
 from .uris import uri_file_path
@@ -185,6 +186,9 @@ class Analyses:
     def __init__(self, buffers: Buffers, catalog: Catalog) -> None:
         self.buffers = buffers
         self.catalog = catalog
+        #: The ``usagePath`` setting: the usage file of every product, relative to its root's
+        #: folder (None: ``runway.usage.yaml`` beside the root; docs/format.md "Usage file").
+        self.usage_file: str | None = None
         # group key -> (analysis, versions of the files it read)
         self._cache: dict[str, tuple[Analysis, dict[str, Any]]] = {}
         # Within one flush (one synchronous callback: no buffer changes in between), a closed
@@ -314,7 +318,7 @@ class Analyses:
         # The previous analysis of the group only saves work (plan items that did not change).
         refused = self._refused(key, record)
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                     refused=refused)
+                     refused=refused, usage_file=self.usage_file)
         return self._keep(key, an, record)
 
     def _refused(self, key: str, record: dict[str, Any]) -> str | None:
@@ -358,7 +362,7 @@ class Analyses:
             refused = self._refused(key, record)
             under_way = self._steps[key] = _Steps(
                 analysis_steps(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                               refused=refused), record, self.edits)
+                               refused=refused, usage_file=self.usage_file), record, self.edits)
         try:
             step(under_way.steps)
         except StopIteration as done:
@@ -458,6 +462,7 @@ class Analyses:
         versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
         hit = self._cache.get(key)
         catalog = self.catalog
+        usage_file = self.usage_file
         generation = self._generation
         refused = self._refused_link(key)  # on the loop: one lstat
         prior = job  # the job of other texts queued or running now, if any
@@ -522,7 +527,7 @@ class Analyses:
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text
 
-            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused), record
+            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused, usage_file=usage_file), record
 
         if job is not None:
             job.concurrent.cancel()  # superseded before it started (typed again): never runs
@@ -606,6 +611,18 @@ class Analyses:
         return self._group_of(path)
 
     def _group_of(self, path: str) -> str:
+        # A usage file belongs to the product whose analysis read it (docs/format.md "Usage
+        # file"): the root beside a `runway.usage.yaml`, or one whose `usagePath` names it.
+        for key, (an, _record) in self._cache.items():
+            src = an.files.get(path)
+            if src is not None and src.role == "usage":
+                return key
+        if os.path.basename(path) == USAGE_FILE_NAME:
+            beside = self._find_root(os.path.dirname(path))
+            if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
+                beside = os.path.realpath(beside)
+                if path in self.analysis(beside).files:
+                    return beside
         try:
             head = self.buffers.read_live(path)[:4096]
         except (OSError, UnicodeDecodeError):

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from decimal import Decimal
 
 from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, SourceFile
 from ..positions import Position, Range
 from ..text import suggest
-from ..usage import NETWORK, USAGE_FILE_NAME, UsageEntry, UsageValue, parse_usage, usage_keys
+from ..usage import NETWORK, USAGE_FILE_NAME, UsageEntry, UsageKey, UsageValue, parse_usage, usage_keys
 from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader
 from .report import _not_utf8, _too_large
 
@@ -128,6 +129,30 @@ def _number(q) -> str:
     return f"{q.normalize():f}"
 
 
+def key_rows(an: Analysis, env: str, item: str) -> list[tuple[UsageKey, Decimal | None, UsageValue | None]]:
+    """The usage keys ``item`` (or :data:`NETWORK`) of ``an`` has in ``env`` (only those its
+    options bill), each with the catalogue's assumption for its size there (None: not
+    estimated without a usage file) and the usage file's value (None: not given). Empty for an
+    unknown item. Shared by ``usage init``, completion and hover in a usage file."""
+    spec = an.spec
+    if spec is None:
+        return []
+    given = spec.usage_of(env, item)
+    if item == NETWORK:
+        return [(k, None, given.get(k.key)) for k in usage_keys(NETWORK)]
+    entry = spec.entries.get(item)
+    if entry is None:
+        return []
+    keys = [k for k in usage_keys(entry.kind) if _applies(entry.kind, entry.engine, k.key)]
+    size = entry.size_in(env)
+    flavor = (entry.engine.get("flavor") or "rds") if entry.kind == "postgres" else None
+    try:
+        cap = an.catalog.capacity(entry.kind, size, flavor)
+    except ValueError:
+        cap = None
+    return [(k, cap.get(k.assumption) if cap is not None and k.assumption else None, given.get(k.key)) for k in keys]
+
+
 def usage_template(an: Analysis) -> str:
     """A commented usage file for ``an`` (``runway-deploy usage init``, like Infracost's
     ``--sync-usage-file``): every environment, every item with usage keys and the network,
@@ -143,37 +168,27 @@ def usage_template(an: Analysis) -> str:
         f"usage: {1}",
         "environments:",
     ]
-    catalog = an.catalog
     for env in spec.environments:
         out.append(f"  {env.name}:")
         out.append("    items:")
         for entry in spec.entries.values():
-            keys = [k for k in usage_keys(entry.kind) if _applies(entry.kind, entry.engine, k.key)]
-            if not keys:
+            rows = key_rows(an, env.name, entry.name)
+            if not rows:
                 continue
-            size = entry.size_in(env.name)
-            flavor = (entry.engine.get("flavor") or "rds") if entry.kind == "postgres" else None
-            try:
-                cap = catalog.capacity(entry.kind, size, flavor)
-            except ValueError:
-                cap = None
-            given = spec.usage_of(env.name, entry.name)
-            out.append(f"      {entry.name}:{' ' * max(1, 35 - len(entry.name))}# {entry.kind}, {size}")
-            out.extend(_key_lines(keys, given, cap))
-        given = spec.usage_of(env.name, NETWORK)
+            out.append(f"      {entry.name}:{' ' * max(1, 35 - len(entry.name))}# {entry.kind}, {entry.size_in(env.name)}")
+            out.extend(_key_lines(rows))
         out.append(f"    network:{' ' * 30}# the environment's network: NAT data processed, data out to the internet")
-        out.extend(_key_lines(usage_keys(NETWORK), given, None))
+        out.extend(_key_lines(key_rows(an, env.name, NETWORK)))
     return "\n".join(out) + "\n"
 
 
-def _key_lines(keys, given, cap) -> list[str]:
+def _key_lines(rows: list[tuple[UsageKey, Decimal | None, UsageValue | None]]) -> list[str]:
     lines = []
-    for k in keys:
-        if k.key in given:
-            body = f"{k.key}: {_number(given[k.key].quantity)}"
+    for k, assumed, given in rows:
+        if given is not None:
+            body = f"{k.key}: {_number(given.quantity)}"
             lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}")
             continue
-        assumed = cap.get(k.assumption) if cap is not None and k.assumption else None
         value = _number(assumed) if assumed is not None else "0"
         why = "catalogue assumption" if assumed is not None else "not estimated without a usage file"
         body = f"# {k.key}: {value}"

@@ -41,6 +41,7 @@ from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
 from ._cursor import cursor_at
 from ._deltas import with_cost_delta
+from ._usage import usage_hover
 from ._render import capacity_text, cell, confidence_line, quantity, source_brief, unit_price
 
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ def _hover(an: "Analysis", file: str, pos: Position) -> HoverResult | None:
     src = an.files.get(file)
     if src is None or src.parsed.root is None:
         return None
+    if src.role == "usage":
+        found = usage_hover(an, src.parsed.lines.all_lines(), pos)
+        return HoverResult(found[0], found[1]) if found is not None else None
     cur = cursor_at(src.parsed.root, pos)
     if cur is None:
         return None
