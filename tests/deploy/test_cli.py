@@ -606,3 +606,61 @@ def test_plan_json_price_confidence_sums_to_each_total(tmp_path, capsys) -> None
     for env in doc["environments"]:
         assert list(env["price_confidence"]) == ["price-list", "aws-static", "secondary", "derived", "unverified"]
         assert round(sum(env["price_confidence"].values()), 2) == env["total_monthly_usd"]
+
+
+# --- catalog diff (docs/cli.md "catalog diff") ----------------------------------------------------
+
+NEAR_CAP = REPO / "tests" / "golden" / "rw193_verdict_could_flip"
+
+
+def _refreshed_catalog(tmp_path: Path) -> Path:
+    """The packaged catalogue with what a refresh could bring: two derived eu-west-1 prices
+    4.1% and 3.9% up (now price-list), a key removed and a region added."""
+    folder = tmp_path / "new"
+    folder.mkdir()
+    shutil.copy(REPO / "catalog" / "sizes.toml", folder / "sizes.toml")
+    rows = list(csv.reader(PRICES_CSV.open(newline="")))
+    out = []
+    for r in rows:
+        if (r[0], r[3]) == ("rds:db.m7g.large:multi-az", "eu-west-1"):
+            r[5], r[6], r[9] = "0.384", "price-list", ""
+        if (r[0], r[3]) == ("rds:gp3:multi-az", "eu-west-1"):
+            r[5], r[6], r[9] = "0.264", "price-list", ""
+        if (r[0], r[3]) == ("nat:hour", "eu-central-1"):
+            continue
+        out.append(r)
+    out.append(["valkey:cache.t4g.micro", "ElastiCache Valkey", "cache.t4g.micro node", "ap-southeast-2", "node-hour", "0.016", "price-list",
+                "AWS Price List, AmazonElastiCache, ap-southeast-2 (test row)", "2026-12-01", ""])
+    with (folder / "prices.csv").open("w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(out)
+    return folder
+
+
+def test_catalog_diff_lists_moved_prices_and_changed_verdicts(tmp_path, capsys) -> None:
+    new = _refreshed_catalog(tmp_path)
+    rc, doc, _ = run_json(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP), "--format", "json")
+    assert rc == 2  # production newly over its cap
+    prices = {(p["key"], p["region"]): p for p in doc["prices"]}
+    assert set(prices) == {("rds:db.m7g.large:multi-az", "eu-west-1"), ("rds:gp3:multi-az", "eu-west-1"),
+                           ("nat:hour", "eu-central-1"), ("valkey:cache.t4g.micro", "ap-southeast-2")}
+    m7g = prices[("rds:db.m7g.large:multi-az", "eu-west-1")]
+    assert (m7g["change"], m7g["old_usd"], m7g["new_usd"], m7g["percent"]) == ("changed", 0.369, 0.384, 4.1)
+    assert (m7g["old_confidence"], m7g["new_confidence"]) == ("derived", "price-list")
+    assert prices[("nat:hour", "eu-central-1")]["change"] == "removed"
+    assert prices[("valkey:cache.t4g.micro", "ap-southeast-2")]["change"] == "added"
+    (runway,) = doc["runways"]
+    envs = {e["name"]: e for e in runway["environments"]}
+    # 730 h x (0.384 - 0.369) = 10.95 and 250 GB x (0.264 - 0.254) = 2.50 more a month.
+    assert (envs["production"]["old_total_monthly_usd"], envs["production"]["new_total_monthly_usd"]) == (366.08, 379.53)
+    assert (envs["production"]["old_verdict"], envs["production"]["new_verdict"], envs["production"]["verdict_changed"]) == ("ok", "over-cap", True)
+    assert envs["dev"]["verdict_changed"] is False and envs["dev"]["delta_monthly_usd"] == 0
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP))
+    assert "~ rds:db.m7g.large:multi-az eu-west-1: 0.369 → 0.384 per instance-hour (+4.1%)" in out
+    assert "production: $366.08 → $379.53 (+$13.45) — verdict ok → over-cap" in out
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP), "--format", "markdown")
+    assert "| production  |   $366.08 |   $379.53 | +$13.45 | **ok → over-cap** |" in out
+    # Equal catalogues: nothing moved, exit 0; an unusable catalogue: exit 3.
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", "packaged", str(NEAR_CAP))
+    assert rc == 0 and "0 price(s) changed, 0 added, 0 removed" in out
+    rc, _out, err = run(capsys, "catalog", "diff", "packaged", str(tmp_path / "nope"))
+    assert rc == 3 and "not a catalogue folder" in err
