@@ -26,6 +26,7 @@ environments:
 resources:
   orders:
     kind: queue
+    size: small
   events:
     kind: topic
     engine: { fifo: true }
@@ -189,3 +190,34 @@ def test_reusing_the_previous_analysis_sees_a_usage_change(tmp_path, catalog) ->
     fresh = analyze(str(root), catalog)
     assert reused.plans == fresh.plans
     assert reused.plans["production"].item("orders").line_items[0].quantity == Decimal(20)
+
+
+NEAR_CAP = Path(__file__).resolve().parents[1] / "golden" / "rw193_verdict_could_flip" / "runway.yaml"
+
+
+def test_near_cap_eu_environment_hover_says_what_its_total_rests_on(catalog) -> None:
+    # The golden case's eu-west-1 production: $366.08 of a $374.00 cap, mostly derived prices.
+    from runway_core.ide.hover import hover_at
+    from runway_core.positions import Position
+
+    an = analyze(str(NEAR_CAP), catalog)
+    plan = an.plans["production"]
+    assert plan.verdict == "ok" and plan.verdict_could_flip()
+    assert plan.price_confidence()["derived"] == Decimal("356.96")
+    assert plan.uncertainty_usd() == Decimal("17.95")
+    assert not an.plans["dev"].verdict_could_flip()  # far under its default cap
+    line = next(n for n, t in enumerate(NEAR_CAP.read_text().splitlines()) if t.startswith("  production:"))
+    md = hover_at(an, str(NEAR_CAP), Position(line, 4)).markdown
+    assert "**Prices:** $7.71 price-list, $0.40 secondary, $356.96 derived, $1.01 unverified" in md
+    assert "the verdict could flip: refresh `rds:db.m7g.large:multi-az` (derived ±5%)" in md
+
+
+def test_hover_of_a_size_names_the_usage_line(tmp_path, catalog) -> None:
+    from runway_core.ide.hover import hover_at
+    from runway_core.positions import Position
+
+    an = analyze(str(_write(tmp_path, USAGE)), catalog)
+    root = tmp_path / "runway.yaml"
+    line = next(n for n, t in enumerate(ROOT.splitlines()) if t == "    size: small")  # orders' size
+    md = hover_at(an, str(root), Position(line, 12)).markdown
+    assert "400 (usage file)" in md and "(usage file L6)" in md
