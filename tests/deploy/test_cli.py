@@ -664,3 +664,16 @@ def test_catalog_diff_lists_moved_prices_and_changed_verdicts(tmp_path, capsys) 
     assert rc == 0 and "0 price(s) changed, 0 added, 0 removed" in out
     rc, _out, err = run(capsys, "catalog", "diff", "packaged", str(tmp_path / "nope"))
     assert rc == 3 and "not a catalogue folder" in err
+
+
+def test_diff_of_a_usage_file_change_names_the_items_and_the_source(tmp_path, capsys) -> None:
+    base = copy_orders(tmp_path / "a")
+    head = copy_orders(tmp_path / "b")
+    (head / "runway.usage.yaml").write_text(
+        "usage: 1\nenvironments:\n  production:\n    items:\n      invoices: {storage_gb: 5000}\n      shared-queue: {requests_millions: 400}\n")
+    rc, out, _ = run(capsys, "diff", str(base), str(head), "--env", "production")
+    assert rc == 0
+    changed = [line for line in out.splitlines() if line.lstrip().startswith("~")]
+    assert len(changed) == 2  # exactly the two items the usage file names
+    assert "invoices" in changed[0] and "storage_gb assumed → 5000 (usage file)" in changed[0] and "+$103.50" in changed[0]
+    assert "shared-queue" in changed[1] and "requests_millions assumed → 400 (usage file)" in changed[1] and "+$150.00" in changed[1]

@@ -182,8 +182,17 @@ def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
     parts = []
     if i.base_size != i.head_size:
         parts.append(f"size {esc(i.base_size or '-')} → {esc(i.head_size or '-')}")
-    parts += [f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}" for c in i.capacity_changes]
+    parts += [_capacity_change(c, esc) for c in i.capacity_changes]
     return ", ".join(parts)
+
+
+def _capacity_change(c: Any, esc: Callable[[str], str]) -> str:
+    """``tasks 3 → 4``; a usage file's quantity (``usage_<key>``, docs/format.md "Usage file")
+    says where it came from: ``requests_millions assumed → 400 (usage file)``."""
+    if c.key.startswith("usage_"):
+        side = lambda v: "assumed" if v is None else f"{esc(plain_value(v))} (usage file)"  # noqa: E731
+        return f"{esc(c.key[len('usage_'):])} {side(c.base)} → {side(c.head)}"
+    return f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}"
 
 
 def cap_bar(percent: int | None) -> str:
