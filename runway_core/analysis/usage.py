@@ -108,23 +108,20 @@ def _inapplicable(an: Analysis, entry: UsageEntry, key: str) -> str | None:
     """Why ``key`` of a known kind does not apply to this entry's options, or None."""
     if entry.item == NETWORK:
         return None
-    e = an.spec.entries[entry.item]  # type: ignore[union-attr]
-    if key == "io_requests_millions" and (e.engine.get("flavor") or "rds") != "aurora":
-        return f"applies to `flavor: aurora` only (`{entry.item}` is RDS, billed without I/O charges)"
-    if key == "payload_gb" and not e.engine.get("fifo"):
-        return f"applies to FIFO topics only (`{entry.item}` is a Standard topic, whose payload is not billed separately)"
+    return _why_not(an.spec.entries[entry.item].engine, key, entry.item)  # type: ignore[union-attr]
+
+
+def _why_not(engine, key: str, name: str) -> str | None:
+    """Why usage ``key`` is not billed for an item with these engine options, or None: Aurora's
+    I/O and SNS FIFO's payload are charges of those options only."""
+    if key == "io_requests_millions" and (engine.get("flavor") or "rds") != "aurora":
+        return f"applies to `flavor: aurora` only (`{name}` is RDS, billed without I/O charges)"
+    if key == "payload_gb" and not engine.get("fifo"):
+        return f"applies to FIFO topics only (`{name}` is a Standard topic, whose payload is not billed separately)"
     return None
 
 
-def _applies(kind: str, engine, key: str) -> bool:
-    if key == "io_requests_millions":
-        return (engine.get("flavor") or "rds") == "aurora"
-    if key == "payload_gb":
-        return bool(engine.get("fifo"))
-    return True
-
-
-def _number(q) -> str:
+def quantity_text(q: Decimal) -> str:
     """A Decimal quantity as YAML writes it back: ``1.5``, ``25``, never ``2.5E+1``."""
     return f"{q.normalize():f}"
 
@@ -143,7 +140,7 @@ def key_rows(an: Analysis, env: str, item: str) -> list[tuple[UsageKey, Decimal 
     entry = spec.entries.get(item)
     if entry is None:
         return []
-    keys = [k for k in usage_keys(entry.kind) if _applies(entry.kind, entry.engine, k.key)]
+    keys = [k for k in usage_keys(entry.kind) if _why_not(entry.engine, k.key, item) is None]
     size = entry.size_in(env)
     flavor = (entry.engine.get("flavor") or "rds") if entry.kind == "postgres" else None
     try:
@@ -186,10 +183,10 @@ def _key_lines(rows: list[tuple[UsageKey, Decimal | None, UsageValue | None]]) -
     lines = []
     for k, assumed, given in rows:
         if given is not None:
-            body = f"{k.key}: {_number(given.quantity)}"
+            body = f"{k.key}: {quantity_text(given.quantity)}"
             lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}")
             continue
-        value = _number(assumed) if assumed is not None else "0"
+        value = quantity_text(assumed) if assumed is not None else "0"
         why = "catalogue assumption" if assumed is not None else "not estimated without a usage file"
         body = f"# {k.key}: {value}"
         lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}; {why}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..analysis.usage import key_rows
+from ..analysis.usage import key_rows, quantity_text
 from ..money import usd
 from ..positions import Position, Range
 from ..usage import NETWORK
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
 
 _KEY = re.compile(r"^(\s*)([A-Za-z0-9_.-]+)\s*:(.*)$")
 _WORD = re.compile(r"[A-Za-z0-9_-]*$")
-
-
-def _number(q) -> str:
-    return f"{q.normalize():f}"
 
 
 def _indent(line: str) -> int:
@@ -93,7 +89,7 @@ def usage_completions(an: "Analysis", lines: list[str], pos: Position) -> list[U
     elif len(path) in (3, 4) and path[0] == "environments" and (path[2] == "network" or (len(path) == 4 and path[2] == "items")):
         item = NETWORK if path[2] == "network" else path[3]
         for n, (key, assumed, _given) in enumerate(key_rows(an, path[1], item)):
-            default = _number(assumed) if assumed is not None else "0"
+            default = quantity_text(assumed) if assumed is not None else "0"
             why = f"default {default} (catalogue assumption)" if assumed is not None else "not estimated without a usage file"
             add(key.key, f"{key.unit}; {why}", f"{key.key}: {default}", f"{key.what}, {key.unit}. {why.capitalize()}.", f"{n:02d}")
     return out
@@ -125,7 +121,7 @@ def _values(an: "Analysis", path: list[str], pos: Position, after: str) -> list[
         return []
     for k, assumed, _given in key_rows(an, path[1], item):
         if k.key == key:
-            default = _number(assumed) if assumed is not None else "0"
+            default = quantity_text(assumed) if assumed is not None else "0"
             rng = Range(Position(pos.line, pos.character - len(after)), pos)  # from just after the colon
             why = "the catalogue's assumption" if assumed is not None else "not estimated without a usage file"
             return [(default, "value", rng, f" {default}", f"{k.unit}; {why}", None, None)]
@@ -158,9 +154,9 @@ def usage_hover(an: "Analysis", lines: list[str], pos: Position) -> tuple[str, R
             if k.key != key:
                 continue
             out = [f"**{k.key}** ({k.unit}): {k.what}.", ""]
-            out.append(f"Catalogue assumption in {env}: {_number(assumed)}." if assumed is not None else "Not estimated without a usage file.")
+            out.append(f"Catalogue assumption in {env}: {quantity_text(assumed)}." if assumed is not None else "Not estimated without a usage file.")
             if given is not None:
-                out.append(f"This file: {_number(given.quantity)} ({given.source}).")
+                out.append(f"This file: {quantity_text(given.quantity)} ({given.source}).")
             if plan_item is not None:
                 for li in plan_item.line_items:
                     if li.quantity_source.startswith("usage file") and given is not None and li.quantity_source == given.source:
@@ -171,7 +167,7 @@ def usage_hover(an: "Analysis", lines: list[str], pos: Position) -> tuple[str, R
         if not rows:
             return None
         out = [f"**{item}** in {env}: {usd(plan_item.monthly_usd) if plan_item else '?'}/month", ""]
-        out.extend(f"- `{k.key}` ({k.unit}): " + (f"{_number(g.quantity)} ({g.source})" if g is not None else
-                                                  (f"assumed {_number(a)}" if a is not None else "not estimated")) for k, a, g in rows)
+        out.extend(f"- `{k.key}` ({k.unit}): " + (f"{quantity_text(g.quantity)} ({g.source})" if g is not None else
+                                                  (f"assumed {quantity_text(a)}" if a is not None else "not estimated")) for k, a, g in rows)
         return "\n".join(out), rng
     return None
