@@ -333,3 +333,12 @@ def test_usage_path_is_a_setting() -> None:
     assert parse_settings({"usagePath": " usage/prod.yaml "}) == (Settings(usage_path="usage/prod.yaml"), [])
     settings, problems = parse_settings({"usagePath": 3})
     assert settings.usage_path is None and len(problems) == 1 and "usagePath" in problems[0]
+
+
+def test_a_setting_value_is_redacted_before_it_is_cut_to_60_characters():
+    """Issue 23 item 6: cut first, a URL password before its `@` (or a JWT before its second dot)
+    no longer had the shape the send-time redaction knows, and the message quoted its start."""
+    pg = "postgres://app:Zm9vYmFyYmF6" + "a" * 40 + "@db.internal:5432/app"
+    _settings, problems = parse_settings({"catalogPath": [pg], "inlayHints": {"environment": {"url": pg}}})
+    text = "\n".join(problems)
+    assert len(problems) == 2 and "Zm9vYmFy" not in text, text

@@ -81,7 +81,13 @@ def _diff(args: argparse.Namespace, ctx: Context) -> int:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """``catalog refresh``: progress and the summary on stderr; the exit code of the refresh.
+    The ``--source`` URL's user info and query are known secrets of the run: every message
+    (a urllib error quoting ``PASSWORD@host`` as a port) is scrubbed of them.
     ``catalog diff``: the diff on stdout; its exit code (module docstring)."""
     if args.catalog_action == "diff":
         return _diff(args, ctx)
+    from deploy_engine.receipts import url_secrets
+    from deploy_engine.secrets import Redactor
+
+    ctx.redactor = Redactor(url_secrets(args.source or ""))
     return command.run(args, ctx.stderr)
