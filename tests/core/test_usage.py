@@ -221,3 +221,14 @@ def test_hover_of_a_size_names_the_usage_line(tmp_path, catalog) -> None:
     line = next(n for n, t in enumerate(ROOT.splitlines()) if t == "    size: small")  # orders' size
     md = hover_at(an, str(root), Position(line, 12)).markdown
     assert "400 (usage file)" in md and "(usage file L6)" in md
+
+
+def test_lenses_price_the_usage_file(tmp_path, catalog) -> None:
+    # The resource lens is the plan's item cost: with a usage file, its quantities.
+    from runway_core.ide.lenses import code_lenses
+
+    root = _write(tmp_path, USAGE)
+    line = next(n for n, t in enumerate(ROOT.splitlines()) if t == "  orders:")
+    titles = [lens.title for lens in code_lenses(analyze(str(root), catalog), str(root)) if lens.range.start.line == line]
+    # us-east-1 SQS Standard: assumed 1 M in dev ($0.40), 400 M from the usage file in production.
+    assert titles[0] == "dev $0.40 · production $160"
