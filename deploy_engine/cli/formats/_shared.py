@@ -121,7 +121,9 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
     for p in plans:
         if p.cap_source == "default" and p.cap is not None:
             notes.append(("", f"{esc(p.name)}: default cap of {usd(p.cap)}; set `environments.{esc(p.name)}.limits.monthly` to change it."))
-    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK)]
+    # With a usage file's network quantities the planner's own note says what is estimated.
+    network = next((n for p in plans for n in p.notes if n.startswith("network: only")), None)
+    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK if network is None else network[0].upper() + network[1:] + ".")]
     return notes
 
 
