@@ -621,7 +621,17 @@ class Analyses:
             beside = self._find_root(os.path.dirname(path))
             if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
                 beside = os.path.realpath(beside)
-                if path in self.analysis(beside).files:
+                if self.is_big(beside):
+                    # Never analysed on the loop to group one file (as for a member below):
+                    # until the thread's analysis lands, the usage file waits for it.
+                    self.analyse_off_loop(beside)
+                    last = self._cache.get(beside)
+                    if last is None:
+                        self.waiting[path] = beside
+                        return path
+                    if path in last[0].files:
+                        return beside
+                elif path in self.analysis(beside).files:
                     return beside
         try:
             head = self.buffers.read_live(path)[:4096]
