@@ -677,3 +677,14 @@ def test_diff_of_a_usage_file_change_names_the_items_and_the_source(tmp_path, ca
     assert len(changed) == 2  # exactly the two items the usage file names
     assert "invoices" in changed[0] and "storage_gb assumed → 5000 (usage file)" in changed[0] and "+$103.50" in changed[0]
     assert "shared-queue" in changed[1] and "requests_millions assumed → 400 (usage file)" in changed[1] and "+$150.00" in changed[1]
+
+
+def test_plan_json_of_the_near_cap_eu_runway_has_the_flip_warning(capsys) -> None:
+    # eu-west-1 production at 98% of its cap, $356.96 of $366.08 on derived prices (±5% each).
+    rc, doc, _ = run_json(capsys, "plan", str(NEAR_CAP), "--format", "json")
+    assert rc == 0
+    prod = next(e for e in doc["environments"] if e["name"] == "production")
+    assert prod["verdict"] == "ok" and prod["price_confidence"]["derived"] == 356.96
+    assert round(sum(prod["price_confidence"].values()), 2) == prod["total_monthly_usd"] == 366.08
+    (warning,) = [d for d in doc["diagnostics"] if d["code"] == "RW193"]
+    assert warning["severity"] == "warning" and "rds:db.m7g.large:multi-az (derived ±5%, $269.37)" in warning["message"]
