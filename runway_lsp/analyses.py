@@ -621,18 +621,9 @@ class Analyses:
             beside = self._find_root(os.path.dirname(path))
             if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
                 beside = os.path.realpath(beside)
-                if self.is_big(beside):
-                    # Never analysed on the loop to group one file (as for a member below):
-                    # until the thread's analysis lands, the usage file waits for it.
-                    self.analyse_off_loop(beside)
-                    last = self._cache.get(beside)
-                    if last is None:
-                        self.waiting[path] = beside
-                        return path
-                    if path in last[0].files:
-                        return beside
-                elif path in self.analysis(beside).files:
-                    return beside
+                read = self._reads(beside, path)
+                if read is not False:
+                    return beside if read else path
         try:
             head = self.buffers.read_live(path)[:4096]
         except (OSError, UnicodeDecodeError):
@@ -645,24 +636,30 @@ class Analyses:
             if root is None:
                 break
             root = os.path.realpath(root)
-            if root != path and self.is_big(root) and not self.current(root):
-                # A big product is never analysed on the loop to group one file: its last
-                # analysis decides; before its first one lands, the file is alone meanwhile
-                # (answers from its own text; its diagnostics wait for the product's).
-                self.analyse_off_loop(root)
-                last = self._cache.get(root)
-                if last is None:
-                    self.waiting[path] = root
-                    return path
-                if path in last[0].files:
-                    return root
-            elif path in self.analysis(root).files:
-                return root
+            read = self._reads(root, path)
+            if read is not False:
+                return root if read else path
             above = os.path.dirname(os.path.dirname(root))
             if above == os.path.dirname(root):
                 break  # the file system's root
             folder = above
         return path
+
+    def _reads(self, root: str, path: str) -> bool | None:
+        """Whether the analysis of ``root`` reads ``path`` (a member, its usage file); None:
+        not known yet, ``path`` waits alone for a big product's first analysis.
+
+        A big product is never analysed on the loop to group one file: its last analysis
+        decides; before its first one lands, the file is alone meanwhile (answers from its own
+        text; its diagnostics wait for the product's)."""
+        if root != path and self.is_big(root) and not self.current(root):
+            self.analyse_off_loop(root)
+            last = self._cache.get(root)
+            if last is None:
+                self.waiting[path] = root
+                return None
+            return path in last[0].files
+        return path in self.analysis(root).files
 
     def _find_root(self, folder: str) -> str | None:
         memo = self._root_memo
