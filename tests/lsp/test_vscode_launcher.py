@@ -165,3 +165,15 @@ def _source_version(repo: Path) -> str:
     import re
 
     return re.search(r'^__version__ = "([^"]+)"', (repo / "runway_core" / "__init__.py").read_text(encoding="utf-8"), re.M).group(1)
+
+
+def test_check_refuses_a_bundle_built_for_another_platform(tmp_path):
+    """A darwin-arm64 .vsix installed on Linux: its ``_pydantic_core.cpython-3XY-darwin.so``
+    ends with ``.so``, one of Linux's ``EXTENSION_SUFFIXES``, but is not a name this Python
+    imports; ``--check`` says ``no-native`` instead of starting a server that dies at import."""
+    launcher = _layout(tmp_path, native=False)
+    nodot = "{}{}".format(*sys.version_info[:2])
+    other = "darwin.so" if sys.platform != "darwin" else "x86_64-linux-gnu.so"
+    (launcher.parent.parent / "libs" / "pydantic_core" / f"_pydantic_core.cpython-{nodot}-{other}").write_bytes(b"")
+    answer = json.loads(_run(launcher, "--check", cwd=tmp_path).stdout)
+    assert answer["ok"] is False and answer["code"] == "no-native"
