@@ -46,7 +46,7 @@ def test_every_target_is_built_checked_and_run_on_its_own_platform():
     assert "scripts/check_vsix.py" in steps
     publish = wf["jobs"]["publish"]
     assert publish["env"] == {"OVSX_PAT": "${{ secrets.OVSX_PAT }}", "VSCE_PAT": "${{ secrets.VSCE_PAT }}"}
-    assert [s.get("if") for s in publish["steps"] if " publish " in str(s.get("run", ""))] == ["env.OVSX_PAT != ''", "env.VSCE_PAT != ''"]
+    assert [s.get("if") for s in publish["steps"] if " publish --" in str(s.get("run", ""))] == ["env.OVSX_PAT != ''", "env.VSCE_PAT != ''"]
 
 
 def test_only_current_hosted_labels_are_let_through():
