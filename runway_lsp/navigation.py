@@ -105,13 +105,20 @@ def _refuse(message: str) -> JsonRpcException:
 
 
 class _OneLineRefusals(logging.Filter):
-    """pygls logs every exception a handler raises with its traceback, at ERROR. A
+    """pygls logs every exception a handler raises with its traceback, at ERROR, and warns
+    about every ``$/cancelRequest`` that comes after its answer (DEBUG here instead). A
     :class:`Refusal` is an answer, not an error: one line at INFO instead. So is any other
     protocol error meant for the client (InvalidParams for an unknown command in
     ``workspace/executeCommand``, MethodNotFound): one line at WARNING. An internal error keeps
     its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == _UNKNOWN_CANCEL:
+            # VS Code cancels requests it no longer needs, often after the answer went out;
+            # LSP 3.17 §"Cancellation Support": a request already answered is simply not
+            # cancelled. Not news for the output channel (issue 26): DEBUG.
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return True
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, Refusal):
             record.msg, record.args = "rename refused: %s", (exc.message,)
@@ -125,6 +132,9 @@ class _OneLineRefusals(logging.Filter):
         record.levelno, record.levelname = level, logging.getLevelName(level)
         return True
 
+
+#: pygls' warning for a ``$/cancelRequest`` whose request is no longer pending (json_rpc.py).
+_UNKNOWN_CANCEL = 'Cancel notification for unknown message id "%s"'
 
 _ONE_LINE_REFUSALS = _OneLineRefusals()
 
