@@ -31,7 +31,8 @@
 // servers bind 127.0.0.1; every process started is stopped by PID (with its descendants,
 // which include the fileWatcher and the language server) at the end.
 //
-// Environment: RUNWAY_E2E_PYTHON3, RUNWAY_E2E_CACHE, RUNWAY_E2E_VSIX, RUNWAY_E2E_KEEP=1 (keep the
+// Environment: RUNWAY_E2E_PYTHON3, RUNWAY_E2E_CACHE, RUNWAY_E2E_VSIX, RUNWAY_E2E_ONLY (a regex of
+// check names), RUNWAY_E2E_KEEP=1 (keep the
 // temp folder), RUNWAY_E2E_UPDATE_IMAGES=0 (leave vscode-extension/images/ alone).
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -68,7 +69,14 @@ function mark(what) {
 }
 
 const results = [];
+// RUNWAY_E2E_ONLY=regex: only the checks whose names match (the first open always runs), to
+// rerun the one being worked on; a full run (CI) leaves it unset.
+const ONLY = process.env.RUNWAY_E2E_ONLY ? new RegExp(process.env.RUNWAY_E2E_ONLY, 'i') : null;
 async function check(name, fn) {
+  if (ONLY && !ONLY.test(name) && !name.startsWith('first open')) {
+    console.log(`skip - ${name} (RUNWAY_E2E_ONLY)`);
+    return;
+  }
   const started = Date.now();
   try {
     await fn();
@@ -759,8 +767,9 @@ try {
     await page.locator('.part.panel .action-label[aria-label*="Group Changes By File"], .part.panel .action-label[title*="Group Changes By File"]').first().click();
     // Every row in view (the tree renders only the visible ones).
     await runCommand('View: Toggle Maximized Panel');
+    const previewRows = preview.first().locator('.monaco-list-row');
     const rows = async () =>
-      page.locator('.part.panel .monaco-list-row').evaluateAll((els) =>
+      previewRows.evaluateAll((els) =>
         els.map((e) => ({ text: e.innerText.replace(/\s+/g, ' ').trim(), checked: e.querySelector('input[type="checkbox"]')?.checked ?? null })),
       );
     const start = await waitFor('the preview grouped by file', async () => {
@@ -771,16 +780,16 @@ try {
     const declaration = start.find((r) => /main-db\s*primary-db\s*:/.test(r.text));
     const uses = start.filter((r) => /^uses:/.test(r.text));
     if (!declaration?.checked || !uses.length || uses.some((r) => r.checked)) throw new Error('not only the readers\' edits start unticked');
-    for (const folder of ['examples/orders', 'examples/orders/services/checkout', 'examples/orders/services/billing']) {
-      const row = page.locator('.part.panel .monaco-list-row').filter({ hasText: new RegExp(`^\\s*runway\\.yaml\\s*${folder.replace(/\//g, '\\/')}\\s*$`) }).first();
-      const box = row.locator('input[type="checkbox"]');
-      await waitFor(`${folder} ticked`, async () => {
-        if (await box.isChecked()) return true;
-        await box.click();
-        await sleep(300);
-        return box.isChecked();
-      }, 10_000);
-    }
+    // Tick every unticked row, one at a time, reading the tree again after each click (a
+    // file's box does not say that some of its edits are unticked).
+    await waitFor('every edit ticked', async () => {
+      const r = await rows();
+      const k = r.findIndex((x) => x.checked === false);
+      if (k < 0) return true;
+      await previewRows.nth(k).locator('input[type="checkbox"]').check({ force: true, timeout: 5000 }).catch((e) => mark(`tick row ${k}: ${e.message.split('\n')[0]}`));
+      await sleep(300);
+      return false;
+    }, 20_000);
     mark(`ticked: ${(await rows()).map((r) => `${r.checked ? '[x]' : '[ ]'} ${r.text}`).join(' | ')}`);
     await page.locator('.part.panel .monaco-button', { hasText: 'Apply' }).first().click();
     if (((await page.locator('.part.editor').boundingBox())?.height ?? 0) < 200) await runCommand('View: Toggle Maximized Panel');
