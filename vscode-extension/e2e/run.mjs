@@ -749,8 +749,9 @@ try {
     // Grouped by change annotation (VS Code's "Group Changes By Type": BulkCategory keyed by
     // the label): one group per reader naming its variables, to confirm, and the declaration's.
     const byType = page.locator('.part.panel .action-label[aria-label*="Group Changes By Type"], .part.panel .action-label[title*="Group Changes By Type"]').first();
-    if (await byType.count()) await byType.click();
-    else await runCommand('Group Changes By Type');
+    // (The panel's toolbar is drawn after the tree: wait for the button.)
+    await byType.waitFor({ state: 'visible', timeout: 20_000 });
+    await byType.click();
     const grouped = await waitFor('the groups named by their readers', async () => {
       const t = await page.locator('.part.panel').innerText();
       return /checkout reads MAIN_DB_\*/.test(t) && /Rename main-db to primary-db/.test(t) ? t : undefined;
@@ -764,9 +765,10 @@ try {
     // Back to the files: only the readers' edits start unticked (needsConfirmation), the
     // declaration ticked; tick each file (its edits follow), then Apply.
     // The same toolbar button, now the other way round.
-    await page.locator('.part.panel .action-label[aria-label*="Group Changes By File"], .part.panel .action-label[title*="Group Changes By File"]').first().click();
-    // Every row in view (the tree renders only the visible ones).
-    await runCommand('View: Toggle Maximized Panel');
+    const byFile = page.locator('.part.panel .action-label[aria-label*="Group Changes By File"], .part.panel .action-label[title*="Group Changes By File"]').first();
+    await byFile.waitFor({ state: 'visible', timeout: 20_000 });
+    await byFile.click();
+    // (The eight rows fit in the panel's default height: the tree renders only the visible ones.)
     const previewRows = preview.first().locator('.monaco-list-row');
     const rows = async () =>
       previewRows.evaluateAll((els) =>
@@ -792,7 +794,6 @@ try {
     }, 20_000);
     mark(`ticked: ${(await rows()).map((r) => `${r.checked ? '[x]' : '[ ]'} ${r.text}`).join(' | ')}`);
     await page.locator('.part.panel .monaco-button', { hasText: 'Apply' }).first().click();
-    if (((await page.locator('.part.editor').boundingBox())?.height ?? 0) < 200) await runCommand('View: Toggle Maximized Panel');
     await page.keyboard.press('Control+K');
     await page.keyboard.press('S'); // Save All: auto-save would write it within a second anyway
     const renamed = await waitFor('the rename on disk, in the root and both members', async () => {
