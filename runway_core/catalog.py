@@ -63,7 +63,7 @@ __all__ = [
 CONFIDENCE_LEVELS: tuple[str, ...] = ("price-list", "aws-static", "secondary", "derived", "unverified")
 
 #: The confidences whose prices no one checked against AWS: a capped verdict that their
-#: stated uncertainty could flip is warned about (RW193, docs/catalog.md "Uncertainty").
+#: stated uncertainty could flip is warned about (RW172, docs/catalog.md "Uncertainty").
 UNCHECKED_CONFIDENCES: tuple[str, ...] = ("derived", "unverified")
 
 #: The uncertainty (± percent) of a ``derived`` or ``unverified`` price whose row states none

@@ -18,8 +18,8 @@ resource address, one key per usage quantity, generated with ``--sync-usage-file
 
 :data:`USAGE_KEYS` declares each kind's keys, units and the catalogue field holding its
 assumption, once (the kind registry's ``usage`` field when it lands); :func:`parse_usage`
-reads a file's text into positioned values and shape diagnostics (RW190); which items and
-keys exist is checked by the analysis against the runway (RW191, RW192).
+reads a file's text into positioned values and shape diagnostics (RW200); which items and
+keys exist is checked by the analysis against the runway (RW201, RW202).
 
 Imports only leaves and :mod:`runway_core.yamlsrc`. Must not import pygls, lsprotocol or pulumi.
 """
@@ -126,7 +126,7 @@ class UsageEntry:
 
 @dataclass
 class UsageFile:
-    """A usage file as read: its parse, its entries and its shape diagnostics (RW190, and the
+    """A usage file as read: its parse, its entries and its shape diagnostics (RW200, and the
     parser's own RW001...)."""
 
     path: str
@@ -154,14 +154,14 @@ def _quantity(node: YNode) -> Decimal | None:
 
 
 def parse_usage(text: str, path: str) -> UsageFile:
-    """Read a usage file's ``text``: its entries and every shape problem as a positioned RW190
+    """Read a usage file's ``text``: its entries and every shape problem as a positioned RW200
     (or the YAML parser's diagnostics). Never raises for bad input."""
     parsed = parse_yaml(text, path)
     out = UsageFile(path, parsed, diagnostics=list(parsed.diagnostics))
 
     def bad(node: YNode | Range, message: str) -> None:
         rng = node if isinstance(node, Range) else node.range
-        out.diagnostics.append(Diagnostic(path, rng, Severity.ERROR, "RW190", message))
+        out.diagnostics.append(Diagnostic(path, rng, Severity.ERROR, "RW200", message))
 
     root = parsed.root
     if parsed.partial or root is None:

@@ -1,6 +1,6 @@
 """The usage file of a product (:mod:`runway_core.usage`): read beside the root runway (or
-where the caller says), checked against the runway (RW190 shape, RW191 unknown environment or
-item, RW192 unknown usage key, each with the closest name), and given to the planner as the
+where the caller says), checked against the runway (RW200 shape, RW201 unknown environment or
+item, RW202 unknown usage key, each with the closest name), and given to the planner as the
 spec's ``usage`` (docs/format.md, "Usage file").
 """
 
@@ -43,7 +43,7 @@ def _keys_problem(an: Analysis, entry: UsageEntry) -> tuple[str, list[str], str 
 
 
 def check_usage(an: Analysis, read: Reader, usage_file: str | None) -> None:
-    """Read the usage file of ``an`` (the default name: only when it exists; a named one: RW190
+    """Read the usage file of ``an`` (the default name: only when it exists; a named one: RW200
     when it cannot be read), report its problems, and set ``an.spec.usage`` to its valid
     values. ``an.spec`` must be built."""
     path = usage_path(an.root_file, usage_file)
@@ -60,7 +60,7 @@ def check_usage(an: Analysis, read: Reader, usage_file: str | None) -> None:
     except OSError as exc:
         if usage_file is None and isinstance(exc, FileNotFoundError):
             return  # no usage file: the catalogue's assumptions
-        an.add(Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW190", f"cannot read the usage file: {exc.strerror or exc}"))
+        an.add(Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW200", f"cannot read the usage file: {exc.strerror or exc}"))
         return
     usage = parse_usage(text, path)
     an.files[path] = SourceFile(path, "usage", usage.parsed)
@@ -74,28 +74,28 @@ def check_usage(an: Analysis, read: Reader, usage_file: str | None) -> None:
     values: dict[str, dict[str, dict[str, UsageValue]]] = {}
     for env, rng in usage.environments:
         if env not in envs:
-            an.add(Diagnostic(path, rng, Severity.ERROR, "RW191",
+            an.add(Diagnostic(path, rng, Severity.ERROR, "RW201",
                               f"unknown environment `{env}` in the usage file (the runway's: {', '.join(envs)}){_did_you_mean(env, envs)}"))
     for entry in usage.entries:
         if entry.env not in envs:
             continue
         if entry.item != NETWORK and entry.item not in an.spec.entries:
-            an.add(Diagnostic(path, entry.item_range, Severity.ERROR, "RW191",
+            an.add(Diagnostic(path, entry.item_range, Severity.ERROR, "RW201",
                               f"unknown item `{entry.item}` in the usage file: no resource or workload has that name{_did_you_mean(entry.item, items)}"))
             continue
         what, keys, none = _keys_problem(an, entry)
         kept: dict[str, UsageValue] = {}
         for key, rng, value in entry.values:
             if none is not None:
-                an.add(Diagnostic(path, rng, Severity.ERROR, "RW192", f"`{key}`: {none}"))
+                an.add(Diagnostic(path, rng, Severity.ERROR, "RW202", f"`{key}`: {none}"))
                 continue
             if key not in keys:
-                an.add(Diagnostic(path, rng, Severity.ERROR, "RW192",
+                an.add(Diagnostic(path, rng, Severity.ERROR, "RW202",
                                   f"`{key}` is not a usage quantity of {what} (its keys: {', '.join(keys)}){_did_you_mean(key, keys)}"))
                 continue
             why = _inapplicable(an, entry, key)
             if why is not None:
-                an.add(Diagnostic(path, rng, Severity.ERROR, "RW192", f"`{key}` {why}"))
+                an.add(Diagnostic(path, rng, Severity.ERROR, "RW202", f"`{key}` {why}"))
                 continue
             kept[key] = value
         if kept:

@@ -394,7 +394,7 @@ def _environment(an: "Analysis", env: str) -> str | None:
     out.append("")
     out.append(confidence_line(plan))
     if plan.verdict_could_flip():
-        # RW193: the verdict could turn around within the stated uncertainty of its prices.
+        # RW172: the verdict could turn around within the stated uncertainty of its prices.
         named = ", ".join(f"`{k}` ({c} ±{pct.normalize():f}%)" for k, c, pct, _usd in plan.unchecked_prices()[:3])
         out.append("")
         out.append(f"⚠ within ±{usd(plan.uncertainty_usd())} of its derived and unverified prices, the verdict could flip: refresh {named} "

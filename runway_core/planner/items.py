@@ -77,6 +77,8 @@ class EnvironmentPlan:
     verdict: str
     missing_prices: tuple[str, ...]
     notes: tuple[str, ...]
+    #: Whether the environment is disposable (docs/format.md, "Disposable environments").
+    disposable: bool = False
 
     def item(self, name: str) -> ItemPlan | None:
         # An index built on first use (completion and hovers ask for every item by name).
@@ -120,7 +122,7 @@ class EnvironmentPlan:
     def verdict_could_flip(self) -> bool:
         """A capped verdict (``ok`` or ``over-cap``) that the stated uncertainty of its derived
         and unverified prices could turn around: under the cap by less than
-        :meth:`uncertainty_usd`, or over it by no more than that (RW193)."""
+        :meth:`uncertainty_usd`, or over it by no more than that (RW172)."""
         if self.cap is None or self.verdict not in ("ok", "over-cap"):
             return False
         band = self.uncertainty_usd()

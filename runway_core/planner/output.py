@@ -55,6 +55,7 @@ def environment_json(p: EnvironmentPlan, reveal_secrets: bool = False) -> dict[s
         "verdict": p.verdict,
         # How much of the total rests on each price confidence (docs/cli.md): sums to the total.
         "price_confidence": {c: _money(v) for c, v in p.price_confidence().items()},
+        "disposable": p.disposable,
         "missing_prices": list(p.missing_prices),
         "notes": list(p.notes),
         "items": [

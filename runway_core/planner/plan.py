@@ -181,6 +181,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         verdict=verdict,
         missing_prices=tuple(pricer.missing),
         notes=(NETWORK_NOTE_USAGE if network else NETWORK_NOTE, "free tiers are ignored: estimates are conservative"),
+        disposable=envspec.is_disposable,
     )
 
 

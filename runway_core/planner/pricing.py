@@ -18,7 +18,7 @@ from ..catalog import Catalog
 from ..money import cents
 from ..usage import CATALOGUE_ASSUMPTION, NETWORK, RUNWAY_SIZE, UsageValue
 from .items import LineItem
-from .spec import EntrySpec, RunwaySpec
+from .spec import PLATFORMS, EntrySpec, RunwaySpec
 
 #: One line to price: (price key, description, quantity, where the quantity came from).
 Spec = tuple[str, str, Decimal, str]
@@ -220,7 +220,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, 
             ("s3:tier1", f"PUT/COPY/POST/LIST requests, {put_words}{put}k", put, put_src),
             ("s3:tier2", f"GET and other requests, {get_words}{get}k", get, get_src),
         ]
-    # workload: ECS Fargate Linux/ARM64, per task x scale (docs/catalog.md)
+    # workload: ECS Fargate Linux, ARM64 or x86 by its platform, per task x scale (docs/catalog.md)
+    architecture, price = PLATFORMS.get(entry.platform, PLATFORMS["linux/arm64"])
     tasks = Decimal(entry.scale_in(env))
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
     logs_gb, logs_src, logs_words = _usage(usage, "log_ingested_gb", cap["log_ingested_gb"])
@@ -230,7 +231,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, 
     stored_gb = logs_gb * tasks * retention / 30
     capacity = {
         "launch_type": "FARGATE",
-        "architecture": "ARM64",
+        "architecture": architecture,
+        "platform": entry.platform if entry.platform in PLATFORMS else "linux/arm64",
         "vcpu": vcpu,
         "memory_gb": mem,
         "cpu_units": _FARGATE_UNITS.get(vcpu, int(vcpu * 1024)),
@@ -250,8 +252,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, 
     }
     _note_usage(capacity, usage, "log_ingested_gb")
     return size, capacity, [
-        ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
-        ("fargate:arm:memory", f"Fargate ARM memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
+        (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
+        (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
         ("logs:ingestion", f"CloudWatch Logs ingestion, {logs_words}{logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks, logs_src),
         ("logs:storage", f"CloudWatch Logs storage, {logs_words}{_gb(stored_gb)} GB kept {int(retention)} days", stored_gb, logs_src),
     ]

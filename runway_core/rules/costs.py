@@ -3,7 +3,7 @@ the catalogue does not price), RW161 (unit
 prices missing for the region where no cap depends on them), RW162/RW163 (a capped
 environment whose estimate misses a price: its cap cannot be checked, so the plan is refused:
 fail closed, issue 13), RW170 (an environment over its cap: the plan is refused, ADR 0493 §3)
-RW171 (an environment without a cap) and RW193 (a capped verdict the stated uncertainty of its
+RW171 (an environment without a cap) and RW172 (a capped verdict the stated uncertainty of its
 derived and unverified prices could turn around).
 """
 
@@ -184,12 +184,12 @@ def caps(an: "Analysis") -> Iterator[Diagnostic]:
                      f"{env} has no cap: estimate {est}/month (top: {top_txt}); set `environments.{env}.limits.monthly` to cap it", data)
 
 
-#: At most this many prices are named in RW193 (the largest possible errors first).
+#: At most this many prices are named in RW172 (the largest possible errors first).
 MARGIN_PRICES = 5
 
 
 def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
-    """RW193: a capped environment whose verdict could flip within the stated uncertainty of
+    """RW172: a capped environment whose verdict could flip within the stated uncertainty of
     its derived and unverified prices (``EnvironmentPlan.verdict_could_flip``; each price's
     uncertainty is its catalogue row's, docs/catalog.md "Uncertainty"). A warning naming the
     prices to refresh, largest possible error first."""
@@ -214,7 +214,7 @@ def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
             could = "under the cap"
         data = {"environment": env, "total": str(cents(plan.total)), "cap": str(plan.cap), "uncertainty_usd": str(band),
                 "prices": [{"price_key": k, "confidence": c, "uncertainty_pct": str(p), "monthly_usd": str(s)} for k, c, p, s in prices]}
-        yield _d(an, an.root_file, _env_anchor(an, env, True), "RW193",
+        yield _d(an, an.root_file, _env_anchor(an, env, True), "RW172",
                  f"{env}: the estimate {usd(plan.total)}/month {what}, and {usd(share)} of it rests on derived or unverified "
                  f"prices whose stated uncertainty (±{usd(band)}) could put it {could}; refresh {named}{more} "
                  f"(`{refresh_command(reg)}`) before trusting the verdict", data)

@@ -139,7 +139,7 @@ def test_option_the_item_does_not_bill_is_rw192(tmp_path, catalog) -> None:
     usage = "usage: 1\nenvironments:\n  dev:\n    items:\n      db: {io_requests_millions: 5}\n      orders: {payload_gb: 1}\n"
     an = analyze(str(_write(tmp_path, usage)), catalog)
     got = [(d.code, d.range.start.line, d.message) for d in an.diagnostics[str(tmp_path / "runway.usage.yaml")]]
-    assert [(c, line) for c, line, _ in got] == [("RW192", 4), ("RW192", 5)]
+    assert [(c, line) for c, line, _ in got] == [("RW202", 4), ("RW202", 5)]
     assert "flavor: aurora" in got[0][2] and "(its keys: requests_millions)" in got[1][2]
     # Not used: the lines keep the catalogue's assumption.
     assert _lines(an, "dev")[("orders", "sqs:standard")].quantity_source == CATALOGUE_ASSUMPTION
@@ -148,7 +148,7 @@ def test_option_the_item_does_not_bill_is_rw192(tmp_path, catalog) -> None:
 def test_a_named_usage_file_that_cannot_be_read_is_rw190(tmp_path, catalog) -> None:
     an = analyze(str(_write(tmp_path, None)), catalog, usage_file="nope.yaml")
     d = an.diagnostics[str(tmp_path / "nope.yaml")]
-    assert [x.code for x in d] == ["RW190"] and "cannot read the usage file" in d[0].message
+    assert [x.code for x in d] == ["RW200"] and "cannot read the usage file" in d[0].message
     # The default name is read only when it exists: no diagnostic, no file.
     an = analyze(str(_write(tmp_path, None)), catalog)
     assert str(tmp_path / "runway.usage.yaml") not in an.diagnostics
@@ -192,7 +192,7 @@ def test_reusing_the_previous_analysis_sees_a_usage_change(tmp_path, catalog) ->
     assert reused.plans["production"].item("orders").line_items[0].quantity == Decimal(20)
 
 
-NEAR_CAP = Path(__file__).resolve().parents[1] / "golden" / "rw193_verdict_could_flip" / "runway.yaml"
+NEAR_CAP = Path(__file__).resolve().parents[1] / "golden" / "rw172_verdict_could_flip" / "runway.yaml"
 
 
 def test_near_cap_eu_environment_hover_says_what_its_total_rests_on(catalog) -> None:

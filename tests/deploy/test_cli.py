@@ -591,7 +591,7 @@ def test_usage_file_in_plan_check_and_usage_init(tmp_path, capsys) -> None:
     bad.write_text("usage: 1\nenvironments:\n  production:\n    items:\n      shared-queue: {request_millions: 4}\n")
     rc, out, _ = run(capsys, "check", str(folder), "--usage", str(bad))
     assert rc == 1
-    assert "bad.usage.yaml:5:22: error RW192: `request_millions` is not a usage quantity of queue `shared-queue`" in out
+    assert "bad.usage.yaml:5:22: error RW202: `request_millions` is not a usage quantity of queue `shared-queue`" in out
     assert "did you mean `requests_millions`?" in out
     rc, _out, err = run(capsys, "check", str(folder), str(folder), "--usage", str(bad))
     assert rc == 3 and "one PATH" in err
@@ -610,7 +610,7 @@ def test_plan_json_price_confidence_sums_to_each_total(tmp_path, capsys) -> None
 
 # --- catalog diff (docs/cli.md "catalog diff") ----------------------------------------------------
 
-NEAR_CAP = REPO / "tests" / "golden" / "rw193_verdict_could_flip"
+NEAR_CAP = REPO / "tests" / "golden" / "rw172_verdict_could_flip"
 
 
 def _refreshed_catalog(tmp_path: Path) -> Path:
@@ -686,5 +686,5 @@ def test_plan_json_of_the_near_cap_eu_runway_has_the_flip_warning(capsys) -> Non
     prod = next(e for e in doc["environments"] if e["name"] == "production")
     assert prod["verdict"] == "ok" and prod["price_confidence"]["derived"] == 356.96
     assert round(sum(prod["price_confidence"].values()), 2) == prod["total_monthly_usd"] == 366.08
-    (warning,) = [d for d in doc["diagnostics"] if d["code"] == "RW193"]
+    (warning,) = [d for d in doc["diagnostics"] if d["code"] == "RW172"]
     assert warning["severity"] == "warning" and "rds:db.m7g.large:multi-az (derived ±5%, $269.37)" in warning["message"]

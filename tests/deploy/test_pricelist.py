@@ -361,3 +361,16 @@ def test_a_product_is_the_regions_own(product_region, usagetype, region, ok):
     from deploy_engine.pricelist.selectors import in_region
 
     assert in_region(product_region, usagetype, region) is ok
+
+
+def test_catalog_refresh_selects_the_x86_fargate_prices_too(catalog):
+    """Issue 24: a workload may be `platform: linux/amd64`, priced with the x86 rows; `catalog
+    refresh` selects them from the AmazonECS offer (usagetype `<prefix>-Fargate-vCPU-Hours:perCPU`,
+    `<prefix>-Fargate-GB-Hours`, not the `ARM-` ones)."""
+    from deploy_engine.pricelist.selectors import catalogue_keys, selector_for, usage_matches
+
+    keys = catalogue_keys(catalog)
+    assert {"fargate:x86:vcpu", "fargate:x86:memory", "fargate:arm:vcpu", "fargate:arm:memory"} <= set(keys)
+    vcpu = selector_for("fargate:x86:vcpu")
+    assert vcpu.usage == "Fargate-vCPU-Hours:perCPU" and usage_matches("USE1-Fargate-vCPU-Hours:perCPU", vcpu.usage)
+    assert not usage_matches("USE1-Fargate-ARM-vCPU-Hours:perCPU", vcpu.usage)

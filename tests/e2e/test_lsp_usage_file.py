@@ -1,7 +1,7 @@
 """End to end: the usage file in the editor (docs/format.md "Usage file", docs/features.md
 `runway.usagePath`), through the real runway-lsp over stdio (pytest-lsp), with Neovim's
 capability set (push diagnostics). The usage file beside the root is checked with its
-product: a bad key is a positioned RW192 on the usage file's URI; fixing it clears it and the
+product: a bad key is a positioned RW202 on the usage file's URI; fixing it clears it and the
 root's hover prices the item with the usage file's quantity; completion in it offers the
 item's keys with the catalogue's assumption shown. Await notifications; never sleep.
 """
@@ -30,7 +30,7 @@ async def test_usage_file_is_checked_and_feeds_the_plan(client: LanguageClient, 
     def usage_codes() -> list[tuple[str, int, int]]:
         return [(d.code, d.range.start.line, d.range.start.character) for d in client.diagnostics.get(usage.as_uri(), [])]
 
-    await until(client, lambda: usage_codes() == [("RW192", 5, 8)])
+    await until(client, lambda: usage_codes() == [("RW202", 5, 8)])
     (message,) = [d.message for d in client.diagnostics[usage.as_uri()]]
     assert "did you mean `requests_millions`?" in message
 
