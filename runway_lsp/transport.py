@@ -122,9 +122,10 @@ class Framer:
     ``Content-Length``, a body that is not UTF-8 JSON, as a length a few bytes short or long
     leaves it) is returned as a :class:`FramingError`, and reading resynchronises: the stream
     is searched for the next whole ``Content-Length`` line (:data:`_RESYNC`) from the failed
-    body's second byte (or the failed header part's), and framing starts again there. A
-    length a few bytes long reads the next message's first bytes into the failed body; the
-    search from inside that body finds the next header line whole again. pygls' own loop
+    body's first byte (its header part dropped; or from the second byte of a header part that
+    was the fault), and framing starts again there. A length a few bytes long reads the next
+    message's first bytes into the failed body; the search from inside that body finds the
+    next header line whole again. pygls' own loop
     (``pygls.io_.run_async``) matches only ``Content-Length: N\r\n`` exactly, and never
     resynchronises: after one bad frame every later message was read into a body or skipped
     as a header line, and the server lived on, deaf (issue 23, item 3)."""
@@ -185,7 +186,7 @@ class Framer:
             try:
                 value = decode_body(body)
             except FramingError as exc:
-                return self._refuse(exc, body_at + 1)
+                return self._refuse(exc, body_at)
             except TooDeep as exc:
                 value = exc
             del self.buf[: body_at + length]
