@@ -84,6 +84,10 @@ class Product:
     family: str
     attributes: dict[str, str]
     on_demand: list[Dimension] = field(default_factory=list)
+    #: Why this SKU cannot be trusted: listed twice in ``products`` (a JSON member name
+    #: repeated) or its OnDemand terms given twice. A price is never chosen from it
+    #: (:func:`deploy_engine.pricelist.refresh.select` reports a conflict).
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -159,6 +163,9 @@ class _Reader:
         while True:
             try:
                 obj, end = self._decoder.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                # A product's attributes nested 100,000 deep: the C decoder recurses per level.
+                raise OfferFormatError(f"a value nested too deep to decode at {self.where()}; refused") from None
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_VALUE_CHARS:
                     raise OfferFormatError(f"malformed or oversized value at {self.where()}: {exc.msg}") from None
@@ -251,16 +258,26 @@ def read_json(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produ
                 product = _product(sku, r.value(), where)
                 info.products_seen += 1
                 if keep(product):
+                    first = kept.get(product.sku)
+                    if first is not None:
+                        # JSON allows a repeated member name and json keeps the last; AWS
+                        # lists a SKU once. Which of the two is the product is unknowable.
+                        first.conflicts.append(f"SKU {product.sku} is listed twice in products")
+                        continue
                     kept[product.sku] = product
         elif key == "terms":
             if not seen_products:
                 raise OfferFormatError("terms precede products: not the documented layout (products first), refused")
             for term_type in r.members():
+                terms_seen: set[str] = set()
                 for sku in r.members():
                     terms = r.value()
                     product = kept.get(sku)
                     if product is None or term_type != "OnDemand" or not isinstance(terms, dict):
                         continue
+                    if sku in terms_seen:
+                        product.conflicts.append(f"SKU {sku} has its OnDemand terms listed twice")
+                    terms_seen.add(sku)
                     for code, term in terms.items():
                         product.on_demand.extend(_dimensions(code, term))
         else:
