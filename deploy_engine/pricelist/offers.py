@@ -84,8 +84,8 @@ class Product:
     family: str
     attributes: dict[str, str]
     on_demand: list[Dimension] = field(default_factory=list)
-    #: Why this SKU cannot be trusted: listed twice in ``products`` (a JSON member name
-    #: repeated) or its OnDemand terms given twice. A price is never chosen from it
+    #: Why this SKU cannot be trusted: listed twice in ``products`` with different attributes
+    #: (a JSON member name repeated). A price is never chosen from it
     #: (:func:`deploy_engine.pricelist.refresh.select` reports a conflict).
     conflicts: list[str] = field(default_factory=list)
 
@@ -127,7 +127,10 @@ class _Reader:
             self.offset += self.pos
             self.buf = self.buf[self.pos:]
             self.pos = 0
-        chunk = self._text.read(CHUNK_CHARS)
+        try:
+            chunk = self._text.read(CHUNK_CHARS)
+        except UnicodeDecodeError as exc:  # found by tests/e2e/test_fuzz_pricelist.py: was exit 70
+            raise OfferFormatError(f"not UTF-8 text near {self.where()} ({exc.reason})") from None
         if not chunk:
             self.eof = True
             return False
@@ -261,23 +264,22 @@ def read_json(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produ
                     first = kept.get(product.sku)
                     if first is not None:
                         # JSON allows a repeated member name and json keeps the last; AWS
-                        # lists a SKU once. Which of the two is the product is unknowable.
-                        first.conflicts.append(f"SKU {product.sku} is listed twice in products")
+                        # lists a SKU once. When the two differ, which is the product is
+                        # unknowable. (OnDemand terms given twice add their dimensions: two
+                        # prices for one tier are a conflict in refresh.price_of.)
+                        if (first.family, first.attributes) != (product.family, product.attributes):
+                            first.conflicts.append(f"SKU {product.sku} is listed twice in products, differently")
                         continue
                     kept[product.sku] = product
         elif key == "terms":
             if not seen_products:
                 raise OfferFormatError("terms precede products: not the documented layout (products first), refused")
             for term_type in r.members():
-                terms_seen: set[str] = set()
                 for sku in r.members():
                     terms = r.value()
                     product = kept.get(sku)
                     if product is None or term_type != "OnDemand" or not isinstance(terms, dict):
                         continue
-                    if sku in terms_seen:
-                        product.conflicts.append(f"SKU {sku} has its OnDemand terms listed twice")
-                    terms_seen.add(sku)
                     for code, term in terms.items():
                         product.on_demand.extend(_dimensions(code, term))
         else:

@@ -203,9 +203,10 @@ def _duplicate_terms(root: Path, sku: str, usd: str) -> None:
     """The SKU's OnDemand terms given a second time (a repeated JSON member), at ``usd``."""
     path = _offer_path(root, "AWSELB")
     doc = json.loads(path.read_text(encoding="utf-8"))
-    twin = json.loads(json.dumps(doc["terms"]["OnDemand"][sku]).replace(doc["terms"]["OnDemand"][sku][next(iter(doc["terms"]["OnDemand"][sku]))]
-                                                                         ["priceDimensions"][next(iter(doc["terms"]["OnDemand"][sku][next(iter(doc["terms"]["OnDemand"][sku]))]["priceDimensions"]))]
-                                                                         ["pricePerUnit"]["USD"], usd))
+    twin = json.loads(json.dumps(doc["terms"]["OnDemand"][sku]))
+    for term in twin.values():
+        for dim in term["priceDimensions"].values():
+            dim["pricePerUnit"]["USD"] = usd
     text = json.dumps(doc)
     head = '"OnDemand": {'
     path.write_text(text.replace(head, head + json.dumps(sku) + ": " + json.dumps(twin) + ", ", 1), encoding="utf-8")
@@ -227,9 +228,10 @@ def test_the_same_sku_listed_twice_in_products_is_a_conflict(tmp_path) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     text = json.dumps(doc)
     head = '"products": {'
-    path.write_text(text.replace(head, head + json.dumps(alb) + ": " + json.dumps(doc["products"][alb]) + ", ", 1), encoding="utf-8")
+    other = {**doc["products"][alb], "attributes": {**doc["products"][alb]["attributes"], "operation": "LoadBalancing:Other"}}
+    path.write_text(text.replace(head, head + json.dumps(alb) + ": " + json.dumps(other) + ", ", 1), encoding="utf-8")
     code, err = _run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
-    assert code == command.EXIT_INCOMPLETE and f"SKU {alb} is listed twice in products" in err, err
+    assert code == command.EXIT_INCOMPLETE and f"SKU {alb} is listed twice in products, differently" in err, err
 
 
 def test_a_file_mirror_path_that_leaves_the_mirror_is_refused(tmp_path) -> None:
@@ -290,3 +292,12 @@ def test_a_new_output_folder_appears_whole_or_not_at_all(tmp_path) -> None:
 def test_timeout_must_be_a_sane_number_of_seconds(tmp_path, value) -> None:
     code, _err = _run("--source", "file:///nowhere", "--region", REGION, "--output", str(tmp_path / "o"), "--timeout", value)
     assert code == command.EXIT_USAGE
+
+
+def test_an_offer_file_that_is_not_utf8_costs_its_keys_only(tmp_path) -> None:
+    # Found by tests/e2e/test_fuzz_pricelist.py: a UnicodeDecodeError escaped the JSON reader.
+    root = _mirror(tmp_path / "m")
+    path = _offer_path(root, "AWSELB")
+    path.write_bytes(path.read_bytes().replace(b'"products"', b'"pro\x80ducts"', 1))
+    code, err = _run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
+    assert code == command.EXIT_INCOMPLETE and "not UTF-8" in err and "Traceback" not in err, err
