@@ -37,9 +37,9 @@ log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filte
 
 #: LSP 3.17 §"Base Protocol": a header part of ``name: value`` fields (their names as in HTTP,
 #: compared without case: RFC 9110 §5.1), each ended by ``\r\n``, then an empty line; the body
-#: is ``Content-Length`` bytes of UTF-8 JSON. We also accept a bare ``\n`` (editors' hand-made
-#: framing and pipes on Windows; vscode-jsonrpc and pygls require ``\r\n``, so nothing that
-#: works there fails here).
+#: is ``Content-Length`` bytes of UTF-8 JSON. We also accept a bare ``\n`` (hand-written
+#: clients and scripts; vscode-jsonrpc and pygls require ``\r\n``, so nothing that works
+#: there fails here).
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: Where a frame can start again after one that could not be trusted: a whole Content-Length
 #: line. It cannot occur inside a JSON string (JSON escapes every line break), so a search for
@@ -47,9 +47,8 @@ _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _RESYNC = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?\n", re.IGNORECASE)
 #: A header part longer than this is no header part (pygls reads a line of any length).
 MAX_HEADER_BYTES = 8192
-#: A ``Content-Length`` above this is refused as untrusted framing (the largest runway the
-#: server analyses is far smaller: docs/reliability.md, "Round 2 bounds"); waiting for 10 GB
-#: would swallow every later message.
+#: A ``Content-Length`` above this is refused as untrusted framing (a runway is kilobytes to a
+#: few MB); waiting for a 10 GB body would swallow every later message.
 MAX_BODY_BYTES = 64 << 20
 
 
@@ -98,7 +97,8 @@ def decode_body(body: bytes) -> Any:
     :class:`FramingError` (not UTF-8, not JSON: JSON-RPC 2.0 §5.1 Parse error) or
     :class:`TooDeep`."""
     try:
-        return json.loads(body.decode("utf-8"))
+        # RFC 8259 §8.1: a parser MAY ignore a byte order mark (json.loads of a str refuses it).
+        return json.loads(body.decode("utf-8").removeprefix("\ufeff"))
     except RecursionError:
         raise TooDeep(body) from None
     except UnicodeDecodeError as exc:
