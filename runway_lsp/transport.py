@@ -114,6 +114,10 @@ def _request_id(body: bytes) -> int | str | None:
     return top_level_id(body) if body.lstrip(b" \t\r\n")[:1] == b"{" else None
 
 
+#: What :meth:`Framer.next` returns at the end of input (a body may decode to ``None``: ``null``).
+END = type("EndOfInput", (), {"__repr__": lambda self: "END"})()
+
+
 class Framer:
     """Messages out of a byte stream, by the base protocol's framing (:data:`_TOKEN` says what
     is accepted). ``read()`` returns the next bytes, ``b""`` at the end.
@@ -161,10 +165,10 @@ class Framer:
 
     def next(self) -> Any:
         """The next message as plain JSON values, a :class:`FramingError` for a frame that
-        cannot be trusted, a :class:`TooDeep`, or None at the end of input."""
+        cannot be trusted, a :class:`TooDeep`, or :data:`END` at the end of input."""
         while True:
             if self.resync and not self._search():
-                return None
+                return END
             while self.buf[:1] == b"\n" or self.buf[:2] == b"\r\n":  # empty lines between messages
                 del self.buf[: 1 if self.buf[:1] == b"\n" else 2]
             end = _END_OF_HEADERS.search(self.buf, 0, MAX_HEADER_BYTES + 3)
@@ -172,7 +176,7 @@ class Framer:
                 if len(self.buf) > MAX_HEADER_BYTES:
                     return self._refuse(FramingError(f"no end of the header part within {MAX_HEADER_BYTES} bytes"), 1)
                 if not self._fill():
-                    return None
+                    return END
                 continue
             try:
                 length = _header_length(bytes(self.buf[: end.start()]))
@@ -181,7 +185,7 @@ class Framer:
             body_at = end.end()
             while len(self.buf) < body_at + length:
                 if not self._fill():
-                    return None
+                    return END
             body = bytes(self.buf[body_at : body_at + length])
             try:
                 value = decode_body(body)
@@ -203,7 +207,7 @@ def read_messages(read: Callable[[], bytes], deliver: Callable[[Any], None]) -> 
     framer = Framer(read)
     while True:
         item = framer.next()
-        if item is None:
+        if item is END:
             if framer.buf.strip():
                 log.warning("stdin ended inside a message (%d bytes not framed)", len(framer.buf))
             return
@@ -285,7 +289,7 @@ def refusal(value: Any) -> tuple[list[int | str | None], str] | None:
         ids = [m["id"] for m in value if isinstance(m, dict) and "method" in m and _valid_id(m.get("id"))]
         return (ids or [None]), f"a batch of {len(value)} (JSON-RPC 2.0 §6; the Language Server Protocol has no batches)"
     if not isinstance(value, dict):
-        return [None], f"a JSON {type(value).__name__}, not an object"
+        return [None], f"a JSON {_kind(value).removeprefix('a ')}, not an object"
     version_ok = value.get("jsonrpc") == "2.0"
     if "method" in value:
         has_id = "id" in value
@@ -309,8 +313,12 @@ def refusal(value: Any) -> tuple[list[int | str | None], str] | None:
     return [value["id"] if _valid_id(value.get("id")) else None], "an object with neither a method nor a result or an error"
 
 
+_JSON_KINDS = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array", dict: "an object"}
+
+
 def _kind(value: Any) -> str:
-    return "null" if value is None else f"a {type(value).__name__}"
+    """What JSON calls the kind of ``value`` (never the value: it may be a secret)."""
+    return _JSON_KINDS.get(type(value), "a value")
 
 
 def send_error(protocol: Any, msg_id: int | str | None, code: int, message: str) -> None:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rawlsp import RawServer  # noqa: E402
-from runway_lsp.transport import MAX_BODY_BYTES, Framer, FramingError  # noqa: E402
+from runway_lsp.transport import END, MAX_BODY_BYTES, Framer, FramingError  # noqa: E402
 
 FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
 
@@ -52,7 +52,7 @@ def frame(draw, body: bytes, delta: int = 0) -> bytes:
 def _junk_piece():
     return st.one_of(
         st.binary(max_size=48),
-        st.sampled_from([b"\r\n", b"\n", b"\r", b"{", b"}", b'"', b":", b"Content-Type: x\r\n", b"\r\n\r\n", b"[]", b"{}"]),
+        st.sampled_from([b"\r\n", b"\n", b"\r", b"{", b"}", b'"', b":", b"Content-Type: x\r\n", b"\r\n\r\n", b"[]", b"{}", b"null", b"Content-Length: 4\r\n\r\nnull"]),
         st.builds(lambda n, eol: b"Content-Length: %d" % n + eol, st.integers(0, 300), st.sampled_from([b"", b"\r\n", b"\n", b"\r\n\r\n"])),
         st.just(b"Content-Length: %d\r\n\r\n" % (MAX_BODY_BYTES + 1)),
     )
@@ -77,7 +77,7 @@ def _split_read(data: bytes, cuts: list[int]):
 def _frames(data: bytes, cuts: list[int]) -> list:
     framer = Framer(_split_read(data, cuts))
     out = []
-    while (item := framer.next()) is not None:
+    while (item := framer.next()) is not END:
         out.append(item)
     return out
 

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from runway_lsp.transport import MAX_BODY_BYTES, Framer, FramingError, TooDeep, refusal
+from runway_lsp.transport import END, MAX_BODY_BYTES, Framer, FramingError, TooDeep, refusal
 
 
 def _msg(i) -> bytes:
@@ -31,7 +31,7 @@ def _read_all(data: bytes, chunk: int = 1 << 16) -> list:
     pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
     framer = Framer(lambda: pieces.pop(0) if pieces else b"")
     out = []
-    while (item := framer.next()) is not None:
+    while (item := framer.next()) is not END:
         out.append(item)
     return out
 
@@ -129,3 +129,11 @@ def test_invalid_messages_are_refused(value, answers) -> None:
 ])
 def test_valid_messages_pass(value) -> None:
     assert refusal(value) is None
+
+
+def test_a_body_of_null_is_a_message_not_the_end_of_input() -> None:
+    # JSON `null` decodes to None: the end of input is its own sentinel (END), or the server
+    # took `null` for the end of stdin and exited (tests/e2e/test_lsp_reliability.py).
+    assert _read_all(_frame(b"null") + _frame(_msg(2)))[0] is None
+    assert _ids(_read_all(_frame(b"null") + _frame(_msg(2)))[1:]) == [2]
+    assert refusal(None) == ([None], "a JSON null, not an object")
