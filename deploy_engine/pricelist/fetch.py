@@ -76,14 +76,21 @@ def join(source: str, path: str) -> str:
     ``..`` segment (also percent-encoded, ``%2e%2e``), a backslash, a NUL, a query or fragment
     is refused with :class:`SourceError` (a ``file://`` mirror's ``currentVersionUrl`` of
     ``/../../etc/passwd`` opened files outside it; an http mirror under a prefix would be asked
-    for another prefix's files)."""
+    for another prefix's files); in a ``file://`` mirror, so is a path a symbolic link leads
+    out of it."""
     decoded = urllib.parse.unquote(path)
     segments = decoded.replace("\\", "/").split("/")
     if ".." in segments or "\\" in decoded or "\x00" in decoded or "?" in path or "#" in path:
         raise SourceError(f"{source}: an index names the path {path[:200]!r}, which leaves the mirror; refused")
     if not path.startswith("/"):
         path = "/" + path
-    return source + posixpath.normpath(path).replace("//", "/")
+    url = source + posixpath.normpath(path).replace("//", "/")
+    if urllib.parse.urlsplit(source).scheme == "file":
+        # A symbolic link inside a file:// mirror is followed only while it stays inside.
+        root, target = os.path.realpath(_file_path(source)), os.path.realpath(_file_path(url))
+        if os.path.commonpath([root, target]) != root:
+            raise SourceError(f"{source}: the path {path[:200]!r} leads out of the mirror through a symbolic link; refused")
+    return url
 
 
 def _file_path(url: str) -> Path:

@@ -250,6 +250,15 @@ def test_a_file_mirror_path_that_leaves_the_mirror_is_refused(tmp_path) -> None:
     assert "alb:hour" not in {p.key for p in load_catalog(tmp_path / "out").prices_for(REGION)}
 
 
+def test_a_symlink_out_of_a_file_mirror_is_refused(tmp_path) -> None:
+    root = _mirror(tmp_path / "m")
+    (tmp_path / "outside.json").write_text("{}", encoding="utf-8")
+    (root / "offers" / "link.json").symlink_to(tmp_path / "outside.json")
+    with pytest.raises(fetch.SourceError, match="leads out of the mirror"):
+        fetch.join(root.as_uri(), "/offers/link.json")
+    assert fetch.join(root.as_uri(), "/offers/v1.0/aws/index.json").endswith("/offers/v1.0/aws/index.json")
+
+
 @pytest.mark.parametrize("path", ["/../x", "/a/%2e%2e/%2E%2E/x", "/a\\..\\x", "/a/x?y=1", "/a/x#f", "/a/\x00"])
 def test_join_confines_paths(path) -> None:
     with pytest.raises(fetch.SourceError, match="leaves the mirror"):
