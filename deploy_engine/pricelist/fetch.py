@@ -38,8 +38,9 @@ PROGRESS_EVERY_S = 2.0
 
 #: The total deadline of one download (seconds, ``--timeout``), from the request to the last
 #: byte: a mirror that sends one byte a second restarted a per-read timeout with every byte and
-#: kept a refresh running forever (issue 23, item 4). The largest file a refresh reads (an
-#: AmazonRDS region file, ~100 MB) takes well under a minute on an ordinary connection.
+#: kept a refresh running forever (issue 23, item 4). Ten minutes for one file is generous for
+#: the offer files a refresh reads (AWS's largest, AmazonEC2 in eu-west-1 at 441 MB, is not
+#: among them); ``--timeout`` sets it for a slow link.
 DEADLINE_S = 600.0
 
 #: The largest file one download may bring (bytes): AWS's largest offer file, AmazonEC2 in
@@ -138,8 +139,10 @@ class _Counting(io.RawIOBase):
         n = len(data)
         if n == 0 and self._total is not None and self.count != self._total:
             raise SourceError(f"{self._url}: {self.count:,} of the {self._total:,} bytes its Content-Length announced arrived: truncated; refused")
-        if self.count + n > MAX_DOWNLOAD_BYTES or (self._total is not None and self.count + n > self._total):
-            raise SourceError(f"{self._url}: more bytes than {'its Content-Length' if self._total is not None and self._total < MAX_DOWNLOAD_BYTES else f'the {MAX_DOWNLOAD_BYTES:,}-byte limit'}; refused")
+        if self._total is not None and self.count + n > self._total:
+            raise SourceError(f"{self._url}: more bytes than the {self._total:,} its Content-Length announced; refused")
+        if self.count + n > MAX_DOWNLOAD_BYTES:
+            raise SourceError(f"{self._url}: over the {MAX_DOWNLOAD_BYTES:,}-byte limit of a download; refused")
         b[:n] = data
         self.count += n
         if self._progress is not None:
