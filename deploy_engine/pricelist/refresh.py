@@ -267,9 +267,9 @@ def refresh(
         else:
             selectors.setdefault(sel.offer, []).append(sel)
 
-    index_url = join(root, OFFER_INDEX_PATH)
-    say(f"offer index: {index_url}")
     try:
+        index_url = join(root, OFFER_INDEX_PATH)
+        say(f"offer index: {index_url}")
         index = _load_json(index_url, "offer index", progress, timeout_s)
     except SourceError as exc:
         raise RefreshError(str(exc)) from None
