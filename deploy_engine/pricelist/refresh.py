@@ -25,7 +25,7 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
