@@ -97,6 +97,27 @@ def pct(p: EnvironmentPlan) -> str | None:
     return None if value is None else f"{value}%"
 
 
+def not_estimated(p: EnvironmentPlan) -> tuple[str, ...]:
+    """The items of an environment the planner could not estimate at all: no line item and no
+    missing price (an unknown size, RW130: "not in the catalogue; not estimated"). They count
+    as $0, so the total is a lower bound (as ``diff``'s ``not_estimated``, docs/cli.md)."""
+    return tuple(i.name for i in p.items if not i.line_items and not i.missing_prices)
+
+
+def plan_verdict(p: EnvironmentPlan) -> str:
+    """The verdict every plan format shows: the planner's, except ``invalid`` when an item is
+    not estimated (:func:`not_estimated`) and the verdict would pass (``ok``, ``no-cap``): a
+    lower bound under the cap proves nothing (fail closed; ``diff`` calls such a head
+    ``invalid`` too). A refusal (``over-cap``, ``unpriced``) stays: it holds for a lower bound."""
+    return "invalid" if p.verdict in ("ok", "no-cap") and not_estimated(p) else p.verdict
+
+
+def plan_total(p: EnvironmentPlan) -> str:
+    """The total as the plan formats print it: ``at least $X`` when it is a lower bound
+    (a price missing for the region, or an item not estimated)."""
+    return ("at least " if p.missing_prices or not_estimated(p) else "") + usd(p.total)
+
+
 def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str], str] = printable) -> list[tuple[str, str]]:
     """(text-table marker, note) pairs, each printed once per output; ``esc`` renders the
     runway's own words in them (region, environment names, price keys)."""
@@ -111,6 +132,10 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
     if missing:
         notes.append(("!", f"missing prices for {esc(plan.region)}: {', '.join(esc(k) for k in missing)}; those items are not fully estimated"
                       " (the total is a lower bound), and no other region's price is used."))
+    unknown = [f"{esc(name)} ({esc(p.name)})" for p in plans for name in not_estimated(p)]
+    if unknown:
+        notes.append(("", f"not estimated: {', '.join(unknown)} (a size the catalogue lacks has no price); those totals are lower bounds"
+                      " and no such environment is ok (`runway-deploy check` lists the errors)."))
     for p in plans:
         if p.cap_source == "default" and p.cap is not None:
             notes.append(("", f"{esc(p.name)}: default cap of {usd(p.cap)}; set `environments.{esc(p.name)}.limits.monthly` to change it."))

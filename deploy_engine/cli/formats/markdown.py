@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -32,9 +32,13 @@ def plan_markdown(plan: Plan, details: bool) -> str:
     out = [f"Runway plan for **{md(plan.product)}** in {md(plan.region)} (USD per month).", ""]
     for p in plan.environments:
         cap = usd(p.cap) if p.cap is not None else "no cap"
-        out.append(f"## {md(p.name)} — {usd(p.total)} / {cap}")
+        unknown = not_estimated(p)
+        out.append(f"## {md(p.name)} — {plan_total(p) if unknown else usd(p.total)} / {cap}")
         out.append("")
-        if p.verdict == "over-cap":
+        if plan_verdict(p) == "invalid":
+            out.append(f"Verdict: **invalid — not estimated** ({md(', '.join(unknown))}: a size the catalogue lacks has no price, "
+                       "so the total is a lower bound and the cap is not checked; `runway-deploy check` lists the errors).")
+        elif p.verdict == "over-cap":
             assert p.cap is not None
             out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
         elif p.verdict == "unpriced":
@@ -49,8 +53,8 @@ def plan_markdown(plan: Plan, details: bool) -> str:
             out.append("Verdict: **ok**" + (f" ({share} of the cap)." if share else "."))
         out.append("")
         rows = [[md(i.name) + (" (implicit)" if i.implicit else "") + (" (missing prices)" if i.missing_prices else ""),
-                 md(i.kind), md(i.size or "-"), usd(i.monthly_usd)] for i in p.items]
-        rows.append(["**total**", "", "", f"**{usd(p.total)}**"])
+                 md(i.kind), md(i.size or "-"), "**not estimated**" if i.name in unknown else usd(i.monthly_usd)] for i in p.items]
+        rows.append(["**total**", "", "", f"**{plan_total(p) if unknown else usd(p.total)}**"])
         out.extend(markdown.table(["item", "kind", "size", "monthly"], rows, right={3}))
         out.append("")
         if details:
