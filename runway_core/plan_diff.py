@@ -26,6 +26,9 @@ CONFIGURATION_KEYS = frozenset({"image", "env", "secrets", "uses", "health", "po
 #: The values of ``ItemDiff.change``.
 CHANGES = ("added", "removed", "changed", "unchanged")
 ZERO = Decimal("0.00")
+#: The verdicts a plan JSON document may hold: the planner's, and ``invalid`` (docs/cli.md,
+#: "JSON": an environment with an item not estimated).
+PLAN_JSON_VERDICTS = (*VERDICTS, "invalid")
 
 
 class PlanDocumentError(ValueError):
@@ -208,8 +211,12 @@ def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, wri
     it (``runway_core.planner.plan``): never taken on the document's word. A written verdict
     that refuses (``over-cap``, ``unpriced``) is kept when the recomputation would pass: the
     stricter of the two (fail closed)."""
-    if written not in VERDICTS:
-        raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(VERDICTS)}")
+    if written not in PLAN_JSON_VERDICTS:
+        raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(PLAN_JSON_VERDICTS)}")
+    if written == "invalid":
+        # `plan --format json` writes it for an environment with an item not estimated: its
+        # total is a lower bound, so no recomputation may turn it into "ok" (fail closed).
+        return written
     if cap is None:
         verdict = "no-cap"
     elif total > cap:
@@ -418,7 +425,8 @@ def diff_json(d: PlanDiff) -> dict[str, Any]:
                         "head_size": i.head_size,
                         "base_monthly_usd": _num(i.base_monthly_usd),
                         "head_monthly_usd": _num(i.head_monthly_usd),
-                        "delta_monthly_usd": _num(i.delta_monthly_usd),
+                        # Not estimated at head: no delta (its $0 is no saving).
+                        "delta_monthly_usd": None if not i.head_priced and i.change != "removed" else _num(i.delta_monthly_usd),
                         "head_estimated": i.head_priced if i.change != "removed" else None,
                         "capacity_changes": [{"key": c.key, "base": _plain(c.base), "head": _plain(c.head)} for c in i.capacity_changes],
                     }

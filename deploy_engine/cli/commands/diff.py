@@ -133,7 +133,7 @@ def _sides(args: argparse.Namespace, ctx: Context) -> tuple[Side, Side]:
 
 def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None = None) -> int:
     """1 head invalid; 2 a head environment over its cap or growing by more than ``max_increase``; else 0."""
-    if head.invalid:
+    if head.invalid or any(e.head_verdict == "invalid" for e in diff.environments):
         return EXIT_INVALID
     if any(e.head_verdict in ("over-cap", "unpriced") for e in diff.environments):
         return EXIT_REFUSED

@@ -192,6 +192,18 @@ def plain_value(v: Any) -> str:
     return str(v)
 
 
+def item_delta(i: ItemDiff) -> str:
+    """An item's delta as every diff format shows it: ``+$12.00``, or ``not estimated`` when
+    head has the item but could not price it (its $0 is no saving)."""
+    return "not estimated" if not i.head_priced and i.change != "removed" else signed_usd(i.delta_monthly_usd)
+
+
+def env_delta(e: EnvironmentDiff) -> str:
+    """An environment's delta in a summary cell: ``+$12.00``, or ``not known`` when head's
+    total is a lower bound (an item not estimated)."""
+    return "not known" if e.not_estimated else signed_usd(e.delta)
+
+
 def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
     """What changed in a ``changed`` item: ``size medium -> large, tasks 3 -> 4`` (arrows
     ``→``); empty for an added, removed or unchanged item."""
@@ -223,8 +235,15 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
     (``cap $2,000.00 → $2,500.00``), items head could not price and an exceeded
     ``--max-increase`` are said in it: a refusal is never hidden behind "ok"."""
     name = esc(e.name)
+    missing = e.not_estimated
     if not e.in_head:
         money = f"removed ({usd(e.base_total)}/month before)"
+    elif missing:
+        # Head's total is a lower bound: its difference from base is no saving and no
+        # increase anyone can know (never "−$139.47" for a size that could not be priced).
+        money = f"{strong('change not known')} ({usd(e.base_total) if e.in_base else '-'} → at least {usd(e.head_total)})"
+        if e.cap is not None:
+            money += f", at least {e.head_percent}% of the {usd(e.cap)} cap"
     elif e.delta.is_zero():
         money = f"no change ({usd(e.head_total)}/month"
         money += f", {e.head_percent}% of the {usd(e.cap)} cap)" if e.cap is not None and e.head_percent is not None else ")"
@@ -235,11 +254,12 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
             money += f", {before}{e.head_percent}% of the {usd(e.cap)} cap"
     if e.cap_changed:
         money += f"; cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → {usd(e.cap) if e.cap is not None else 'none'}"
-    missing = e.not_estimated
     if missing:
         money += f"; {len(missing)} item(s) not estimated ({esc(', '.join(missing))}): the total is a lower bound"
     verdicts = [HEAD_VERDICTS.get(e.head_verdict, e.head_verdict or "")]
     if e.max_increase_exceeded:
+        # The environment fails the job: its verdict is never "ok" (nor "no cap") beside that.
+        verdicts = [v for v in verdicts if v not in ("ok", "no cap")]
         assert e.max_increase is not None
         verdicts.append(f"OVER --max-increase {usd(e.max_increase)} by {usd(e.delta - e.max_increase)} (refused)")
     verdict = "; ".join(v for v in verdicts if v)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, IO, Mapping
 
-from deploy_engine.cli.formats._shared import change_details, ci_path, headline, one_based_range, signed_usd
+from deploy_engine.cli.formats._shared import change_details, ci_path, headline, item_delta, one_based_range, signed_usd
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 
@@ -81,8 +81,9 @@ def diff_github(diff: PlanDiff, an: Analysis | None, base: str, environ: Mapping
                           ("endLine", str(end_line)), ("endColumn", str(end_col))]
             props.append(("title", f"cost {i.change}: {e.name}"))
             details = change_details(i)
-            msg = f"{i.name} ({i.kind}) in {e.name}: {signed_usd(i.delta_monthly_usd)}/month" + (f" ({details})" if details else "")
-            level = "warning" if i.delta_monthly_usd > 0 else "notice"
+            delta = item_delta(i)
+            msg = f"{i.name} ({i.kind}) in {e.name}: {delta}" + ("" if delta == "not estimated" else "/month") + (f" ({details})" if details else "")
+            level = "warning" if i.delta_monthly_usd > 0 or delta == "not estimated" else "notice"
             lines.append(f"::{level} {','.join(f'{k}={github_escape_property(v)}' for k, v in props)}::{github_escape_data(msg)}")
         if e.head_verdict == "invalid":
             lines.append(f"::error title={github_escape_property('head invalid: ' + e.name)}::{github_escape_data(headline(e))}")

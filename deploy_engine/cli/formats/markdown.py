@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, env_delta, footnotes, headline, item_delta, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -118,11 +118,11 @@ def diff_body(diff: PlanDiff) -> list[str]:
             continue
         out += ["", f"#### {md(e.name)}", ""]
         if e.in_head and e.cap is not None and e.head_percent is not None:
-            out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
+            out += [f"`{cap_bar(e.head_percent)}` {'at least ' if e.not_estimated else ''}{e.head_percent}% of the {usd(e.cap)} cap", ""]
         rows = [[
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
             f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
-            _money_cell(i), signed_usd(i.delta_monthly_usd),
+            _money_cell(i), item_delta(i),
         ] for i in changed]
         out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
         unchanged = len(e.items) - len(changed)
@@ -194,7 +194,7 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         cells = []
         for name in env_names:
             e = d.environment(name)
-            cells.append("-" if e is None else f"{signed_usd(e.delta)} {_cell_verdict(e)}")
+            cells.append("-" if e is None else f"{env_delta(e)} {_cell_verdict(e)}")
         rows.append((d.change == "unchanged", [f"{md(d.product or '(no product)')} (`{md(path)}`)", d.change, *cells]))
     details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
     header = ["product", "change", *(md(n) for n in env_names)]
@@ -246,7 +246,10 @@ def _cell_verdict(e: EnvironmentDiff) -> str:
     """Head's verdict in a summary-table cell (failures in bold)."""
     verdict = {"over-cap": "**over cap**", "unpriced": "**unpriced**", "invalid": "**invalid**", "no-cap": "no cap",
                None: "removed"}.get(e.head_verdict, e.head_verdict or "")
-    return verdict + (" **over --max-increase**" if e.max_increase_exceeded else "")
+    if e.max_increase_exceeded:
+        # It fails the job: never "ok" beside that.
+        return ("" if verdict in ("ok", "no cap") else verdict + " ") + "**over --max-increase**"
+    return verdict
 
 
 __all__ = ["DIFF_MARKER", "MAX_COMMENT_CHARS", "diagnostics_markdown", "diff_body", "diff_marker", "diff_markdown", "products_markdown", "md", "plan_markdown"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, item_delta, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -137,7 +137,7 @@ def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) ->
             f"{i.base_size or '-'} → {i.head_size or '-'}" if i.base_size != i.head_size else (i.head_size or "-"),
             f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → "
             + ("-" if i.head_monthly_usd is None else usd(i.head_monthly_usd) if i.head_priced else "not estimated"),
-            signed_usd(i.delta_monthly_usd), change_details(i),
+            item_delta(i), change_details(i),
         ) for i in e.changed_items]
         widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]
         for r in rows:
