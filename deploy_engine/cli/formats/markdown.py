@@ -231,10 +231,10 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     if utf16_len(text) > limit:
         kept = [r for unchanged, r in rows if not unchanged]
         text = render(kept, folded, len(all_rows) - len(kept))
+    total = len(failing)  # counted once, before any is cut
     while utf16_len(text) > limit and len(failing) > 1:
         # Still over: the failing list's tail (the table still marks each failure in bold).
         cut = max(1, len(failing) // 10)
-        total = len([line for line in head if line.startswith("- **")])
         failing = failing[:-cut - 1] if failing[-1].startswith("- … and") else failing[:-cut]
         failing.append(f"- … and {total - len(failing)} more (the table marks each)")
         head[:] = [diff_marker(tag), title, "", "**The job fails:**", "", *failing, "", *notes, *([""] if notes else [])]
