@@ -91,7 +91,7 @@ def ours(github: FakeGitHub, marker: str = MARKER) -> list[dict]:
 def test_the_action_on_a_monorepo_pull_request_comments_once_uploads_sarif_and_updates_on_a_rerun(monorepo, github, sarif_schema):
     ws, runner = monorepo
     run = runner.run({"path": "products"}, action_path=ACTION_PATH)
-    assert [o for _, o in run.outcomes] == ["success"] * 8, run.outcomes
+    assert [o for _, o in run.outcomes] == ["success"] * 9, run.outcomes
     assert not run.failed, run.logs
     assert run.steps["check"]["outputs"]["exit-code"] == "0" and run.steps["diff"]["outputs"]["exit-code"] == "0"
     # SARIF: decided from the step's output (hashFiles never sees RUNNER_TEMP), uploaded with the category.
@@ -162,6 +162,67 @@ def test_the_job_fails_over_max_increase_and_over_a_cap_with_the_reason_in_the_c
     assert run.failed and run.steps["plan"]["outputs"]["exit-code"] == "2" and run.steps["diff"]["outputs"]["exit-code"] == "2"
     (comment,) = ours(github)
     assert "**search** production:" in comment["body"] and "OVER THE CAP (refused)" in comment["body"]
+
+
+@needs_runner
+def test_a_refused_sarif_upload_skips_neither_the_plan_nor_the_diff_nor_the_comment(monorepo, github):
+    """A private repository without code scanning (or a fork's read-only token): upload-sarif
+    fails. With continue-on-error its outcome is failure and its conclusion success, so the
+    steps after it still run under success() and the comment is posted (actions/runner
+    docs/adrs/0274-step-outcome-and-conclusion.md)."""
+    ws, runner = monorepo
+    github.state.code_scanning = False
+    run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    assert run.steps["upload"]["outcome"] == "failure" and run.steps["upload"]["conclusion"] == "success"
+    outcomes = dict(run.outcomes)
+    assert outcomes["Plan"] == outcomes["Diff against the base"] == outcomes["Create, update or delete the pull request comment"] == "success"
+    assert len(ours(github)) == 1 and github.state.sarifs == []
+    # The job's status is the cost check's, not the upload's; the Verdict step says what happened.
+    assert not run.failed and "::warning title=runway cost check::the SARIF upload failed" in run.logs["Verdict"]
+
+
+@needs_runner
+def test_a_diff_that_writes_no_comment_is_never_said_to_be_in_the_comment(monorepo, github):
+    ws, runner = monorepo
+    # A path on neither side: check of the real products passes, plan and diff exit 3.
+    run = runner.run({"path": "products/nope", "check-paths": "products"}, action_path=ACTION_PATH)
+    assert run.steps["diff"]["outputs"]["exit-code"] == "3" and run.failed and ours(github) == []
+    log = run.logs["Verdict"]
+    assert "::error title=runway-deploy diff::exit 3: no runway found, a path or the base revision unreadable" in log
+    assert "the comment says which" not in log
+
+
+def verdict(**env: str) -> str:
+    """The Verdict step's script run with these step outputs (its env)."""
+    (step,) = [s for s in load_action()["runs"]["steps"] if s["name"] == "Verdict"]
+    full = {"PATH": os.environ["PATH"], "CHECK": "", "PLAN": "", "DIFF": "", "COMMENT": "", "UPLOAD": "", **env}
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step["run"]], env=full, capture_output=True, text=True)
+    return f"{proc.returncode}\n{proc.stdout}"
+
+
+def test_the_verdict_step_says_each_documented_exit_code_as_docs_cli_md_does():
+    assert verdict(CHECK="0", PLAN="0", DIFF="0") == "0\n"
+    assert "exit 64: usage error" in verdict(CHECK="0", PLAN="0", DIFF="64") and "comment" not in verdict(DIFF="64").split("usage error")[0]
+    assert "exit 70: internal error" in verdict(DIFF="70")
+    assert "exit 2: an environment over its cap, unpriced or over max-increase (the comment says which)" in verdict(DIFF="2", COMMENT="/t/c.md")
+    assert "the comment says which" not in verdict(DIFF="2") and "the step summary say which" in verdict(DIFF="2")
+    assert "exit 2: an environment over its cap, or unpriced under a cap" in verdict(PLAN="2")
+    assert "exit 3: no runway found" in verdict(CHECK="3") and "exit 1: diagnostics at or above fail-on" in verdict(CHECK="1")
+    assert all(verdict(**{k: "64"}).startswith("1\n") for k in ("CHECK", "PLAN", "DIFF"))
+
+
+@needs_runner
+@pytest.mark.parametrize("inputs, message", [
+    ({"comment-tag": "team orders"}, "::error title=runway cost check - comment-tag::comment-tag must be letters, digits"),
+    ({"comment-tag": "a--b"}, "::error title=runway cost check - comment-tag::"),
+    ({"max-increase": "1e3"}, "::error title=runway cost check - max-increase::max-increase must be an amount in USD"),
+])
+def test_a_bad_input_is_one_clear_error_before_anything_runs(monorepo, github, inputs, message):
+    ws, runner = monorepo
+    run = runner.run({"path": "products", **inputs}, action_path=ACTION_PATH)
+    assert run.outcomes[0] == ("Validate inputs", "failure") and run.failed
+    assert message in run.logs["Validate inputs"]
+    assert all(o == "skipped" for _, o in run.outcomes[1:]) and ours(github) == []
 
 
 @needs_runner
