@@ -156,12 +156,24 @@ def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Nam
     elif fmt == "markdown":
         stream.write(markdown.diff_markdown(diff, base.label, head.label, args.comment_tag))
     elif fmt == "github":
-        loaded = head.loaded
-        for line in github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase):
-            print(line, file=stream)
-        github.print_inert(text.diff_text(diff, base.label, head.label, text.Style(stream, {"NO_COLOR": "1"})), stream)
+        _print_github([(diff, base, head)], args, stream, ctx)
     else:
         stream.write(text.diff_text(diff, base.label, head.label, text.Style(stream, ctx.environ)))
+
+
+def _print_github(diffs: list[tuple[PlanDiff, Side, Side]], args: argparse.Namespace, stream: Any, ctx: Context) -> None:
+    """``--format github`` of one or several products: every annotation of the run, capped to
+    what GitHub shows per step (:func:`~deploy_engine.cli.formats.github.capped`: the text
+    after them says everything), then each product's text, inert."""
+    lines = []
+    for diff, _, head in diffs:
+        loaded = head.loaded
+        lines += github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase)
+    kept, _ = github.capped([(line, "") for line in lines])
+    for line in kept:
+        print(line, file=stream)
+    style = text.Style(stream, {"NO_COLOR": "1"})
+    github.print_inert("\n".join(text.diff_text(diff, base.label, head.label, style) for diff, base, head in diffs), stream)
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -247,6 +259,8 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
                 return  # --skip-unchanged and nothing changed: nothing to post
             elif fmt == "markdown":
                 stream.write(markdown.products_markdown([(p.path, d) for p, d, _ in kept], base_label, head_label, args.comment_tag))
+            elif fmt == "github":
+                _print_github([(d, p.base, p.head) for p, d, _ in kept], args, stream, ctx)
             else:
                 for p, d, _ in kept:
                     _render(fmt, d, p.base, p.head, args, stream, ctx)

@@ -68,10 +68,8 @@ def _render(fmt: str, item: Loaded, plan: Plan, args: argparse.Namespace, stream
     elif fmt == "github":
         # Annotations on stdout (the runner reads workflow commands there), then the plain table,
         # which holds the runway's own names: never read as commands.
-        for d in diags:
-            print(github.diagnostic_github(d, an, base, ctx.environ), file=stream)
-        if plan.environments:
-            github.print_inert(text.plan_text(plan, args.details, text.Style(stream, {"NO_COLOR": "1"})), stream)
+        github.print_diagnostics_github([(d, an, base) for d in diags], ctx.environ, stream,
+                                        text.plan_text(plan, args.details, text.Style(stream, {"NO_COLOR": "1"})) if plan.environments else "")
     elif plan.environments:
         stream.write(text.plan_text(plan, args.details, text.Style(stream, ctx.environ)))
     else:

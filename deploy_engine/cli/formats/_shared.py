@@ -201,7 +201,7 @@ def item_delta(i: ItemDiff) -> str:
 def env_delta(e: EnvironmentDiff) -> str:
     """An environment's delta in a summary cell: ``+$12.00``, or ``not known`` when head's
     total is a lower bound (an item not estimated)."""
-    return "not known" if e.not_estimated else signed_usd(e.delta)
+    return "not known" if e.not_estimated or e.head_unread else signed_usd(e.delta)
 
 
 def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
@@ -236,7 +236,9 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
     ``--max-increase`` are said in it: a refusal is never hidden behind "ok"."""
     name = esc(e.name)
     missing = e.not_estimated
-    if not e.in_head:
+    if e.head_unread:
+        money = f"{strong('not compared')}: head could not be read ({usd(e.base_total)}/month at base)"
+    elif not e.in_head:
         money = f"removed ({usd(e.base_total)}/month before)"
     elif missing:
         # Head's total is a lower bound: its difference from base is no saving and no
@@ -275,7 +277,10 @@ def product_notes(diff: PlanDiff, esc: Callable[[str], str] = printable, *, chan
         out.append("product added: every item is new (base has no such product)")
     elif changes and diff.change == "removed":
         out.append("product removed: every item is removed (head total $0.00)")
-    if errors and diff.head_errors:
+    if errors and not diff.head_read:
+        out.append(f"head could not be read ({plural(diff.head_errors, 'error')}; `runway-deploy check` lists them): nothing is "
+                   "compared, its region, caps and items are unknown and no environment is ok")
+    elif errors and diff.head_errors:
         out.append(f"head has {plural(diff.head_errors, 'error')} (`runway-deploy check` lists them): its totals are lower bounds "
                    "and no environment is ok")
     if diff.region_changed:

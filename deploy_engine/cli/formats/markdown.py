@@ -114,7 +114,7 @@ def diff_body(diff: PlanDiff) -> list[str]:
         out.append("- no environment on either side")
     for e in diff.environments:
         changed = e.changed_items
-        if not changed:
+        if not changed or e.head_unread:
             continue
         out += ["", f"#### {md(e.name)}", ""]
         if e.in_head and e.cap is not None and e.head_percent is not None:
@@ -169,7 +169,10 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         f"{n} {c}" for c, n in counts.items() if n) + ")"
     failing: list[str] = []
     for path, d in products:
-        if d.head_errors:
+        if not d.head_read:
+            failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head could not be read ({d.head_errors} error(s); "
+                           "`runway-deploy check` lists them): nothing is compared, no environment is ok")
+        elif d.head_errors:
             # One line for an invalid head, not one per environment: every one of them is invalid.
             failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head has {d.head_errors} error(s) (`runway-deploy check` "
                            "lists them); its totals are lower bounds, no environment is ok")
@@ -179,11 +182,17 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     # A cap change explains a verdict as much as a price does: said above the fold too.
     notes += [f"- **{md(d.product or path)}** {md(e.name)}: cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → "
               f"{usd(e.cap) if e.cap is not None else 'none'}" for path, d in products for e in d.environments if e.cap_changed]
-    head = [diff_marker(tag), title, ""]
-    if failing:
-        head += ["**The job fails:**", "", *failing, ""]
-    if notes:
-        head += [*notes, ""]
+    def top(failing: list[str]) -> list[str]:
+        out = [diff_marker(tag), title, ""]
+        if failing:
+            out += ["**The job fails:**", "", *failing, ""]
+        if notes:
+            # Under their own heading: a list right after the failing one would join it (one
+            # Markdown list), and a region or cap change fails nothing by itself.
+            out += ["**Region and cap changes:**", "", *notes, ""]
+        return out
+
+    head = top(failing)
     # The summary table: a row per product, a column per environment (in the order they first
     # appear), each cell the delta and head's verdict.
     env_names: list[str] = []
@@ -237,7 +246,7 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         cut = max(1, len(failing) // 10)
         failing = failing[:-cut - 1] if failing[-1].startswith("- … and") else failing[:-cut]
         failing.append(f"- … and {total - len(failing)} more (the table marks each)")
-        head[:] = [diff_marker(tag), title, "", "**The job fails:**", "", *failing, "", *notes, *([""] if notes else [])]
+        head[:] = top(failing)
         text = render(kept, folded, len(all_rows) - len(kept))
     return text
 

@@ -138,7 +138,7 @@ def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) ->
             f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → "
             + ("-" if i.head_monthly_usd is None else usd(i.head_monthly_usd) if i.head_priced else "not estimated"),
             item_delta(i), change_details(i),
-        ) for i in e.changed_items]
+        ) for i in (() if e.head_unread else e.changed_items)]
         widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]
         for r in rows:
             cells = [f"{r[0]}", f"{r[1]:<{widths[1]}}", f"{r[2]:<{widths[2]}}", f"{r[3]:<{widths[3]}}", f"{r[4]:<{widths[4]}}", f"{r[5]:>{widths[5]}}"]
