@@ -157,3 +157,90 @@ def test_a_shortened_failing_list_counts_every_failure():
     listed = [line for line in failing.splitlines() if line.startswith("- **product-")]
     more = re.search(r"- … and (\d+) more", failing)
     assert more is not None and listed and len(listed) + int(more.group(1)) == 900
+
+
+# --------------------------------------------------------------------------------------
+# A monorepo: annotations, region/cap changes, an unread head, one product in two folders
+# --------------------------------------------------------------------------------------
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+@pytest.fixture
+def mono(tmp_path, monkeypatch) -> Path:
+    from test_cli_diff_monorepo import make_monorepo
+
+    ws = tmp_path / "ws"
+    make_monorepo(ws)  # orders changed, billing removed, search added: dozens of changed items
+    monkeypatch.chdir(ws)
+    return ws
+
+
+@needs_git
+def test_github_annotations_name_the_product_and_keep_within_githubs_limit_per_step(mono):
+    """GitHub shows 10 annotations of each level per step and drops the rest without a word
+    (actions/runner ExecutionContext.cs `_maxIssueCount = 10`; REST docs, "Update a check
+    run": "limited to 10 warning annotations and 10 error annotations per step")."""
+    from deploy_engine.cli.formats.github import annotation_level
+
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "github", "--max-increase", "0")
+    assert rc == 2
+    annotations = [line for line in out.splitlines() if re.match(r"::(error|warning|notice)[ :]", line)]
+    per_level = {lvl: [a for a in annotations if annotation_level(a) == lvl] for lvl in ("error", "warning", "notice")}
+    assert all(len(v) <= 10 for v in per_level.values()) and len(annotations) <= 50
+    # More changed items than that: the last of a level says how many more, the log has them all.
+    assert per_level["notice"][-1].startswith("::notice title=runway-deploy%3A ") and "more notice annotation(s) not shown" in per_level["notice"][-1]
+    assert "removed: billing dev" in out.replace("%3A", ":") or "cost removed: billing dev" in out.replace("%3A", ":")
+    assert all(re.search(r"(billing|orders|search) ", a.split("::", 2)[2]) for a in annotations if "runway-deploy%3A" not in a)
+    assert "cost change of billing" in out and "cost change of search" in out
+
+
+def test_check_in_github_format_keeps_within_the_limit_and_loses_no_diagnostic():
+    rc, out, _ = run("check", str(REPO / "examples" / "broken"), "--format", "github")
+    errors = [line for line in out.splitlines() if line.startswith("::error ")]
+    assert rc == 1 and len(errors) == 10 and "more error annotation(s) not shown" in errors[-1]
+    # The 34 errors: 9 annotations, the other 25 as text in the log (inert).
+    more = int(re.search(r"(\d+) more error annotation", errors[-1]).group(1))
+    assert more == 25 and len(re.findall(r": error RW\d+: ", out)) == 25 and "34 errors" in out
+
+
+@needs_git
+def test_a_region_or_cap_change_is_not_listed_as_failing_the_job(mono):
+    root = mono / "products" / "orders" / "runway.yaml"
+    text = root.read_text(encoding="utf-8")
+    root.write_text(text.replace("region: us-east-1\n", "region: eu-west-1\n").replace("      monthly: 2500\n", "      monthly: 3000\n"), encoding="utf-8")
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown", "--max-increase", "0")
+    assert rc == 2
+    failing = out.split("**The job fails:**", 1)[1].split("\n\n**", 1)[0]
+    assert "region us-east-1 → eu-west-1" not in failing and "cap $2,500.00 → $3,000.00" not in failing.split("OVER")[0].split("\n")[0]
+    changes = out.split("**Region and cap changes:**", 1)[1].split("| product", 1)[0]
+    assert "- **orders**: region us-east-1 → eu-west-1" in changes and "- **orders** production: cap $2,500.00 → $3,000.00" in changes
+
+
+@needs_git
+def test_a_head_that_cannot_be_read_is_said_so_never_a_region_change_or_a_saving(mono):
+    root = mono / "products" / "orders" / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8") + "  broken: [\n", encoding="utf-8")
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown")
+    assert rc == 1
+    assert "region us-east-1 → none" not in out and "→ none" not in out
+    assert "- **orders** (`products/orders`): head could not be read (" in out
+    row = next(line for line in out.splitlines() if line.startswith("| orders (`products/orders`)"))
+    assert "−$" not in row and row.count("not known **invalid**") == 3
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "json")
+    orders = next(p for p in json.loads(out)["products"] if p["product"] == "orders")
+    assert orders["head_read"] is False and all(e["delta_monthly_usd"] is None and e["head_total_monthly_usd"] is None
+                                                for e in orders["environments"])
+
+
+@needs_git
+def test_two_folders_with_one_product_name_get_a_warning_and_plan_json_carries_paths(mono):
+    from test_cli_diff_monorepo import git, product
+
+    product(mono, "orders", "products/orders-copy")
+    git(mono, "add", "-A")  # a folder search of a git checkout reads what git tracks
+    for argv in (("check", "products"), ("plan", "products", "--format", "json"), ("diff", "products", "--base", "main", "--format", "json")):
+        rc, out, err = run(*argv)
+        assert "warning: 2 runways declare product 'orders' (products/orders, products/orders-copy)" in err, argv
+    rc, out, _ = run("plan", "products", "--format", "json")
+    assert [p["path"] for p in json.loads(out)["products"]] == ["products/orders", "products/orders-copy", "products/search"]
