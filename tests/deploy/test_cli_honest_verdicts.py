@@ -244,3 +244,14 @@ def test_two_folders_with_one_product_name_get_a_warning_and_plan_json_carries_p
         assert "warning: 2 runways declare product 'orders' (products/orders, products/orders-copy)" in err, argv
     rc, out, _ = run("plan", "products", "--format", "json")
     assert [p["path"] for p in json.loads(out)["products"]] == ["products/orders", "products/orders-copy", "products/search"]
+
+
+@needs_git
+def test_plan_json_of_several_runways_is_a_products_document_with_exit_0_as_documented(mono):
+    rc, out, err = run("plan", "products", "--format", "json")
+    assert rc == 0, err
+    assert [p["product"] for p in json.loads(out)["products"]] == ["orders", "search"]
+    docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    usage_row = next(line for line in docs.splitlines() if line.startswith("| 64 | usage error"))
+    assert "plan --format json" not in usage_row
+    assert "`plan products --format json` of three valid products under their caps is exit 0" in docs
