@@ -255,3 +255,16 @@ def test_plan_json_of_several_runways_is_a_products_document_with_exit_0_as_docu
     usage_row = next(line for line in docs.splitlines() if line.startswith("| 64 | usage error"))
     assert "plan --format json" not in usage_row
     assert "`plan products --format json` of three valid products under their caps is exit 0" in docs
+
+
+def test_thousands_of_failing_products_still_fit_one_comment():
+    # 900 products each over --max-increase: the failing list and then the table are cut,
+    # never a comment GitHub refuses (422 over 65,536 characters).
+    def side(n: int, usd: int) -> PlanSide:
+        return PlanSide(f"product-{n:03d}", "us-east-1", (SideEnvironment("dev", Decimal(5000), Decimal(usd), "ok",
+                                                                          (SideItem("w", "workload", "small", Decimal(usd), {}),)),))
+    products = [(f"products/p{n:03d}", diff_plans(side(n, 1), side(n, 10), max_increase=Decimal(0))) for n in range(900)]
+    body = products_markdown(products, "main", "the working tree")
+    assert utf16_len(body) <= MAX_COMMENT_CHARS
+    assert re.search(r"… and \d+ more changed product\(s\) \(comment size limit", body)
+    assert "**The job fails:**" in body and re.search(r"- … and \d+ more", body)

@@ -208,21 +208,24 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
     header = ["product", "change", *(md(n) for n in env_names)]
 
-    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int) -> str:
+    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int, cut_rows: int = 0) -> str:
         out = list(head)
         out += markdown.table(header, kept_rows, right=set(range(2, len(header))))
         if dropped_rows:
             out += ["", f"… and {dropped_rows} unchanged product(s) (comment size limit)."]
+        if cut_rows:
+            out += ["", f"… and {cut_rows} more changed product(s) (comment size limit; `runway-deploy diff --format json` lists them)."]
         for path, d, body in details:
             if path in folded:
                 continue
             out += ["", "<details>", f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>",
                     "", body, "", "</details>"]
-        if folded or dropped_rows:
+        if folded or dropped_rows or cut_rows:
             shown = ", ".join(f"`{md(p)}`" for p in folded[:20]) + (", …" if len(folded) > 20 else "")
             out += ["", f"<sub>Left out to stay under GitHub's {limit:,}-character comment limit: "
-                    + (f"the details of {len(folded)} product(s) ({shown})" if folded else "")
-                    + (" and " if folded and dropped_rows else "") + (f"{dropped_rows} unchanged table row(s)" if dropped_rows else "")
+                    + "; ".join(part for part in (f"the details of {len(folded)} product(s) ({shown})" if folded else "",
+                                                  f"{dropped_rows} unchanged table row(s)" if dropped_rows else "",
+                                                  f"{cut_rows} changed table row(s)" if cut_rows else "") if part)
                     + "; `runway-deploy diff --format json` (or `--format text`) has everything.</sub>"]
         out += ["", _footer(base_label, head_label)]
         return "\n".join(out) + "\n"
@@ -248,6 +251,12 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         failing.append(f"- … and {total - len(failing)} more (the table marks each)")
         head[:] = top(failing)
         text = render(kept, folded, len(all_rows) - len(kept))
+    dropped = len(all_rows) - len(kept)
+    shown_rows = kept
+    while utf16_len(text) > limit and len(shown_rows) > 1:
+        # Thousands of failing products: the table's tail too, never a comment GitHub refuses.
+        shown_rows = shown_rows[:-max(1, len(shown_rows) // 10)]
+        text = render(shown_rows, folded, dropped, len(kept) - len(shown_rows))
     return text
 
 
