@@ -262,6 +262,21 @@ def test_outside_a_pull_request_the_plan_writes_the_summary_and_nothing_is_poste
 
 
 @needs_runner
+def test_the_plan_summary_of_an_unknown_size_says_invalid_and_lower_bound(monorepo, github):
+    ws, runner = monorepo
+    edit(ws / "products" / "orders" / "runway.yaml", "      staging: medium\n", "      staging: smal\n")
+    runner.event_name, runner.event = "push", {"ref": "refs/heads/main", "after": runner.sha, "repository": {"full_name": "acme/shop"}}
+    run = runner.run({"path": "products/orders"})
+    assert run.failed and run.steps["check"]["outputs"]["exit-code"] == "1"
+    summary = runner.summary.read_text(encoding="utf-8")
+    staging = summary.split("## staging", 1)[1].split("## production", 1)[0]
+    assert staging.startswith(" — at least $") and "Verdict: **invalid — not estimated** (main-db:" in staging
+    assert "Verdict: **ok**" not in staging and "$0.00" not in staging
+    doc = json.loads(Path(run.outputs["plan-file"]).read_text(encoding="utf-8"))
+    assert [e["verdict"] for e in doc["environments"]] == ["ok", "invalid", "ok"]
+
+
+@needs_runner
 def test_hashfiles_reads_the_workspace_only_as_the_runner_does(tmp_path):
     """Why the old guard `hashFiles(format('{0}/runway.sarif', runner.temp)) != ''` never ran:
     the runner ignores every match outside GITHUB_WORKSPACE (hashFiles.ts)."""
