@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from runway_core.analysis import Analysis, AnalysisSteps, analysis_steps, analyze, step
+from runway_core.changes import with_recorded_changes
 from runway_core.workspace import find_root, read_disk, root_link_escapes
 from runway_core.catalog import Catalog
 
@@ -324,6 +325,7 @@ class Analyses:
         return refused
 
     def _keep(self, key: str, an: Analysis, record: dict[str, Any]) -> Analysis:
+        with_recorded_changes(an)  # RW190-RW193 against the deployed plan in the product's .runway/
         self._cache[key] = (an, record)
         self._made[key] = next(self._clock)
         if self._valid_memo is not None:
@@ -522,7 +524,8 @@ class Analyses:
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text
 
-            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused), record
+            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused)
+            return with_recorded_changes(an), record
 
         if job is not None:
             job.concurrent.cancel()  # superseded before it started (typed again): never runs

@@ -58,7 +58,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from runway_core.text import suggest
+from runway_core.text import redact, suggest
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
 from .convert import messages
@@ -132,10 +132,14 @@ _DEFAULTS = Settings()
 
 
 def _shown(value: Any) -> str:
+    """A setting's value as a message quotes it: redacted **before** it is cut to 60 characters
+    (cut first, a URL's password before its `@` or a JWT before its signature no longer has the
+    shape the send-time redaction knows, and its start would be quoted)."""
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
         text = repr(value)
+    text = redact(text)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -222,6 +226,7 @@ class SettingsManager:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.current = Settings()
+        self._said = False  # the settings logged at INFO once (then again only when they change)
         self.init_options: Any = None
         self.client_name: str | None = None  # initialize's clientInfo.name
         self.catalog_folder: str | None = None  # the loaded override folder; None: packaged
@@ -324,7 +329,9 @@ class SettingsManager:
         """Parse ``raw`` (the ``runway`` section), warn about its problems, make it current,
         reload the catalogue when ``catalogPath`` asks for it, tell the listeners."""
         settings, problems = parse_settings(raw)
-        log.info("settings from %s: %s", origin, settings)
+        # Said once: the same settings pulled again (each workspace/configuration answer) at DEBUG.
+        log.log(logging.INFO if settings != self.current or not self._said else logging.DEBUG, "settings from %s: %s", origin, settings)
+        self._said = True
         if problems:
             self.warn(warning_text(problems))
         old, self.current = self.current, settings

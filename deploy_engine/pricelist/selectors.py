@@ -216,6 +216,7 @@ def catalogue_keys(sizes: "object") -> list[str]:
         "rds:gp3:single-az", "rds:gp3:multi-az", "aurora:storage:standard", "aurora:io:standard",
         "rds-proxy:vcpu", "secretsmanager:secret", "sqs:standard", "sqs:fifo", "sns:standard", "sns:fifo",
         "s3:storage", "s3:tier1", "s3:tier2", "fargate:arm:vcpu", "fargate:arm:memory",
+        "fargate:x86:vcpu", "fargate:x86:memory",
         "alb:hour", "alb:lcu", "vpc:public-ipv4", "route53:private-zone", "cloudmap:instance",
         "logs:ingestion", "logs:storage",
     }

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from ..catalog import Catalog
 from ..money import cents
 from .items import LineItem
-from .spec import EntrySpec, RunwaySpec
+from .spec import PLATFORMS, EntrySpec, RunwaySpec
 
 #: Fargate task sizes in ECS units (cpu units, MiB) by vCPU/GB, for the task definition.
 _FARGATE_UNITS = {Decimal("0.25"): 256, Decimal("0.5"): 512, Decimal("1"): 1024, Decimal("2"): 2048, Decimal("4"): 4096, Decimal("8"): 8192, Decimal("16"): 16384}
@@ -177,7 +177,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
             ("s3:tier1", f"PUT/COPY/POST/LIST requests, assumed {cap['put_requests_thousands']}k", cap["put_requests_thousands"]),
             ("s3:tier2", f"GET and other requests, assumed {cap['get_requests_thousands']}k", cap["get_requests_thousands"]),
         ]
-    # workload: ECS Fargate Linux/ARM64, per task x scale (docs/catalog.md)
+    # workload: ECS Fargate Linux, ARM64 or x86 by its platform, per task x scale (docs/catalog.md)
+    architecture, price = PLATFORMS.get(entry.platform, PLATFORMS["linux/arm64"])
     tasks = Decimal(entry.scale_in(env))
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
     logs_gb = cap["log_ingested_gb"]
@@ -187,7 +188,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
     stored_gb = logs_gb * tasks * retention / 30
     capacity = {
         "launch_type": "FARGATE",
-        "architecture": "ARM64",
+        "architecture": architecture,
+        "platform": entry.platform if entry.platform in PLATFORMS else "linux/arm64",
         "vcpu": vcpu,
         "memory_gb": mem,
         "cpu_units": _FARGATE_UNITS.get(vcpu, int(vcpu * 1024)),
@@ -206,8 +208,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
         "uses": tuple(entry.uses),
     }
     return size, capacity, [
-        ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
-        ("fargate:arm:memory", f"Fargate ARM memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
+        (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
+        (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
         ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
         ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
     ]

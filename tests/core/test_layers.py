@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "runway_core.whatif": 5,
     "runway_core.baseline": 5,
     "runway_core.plan_diff": 5,
+    "runway_core.changes": 5,
     "runway_core.ide": 6,
 }
 
