@@ -268,4 +268,4 @@ def test_thousands_of_failing_products_still_fit_one_comment():
     body = products_markdown(products, "main", "the working tree")
     assert utf16_len(body) <= MAX_COMMENT_CHARS
     assert re.search(r"… and \d+ more changed product\(s\) \(comment size limit", body)
-    assert "**The job fails:**" in body and re.search(r"- … and \d+ more", body)
+    assert "**The job fails:**" in body and re.search(r"- … and \d+ more \(`runway-deploy diff --format json` lists each\)", body)

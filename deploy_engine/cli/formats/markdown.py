@@ -256,6 +256,10 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     while utf16_len(text) > limit and len(shown_rows) > 1:
         # Thousands of failing products: the table's tail too, never a comment GitHub refuses.
         shown_rows = shown_rows[:-max(1, len(shown_rows) // 10)]
+        if failing and failing[-1].startswith("- … and"):
+            # The table no longer marks each: say where they all are.
+            failing[-1] = failing[-1].replace("(the table marks each)", "(`runway-deploy diff --format json` lists each)")
+            head[:] = top(failing)
         text = render(shown_rows, folded, dropped, len(kept) - len(shown_rows))
     return text
 
