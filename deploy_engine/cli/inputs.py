@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
+from deploy_engine.terminal import printable
 from runway_core.diagnostics import Severity
 from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
@@ -273,7 +274,31 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
                 seen.add(key)
                 out.append(item)
                 _warn_shadowed(item, warn)
+    warn_same_product([(os.path.dirname(i.analysis.root_file), i.analysis.spec.product if i.analysis.spec else None) for i in out], warn)
     return out
+
+
+def _shown_folder(folder: str) -> str:
+    here = os.path.relpath(os.path.abspath(folder) or ".")
+    return Path(os.path.abspath(folder) if here.startswith("..") else here).as_posix()
+
+
+def warn_same_product(named: Sequence[tuple[str, str | None]], warn: Warn | None) -> None:
+    """One warning per ``product:`` name that several root runways (``(folder, product)``
+    pairs) declare: the product names its stacks, its SSM parameters
+    (``/runway/<product>/<env>/...``) and its rows in a comment, so two such folders would
+    deploy over each other (docs/cli.md, "plan", several runways)."""
+    if warn is None:
+        return
+    folders: dict[str, list[str]] = {}
+    for folder, product in named:
+        if product is not None:
+            folders.setdefault(product, []).append(folder)
+    for product, found in folders.items():
+        if len(found) > 1:
+            shown = ", ".join(_shown_folder(f) for f in found)
+            warn(f"{PROG}: warning: {len(found)} runways declare product '{printable(product)}' ({shown}): its stacks and SSM "
+                 f"parameters (/runway/{printable(product)}/...) would be shared; give each folder its own product name")
 
 
 def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
@@ -310,4 +335,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments", "warn_same_product"]
