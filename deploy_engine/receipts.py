@@ -131,7 +131,8 @@ def public_backend_url(url: str) -> str:
     dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). A password holding
     ``/``, ``?`` or ``#`` pasted raw (:func:`_pasted_userinfo`) is hidden as a whole: the URL is
     shown from its last ``@``. Every message, receipt and JSON document shows a backend this
-    way; never raises."""
+    way; an ``s3://`` bucket holding ``:`` (``s3://KEY:SECRET/p``, user info without ``@``) is
+    shown as ``***``; never raises."""
     pasted = _pasted_userinfo(url)
     if pasted is not None:
         scheme = _SCHEME.match(url)
@@ -140,7 +141,12 @@ def public_backend_url(url: str) -> str:
     m = _URL.match(url)
     if m is None:
         return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
-    return m.group("scheme") + ("***@" if m.group("userinfo") is not None else "") + m.group("rest")
+    rest = m.group("rest")
+    host, slash, path = rest.partition("/")
+    if m.group("userinfo") is None and ":" in host and m.group("scheme").lower() == "s3://":
+        # s3://KEY:SECRET/p: user info without its '@' (a bucket never holds ':', no port either).
+        rest = "***" + slash + path
+    return m.group("scheme") + ("***@" if m.group("userinfo") is not None else "") + rest
 
 
 def url_secrets(url: str) -> list[str]:
@@ -160,6 +166,12 @@ def url_secrets(url: str) -> list[str]:
     query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
     if query:
         out.append(query)
+    if "#" in url:  # a fragment is never sent anywhere, so never needed in a message
+        out.append(url.split("#", 1)[1])
+    if m is not None and m.group("userinfo") is None and m.group("scheme").lower() == "s3://":
+        host = m.group("rest").partition("/")[0]
+        if ":" in host:  # s3://KEY:SECRET/p (module docstring of public_backend_url)
+            out += [host, host.split(":", 1)[1]]
     return list(dict.fromkeys(v for v in out if v))
 
 

@@ -6,6 +6,7 @@ SDKs are. boto3 is imported only by :func:`s3_client`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
@@ -182,9 +183,13 @@ class S3Location:
     endpoint: str | None = None
 
 
+_BUCKET_CHARS = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def parse_s3_url(url: str) -> S3Location:
     """``s3://bucket[/prefix][?region=..&profile=..&endpoint=..]`` -> :class:`S3Location`.
-    Raises ValueError for a URL without a bucket, or with an ``@`` after it (a pasted
+    Raises ValueError for a URL without a bucket, with a ``#`` fragment, a bucket name holding
+    another character than ``[A-Za-z0-9._-]`` (``s3://KEY:SECRET/p``), or with an ``@`` after it (a pasted
     credential holding ``/``, ``?`` or ``#``; the message quotes nothing of the URL)."""
     rest = url.strip()[len("s3://"):]
     authority_end = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
@@ -194,11 +199,21 @@ def parse_s3_url(url: str) -> S3Location:
         # refused, quoting nothing of the URL.
         raise ValueError("an s3:// backend URL holds no credentials (an '@' after its bucket was found): use "
                          "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the URL's profile= parameter")
+    if "#" in rest:
+        # A fragment means nothing to S3 and would be read into the prefix (and so into every
+        # location shown); it may be a pasted secret: refused, quoting nothing of the URL.
+        raise ValueError("an s3:// backend URL has no '#' fragment: s3://<bucket>[/<prefix>][?region=..]")
     path, _, query = rest.partition("?")
     authority, _, prefix = path.partition("/")
     bucket = authority.rpartition("@")[2]  # user info is never a bucket (nor ever shown)
     if not bucket:
         raise ValueError("an s3:// backend names a bucket: s3://<bucket>[/<prefix>]")
+    if not _BUCKET_CHARS.fullmatch(bucket):
+        # A ':' is user info without '@' (KEY:SECRET), which boto would quote back in its
+        # "Invalid bucket name" error; no S3 bucket name holds anything but these characters
+        # (AWS S3 User Guide, "Bucket naming rules"; legacy us-east-1 names add A-Z and '_').
+        raise ValueError("an s3:// backend's bucket name holds only letters, digits, '.', '-' and '_' "
+                         "(a ':' in it reads as a credential, which the URL never holds): s3://<bucket>[/<prefix>]")
     q = {k: v[-1] for k, v in parse_qs(query).items()}
     return S3Location(bucket, prefix.strip("/"), q.get("region"), q.get("profile"), q.get("endpoint"))
 

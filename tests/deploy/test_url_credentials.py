@@ -43,6 +43,11 @@ def assert_clean(text: str) -> None:
     "s3://PASSWORD123@bucket/p",
     "gs://u:PASSWORD123@bucket/p",
     f"s3://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@/p",
+    # A fragment was kept as part of the prefix and shown in every location and fix command;
+    # a ':' without '@' was read as the bucket and quoted back by boto ("Invalid bucket name").
+    "s3://bucket/p#PASSWORD123",
+    "s3://bucket/p?region=us-east-1#PASSWORD123",
+    "s3://bucket:PASSWORD123/p",
 ])
 @pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
                                      ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
@@ -53,6 +58,10 @@ def test_a_backend_url_credential_is_never_printed(capsys, tmp_path, url, comman
     environ = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y", "AWS_REGION": "us-east-1",
                "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_MAX_ATTEMPTS": "1", "RUNWAY_DEBUG": "1"}
     rc, text = run(capsys, *argv, environ=environ)
+    assert rc == 3, text
+    assert_clean(text)
+    # The same through PULUMI_BACKEND_URL.
+    rc, text = run(capsys, *argv[:-2], environ={**environ, "PULUMI_BACKEND_URL": url})
     assert rc == 3, text
     assert_clean(text)
 
@@ -82,3 +91,15 @@ def test_the_url_helpers_hide_a_password_that_holds_a_slash_or_question_mark():
     # An '@' after the bucket is a pasted credential (S3 takes none in the URL): refused.
     with pytest.raises(ValueError):
         parse_s3_url("s3://bucket/p?endpoint=http://u:PASSWORD123@127.0.0.1:9")
+
+
+def test_the_url_helpers_hide_a_fragment_and_a_colon_in_the_bucket():
+    assert public_backend_url("s3://b-trav/pfx#PASSWORD123") == "s3://b-trav/pfx"
+    assert public_backend_url("s3://b-trav:PASSWORD123/pfx") == "s3://***/pfx"
+    assert "PASSWORD123" in url_secrets("s3://b-trav/pfx#PASSWORD123")
+    assert "PASSWORD123" in url_secrets("s3://b-trav:PASSWORD123/pfx")
+    for url in ("s3://b-trav/pfx#PASSWORD123", "s3://b-trav:PASSWORD123/pfx", "s3://b trav/pfx"):
+        with pytest.raises(ValueError) as exc:
+            parse_s3_url(url)
+        assert_clean(str(exc.value))
+    assert parse_s3_url("s3://Legacy_Bucket.1/p").bucket == "Legacy_Bucket.1"
