@@ -60,7 +60,12 @@ PROG = "runway-deploy"
 
 
 class UsageError(Exception):
-    """A command-line usage mistake: exit :data:`EXIT_USAGE`."""
+    """A command-line usage mistake: exit :data:`EXIT_USAGE`. The message (one line, which may
+    quote what was given) and ``usage``, the command's own usage text printed before it."""
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class InputError(Exception):

@@ -138,8 +138,11 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
     except UsageError as exc:
         # A usage error quotes the argument given (`--env $'dev\x1b[2J'`, argparse's
         # "unrecognized arguments: ..."): control characters are shown as escapes, never sent
-        # to the terminal.
-        print(printable_lines(str(exc)), file=err)
+        # to the terminal, a newline or CR too (a line of its own in a CI log could pass for
+        # the tool's). Only the usage text, which is the parser's own, keeps its line breaks.
+        if exc.usage:
+            print(exc.usage, file=err)
+        print(printable(str(exc)), file=err)
         return EXIT_USAGE
     except InputError as exc:
         print(f"{PROG}: {printable(str(exc))}", file=err)

@@ -51,7 +51,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = self._did_you_mean(message)
-        raise UsageError(f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}{hint}")
+        raise UsageError(f"{self.prog}: error: {message}{hint}", usage=self.format_usage().rstrip())
 
     def _options_of(self, parser: argparse.ArgumentParser) -> list[str]:
         return [o for action in parser._actions for o in action.option_strings if o.startswith("--")]

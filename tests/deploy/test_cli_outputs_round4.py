@@ -61,6 +61,9 @@ def test_schema_output_refuses_a_symlink_to_a_runway_and_writes_a_new_file(capsy
     ["check", "{root}", "--catalog", ""],
     ["plan", "{root}", "--output", "   "],
     ["receipts", "export", "{root}", "--to", ""],
+    # `receipts --env ""` listed every environment, where `plan --env ""` is 64.
+    ["receipts", "{root}", "--env", ""],
+    ["receipts", "export", "{root}", "--to", "{root}/x", "--env", " "],
 ])
 def test_an_empty_file_or_folder_argument_is_a_usage_error(capsys, tmp_path, argv):
     root = orders(tmp_path)
@@ -80,3 +83,16 @@ def test_an_env_value_with_control_characters_is_never_echoed_raw(capsys, tmp_pa
     assert "\\x1b[2J" in err
     for c in "\x1b\x07\x9b":
         assert c not in out + err
+
+
+@pytest.mark.parametrize("command", [["plan", "{root}"], ["check", "{root}"], ["resources", "{root}"], ["plan", "{root}", "--format", "json"]])
+def test_a_newline_or_cr_in_a_usage_error_is_escaped_never_a_line_of_its_own(capsys, tmp_path, command):
+    """``--env $'dev\x1b[31m\n'``: ESC was escaped but the raw newline printed, so a forged line
+    (``::error::``, a fake "deployed") could follow in a CI log. Every control character of the
+    message is escaped; only the parser's own usage text keeps its line breaks."""
+    root = orders(tmp_path)
+    rc, out, err = run(capsys, *[a.format(root=root) for a in command], "--env", "dev\x1b[31m\n::error::forged\r")
+    assert rc == 64, (out, err)
+    assert "\\n::error::forged\\r" in err, err
+    assert not any(line.startswith("::error::") for line in (out + err).splitlines()), err
+    assert "\x1b" not in out + err and "\r" not in out + err

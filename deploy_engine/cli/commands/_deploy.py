@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             _print_json_error(args, ctx, EXIT_NO_INPUT, str(exc))
             raise
         except UsageError as exc:
-            _print_json_error(args, ctx, EXIT_USAGE, str(exc).splitlines()[-1])
+            _print_json_error(args, ctx, EXIT_USAGE, str(exc))
             raise
         diags = an.all_diagnostics()
         if diags:

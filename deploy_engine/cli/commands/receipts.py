@@ -60,6 +60,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from deploy_engine.secrets import Redactor
 
     export, path = _words(args)
+    if args.env is not None and not args.env.strip():
+        # `--env "$UNSET"`: never "no filter" (every environment listed), as `plan --env ""` is 64 too.
+        raise UsageError(f"{PROG} receipts: error: --env is empty: name an environment")
     if export and not args.to:
         raise UsageError(f"{PROG} receipts export: error: --to DIR is required")
     if not export and args.to:
