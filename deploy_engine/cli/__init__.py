@@ -65,7 +65,7 @@ from deploy_engine.exits import (
     UsageError,
 )
 from deploy_engine.pipeline.guards import DEPLOY_EXTRA_MODULES, deploy_extra_message
-from deploy_engine.terminal import printable, printable_lines
+from deploy_engine.terminal import printable
 
 
 def main(

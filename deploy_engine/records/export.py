@@ -118,9 +118,20 @@ class FolderWriter:
     def create(self, rel: str, data: bytes, *, replace: bool = False) -> str:
         """Write ``data`` to ``dest/rel`` atomically; returns its sha256 (checked by reading the
         written file back). Without ``replace`` an existing name is never replaced (raises
-        :class:`FileExistsError`). Raises :class:`Refused`."""
+        :class:`FileExistsError`); with it, only a regular file is. Raises :class:`Refused` (a
+        symlink on the way or, with ``replace``, at the name itself)."""
         parent, _, name = rel.rpartition("/")
         pfd = self.folder(parent)
+        if replace:
+            # What is replaced must be a regular file: a symlink there (DIR/SHA256SUMS -> elsewhere)
+            # is refused as every symlink below DIR is, never silently swapped for a file.
+            try:
+                st = os.lstat(name, dir_fd=pfd)
+            except FileNotFoundError:
+                pass
+            else:
+                if not stat.S_ISREG(st.st_mode):
+                    raise Refused(f"{self.dest / rel} is a symlink or not a regular file; not replaced")
         digest = hashlib.sha256(data).hexdigest()
         tmp = f".tmp-{uuid.uuid4().hex}"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=pfd)

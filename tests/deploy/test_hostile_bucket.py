@@ -103,6 +103,23 @@ def test_export_refuses_a_symlink_at_the_file_itself(capsys, tmp_path, moto_serv
     assert secret.read_text() == "private" and (dest / name).is_symlink()
 
 
+def test_export_refuses_a_symlink_at_sha256sums(capsys, tmp_path, moto_server):
+    """``DIR/SHA256SUMS -> elsewhere`` was silently replaced by a regular file; docs/deploy.md
+    says every symlink below DIR is refused: it is, and left as it was (target untouched)."""
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    dest = tmp_path / "audit"
+    dest.mkdir()
+    secret = tmp_path / "not-yours.txt"
+    secret.write_text("private")
+    (dest / "SHA256SUMS").symlink_to(secret)
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    assert rc == 3 and "SHA256SUMS is a symlink" in err, err
+    assert (dest / "SHA256SUMS").is_symlink() and secret.read_text() == "private"
+
+
 def test_hostile_receipt_objects_are_listed_as_unreadable_never_a_crash(capsys, tmp_path, moto_server):
     root = orders(tmp_path)
     bucket = moto_server.bucket()

@@ -185,7 +185,10 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
                 problems.append(str(exc))
         sums = out.sums(("receipts", "ends"), MAX_RECEIPT_BYTES)
         text = "".join(f"{digest}  {rel}\n" for digest, rel in sums)
-        out.create("SHA256SUMS", text.encode("utf-8"), replace=True)
+        try:
+            out.create("SHA256SUMS", text.encode("utf-8"), replace=True)
+        except Refused as exc:
+            problems.append(str(exc))
     print(redactor.scrub(f"{PROG} receipts export: {new} new, {same} already there, {len(problems)} conflicting or refused, "
                          f"in {dest} (SHA256SUMS lists {len(sums)})"), file=ctx.stderr)
     for problem in problems:
