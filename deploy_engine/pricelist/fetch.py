@@ -235,6 +235,25 @@ class _Watchdog:
         return urllib.request.build_opener(HTTPHandler, HTTPSHandler)
 
 
+def _content_length(values: list[str], url: str, raw: IO[bytes]) -> int | None:
+    """The one length the ``Content-Length`` header fields of a response give, or None without
+    one. RFC 9110 §8.6: the value is ``1*DIGIT``; a list of one repeated value may be taken as
+    that value; RFC 9112 §6.3 (item 5): differing values, or one that is not a number
+    (``-1``), are an unrecoverable framing error. CPython 3.11's ``http.client`` reads only
+    the first field and takes ``-1`` as "until close", so the check is ours. Raises
+    :class:`SourceError` (``raw`` closed), quoting at most 24 characters of a value."""
+    given = [v.strip() for field in values for v in field.split(",")]
+    if not given:
+        return None
+    bad = next((v for v in given if not (v.isascii() and v.isdigit() and len(v) <= 19)), None)
+    if bad is not None or len(set(map(int, given))) > 1:
+        raw.close()
+        what = f"Content-Length {bad[:24]!r} is not a number of bytes" if bad is not None else \
+            f"{len(given)} differing Content-Length values"
+        raise SourceError(f"{url}: {what} (RFC 9112 §6.3: the body cannot be framed); refused")
+    return int(given[0])
+
+
 def open_stream(url: str, label: str, progress: Progress | None = None, timeout_s: float = DEADLINE_S) -> IO[bytes]:
     """Open ``url`` for streaming reads; ``label`` names it in progress lines; ``timeout_s``:
     the total deadline of the download, from the request to the last byte (seconds).
@@ -266,9 +285,13 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
             except BaseException:
                 watch.cancel()
                 raise
-            length = (raw.headers.get("Content-Length") or "").strip()
-            total = int(length) if length.isdigit() and len(length) <= 19 else None
+            try:
+                total = _content_length(raw.headers.get_all("Content-Length") or [], url, raw)
+            except SourceError:
+                watch.cancel()
+                raise
             if total is not None and total > MAX_DOWNLOAD_BYTES:
+                watch.cancel()
                 raw.close()
                 raise SourceError(f"{url}: Content-Length {total:,} is over the {MAX_DOWNLOAD_BYTES:,}-byte limit of a download; not read")
     except urllib.error.HTTPError as exc:

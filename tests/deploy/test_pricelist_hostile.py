@@ -78,6 +78,14 @@ class _Hostile(http.server.SimpleHTTPRequestHandler):
             return
         if fault == "drip-status":
             return self._drip(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        if fault in ("two-lengths", "negative-length"):
+            self.send_response(200)
+            for value in ([str(len(body)), str(len(body) + 7)] if fault == "two-lengths" else ["-1"]):
+                self.send_header("Content-Length", value)
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
         self.send_response(200)
         self.send_header("Content-Length", str(len(body) * (10 if fault == "short" else 1)))
         self.end_headers()
@@ -160,6 +168,20 @@ def test_a_content_length_over_the_download_limit_is_not_read(hostile, tmp_path,
     monkeypatch.setattr(fetch, "MAX_DOWNLOAD_BYTES", 100)  # the index is ~1.5 KB
     code, err = _run("--source", source, "--region", REGION, "--output", str(tmp_path / "out"))
     assert code == command.EXIT_NO_INPUT and "over the 100-byte limit of a download" in err
+
+
+@pytest.mark.parametrize("fault, said", [("two-lengths", "2 differing Content-Length values"),
+                                         ("negative-length", "Content-Length '-1' is not a number of bytes")])
+def test_a_content_length_that_cannot_frame_the_body_is_refused(hostile, tmp_path, fault, said) -> None:
+    """RFC 9110 §8.6 / RFC 9112 §6.3: two differing ``Content-Length`` values, or ``-1``, are an
+    unrecoverable framing error; before, CPython's http.client took the first value (or read
+    ``-1`` as "until close") and the refresh went on, exit 0."""
+    source, server, _root = hostile
+    server.faults[INDEX] = fault
+    before = _previous_catalogue(tmp_path / "out")
+    code, err = _run("--source", source, "--region", REGION, "--output", str(tmp_path / "out"))
+    assert code == command.EXIT_NO_INPUT and said in err and "refused" in err, err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
 
 
 def _set_price(root: Path, code: str, old: str, new: str) -> None:
