@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterator
 
@@ -39,6 +40,11 @@ CHUNK_CHARS = 1 << 20
 #: The largest single value (a product, one SKU's terms, a metadata field) the JSON reader
 #: decodes; a real one is a few KB. Larger is a malformed file, refused instead of buffered.
 MAX_VALUE_CHARS = 16 << 20
+#: The longest CSV line (characters) read; a real one is a few KB. A longer one (a mirror
+#: sending endless spaces without a line break) is refused instead of buffered whole.
+MAX_LINE_CHARS = 1 << 20
+#: Blank bytes skipped before an offer file's first character, read and dropped in chunks.
+_BLANKS = re.compile(r"[ \t\r\n]*")
 
 #: The CSV price columns (AWS's names), normalised; every other column is a product attribute.
 _CSV_PRICE_COLUMNS = {
@@ -144,9 +150,8 @@ class _Reader:
         """The next non-blank character ('' at the end of the file), not consumed."""
         while True:
             buf, n = self.buf, len(self.buf)
-            p = self.pos
-            while p < n and buf[p] in " \t\r\n":
-                p += 1
+            # The C regex engine, not a Python loop: a mirror may send endless whitespace.
+            p = _BLANKS.match(buf, self.pos).end()  # type: ignore[union-attr]
             self.pos = p
             if p < n:
                 return buf[p]
@@ -304,12 +309,24 @@ def read_json(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produ
 # CSV
 
 
+def _lines(text: IO[str]) -> Iterator[str]:
+    """The lines of ``text``, each at most :data:`MAX_LINE_CHARS` (iterating a text file
+    reads a line whole, however long). Raises :class:`OfferFormatError` for a longer one."""
+    while True:
+        line = text.readline(MAX_LINE_CHARS)
+        if not line:
+            return
+        if len(line) >= MAX_LINE_CHARS and not line.endswith("\n"):
+            raise OfferFormatError(f"a line longer than {MAX_LINE_CHARS:,} characters; refused (not an offer file)")
+        yield line
+
+
 def read_csv(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Product]]:
     """Read a CSV offer file from ``stream`` (metadata rows, header, one row per dimension):
     the file's details and the kept products with their OnDemand dimensions (rows of other
     ``TermType`` are dropped). Raises :class:`OfferFormatError` for another layout."""
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
-    reader = csv.reader(text, strict=True)  # strict: a quote left open at the end (truncated) is an error
+    reader = csv.reader(_lines(text), strict=True)  # strict: a quote left open at the end (truncated) is an error
     info = OfferFile()
     header: list[str] | None = None
     try:
@@ -380,6 +397,15 @@ def read_offer(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Prod
     """Read a JSON or CSV offer file, whichever ``stream`` holds (JSON starts with ``{``)."""
     buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
     head = buffered.peek(64)[:64].lstrip(b"\xef\xbb\xbf \t\r\n")  # type: ignore[union-attr]
+    while not head:
+        # Only blanks so far (or a BOM then blanks): drop them a buffer at a time, never held,
+        # so a mirror sending endless spaces costs one buffer until its deadline or size limit.
+        chunk = buffered.peek(1 << 16)  # type: ignore[union-attr]
+        if not chunk:
+            break
+        blank = len(chunk) - len(chunk.lstrip(b"\xef\xbb\xbf \t\r\n"))
+        buffered.read(blank)
+        head = chunk[blank:blank + 64]
     if head.startswith(b"{"):
         return read_json(buffered, keep)
     return read_csv(buffered, keep)
