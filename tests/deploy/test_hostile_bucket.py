@@ -183,3 +183,30 @@ def test_dir_itself_may_be_a_symlink_to_the_folder_meant(capsys, tmp_path, moto_
     assert rc == 0 and "1 new" in err, err
     assert _files_under(tmp_path) - _files_under(real) == before
     assert len(list(real.rglob("*.json"))) == 1 and (real / "SHA256SUMS").is_file()
+
+
+def test_receipts_reads_only_the_newest_limit_of_a_crowded_bucket(capsys, tmp_path, moto_server):
+    """3,000 receipts made `receipts --format json` take 199 s with no word of progress: each one
+    read (and its lock looked up). Now the newest ``--limit N`` (default 50, as ``git log -n``)
+    are read and listed, stderr says how many older ones were left out, ``omitted`` counts them."""
+    import test_deploy_cli
+
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    s3 = moto_server.client()
+    (good,) = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="orders/runway/receipts/orders/dev/")["Contents"]]
+    body = s3.get_object(Bucket=bucket, Key=good)["Body"].read()
+    for i in range(70):  # older than the good one (2026-11-30T09:01)
+        _put(moto_server, bucket, f"receipts/orders/dev/20261130T08{i // 60:02d}{i % 60:02d}.000000Z.json", body)
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", environ=environ)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert len(doc["receipts"]) == 50 and doc["omitted"] == 21, err
+    assert doc["receipts"][-1]["key"].endswith(good.rsplit("/", 1)[1])  # the newest is shown
+    assert "21 older receipt(s) not shown (the newest 50 of 71; --limit 0 lists all)" in err
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", "--limit", "0", environ=environ)
+    assert rc == 0 and len(json.loads(out)["receipts"]) == 71 and "not shown" not in err
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--limit", "-1", environ=environ)
+    assert rc == 64, err

@@ -24,6 +24,16 @@ from deploy_engine.exits import EXIT_CONFIG, EXIT_INVALID, EXIT_OK, PROG, UsageE
 from deploy_engine.terminal import printable
 
 NAME = "receipts"
+#: Receipts listed (and read) by default, the newest: each is one or two requests to the store,
+#: and a shared bucket may hold thousands (``git log -n`` bounds a listing the same way).
+DEFAULT_LIMIT = 50
+
+
+def _limit(text: str) -> int:
+    """``--limit N``: a whole number, 0 for every receipt."""
+    if not (text.strip().isascii() and text.strip().isdigit()) or len(text.strip()) > 9:
+        raise argparse.ArgumentTypeError("--limit N is a whole number of receipts (0: all)")
+    return int(text.strip())
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -37,8 +47,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--backend", metavar="URL", default=None,
                    help="the state backend whose records store to read (default: $PULUMI_BACKEND_URL, else .runway/)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--limit", metavar="N", type=_limit, default=DEFAULT_LIMIT,
+                   help=f"list only the newest N receipts, reading only those (default: {DEFAULT_LIMIT}; 0: all)")
     p.add_argument("--to", metavar="DIR", default=None, type=named("--to DIR"), help="`receipts export`: the folder to copy the receipts into")
-    p.usage = f"{PROG} receipts [PATH] [--env ENV] [--backend URL] [--format text|json]\n       {PROG} receipts export --to DIR [PATH] [--env ENV] [--backend URL]"
+    p.usage = f"{PROG} receipts [PATH] [--env ENV] [--backend URL] [--format text|json] [--limit N]\n       {PROG} receipts export --to DIR [PATH] [--env ENV] [--backend URL]"
     return p
 
 
@@ -87,16 +99,21 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         if export:
             return _export(ctx, store, product, args.env or None, list(an.plans), keys, Path(args.to), redactor)
         envs = [args.env] if args.env else list(an.plans)
-        rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in keys]
+        # Only the newest --limit receipts are read (the keys sort by their UTC start time).
+        omitted = max(0, len(keys) - args.limit) if args.limit else 0
+        rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in keys[omitted:]]
     except (StoreError, ValueError, DeployConfigError) as exc:
         print(redactor.scrub(f"{PROG} receipts: {exc}"), file=ctx.stderr)
         if args.format == "json":
             dump({"error": {"exit_code": EXIT_CONFIG, "message": redactor.scrub(str(exc))}}, ctx.stdout)
         return EXIT_CONFIG
     where = store.location(store.key("receipts", product, args.env) if args.env else "receipts/")
+    if omitted:
+        print(redactor.scrub(f"{PROG} receipts: {omitted} older receipt(s) not shown (the newest {args.limit} of {len(keys)}; "
+                             f"--limit 0 lists all)"), file=ctx.stderr)
     if args.format == "json":
         dump(redactor.scrub_doc({"format_version": 1, "command": "receipts", "product": product, "environment": args.env,
-                                 "store": store.scheme, "location": where, "receipts": rows}), ctx.stdout)
+                                 "store": store.scheme, "location": where, "omitted": omitted, "receipts": rows}), ctx.stdout)
         return EXIT_OK
     lines = []
     for r in rows:
