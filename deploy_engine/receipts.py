@@ -354,7 +354,24 @@ def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = T
     except JsonDocumentError as exc:
         return ReadRecord(key, record, problem=f"invalid JSON ({exc})")
     problem = receipt_problem(doc) if receipt else (None if isinstance(doc, dict) else "not a JSON object")
+    if problem is None and receipt:
+        problem = _folder_problem(doc, prefix)
     return ReadRecord(key, record, doc, problem)
+
+
+def _folder_problem(doc: dict[str, Any], prefix: str) -> str | None:
+    """Why a receipt's ``environment`` (and ``product``) is not the one its key's folder names
+    (``receipts/<product>/<env>/``, or ``receipts/<env>/`` in ``.runway/``), or None. A shared
+    bucket's writer may put ``"environment": "production\n\x1b]0;pwn\x07"`` under ``dev/``:
+    listed as a receipt of another environment, it would pass for one. The value is quoted cut
+    to 40 characters (control characters are escaped where it is printed)."""
+    parts = prefix.strip("/").split("/")
+    if len(parts) < 2:
+        return None
+    for name, folder in (("environment", parts[-1]), ("product", parts[-2] if len(parts) >= 3 else None)):
+        if folder is not None and name in doc and doc[name] != folder:
+            return f"{name} {doc[name][:40]!r} is not its folder's ({folder})"
+    return None
 
 
 def receipt_dir(root: Path | str, environment: str) -> Path:

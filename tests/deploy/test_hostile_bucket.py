@@ -210,3 +210,30 @@ def test_receipts_reads_only_the_newest_limit_of_a_crowded_bucket(capsys, tmp_pa
     assert rc == 0 and len(json.loads(out)["receipts"]) == 71 and "not shown" not in err
     rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--limit", "-1", environ=environ)
     assert rc == 64, err
+
+
+def test_a_receipt_whose_environment_is_not_its_folders_is_unreadable(capsys, tmp_path, moto_server):
+    """An object at ``…/receipts/orders/dev/`` saying ``"environment": "production\\n\\x1b]0;pwn\\x07"``
+    was listed and exported as a valid receipt (of production, and with a forged line). Its
+    environment and product must be its folder's: else `unreadable`, and not exported."""
+    import test_deploy_cli
+
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    s3 = moto_server.client()
+    (good,) = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="orders/runway/receipts/orders/dev/")["Contents"]]
+    doc = json.loads(s3.get_object(Bucket=bucket, Key=good)["Body"].read())
+    _put(moto_server, bucket, "receipts/orders/dev/10env.json", json.dumps({**doc, "environment": "production\n\x1b]0;pwn\x07"}).encode())
+    _put(moto_server, bucket, "receipts/orders/dev/11prod.json", json.dumps({**doc, "product": "billing"}).encode())
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", environ=environ)
+    assert rc == 0, err
+    rows = {r["key"].rsplit("/", 1)[1]: r for r in json.loads(out)["receipts"]}
+    assert "is not its folder's (dev)" in rows["10env.json"]["error"], rows
+    assert "is not its folder's (orders)" in rows["11prod.json"]["error"], rows
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), environ=environ)
+    assert "\x1b" not in out + err and "\npwn" not in out
+    rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
+    assert rc == 3 and err.count("is not its folder's") == 2, err
+    assert not list((tmp_path / "audit").rglob("1*.json"))
