@@ -223,10 +223,6 @@ class Receipt:
         }
 
 
-def receipt_dir(root: Path | str, environment: str) -> Path:
-    return Path(root) / ".runway" / "receipts" / environment
-
-
 def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
     """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
@@ -299,7 +295,6 @@ __all__ = [
     "public_backend_url",
     "url_secrets",
     "list_receipts",
-    "receipt_dir",
     "start_retention",
     "store_receipt",
     "write_receipt",

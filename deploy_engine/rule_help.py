@@ -31,6 +31,8 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW112": ("the same name under `resources` and `workloads`", "rename one of them"),
     "RW120": ("a kind that is not postgres, queue, topic, cache, bucket", "use one of the five kinds"),
     "RW121": ("`kafka` or `opensearch`", "use a managed kind; the message names the trigger that brings it back"),
+    "RW122": ("a kind the tooling declares (`runway_core/kinds.py`) without a size table or price quantities: a kind still being added",
+              "finish the kind (its size table, quantities, prices, component: docs/architecture.md, \"a resource kind\"), or use another kind"),
     "RW130": ("a size that is not small, medium, large", "use a catalogue size"),
     "RW131": ("a `size:`/`scale:` map key that is no environment", "name a declared environment"),
     "RW140": ("an image with a tag or a malformed digest", "`name@sha256:<64 hex digits>`"),

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 
 from ..facts import Analysis, Symbol
-from ..model import DEFAULT_CAPS, RESOURCE_KINDS, Environment
+from ..kinds import RESOURCE_KINDS
+from ..model import DEFAULT_CAPS, Environment
 from ..names import UPPER_SNAKE
 from ..planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, default_environments, engine_defaults, scale_map, size_map
 from ..positions import Position, Range

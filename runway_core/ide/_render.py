@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from .. import kinds
 from ..money import usd
 from ..planner import ItemPlan
 
@@ -74,40 +75,11 @@ def capacity_text(item: ItemPlan) -> str:
     """One line of concrete capacity for an item (instance class, Multi-AZ, storage, nodes,
     vCPU/memory, tasks)."""
     c = dict(item.capacity)
-    k = item.kind
     if not c:
         return "not in the catalogue"
-    if k == "postgres":
-        if c.get("flavor") == "aurora":
-            text = f"{c.get('instances')} x {c.get('instance_class')} (Aurora PostgreSQL Standard), {c.get('storage_gb')} GB storage, assumed {quantity(c.get('assumed_io_requests_millions'))} M I/O requests"
-        else:
-            text = f"{c.get('instance_class')}, {'Multi-AZ' if c.get('multi_az') else 'Single-AZ'}, {c.get('storage_gb')} GB gp3"
-        text += f", PostgreSQL {c.get('engine_version')}"
-        if c.get("proxy"):
-            text += f", RDS Proxy ({c.get('proxy_vcpus')} vCPU billed)"
-        text += f", backups {c.get('backup_retention_days')} days"
-        return text
-    if k == "cache":
-        return f"{c.get('nodes')} x {c.get('node_type')} node(s), Valkey {c.get('engine_version')}"
-    if k == "queue":
-        return f"SQS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {quantity(c.get('assumed_requests_millions'))} M requests/month"
-    if k == "topic":
-        return f"SNS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {quantity(c.get('assumed_publishes_millions'))} M publishes/month"
-    if k == "bucket":
-        return (
-            f"S3 Standard, assumed {quantity(c.get('assumed_storage_gb'))} GB stored, "
-            f"{quantity(c.get('assumed_put_requests_thousands'))}k PUT-class and "
-            f"{quantity(c.get('assumed_get_requests_thousands'))}k GET-class requests/month"
-            + (", versioning on" if c.get("versioning") else "")
-        )
-    if k == "workload":
-        tasks = c.get("tasks")
-        return (
-            f"Fargate {c.get('architecture', 'ARM64')}, {quantity(c.get('vcpu'))} vCPU, {quantity(c.get('memory_gb'))} GB memory per task, "
-            f"{tasks} task{'s' if tasks != 1 else ''}, {c.get('expose')}"
-            + (f", assumed {quantity(c.get('assumed_log_ingested_gb'))} GB logs/month per task ({c.get('log_retention_days')}-day retention)"
-               if c.get("assumed_log_ingested_gb") is not None else "")
-        )
+    declared = kinds.get(item.kind)
+    if declared is not None and declared.describe is not None:
+        return declared.describe(c, quantity)
     return ", ".join(f"{key}: {quantity(v)}" for key, v in c.items() if v is not None)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterable
 
+from .. import kinds
 from ..catalog import Catalog
 from ..model import DEFAULT_CAPS
 from ..text import redact
@@ -76,7 +77,12 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
             continue
         size, capacity, lines, missing = pricing._priced_entry(spec, entry, env, catalog, pricer)
         notes: list[str] = []
-        if size is None:
+        estimated = pricing.estimable(entry.kind)
+        if not estimated:
+            # A kind the registry declares without a size table or quantities: never $0 "ok"
+            # (fail closed: RW122, and a capped environment's plan is refused).
+            notes.append(f"not estimated: kind {entry.kind!r} has no price (no size table or quantities in runway_core/kinds.py)")
+        elif size is None:
             notes.append(redact(f"size {entry.size_in(env)!r} is not in the catalogue; not estimated"))
         variables = injected_variables(entry.name, entry.kind)
         if entry.kind == "workload":
@@ -98,10 +104,11 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
                 monthly_usd=sum((li.monthly_usd for li in lines), Decimal("0.00")),
                 consumers=tuple(consumers.get(entry.name, ())),
                 variables=variables,
-                infisical_path=f"{env}:/runtime/{entry.name}/",
-                ssm_parameters={v: f"/runway/{spec.product}/{env}/{entry.name}/{v}" for v in variables},
+                infisical_path=kinds.infisical_path(env, entry.name),
+                ssm_parameters={v: kinds.ssm_parameter(spec.product, env, entry.name, v) for v in variables},
                 missing_prices=missing,
                 notes=tuple(notes),
+                estimated=estimated,
             )
         )
     h = pricer.hours
@@ -143,9 +150,10 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         verdict = "no-cap"
     elif total > envspec.cap:
         verdict = "over-cap"  # a lower bound already over the cap: over it whatever is missing
-    elif pricer.missing:
-        # A capped environment whose estimate misses a price cannot be shown to be under its
-        # cap: refused, never "ok" on a lower bound (fail closed, ADR 0493 §3; issue 13).
+    elif pricer.missing or any(not i.estimated for i in items):
+        # A capped environment whose estimate misses a price, or an item of a kind that has no
+        # price at all, cannot be shown to be under its cap: refused, never "ok" on a lower
+        # bound (fail closed, ADR 0493 §3; issues 13 and 21).
         verdict = "unpriced"
     else:
         verdict = "ok"

@@ -13,19 +13,15 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping
 
+from ..kinds import REGISTRY
 from ..model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, ENGINE_MODELS
 
-#: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables").
-VARIABLES: dict[str, tuple[str, ...]] = {
-    "postgres": ("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE"),
-    "queue": ("URL", "ARN"),
-    "topic": ("ARN",),
-    "cache": ("URL", "HOST", "PORT"),
-    "bucket": ("NAME", "ARN"),
-    "workload": ("URL",),
-}
+#: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables"): each
+#: kind's declaration (:attr:`runway_core.kinds.Kind.variables`).
+VARIABLES: Mapping[str, tuple[str, ...]] = MappingProxyType({k.name: k.variables for k in REGISTRY})
 
 
 def env_prefix(name: str) -> str:

@@ -30,31 +30,31 @@ SHIM_MARKER = "# shim: removed when callers move (issue 11)"
 #: Any issue's marker counts (the next move names its own issue).
 SHIM_RE = re.compile(r"# shim: removed when callers move \(issue \d+\)")
 
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def documented_layers(text: str) -> dict[str, int]:
+    """The layer table of docs/architecture.md ("runway_core: the pure core, in layers"):
+    module -> rank, from each ``| rank | layer | modules | what |`` row's modules column, the
+    backticked names outside parentheses (``planner/`` (``spec``, ...) is ``planner``)."""
+    out: dict[str, int] = {}
+    for m in re.finditer(r"^\| (\d) \| [^|]+ \| ([^|]+) \|", text, re.M):
+        column = m.group(2)
+        while True:  # drop parenthesised detail, innermost first
+            shorter = re.sub(r"\([^()]*\)", "", column)
+            if shorter == column:
+                break
+            column = shorter
+        for name in re.findall(r"`([a-z_]+)/?`", column):
+            out[f"runway_core.{name}"] = int(m.group(1))
+    return out
+
+
 #: runway_core's layers: a module may import modules of its own rank or lower. The longest
-#: matching prefix decides (``runway_core.ide.hover`` is ``runway_core.ide``'s rank).
-LAYERS: dict[str, int] = {
-    "runway_core": 0,
-    "runway_core.positions": 0,
-    "runway_core.diagnostics": 0,
-    "runway_core.money": 0,
-    "runway_core.text": 0,
-    "runway_core.names": 0,
-    "runway_core.markdown": 0,
-    "runway_core.files": 0,
-    "runway_core.yamlsrc": 1,
-    "runway_core.catalog": 1,
-    "runway_core.model": 1,
-    "runway_core.schema": 1,
-    "runway_core.planner": 2,
-    "runway_core.workspace": 2,
-    "runway_core.facts": 2,
-    "runway_core.rules": 3,
-    "runway_core.analysis": 4,
-    "runway_core.whatif": 5,
-    "runway_core.baseline": 5,
-    "runway_core.plan_diff": 5,
-    "runway_core.ide": 6,
-}
+#: matching prefix decides (``runway_core.ide.hover`` is ``runway_core.ide``'s rank). Read
+#: from docs/architecture.md's layer table, which ``runway_core/__init__.py``'s docstring
+#: repeats (test_the_layer_table_is_the_one_the_package_documents).
+LAYERS: dict[str, int] = {"runway_core": 0, **documented_layers(ARCHITECTURE.read_text(encoding="utf-8"))}
 
 #: The editor queries: none may import another.
 QUERIES = (
@@ -249,6 +249,13 @@ def test_every_runway_core_module_has_a_layer_unless_it_is_a_marked_shim():
     for m in unranked:
         inside = [(t, s) for t, _l, s in g[m] if t.startswith("runway_core")]
         assert inside and all(s for _t, s in inside), f"{m} has no layer and is not a marked shim"
+
+
+def test_the_architecture_page_has_a_layer_table():
+    # The parse found the table: every rank, and the modules the rows name.
+    assert sorted(set(LAYERS.values())) == list(range(7))
+    assert LAYERS["runway_core.kinds"] == 0 and LAYERS["runway_core.plan_diff"] == 5 and LAYERS["runway_core.ide"] == 6
+    assert "runway_core.nodes" not in LAYERS  # yamlsrc's submodules, in parentheses, are not layers
 
 
 def test_the_layer_table_is_the_one_the_package_documents():

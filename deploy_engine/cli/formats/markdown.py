@@ -37,6 +37,9 @@ def plan_markdown(plan: Plan, details: bool) -> str:
         if p.verdict == "over-cap":
             assert p.cap is not None
             out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
+        elif p.verdict == "unpriced" and not p.missing_prices:
+            out.append(f"Verdict: **cannot check the cap — refused** "
+                       f"({md(', '.join(i.name for i in p.items if not i.estimated))} not estimated: its kind has no price, RW122).")
         elif p.verdict == "unpriced":
             out.append(f"Verdict: **cannot check the cap — refused** (no {md(plan.region)} price for "
                        f"{md(', '.join(p.missing_prices))}; run `runway-deploy catalog refresh --region {md(plan.region)}`).")
@@ -49,7 +52,7 @@ def plan_markdown(plan: Plan, details: bool) -> str:
             out.append("Verdict: **ok**" + (f" ({share} of the cap)." if share else "."))
         out.append("")
         rows = [[md(i.name) + (" (implicit)" if i.implicit else "") + (" (missing prices)" if i.missing_prices else ""),
-                 md(i.kind), md(i.size or "-"), usd(i.monthly_usd)] for i in p.items]
+                 md(i.kind), md(i.size or "-"), usd(i.monthly_usd) if i.estimated else "not estimated"] for i in p.items]
         rows.append(["**total**", "", "", f"**{usd(p.total)}**"])
         out.extend(markdown.table(["item", "kind", "size", "monthly"], rows, right={3}))
         out.append("")

@@ -52,6 +52,9 @@ def _verdict_text(p: EnvironmentPlan) -> str:
         assert p.cap is not None
         return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
     if p.verdict == "unpriced":
+        unestimated = [printable(i.name) for i in p.items if not i.estimated]
+        if unestimated and not p.missing_prices:
+            return f"REFUSED: cannot check the cap ({', '.join(unestimated)} not estimated: RW122)"
         return "REFUSED: cannot check the cap (unit prices missing)"
     if p.verdict == "no-cap":
         return "cap invalid (RW100): not checked" if p.cap_source == "invalid" else "no cap"
@@ -87,7 +90,7 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
     """Per environment a heading and an aligned table (monthly USD right-aligned)."""
     out: list[str] = []
     for p in plan.environments:
-        rows = [(_item_label(i), printable(i.kind), i.size or "-", usd(i.monthly_usd), i) for i in p.items]
+        rows = [(_item_label(i), printable(i.kind), i.size or "-", usd(i.monthly_usd) if i.estimated else "not estimated", i) for i in p.items]
         w_name = max([len("item"), len("total")] + [len(r[0]) for r in rows])
         w_kind = max([len("kind")] + [len(r[1]) for r in rows])
         w_size = max([len("size")] + [len(r[2]) for r in rows])

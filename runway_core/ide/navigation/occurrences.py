@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
-from ...model import RESOURCE_KINDS
+from ...kinds import RESOURCE_KINDS
 from ...positions import Position, Range
 from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq
 
