@@ -85,7 +85,9 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
             missing.append("capacity text (Kind.describe)")
         if kind.resource and name not in ENGINE_MODELS:
             missing.append("engine options model (runway_core.model.ENGINE_MODELS)")
-        if kind.size_fields is not None and kind.quantities is not None:
+        if kind.size_fields is None or kind.quantities is None:
+            missing.append("prices in every catalogue region (catalog/prices.csv) and their Price List selectors")
+        else:
             # What its quantities ask for with the packaged sizes: every size, flavor and
             # boolean engine option (FIFO or not, proxy or not...), each priced in every region.
             asked: set[str] = set()
@@ -127,7 +129,7 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
             missing.append('docs/format.md "Resource kinds" row')
         if not re.search(rf"^\| {re.escape(name)} \|", variables_table, re.M):
             missing.append('docs/format.md "Uses and injected variables" row')
-        if kind.size_fields is not None and not re.search(rf"^## {re.escape(name)} ", cat_doc, re.M):
+        if not re.search(rf"^## {re.escape(name)} ", cat_doc, re.M):
             missing.append("docs/catalog.md size table section")
         if missing:
             out[name] = missing
@@ -135,7 +137,8 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
 
 
 def test_every_kind_has_every_piece(catalog):
-    assert missing_pieces(catalog) == {}
+    missing = missing_pieces(catalog)
+    assert missing == {}, "kinds with missing pieces:\n" + "\n".join(f"- {k}: {piece}" for k, pieces in missing.items() for piece in pieces)
 
 
 def test_every_component_token_is_the_registry_s():
@@ -236,8 +239,10 @@ def test_a_kind_alone_in_the_registry_is_refused(tmp_path: Path):
         "price keys (Kind.price_keys)",
         "capacity text (Kind.describe)",
         "engine options model (runway_core.model.ENGINE_MODELS)",
+        "prices in every catalogue region (catalog/prices.csv) and their Price List selectors",
         "component (deploy_engine.program.COMPONENTS)",
         "a plan of test_botocore_models.plans() declaring it (inputs checked against botocore)",
         'docs/format.md "Resource kinds" row',
         'docs/format.md "Uses and injected variables" row',
+        "docs/catalog.md size table section",
     ]}
