@@ -19,14 +19,18 @@ from . import pricing
 from .items import EnvironmentPlan, ItemPlan, Plan
 from .spec import EntrySpec, EnvSpec, RunwaySpec, injected_variables
 
-_LAST_CONSUMERS: list[Any] = [None, None]  # (spec, its consumers): the spec's environments share it
+#: (spec, its consumers): the spec's environments share it. An immutable pair read once and
+#: replaced whole, as ``pricing._LAST_PRICED`` (the loop and the analysis thread both plan).
+_LAST_CONSUMERS: tuple[Any, Any] = (None, None)
 
 
 def _consumers(spec: RunwaySpec) -> dict[str, list[str]]:
-    if _LAST_CONSUMERS[0] is spec:
-        return _LAST_CONSUMERS[1]
+    global _LAST_CONSUMERS
+    last = _LAST_CONSUMERS  # one read: another thread may swap the pair meanwhile
+    if last[0] is spec:
+        return last[1]
     out = _consumers_of(spec)
-    _LAST_CONSUMERS[:] = [spec, out]
+    _LAST_CONSUMERS = (spec, out)
     return out
 
 
@@ -173,8 +177,9 @@ def clear_memos() -> None:
     """Forget the memoised line items and variable names (benchmarks measure a cold start)."""
     pricing._LINE_MEMO.clear()
     injected_variables.cache_clear()
-    _LAST_CONSUMERS[:] = [None, None]
-    pricing._LAST_PRICED[:] = [None, None, {}]
+    global _LAST_CONSUMERS
+    _LAST_CONSUMERS = (None, None)
+    pricing._LAST_PRICED = (None, None, {})
 
 
 def _reusable(spec: RunwaySpec, env: str, previous: tuple[RunwaySpec, EnvironmentPlan] | None) -> dict[str, tuple[EntrySpec, ItemPlan]]:

@@ -107,17 +107,22 @@ def estimable(kind: str) -> bool:
 
 #: (spec, catalog, {(entry name, size, tasks): (size, capacity, line items, missing keys)}):
 #: an entry at the same size and task count costs the same in every environment of one spec,
-#: so a spec's environments price it once (issue 6: 7 environments, 215 entries).
-_LAST_PRICED: list[Any] = [None, None, {}]
+#: so a spec's environments price it once (issue 6: 7 environments, 215 entries). An immutable
+#: tuple, read once and replaced whole: the server's event loop and its analysis thread both
+#: plan (docs/architecture.md, "Threads of the server"), and a planner that checked the spec
+#: and then read the memo in two steps could price one spec from another's entries.
+_LAST_PRICED: tuple[Any, Any, dict] = (None, None, {})
 
 
 def _priced_entry(spec: RunwaySpec, entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) -> tuple[str | None, dict, tuple[LineItem, ...], tuple[str, ...]]:
     """``_entry_specs`` then ``_collect`` for ``entry`` in ``env``, shared across the
     environments of ``spec`` (the result holds no environment name; the capacity dict is
     copied, so no two items share one)."""
-    if _LAST_PRICED[0] is not spec or _LAST_PRICED[1] is not catalog:
-        _LAST_PRICED[:] = [spec, catalog, {}]
-    memo = _LAST_PRICED[2]
+    global _LAST_PRICED
+    last = _LAST_PRICED  # one read: another thread may swap the tuple meanwhile
+    if last[0] is not spec or last[1] is not catalog:
+        last = _LAST_PRICED = (spec, catalog, {})
+    memo = last[2]
     key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None)
     hit = memo.get(key)
     if hit is None:

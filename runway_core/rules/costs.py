@@ -52,7 +52,7 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
                  f"region `{reg}` has no prices in the catalogue ({_partition(known, reg)}; priced regions: "
                  f"{', '.join(sorted(an.catalog.regions))}); `{refresh}` prices it from the AWS Price List",
                  {"region": reg, "command": refresh})
-    env_models = getattr(an, "_env_models", {})
+    env_models = an.env_models
     refused: dict[str, list[str]] = {}  # missing key -> capped environments it leaves unchecked
     lower: dict[str, list[str]] = {}  # missing key -> environments where the total is only a lower bound
     for env, plan in an.plans.items():
@@ -157,7 +157,7 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
-    env_models = getattr(an, "_env_models", {})
+    env_models = an.env_models
     for env, plan in an.plans.items():
         if env in an.env_keys and env not in env_models:
             continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
