@@ -17,7 +17,7 @@ from ..positions import Position, Range
 from ..catalog import aws_regions
 from ..text import suggest
 from ..yamlsrc import YMap
-from ._common import _d, _first_key_range, _root, _section
+from ._common import _d, _first_key_range, _item_place, _root, _section
 
 if TYPE_CHECKING:
     from ..facts import Analysis
@@ -118,13 +118,7 @@ def _unpriced_items(an: "Analysis", reg: str, refresh: str) -> Iterator[Diagnost
             envs.append(env)
             keys.extend(k for k in item.missing_prices if k not in keys)
     for name, (envs, keys) in by_item.items():
-        sym = an.symbols.get(name)
-        if sym is not None and sym.file is not None and sym.range is not None:
-            file, rng = sym.file, sym.range
-        elif sym is not None and sym.origins:
-            file, rng = sym.origins[0]
-        else:
-            file, rng = an.root_file, _env_anchor(an, envs[0], False)
+        file, rng = _item_place(an, name) or (an.root_file, _env_anchor(an, envs[0], False))
         yield _d(an, file, rng, "RW163",
                  f"`{name}` has no {reg} price for {_names(sorted(keys))}: it is not estimated, so the cap of {_names(envs)} "
                  f"cannot be checked and the plan is refused; run `{refresh}`",

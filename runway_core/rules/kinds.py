@@ -15,7 +15,7 @@ from ..model import RESERVED_KINDS
 from ..planner.pricing import estimable
 from ..text import suggest
 from ..yamlsrc import YMap, YNode, YScalar, YSeq
-from ._common import _d, _entries, _scalar_str, _section, _shared_entries
+from ._common import _d, _entries, _item_place, _scalar_str, _section, _shared_entries
 
 if TYPE_CHECKING:
     from ..facts import Analysis
@@ -67,13 +67,10 @@ def unpriced_kinds(an: "Analysis") -> Iterator[Diagnostic]:
     for name, entry in an.spec.entries.items():
         if estimable(entry.kind):
             continue
-        sym = an.symbols.get(name)
-        if sym is not None and sym.file is not None and sym.range is not None:
-            file, rng = sym.file, sym.range
-        elif sym is not None and sym.origins:
-            file, rng = sym.origins[0]
-        else:
+        place = _item_place(an, name)
+        if place is None:
             continue
+        file, rng = place
         capped = [env for env, plan in an.plans.items() if plan.cap is not None]
         refused = (f"; the plan{'s' if len(capped) > 1 else ''} of {', '.join(capped)} {'are' if len(capped) > 1 else 'is'} refused"
                    if capped else "")
