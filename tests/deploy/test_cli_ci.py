@@ -314,11 +314,18 @@ def test_check_a_folder_holding_two_products_reports_both(tmp_path, monkeypatch)
     # Several PATHs, each once; a member resolves to its root.
     rc, out, _ = run("check", "products/orders", "products/billing/services/checkout", "products/orders", "--format", "json")
     assert [d["file"] for d in json.loads(out)["diagnostics"]] == ["products/orders/runway.yaml", "products/billing/runway.yaml"]
-    # Text plans of both; JSON takes one.
+    # Text plans of both; JSON: one products document, each the one-product document unchanged (issue 22).
     rc, out, _ = run("plan", ".")
     assert out.count("production — ") == 2
-    rc, _, err = run("plan", ".", "--format", "json")
-    assert rc == 64 and "plans one runway; 2 were found" in err
+    rc, out, err = run("plan", ".", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 1 and set(doc) == {"format_version", "products"} and doc["format_version"] == 1
+    assert [p["product"] for p in doc["products"]] == ["billing", "orders"]
+    rc_one, one, _ = run("plan", "products/orders", "--format", "json")
+    assert doc["products"][1] == json.loads(one)
+    # A monorepo folder of one product is still a products document: the shape follows what was named.
+    rc, out, _ = run("plan", "products/orders", "products/orders", "--format", "json")
+    assert len(json.loads(out)["products"]) == 1
     # From elsewhere: relative to the folder searched, so the two stay apart.
     monkeypatch.chdir(REPO)
     rc, out, _ = run("check", str(mono), "--format", "github", environ={})

@@ -98,7 +98,7 @@ def test_every_change_is_reported_with_its_exact_delta(sides):
         assert env["delta_monthly_usd"] == h["total_monthly_usd"] - b["total_monthly_usd"]
         assert env["cap_monthly_usd"] == h["cap_monthly_usd"] and env["head_verdict"] == h["verdict"]
         assert set(env["items"][0]) == {"name", "kind", "change", "base_size", "head_size", "base_monthly_usd",
-                                        "head_monthly_usd", "delta_monthly_usd", "capacity_changes"}
+                                        "head_monthly_usd", "delta_monthly_usd", "head_estimated", "capacity_changes"}
         changed = {i["name"]: (i["change"], i["delta_monthly_usd"]) for i in env["items"] if i["change"] != "unchanged"}
         assert changed == expected_items(base_doc, head_doc, env["name"])
         assert {i["change"] for i in env["items"]} <= {"added", "removed", "changed", "unchanged"}

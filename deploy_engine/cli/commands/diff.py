@@ -1,9 +1,13 @@
-"""``diff BASE HEAD`` / ``diff PATH --base REV``: the cost change between two plans of one
-product, per environment and per item (docs/cli.md, "diff"). Each side is a runway path, a
-plan JSON file or ``REV:PATH`` from git (:mod:`deploy_engine.cli.sides`); the diffing itself is
-pure (:mod:`runway_core.plan_diff`).
+"""``diff BASE HEAD`` / ``diff PATH... --base REV``: the cost change between two plans of one
+product, or of every product of a monorepo, per environment and per item (docs/cli.md,
+"diff"). Each side is a runway path, a plan JSON file or ``REV:PATH`` from git
+(:mod:`deploy_engine.cli.sides`); the diffing itself is pure (:mod:`runway_core.plan_diff`).
 
-Exit 0; 1 when head is invalid (an error other than RW170); 2 when a head environment is over
+With ``--base REV``, several PATHs or a folder with no runway at its top diff every root runway
+found on either side (a monorepo): JSON ``{"format_version", "products": [...]}``, one combined
+Markdown comment (:func:`~deploy_engine.cli.formats.markdown.products_markdown`).
+
+Exit 0; 1 when a head is invalid (an error other than RW170); 2 when a head environment is over
 its cap, or with ``--max-increase USD`` when one grows by more than that many USD per month;
 3 a side unreadable or an unknown revision; 64 usage.
 """
@@ -11,6 +15,7 @@ its cap, or with ``--max-increase USD`` when one grows by more than that many US
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -24,6 +29,7 @@ from deploy_engine.cli.inputs import catalog_for, entries_of, files_read
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
+from runway_core.planner import FORMAT_VERSION
 
 if TYPE_CHECKING:  # imported when a diff runs (git, tar and the pure diff are no cost of check or plan)
     from deploy_engine.cli.sides import Side
@@ -50,12 +56,25 @@ def _usd(text_value: str) -> Decimal:
     return value
 
 
+#: ``--comment-tag NAME``: what may follow ``runway-cost-diff:`` in the marker (never ``--`` or
+#: ``>``, which would end the HTML comment).
+_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/]*(?:-[A-Za-z0-9._/]+)*")
+
+
+def _tag(value: str) -> str:
+    if not _TAG.fullmatch(value) or len(value) > 100:
+        raise argparse.ArgumentTypeError(f"{value!r}: a tag is letters, digits, '.', '_', '/' and single '-' (at most 100)")
+    return value
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="the cost change between two plans (a PR's base and head); exit 2 over a cap or --max-increase",
                        description="Compare two plans of one product: per environment base and head totals, delta, cap and verdict; "
                        "per item added, removed, changed or unchanged with size, capacity and money changes. BASE and HEAD are each "
                        "a runway path, a plan JSON file (plan --format json) or REV:PATH from git (origin/main:products/orders).")
-    p.add_argument("sides", nargs="+", metavar="SIDE", help="BASE HEAD, or with --base REV the one PATH (head: the working tree)")
+    p.add_argument("sides", nargs="+", metavar="SIDE",
+                   help="BASE HEAD, or with --base REV one or more PATHs (head: the working tree; a folder with no runway at "
+                   "its top stands for every root runway under it, on either side)")
     p.add_argument("--base", metavar="REV", default=None, help="the base is PATH at this git revision (e.g. origin/main, HEAD~1)")
     p.add_argument("--env", action="append", metavar="ENV", help="only this environment (repeatable; default: all)")
     p.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text",
@@ -65,6 +84,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="exit 2 when an environment's monthly total grows by more than USD")
     p.add_argument("--catalog", metavar="DIR", default=None,
                    help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue), for runway sides")
+    p.add_argument("--skip-unchanged", action="store_true",
+                   help="leave out products whose cost did not change (and did not fail); print nothing when none is left "
+                   "(--format json: an empty products list)")
+    p.add_argument("--comment-tag", metavar="NAME", type=_tag, default=None,
+                   help="markdown: the marker <!-- runway-cost-diff:NAME -->, so several jobs keep separate comments")
     add_ci_arguments(p)
     return p
 
@@ -72,37 +96,56 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def _only(side: PlanSide, wanted: set[str]) -> PlanSide:
     from runway_core.plan_diff import PlanSide
 
-    return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted))
+    return PlanSide(side.product, side.region, tuple(e for e in side.environments if e.name in wanted), side.present)
+
+
+def monorepo(args: argparse.Namespace) -> bool:
+    """``--base REV`` with several PATHs, or one that is a folder with no runway at its top."""
+    from deploy_engine.cli.inputs import runway_file
+
+    if args.base is None:
+        return False
+    return len(args.sides) > 1 or (os.path.isdir(args.sides[0]) and runway_file(args.sides[0]) is None)
 
 
 def _sides(args: argparse.Namespace, ctx: Context) -> tuple[Side, Side]:
-    from deploy_engine.cli.sides import base_of, resolve_side
+    from deploy_engine.cli.sides import absent_head, base_of, resolve_side
 
     catalog = catalog_for(args.catalog)
     if args.base is not None:
-        if len(args.sides) != 1:
-            raise UsageError(f"{PROG} diff: error: with --base REV, name one PATH (the head); got {len(args.sides)}")
-        head = resolve_side(args.sides[0], catalog)
-        return base_of(args.sides[0], args.base, catalog), head
+        path = args.sides[0]
+        base = base_of(path, args.base, catalog)
+        try:
+            # A product the change deletes: PATH gone from the working tree, found at REV.
+            return base, (resolve_side(path, catalog, "head") if os.path.lexists(path) else absent_head(path))
+        except BaseException:
+            base.close()
+            raise
     if len(args.sides) != 2:
         raise UsageError(f"{PROG} diff: error: name BASE and HEAD (or one PATH with --base REV); got {len(args.sides)}")
     base = resolve_side(args.sides[0], catalog)
     try:
-        return base, resolve_side(args.sides[1], catalog)
+        return base, resolve_side(args.sides[1], catalog, "head")
     except BaseException:
         base.close()
         raise
 
 
-def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None) -> int:
+def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None = None) -> int:
     """1 head invalid; 2 a head environment over its cap or growing by more than ``max_increase``; else 0."""
     if head.invalid:
         return EXIT_INVALID
     if any(e.head_verdict in ("over-cap", "unpriced") for e in diff.environments):
         return EXIT_REFUSED
-    if max_increase is not None and any(e.delta > max_increase for e in diff.environments):
+    if any(e.max_increase_exceeded or (max_increase is not None and e.delta > max_increase) for e in diff.environments):
         return EXIT_REFUSED
     return EXIT_OK
+
+
+def shown(diff: PlanDiff, code: int, args: argparse.Namespace) -> bool:
+    """False when ``--skip-unchanged`` leaves the product out: its cost did not change and
+    nothing about it fails the run (a failure is never skipped)."""
+    return not args.skip_unchanged or diff.change != "unchanged" or code != EXIT_OK
 
 
 def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Namespace, stream: Any, ctx: Context) -> None:
@@ -111,7 +154,7 @@ def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Nam
 
         json_format.dump(diff_json(diff), stream)
     elif fmt == "markdown":
-        stream.write(markdown.diff_markdown(diff, base.label, head.label))
+        stream.write(markdown.diff_markdown(diff, base.label, head.label, args.comment_tag))
     elif fmt == "github":
         loaded = head.loaded
         for line in github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase):
@@ -122,9 +165,14 @@ def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Nam
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    """The diff of the two sides; the exit code as the module docstring says."""
+    """The diff of the two sides (or of every product: :func:`run_products`); the exit code
+    as the module docstring says."""
     from runway_core.plan_diff import diff_plans
 
+    if args.base is None and len(args.sides) != 2:
+        raise UsageError(f"{PROG} diff: error: name BASE and HEAD (or PATH... with --base REV); got {len(args.sides)}")
+    if monorepo(args):
+        return run_products(args, ctx)
     output = Output(args, ctx)
     base, head = _sides(args, ctx)
     try:
@@ -135,20 +183,23 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             if unknown:
                 raise UsageError(f"{PROG} diff: error: --env {unknown[0]}: in neither side (declared: {', '.join(sorted(known)) or 'none'})")
             base_plan, head_plan = _only(base_plan, set(args.env)), _only(head_plan, set(args.env))
-        diff = diff_plans(base_plan, head_plan)
+        diff = diff_plans(base_plan, head_plan, head_errors=head.errors, max_increase=args.max_increase)
         code = exit_code(diff, head, args.max_increase)
         for side in (base, head):
             if side.note:
                 print(f"{PROG} diff: {side.note}", file=ctx.stderr)
-        _render(args.format, diff, base, head, args, output.formatted, ctx)
-        if output.text is not None:
-            _render("text", diff, base, head, args, output.text, ctx)
+        if shown(diff, code, args):
+            _render(args.format, diff, base, head, args, output.formatted, ctx)
+            if output.text is not None:
+                _render("text", diff, base, head, args, output.text, ctx)
+        elif args.format == "json":
+            _render(args.format, diff, base, head, args, output.formatted, ctx)
         output.close(files_read([base.loaded, head.loaded], args.catalog) + [s.label for s in (base, head) if s.loaded is None])
         entries = entries_of([head.loaded]) if head.loaded is not None else []
         if head.loaded is not None and entries:
             an = head.loaded.analysis
             text.print_diagnostics(an, an.all_diagnostics(), head.loaded.base, ctx.stderr, text.Style(ctx.stderr, ctx.environ), ctx.environ)
-        if summary.wanted(args, ctx):
+        if summary.wanted(args, ctx) and shown(diff, code, args):
             # The job summary is no PR comment: without the marker.
             parts = [markdown.diff_markdown(diff, base.label, head.label).replace(markdown.DIFF_MARKER + "\n", "", 1)]
             if head.loaded is not None:
@@ -158,3 +209,62 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     finally:
         base.close()
         head.close()
+
+
+def run_products(args: argparse.Namespace, ctx: Context) -> int:
+    """``diff PATH... --base REV`` over every product found on either side (docs/cli.md,
+    "diff", "A monorepo"): exit 1 when a head is invalid, else the highest of the products'
+    codes."""
+    from deploy_engine.cli.sides import product_pairs
+    from runway_core.plan_diff import diff_json, diff_plans
+
+    output = Output(args, ctx)
+    pairs = product_pairs(list(args.sides), args.base, catalog_for(args.catalog), lambda line: print(line, file=ctx.stderr))
+    try:
+        results = []
+        for pair in pairs:
+            base_plan, head_plan = pair.base.plan, pair.head.plan
+            if args.env:
+                base_plan, head_plan = _only(base_plan, set(args.env)), _only(head_plan, set(args.env))
+            d = diff_plans(base_plan, head_plan, head_errors=pair.head.errors, max_increase=args.max_increase)
+            results.append((pair, d, exit_code(d, pair.head, args.max_increase)))
+        if args.env:
+            known = {e.name for p in pairs for s in (p.base, p.head) for e in s.plan.environments}
+            unknown = [e for e in args.env if e not in known]
+            if unknown:
+                raise UsageError(f"{PROG} diff: error: --env {unknown[0]}: in no product on either side (declared: {', '.join(sorted(known)) or 'none'})")
+        codes = [c for _, _, c in results]
+        code = EXIT_INVALID if EXIT_INVALID in codes else max(codes, default=EXIT_OK)
+        kept = [(p, d, c) for p, d, c in results if shown(d, c, args)]
+        base_label, head_label = args.base, "the working tree"
+
+        def render(fmt: str, stream: Any) -> None:
+            if fmt == "json":
+                json_format.dump({"format_version": FORMAT_VERSION, "products": [{"path": p.path, **diff_json(d)} for p, d, _ in kept]}, stream)
+            elif not kept:
+                return  # --skip-unchanged and nothing changed: nothing to post
+            elif fmt == "markdown":
+                stream.write(markdown.products_markdown([(p.path, d) for p, d, _ in kept], base_label, head_label, args.comment_tag))
+            else:
+                for p, d, _ in kept:
+                    _render(fmt, d, p.base, p.head, args, stream, ctx)
+                    print("", file=stream)
+
+        render(args.format, output.formatted)
+        if output.text is not None:
+            render("text", output.text)
+        output.close(files_read([s.loaded for p in pairs for s in (p.base, p.head)], args.catalog))
+        style = text.Style(ctx.stderr, ctx.environ)
+        for p in pairs:
+            loaded = p.head.loaded
+            if loaded is not None and loaded.analysis.all_diagnostics():
+                an = loaded.analysis
+                text.print_diagnostics(an, an.all_diagnostics(), loaded.base, ctx.stderr, style, ctx.environ)
+        if summary.wanted(args, ctx) and kept:
+            body = markdown.products_markdown([(p.path, d) for p, d, _ in kept], base_label, head_label)
+            summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(args.base)}` → {len(kept)} product(s)",
+                                                      [body.replace(markdown.DIFF_MARKER + "\n", "", 1)]))
+        return code
+    finally:
+        for p in pairs:
+            p.close()

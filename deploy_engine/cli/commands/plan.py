@@ -1,12 +1,13 @@
 """``plan [PATH...]``: each selected environment's plan: items, monthly estimate (USD per month,
 730 h a month) against the cap, verdict ``ok`` / ``over-cap`` (refused) / ``unpriced`` (refused: a
 price is missing, so the cap cannot be checked) / ``no-cap``; exit 1 invalid, 2 refused, else 0. Several runways: each in turn (text, markdown, github,
-sarif); ``--format json`` takes one. The labelled job summary holds the diagnostics and the
+sarif); ``--format json`` prints one ``{"format_version", "products": [...]}`` document. The labelled job summary holds the diagnostics and the
 Markdown tables (:mod:`deploy_engine.cli.summary`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import IO, Any
 
 import deploy_engine.cli.summary as summary
@@ -15,12 +16,12 @@ from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import count, file_count
-from deploy_engine.cli.inputs import Loaded, entries_of, files_read, selected_environments
+from deploy_engine.cli.inputs import Loaded, entries_of, files_read, runway_file, selected_environments
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES, UsageError
+from deploy_engine.exits import EXIT_INVALID, EXIT_NO_INPUT, EXIT_OK, EXIT_REFUSED, PROG, REFUSAL_CODES
 from runway_core.diagnostics import Severity
-from runway_core.planner import Plan, cap_unchecked_text
+from runway_core.planner import FORMAT_VERSION, Plan, cap_unchecked_text
 
 NAME = "plan"
 
@@ -91,18 +92,28 @@ def exit_code(item: Loaded, plan: Plan) -> int:
     return EXIT_REFUSED if any(p.refused for p in plan.environments) else EXIT_OK
 
 
+def several(args: argparse.Namespace) -> bool:
+    """What ``--format json`` prints a products document for: more than one PATH, or a folder
+    with no runway at its top (a monorepo: the shape never depends on how many were found)."""
+    paths = args.paths or ["."]
+    return len(paths) > 1 or (paths[0] != "-" and os.path.isdir(paths[0]) and runway_file(paths[0]) is None)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """Each selected environment's plan of each runway; exit 1 invalid, 2 refused (over cap or unpriced), else 0."""
     output = Output(args, ctx)
     loaded = load_reported(args, ctx, output, NAME)
-    if args.format == "json" and len(loaded) > 1:
-        raise UsageError(f"{PROG} plan: error: --format json plans one runway; {len(loaded)} were found (name one PATH)")
     plans = [plan_of(item, args.env) for item in loaded]
     codes = [exit_code(item, plan) for item, plan in zip(loaded, plans)]
     code = EXIT_INVALID if EXIT_INVALID in codes else max(codes, default=EXIT_OK)
     entries = entries_of(loaded)
     if args.format == "sarif":
         json_format.dump(sarif.sarif_log(entries, ctx.environ, command=NAME, exit_code=code), output.formatted)
+    elif args.format == "json" and several(args):
+        # A monorepo: one document, each product's the one-product document unchanged.
+        docs = [json_format.plan_document(plan, item.analysis, item.analysis.all_diagnostics(), item.base, ctx.environ)
+                for item, plan in zip(loaded, plans)]
+        json_format.dump({"format_version": FORMAT_VERSION, "products": docs}, output.formatted)
     else:
         for item, plan in zip(loaded, plans):
             _render(args.format, item, plan, args, output.formatted, ctx)

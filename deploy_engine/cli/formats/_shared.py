@@ -16,7 +16,7 @@ from runway_core.planner import EnvironmentPlan, Plan
 from runway_core.positions import Range
 
 if TYPE_CHECKING:  # the diff renderers' types; runway_core.plan_diff is imported by `diff` only
-    from runway_core.plan_diff import EnvironmentDiff, ItemDiff
+    from runway_core.plan_diff import EnvironmentDiff, ItemDiff, PlanDiff
 
 # Footnotes printed once per text or markdown plan (docs/catalog.md).
 NOTE_UNITS = "Estimates are USD per month (730 h a month), unit prices x quantities from the catalogue."
@@ -187,11 +187,18 @@ def cap_bar(percent: int | None) -> str:
     return "█" * filled + "░" * (CAP_BAR_CELLS - filled)
 
 
+#: How a head verdict reads in a headline (None: the environment is removed).
+HEAD_VERDICTS = {"ok": "ok", "over-cap": "OVER THE CAP (refused)", "unpriced": "UNPRICED: the cap cannot be checked (refused)",
+                 "no-cap": "no cap", "invalid": "INVALID: head has errors, its total is a lower bound", None: ""}
+
+
 def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: Callable[[str], str] = lambda s: s) -> str:
     """One line per environment: ``production: +$86.50/month ($802.59 → $889.09), 32% → 36% of
-    the $2,500.00 cap — ok``; ``strong`` marks the delta (bold in Markdown)."""
+    the $2,500.00 cap — ok``; ``strong`` marks the delta (bold in Markdown). A cap change
+    (``cap $2,000.00 → $2,500.00``), items head could not price and an exceeded
+    ``--max-increase`` are said in it: a refusal is never hidden behind "ok"."""
     name = esc(e.name)
-    if e.head_verdict is None:
+    if not e.in_head:
         money = f"removed ({usd(e.base_total)}/month before)"
     elif e.delta.is_zero():
         money = f"no change ({usd(e.head_total)}/month"
@@ -201,5 +208,31 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
         if e.cap is not None:
             before = f"{e.base_percent}% → " if e.base_percent is not None and e.base_cap == e.cap else ""
             money += f", {before}{e.head_percent}% of the {usd(e.cap)} cap"
-    verdict = {"ok": "ok", "over-cap": "OVER THE CAP (refused)", "unpriced": "UNPRICED: the cap cannot be checked (refused)", "no-cap": "no cap", None: ""}.get(e.head_verdict, e.head_verdict or "")
-    return f"{name}: {money}" + (f" — {verdict}" if verdict else "")
+    if e.cap_changed:
+        money += f"; cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → {usd(e.cap) if e.cap is not None else 'none'}"
+    missing = e.not_estimated
+    if missing:
+        money += f"; {len(missing)} item(s) not estimated ({esc(', '.join(missing))}): the total is a lower bound"
+    verdicts = [HEAD_VERDICTS.get(e.head_verdict, e.head_verdict or "")]
+    if e.max_increase_exceeded:
+        assert e.max_increase is not None
+        verdicts.append(f"OVER --max-increase {usd(e.max_increase)} by {usd(e.delta - e.max_increase)} (refused)")
+    verdict = "; ".join(v for v in verdicts if v)
+    return f"{name}: {money}" + (f" — {strong(verdict) if verdict != 'ok' and verdict != 'no cap' else verdict}" if verdict else "")
+
+
+def product_notes(diff: PlanDiff, esc: Callable[[str], str] = printable, *, changes: bool = True, errors: bool = True) -> list[str]:
+    """The lines said before a product's environments: an added or removed product
+    (``changes``), head's errors (``errors``; its totals are lower bounds), a region change
+    (every price is the new region's)."""
+    out = []
+    if changes and diff.change == "added":
+        out.append("product added: every item is new (base has no such product)")
+    elif changes and diff.change == "removed":
+        out.append("product removed: every item is removed (head total $0.00)")
+    if errors and diff.head_errors:
+        out.append(f"head has {plural(diff.head_errors, 'error')} (`runway-deploy check` lists them): its totals are lower bounds "
+                   "and no environment is ok")
+    if diff.region_changed:
+        out.append(f"region {esc(diff.base_region or 'none')} → {esc(diff.head_region or 'none')}: every price is the new region's")
+    return out

@@ -84,9 +84,13 @@ def diff_github(diff: PlanDiff, an: Analysis | None, base: str, environ: Mapping
             msg = f"{i.name} ({i.kind}) in {e.name}: {signed_usd(i.delta_monthly_usd)}/month" + (f" ({details})" if details else "")
             level = "warning" if i.delta_monthly_usd > 0 else "notice"
             lines.append(f"::{level} {','.join(f'{k}={github_escape_property(v)}' for k, v in props)}::{github_escape_data(msg)}")
-        if e.head_verdict in ("over-cap", "unpriced"):
+        if e.head_verdict == "invalid":
+            lines.append(f"::error title={github_escape_property('head invalid: ' + e.name)}::{github_escape_data(headline(e))}")
+        elif e.head_verdict in ("over-cap", "unpriced"):
             lines.append(f"::error title={github_escape_property('over the cap: ' + e.name)}::{github_escape_data(headline(e))}")
-        elif max_increase is not None and e.delta > max_increase:
+        elif e.max_increase_exceeded or (max_increase is not None and e.delta > max_increase):
+            max_increase = e.max_increase if e.max_increase is not None else max_increase
+            assert max_increase is not None
             lines.append(f"::error title={github_escape_property('over --max-increase: ' + e.name)}::"
                          f"{github_escape_data(headline(e) + f'; more than the allowed increase of {signed_usd(max_increase)}/month')}")
     return lines

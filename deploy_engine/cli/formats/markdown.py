@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import cap_bar, change_details, ci_path, footnotes, headline, pct, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -15,7 +15,7 @@ from runway_core.planner import Plan
 from runway_core.money import usd
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
-    from runway_core.plan_diff import PlanDiff
+    from runway_core.plan_diff import EnvironmentDiff, ItemDiff, PlanDiff
 
 
 def md(text: str) -> str:
@@ -85,13 +85,30 @@ def diagnostics_markdown(entries: Sequence[tuple[Diagnostic, Analysis, str]], fi
 
 #: The hidden marker of the PR comment: a CI step finds its own comment by it and updates it.
 DIFF_MARKER = "<!-- runway-cost-diff -->"
+#: GitHub refuses a comment body longer than this many characters ("Body is too long (maximum
+#: is 65536 characters)", the REST API's issue-comment limit); counted here in UTF-16 code
+#: units, which are never fewer than the characters GitHub counts.
+MAX_COMMENT_CHARS = 65536
 
 
-def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
-    """The PR comment: the marker, a headline per environment, then per environment with
-    changes its cap bar and a table of the changed items (runway text inert, :func:`md`)."""
-    out = [DIFF_MARKER, f"### Cost change of **{md(diff.product or '(no product)')}**", ""]
-    out += [f"- {headline(e, md, lambda s: f'**{s}**')}" for e in diff.environments]
+def diff_marker(tag: str | None = None) -> str:
+    """The comment's marker; ``--comment-tag NAME`` makes ``<!-- runway-cost-diff:NAME -->`` so
+    several jobs keep separate comments (``NAME`` may not close the HTML comment)."""
+    return DIFF_MARKER if not tag else f"<!-- runway-cost-diff:{tag} -->"
+
+
+def _money_cell(i: ItemDiff) -> str:
+    head = "-" if i.head_monthly_usd is None else (usd(i.head_monthly_usd) if i.head_priced else "**not estimated**")
+    return f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {head}"
+
+
+def diff_body(diff: PlanDiff) -> list[str]:
+    """A product's cost change without marker or title: its notes (added, removed, head's
+    errors, region), a headline per environment, then per environment with changes its cap bar
+    and a table of the changed items (runway text inert, :func:`md`)."""
+    strong = lambda s: f"**{s}**"  # noqa: E731
+    out = [f"- **{note}**" for note in product_notes(diff, md)]
+    out += [f"- {headline(e, md, strong)}" for e in diff.environments]
     if not diff.environments:
         out.append("- no environment on either side")
     for e in diff.environments:
@@ -99,20 +116,136 @@ def diff_markdown(diff: PlanDiff, base_label: str, head_label: str) -> str:
         if not changed:
             continue
         out += ["", f"#### {md(e.name)}", ""]
-        if e.cap is not None and e.head_percent is not None:
+        if e.in_head and e.cap is not None and e.head_percent is not None:
             out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
         rows = [[
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
             f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
-            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
-            signed_usd(i.delta_monthly_usd),
+            _money_cell(i), signed_usd(i.delta_monthly_usd),
         ] for i in changed]
         out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
         unchanged = len(e.items) - len(changed)
         if unchanged:
             out += ["", f"{unchanged} item(s) unchanged."]
-    out += ["", f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"]
+    return out
+
+
+def _footer(base_label: str, head_label: str) -> str:
+    return f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"
+
+
+def diff_markdown(diff: PlanDiff, base_label: str, head_label: str, tag: str | None = None) -> str:
+    """The PR comment of one product: the marker, the title, :func:`diff_body`, the footer."""
+    out = [diff_marker(tag), f"### Cost change of **{md(diff.product or '(no product)')}**", "", *diff_body(diff)]
+    out += ["", _footer(base_label, head_label)]
     return "\n".join(out) + "\n"
 
 
-__all__ = ["DIFF_MARKER", "diagnostics_markdown", "diff_markdown", "md", "plan_markdown"]
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (what a JavaScript ``string.length`` counts)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _failing(e: EnvironmentDiff) -> bool:
+    return e.head_verdict in ("over-cap", "unpriced", "invalid") or e.max_increase_exceeded
+
+
+def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str, head_label: str,
+                      tag: str | None = None, limit: int = MAX_COMMENT_CHARS) -> str:
+    """One PR comment for several products (``(path, diff)`` pairs): the marker; a title with
+    the counts of changed, added and removed products; every failing environment (over its cap,
+    unpriced, invalid head, over ``--max-increase``) in a list, so no refusal hides in a folded
+    block; a summary table (a row per product, a column per environment: the delta and head's
+    verdict); then each product that is not ``unchanged`` in a ``<details>`` block
+    (:func:`diff_body`).
+
+    Kept within ``limit`` UTF-16 code units (GitHub's comment limit): the largest details are
+    left out first, then the table's unchanged rows, then (only for thousands of failures) the
+    failing list's tail; a closing note names what was left out and the command that prints it
+    all."""
+    counts = {c: sum(1 for _, d in products if d.change == c) for c in ("changed", "added", "removed", "unchanged")}
+    title = f"### Cost change of {len(products)} product{'s' if len(products) != 1 else ''} (" + ", ".join(
+        f"{n} {c}" for c, n in counts.items() if n) + ")"
+    failing: list[str] = []
+    for path, d in products:
+        if d.head_errors:
+            # One line for an invalid head, not one per environment: every one of them is invalid.
+            failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head has {d.head_errors} error(s) (`runway-deploy check` "
+                           "lists them); its totals are lower bounds, no environment is ok")
+        failing += [f"- **{md(d.product or path)}** {headline(e, md, lambda s: f'**{s}**')}"
+                    for e in d.environments if _failing(e) and (e.head_verdict != "invalid" or e.max_increase_exceeded)]
+    notes = [f"- **{md(d.product or path)}**: {note}" for path, d in products for note in product_notes(d, md, changes=False, errors=False)]
+    # A cap change explains a verdict as much as a price does: said above the fold too.
+    notes += [f"- **{md(d.product or path)}** {md(e.name)}: cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → "
+              f"{usd(e.cap) if e.cap is not None else 'none'}" for path, d in products for e in d.environments if e.cap_changed]
+    head = [diff_marker(tag), title, ""]
+    if failing:
+        head += ["**The job fails:**", "", *failing, ""]
+    if notes:
+        head += [*notes, ""]
+    # The summary table: a row per product, a column per environment (in the order they first
+    # appear), each cell the delta and head's verdict.
+    env_names: list[str] = []
+    for _, d in products:
+        env_names += [e.name for e in d.environments if e.name not in env_names]
+    rows: list[tuple[bool, list[str]]] = []
+    for path, d in products:
+        cells = []
+        for name in env_names:
+            e = d.environment(name)
+            cells.append("-" if e is None else f"{signed_usd(e.delta)} {_cell_verdict(e)}")
+        rows.append((d.change == "unchanged", [f"{md(d.product or '(no product)')} (`{md(path)}`)", d.change, *cells]))
+    details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
+    header = ["product", "change", *(md(n) for n in env_names)]
+
+    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int) -> str:
+        out = list(head)
+        out += markdown.table(header, kept_rows, right=set(range(2, len(header))))
+        if dropped_rows:
+            out += ["", f"… and {dropped_rows} unchanged product(s) (comment size limit)."]
+        for path, d, body in details:
+            if path in folded:
+                continue
+            out += ["", "<details>", f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>",
+                    "", body, "", "</details>"]
+        if folded or dropped_rows:
+            shown = ", ".join(f"`{md(p)}`" for p in folded[:20]) + (", …" if len(folded) > 20 else "")
+            out += ["", f"<sub>Left out to stay under GitHub's {limit:,}-character comment limit: "
+                    + (f"the details of {len(folded)} product(s) ({shown})" if folded else "")
+                    + (" and " if folded and dropped_rows else "") + (f"{dropped_rows} unchanged table row(s)" if dropped_rows else "")
+                    + "; `runway-deploy diff --format json` (or `--format text`) has everything.</sub>"]
+        out += ["", _footer(base_label, head_label)]
+        return "\n".join(out) + "\n"
+
+    all_rows = [r for _, r in rows]
+    folded: list[str] = []
+    text = render(all_rows, folded, 0)
+    # Largest details first: each fold saves the most.
+    for path, _, _ in sorted(details, key=lambda t: -utf16_len(t[2])):
+        if utf16_len(text) <= limit:
+            break
+        folded.append(path)
+        text = render(all_rows, folded, 0)
+    kept = all_rows
+    if utf16_len(text) > limit:
+        kept = [r for unchanged, r in rows if not unchanged]
+        text = render(kept, folded, len(all_rows) - len(kept))
+    while utf16_len(text) > limit and len(failing) > 1:
+        # Still over: the failing list's tail (the table still marks each failure in bold).
+        cut = max(1, len(failing) // 10)
+        total = len([line for line in head if line.startswith("- **")])
+        failing = failing[:-cut - 1] if failing[-1].startswith("- … and") else failing[:-cut]
+        failing.append(f"- … and {total - len(failing)} more (the table marks each)")
+        head[:] = [diff_marker(tag), title, "", "**The job fails:**", "", *failing, "", *notes, *([""] if notes else [])]
+        text = render(kept, folded, len(all_rows) - len(kept))
+    return text
+
+
+def _cell_verdict(e: EnvironmentDiff) -> str:
+    """Head's verdict in a summary-table cell (failures in bold)."""
+    verdict = {"over-cap": "**over cap**", "unpriced": "**unpriced**", "invalid": "**invalid**", "no-cap": "no cap",
+               None: "removed"}.get(e.head_verdict, e.head_verdict or "")
+    return verdict + (" **over --max-increase**" if e.max_increase_exceeded else "")
+
+
+__all__ = ["DIFF_MARKER", "MAX_COMMENT_CHARS", "diagnostics_markdown", "diff_body", "diff_marker", "diff_markdown", "products_markdown", "md", "plan_markdown"]

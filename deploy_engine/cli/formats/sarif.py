@@ -22,6 +22,10 @@ FINGERPRINT_KEY = "runwayDiagnostic/v1"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
+#: The code-scanning category of the log (``automationDetails.id`` up to its last ``/``);
+#: default ``runway-deploy/<command>``. The action sets it from its ``sarif-category`` input.
+SARIF_CATEGORY_VARIABLE = "RUNWAY_SARIF_CATEGORY"
+
 def tool_version() -> str:
     """The version of runway-deploy (:data:`runway_core.__version__`, the one place it is set)."""
     from deploy_engine import __version__
@@ -79,7 +83,8 @@ def sarif_log(
     scanning reads them; artifact URIs are relative, ``/`` separators (``ci_path``). Each
     result has ``partialFingerprints`` (:data:`FINGERPRINT_KEY`, :func:`_fingerprint`), so code
     scanning tracks an alert across runs; the run has ``automationDetails.id``
-    ``runway-deploy/<command>/[<GITHUB_RUN_ID>]`` and one ``invocation`` with the exit code.
+    ``<category>/[<GITHUB_RUN_ID>]`` (the category ``RUNWAY_SARIF_CATEGORY``, default
+    ``runway-deploy/<command>``) and one ``invocation`` with the exit code.
     ``failure`` (no runway found, input unreadable) becomes an error
     ``toolExecutionNotification`` and ``executionSuccessful: false``: the log stays valid for
     the upload step. Rules carry their help text; ``helpUri`` (an absolute URI, as SARIF
@@ -122,12 +127,17 @@ def sarif_log(
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": failure}}]
     run_id = (environ.get("GITHUB_RUN_ID") or "").strip()
     run_id = run_id if run_id.isdigit() else ""
+    # upload-sarif's `category` is used only for a run with no automationDetails (github/codeql-
+    # action, src/upload-lib.ts, populateRunAutomationDetails): the category is ours to write.
+    # Code scanning reads the id's part before its last "/" as the category.
+    category = (environ.get(SARIF_CATEGORY_VARIABLE) or "").strip().strip("/")
+    category = category if category and all(c.isprintable() for c in category) else f"{PROG}/{command}"
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver},
-            "automationDetails": {"id": f"{PROG}/{command}/{run_id}"},
+            "automationDetails": {"id": f"{category}/{run_id}"},
             "invocations": [invocation],
             "columnKind": "utf16CodeUnits",
             "results": results,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, qty, short_source, signed_usd, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -122,14 +122,18 @@ _CHANGE_MARK = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
 def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) -> str:
     """Per environment its headline and a row per added, removed or changed item (mark, name,
     kind, size, monthly base -> head, delta, what changed); unchanged items counted."""
-    out = [f"cost change of {printable(diff.product or '(no product)')}: {printable(base_label)} → {printable(head_label)} (USD per month)", ""]
+    out = [f"cost change of {printable(diff.product or '(no product)')}: {printable(base_label)} → {printable(head_label)} (USD per month)"]
+    out += [style(note, "1;31" if "error" in note else "1") for note in product_notes(diff)]
+    out.append("")
     for e in diff.environments:
-        color = "1;31" if e.head_verdict in ("over-cap", "unpriced") else ("1;33" if e.delta > 0 else "1;32")
-        out.append(style(headline(e), color if not e.delta.is_zero() or e.head_verdict in ("over-cap", "unpriced") else "1"))
+        failing = e.head_verdict in ("over-cap", "unpriced", "invalid") or e.max_increase_exceeded
+        color = "1;31" if failing else ("1;33" if e.delta > 0 else "1;32")
+        out.append(style(headline(e), color if not e.delta.is_zero() or failing else "1"))
         rows = [(
             _CHANGE_MARK[i.change], printable(i.name), printable(i.kind),
             f"{i.base_size or '-'} → {i.head_size or '-'}" if i.base_size != i.head_size else (i.head_size or "-"),
-            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {usd(i.head_monthly_usd) if i.head_monthly_usd is not None else '-'}",
+            f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → "
+            + ("-" if i.head_monthly_usd is None else usd(i.head_monthly_usd) if i.head_priced else "not estimated"),
             signed_usd(i.delta_monthly_usd), change_details(i),
         ) for i in e.changed_items]
         widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]

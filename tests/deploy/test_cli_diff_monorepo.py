@@ -1,0 +1,322 @@
+"""``runway-deploy diff PATH... --base REV`` over a monorepo, and a diff that never hides a
+failure (issue 22): every root runway on either side (one changed, one deleted, one added),
+one products document, one combined comment kept under GitHub's 65,536-character limit, an
+invalid head that is never "ok", ``--max-increase`` said in the headline, region and cap
+changes; git archives extracted without tarfile's 3.11.4 filter API; git's dubious-ownership
+refusal as git words it. Expected figures come from ``plan --format json`` of each side.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from deploy_engine.cli import main
+from deploy_engine.cli.formats.markdown import MAX_COMMENT_CHARS, products_markdown, utf16_len
+from deploy_engine.cli.sides import extract_tree
+from deploy_engine.exits import InputError
+from runway_core.plan_diff import PlanSide, SideEnvironment, SideItem, diff_plans
+from test_cli_diff import edit  # noqa: F401  (also used by test_ci_action)
+
+REPO = Path(__file__).resolve().parents[2]
+ORDERS = REPO / "examples" / "orders"
+SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
+MARKER = "<!-- runway-cost-diff -->"
+ZITADEL_3 = "    scale:\n      production: 3\n    uses: [main-db]\n"
+ZITADEL_4 = "    scale:\n      production: 4\n    uses: [main-db]\n"
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def run(*argv: str, environ: dict | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(list(argv), stdout=out, stderr=err, environ=environ if environ is not None else {})
+    return rc, out.getvalue(), err.getvalue()
+
+
+def git(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(folder), *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def product(ws: Path, name: str, rel: str) -> Path:
+    dest = ws / rel
+    shutil.copytree(ORDERS, dest)
+    root = dest / "runway.yaml"
+    text = root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0").replace("product: orders", f"product: {name}")
+    root.write_text(text, encoding="utf-8")
+    return root
+
+
+def make_monorepo(ws: Path) -> str:
+    """main: orders and billing; the pull request: orders' zitadel 3 -> 4 tasks, billing
+    deleted, search added. Returns main's commit."""
+    ws.mkdir()
+    git(ws, "init", "-q", "-b", "main")
+    product(ws, "orders", "products/orders")
+    product(ws, "billing", "products/billing")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "main")
+    base = git(ws, "rev-parse", "HEAD")
+    git(ws, "checkout", "-qb", "pr")
+    edit(ws / "products" / "orders" / "runway.yaml", ZITADEL_3, ZITADEL_4)
+    shutil.rmtree(ws / "products" / "billing")
+    product(ws, "search", "products/search")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "orders grows, billing goes, search comes")
+    return base
+
+
+@pytest.fixture
+def mono(tmp_path, monkeypatch) -> Path:
+    ws = tmp_path / "ws"
+    make_monorepo(ws)
+    monkeypatch.chdir(ws)
+    return ws
+
+
+def plan_of(ws: Path, rev: str | None, rel: str) -> dict:
+    """``plan --format json`` of ``rel`` at ``rev`` (a fresh worktree) or in the working tree."""
+    if rev is None:
+        rc, out, err = run("plan", str(ws / rel), "--format", "json")
+    else:
+        wt = ws.parent / f"wt-{rev}"
+        if not wt.exists():
+            git(ws, "worktree", "add", "-q", "--detach", str(wt), rev)
+        rc, out, err = run("plan", str(wt / rel), "--format", "json")
+    assert rc == 0, err
+    return json.loads(out, parse_float=Decimal)
+
+
+def test_a_monorepo_in_one_command_lists_every_product_with_its_change(mono):
+    rc, out, err = run("diff", "products", "--base", "main", "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(out, parse_float=Decimal)
+    assert set(doc) == {"format_version", "products"} and doc["format_version"] == 1
+    assert [(p["path"], p["product"], p["change"]) for p in doc["products"]] == [
+        ("products/billing", "billing", "removed"), ("products/orders", "orders", "changed"), ("products/search", "search", "added")]
+    billing, orders, search = doc["products"]
+    # Removed: head total 0, every item removed; its base totals are main's plan.
+    base_billing = plan_of(mono, "main", "products/billing")
+    for env, planned in zip(billing["environments"], base_billing["environments"]):
+        assert env["head_total_monthly_usd"] == 0 and env["head_verdict"] is None
+        assert env["base_total_monthly_usd"] == planned["total_monthly_usd"] and env["delta_monthly_usd"] == -planned["total_monthly_usd"]
+        assert {i["change"] for i in env["items"]} == {"removed"}
+    # Added: base total 0; head totals are the working tree's plan.
+    head_search = plan_of(mono, None, "products/search")
+    for env, planned in zip(search["environments"], head_search["environments"]):
+        assert env["base_total_monthly_usd"] == 0 and env["head_total_monthly_usd"] == planned["total_monthly_usd"]
+        assert env["head_verdict"] == planned["verdict"]
+    # Changed: exactly head - base of the two plans.
+    base_orders, head_orders = plan_of(mono, "main", "products/orders"), plan_of(mono, None, "products/orders")
+    for env, b, h in zip(orders["environments"], base_orders["environments"], head_orders["environments"]):
+        assert env["delta_monthly_usd"] == h["total_monthly_usd"] - b["total_monthly_usd"]
+    assert [e["delta_monthly_usd"] > 0 for e in orders["environments"]] == [False, False, True]
+    assert orders["base_region"] == orders["head_region"] == "us-east-1" and billing["head_region"] is None
+    # Each product entry is the one-product document (plus its path).
+    rc, one, _ = run("diff", "products/orders", "--base", "main", "--format", "json")
+    assert {k: v for k, v in orders.items() if k != "path"} == json.loads(one, parse_float=Decimal)
+    # --env keeps each product's change (an added product stays added).
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "json", "--env", "production")
+    assert [(p["change"], [e["name"] for e in p["environments"]]) for p in json.loads(out)["products"]] == [
+        ("removed", ["production"]), ("changed", ["production"]), ("added", ["production"])]
+    # Several PATHs are the same monorepo; the deleted product alone is `removed`, not "added".
+    rc, out, _ = run("diff", "products/orders", "products/billing", "products/search", "--base", "main", "--format", "json")
+    assert [p["change"] for p in json.loads(out)["products"]] == ["removed", "changed", "added"]
+    rc, out, err = run("diff", "products/billing", "--base", "main", "--format", "json")
+    assert rc == 0 and json.loads(out)["change"] == "removed" and "counts as removed" in err
+    # A PATH on neither side is a typo, never silently nothing: exit 3 naming it.
+    rc, _, err = run("diff", "products", "prodcts/orders", "--base", "main", "--format", "json")
+    assert rc == 3 and "prodcts/orders: no such file or folder, in the working tree or at main" in err
+    rc, _, err = run("diff", "products", "--base", "no-such-rev")
+    assert rc == 3 and "unknown revision 'no-such-rev'" in err
+
+
+def test_one_combined_comment_with_a_table_and_a_details_block_per_changed_product(mono):
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown")
+    assert rc == 0
+    assert out.startswith(MARKER + "\n### Cost change of 3 products (1 changed, 1 added, 1 removed)\n")
+    assert out.count(MARKER) == 1 and out.count("<details>") == 3 and out.count("</details>") == 3
+    table = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("| ")]
+    assert table[0] == ["product", "change", "dev", "staging", "production"]
+    rows = {r[0]: r[1:] for r in table[1:]}
+    assert rows["billing (`products/billing`)"] == ["removed", "−$126.88 removed", "−$258.11 removed", "−$828.03 removed"]
+    assert rows["orders (`products/orders`)"][:3] == ["changed", "±$0.00 ok", "±$0.00 ok"]
+    assert rows["orders (`products/orders`)"][3].startswith("+$") and rows["orders (`products/orders`)"][3].endswith(" ok")
+    assert rows["search (`products/search`)"] == ["added", "+$126.88 ok", "+$258.11 ok", "+$828.03 ok"]
+    assert "product removed: every item is removed" in out and "product added: every item is new" in out
+    billing = out.split("<summary><b>billing</b>", 1)[1].split("</details>", 1)[0]
+    assert "% of the" not in billing  # no cap bar for an environment that is gone
+    assert "tasks 3 → 4" in out
+    # --comment-tag: a distinct marker for another job's comment.
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown", "--comment-tag", "eu-products")
+    assert out.startswith("<!-- runway-cost-diff:eu-products -->\n") and MARKER not in out
+    rc, _, err = run("diff", "products", "--base", "main", "--comment-tag", "x-->y")
+    assert rc == 64 and "--comment-tag" in err
+
+
+def test_skip_unchanged_prints_nothing_when_no_cost_changed(mono):
+    git(mono, "commit", "-q", "--allow-empty", "-m", "nothing")
+    rc, out, _ = run("diff", "products", "--base", "HEAD", "--format", "markdown", "--skip-unchanged")
+    assert rc == 0 and out == ""
+    rc, out, _ = run("diff", "products", "--base", "HEAD", "--format", "json", "--skip-unchanged")
+    assert json.loads(out) == {"format_version": 1, "products": []}
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "json", "--skip-unchanged")
+    assert [p["change"] for p in json.loads(out)["products"]] == ["removed", "changed", "added"]
+    rc, out, _ = run("diff", "products/orders", "--base", "HEAD", "--skip-unchanged")
+    assert rc == 0 and out == ""
+    # A failure is never skipped: unchanged, but over its cap.
+    edit(mono / "products" / "orders" / "runway.yaml", "      monthly: 2500\n", "      monthly: 100\n")
+    git(mono, "commit", "-qam", "a cap below the estimate")
+    rc, out, _ = run("diff", "products/orders", "--base", "HEAD", "--format", "markdown", "--skip-unchanged")
+    assert rc == 2 and "OVER THE CAP (refused)" in out
+
+
+def test_a_broken_head_is_never_ok_and_nothing_unpriced_counts_as_zero_silently(mono):
+    edit(mono / "products" / "orders" / "runway.yaml", "      production: large\n\n  order-events:", "      production: hugeee\n\n  order-events:")
+    rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 1 and doc["head_errors"] == 1
+    assert {e["head_verdict"] for e in doc["environments"]} == {"invalid"}
+    production = doc["environments"][2]
+    assert production["not_estimated"] == ["main-db"]
+    assert next(i for i in production["items"] if i["name"] == "main-db")["head_estimated"] is False
+    for fmt in ("text", "markdown", "github"):
+        rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", fmt)
+        assert rc == 1
+        assert "head has 1 error" in out and "lower bound" in out and "not estimated" in out, fmt
+        assert "— ok" not in out and "— **ok**" not in out, fmt
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown")
+    assert rc == 1 and "**The job fails:**" in out and "**orders** (`products/orders`): head has 1 error(s)" in out
+
+
+def test_max_increase_exceeded_is_said_in_every_format(mono):
+    rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", "json", "--max-increase", "10")
+    doc = json.loads(out, parse_float=Decimal)
+    assert rc == 2
+    assert [e["max_increase_exceeded"] for e in doc["environments"]] == [False, False, True]
+    over = doc["environments"][2]["delta_monthly_usd"] - 10
+    for fmt in ("text", "markdown"):
+        rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", fmt, "--max-increase", "10")
+        assert rc == 2 and f"OVER --max-increase $10.00 by ${over:,.2f} (refused)" in out, out
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown", "--max-increase", "10")
+    assert rc == 2 and "**The job fails:**" in out and "over --max-increase" in out
+
+
+def test_region_and_cap_changes_are_in_the_headline(mono):
+    root = mono / "products" / "orders" / "runway.yaml"
+    edit(root, "region: us-east-1\n", "region: eu-west-1\n")
+    edit(root, "      monthly: 2500\n", "      monthly: 3000\n")
+    rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", "json")
+    doc = json.loads(out)
+    assert (doc["base_region"], doc["head_region"]) == ("us-east-1", "eu-west-1")
+    assert doc["environments"][2]["base_cap_monthly_usd"] == 2500 and doc["environments"][2]["cap_monthly_usd"] == 3000
+    rc, out, _ = run("diff", "products/orders", "--base", "main", "--format", "markdown")
+    assert "region us-east-1 → eu-west-1: every price is the new region's" in out
+    assert "cap $2,500.00 → $3,000.00" in out
+    # The combined comment says both above the folded details.
+    rc, out, _ = run("diff", "products", "--base", "main", "--format", "markdown")
+    top = out.split("<details>", 1)[0]
+    assert "- **orders**: region us-east-1 → eu-west-1" in top and "- **orders** production: cap $2,500.00 → $3,000.00" in top
+
+
+def _side(n: int, tasks: int) -> PlanSide:
+    items = tuple(SideItem(f"worker-{k:03d}", "workload", "medium", Decimal(tasks * 10 + k) / 100, {"tasks": tasks}) for k in range(40))
+    envs = tuple(SideEnvironment(env, Decimal(5000), sum((i.monthly_usd for i in items), Decimal(0)), "ok", items)
+                 for env in ("dev", "staging", "production"))
+    return PlanSide(f"product-{n:03d}", "us-east-1", envs)
+
+
+def test_a_300_product_change_stays_under_githubs_comment_limit():
+    products = [(f"products/p{n:03d}", diff_plans(_side(n, 2), _side(n, 3 + n % 2), max_increase=Decimal("0") if n == 299 else None))
+                for n in range(300)]
+    body = products_markdown(products, "main", "the working tree")
+    assert utf16_len(body) <= MAX_COMMENT_CHARS
+    assert body.startswith(MARKER + "\n### Cost change of 300 products (300 changed)")
+    assert "Left out to stay under GitHub's 65,536-character comment limit: the details of " in body
+    # The one failure is said at the top, whatever was folded.
+    failing = body.split("**The job fails:**", 1)[1].split("| product", 1)[0]
+    assert "**product-299**" in failing and "OVER --max-increase $0.00 by" in failing
+    # Nothing is cut from the top: every product's name is still in the comment.
+    assert all(f"product-{n:03d}" in body for n in range(300))
+    # A smaller one is whole.
+    small = products_markdown(products[:3], "main", "the working tree")
+    assert "Left out" not in small and small.count("worker-039") == 9
+
+
+def _tar(*members: tuple[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, link in members:
+            info = tarfile.TarInfo(name)
+            if link:
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                tar.addfile(info)
+            else:
+                data = b"runway: 1\n"
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.fixture
+def python_3_11_2_tarfile(monkeypatch):
+    """tarfile as CPython 3.11.2 has it: no ``data_filter``, no ``FilterError``, and
+    ``extractall(path, members, *, numeric_owner)`` without ``filter=`` (Lib/tarfile.py at
+    v3.11.2; the filters came with 3.11.4, PEP 706)."""
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    monkeypatch.delattr(tarfile, "FilterError", raising=False)
+    original = tarfile.TarFile.extractall
+
+    def extractall(self, path=".", members=None, *, numeric_owner=False, **kwargs):
+        assert not kwargs, f"3.11.2's extractall takes no {sorted(kwargs)}"
+        # What 3.11.2 does: extract as given (fully trusted), the caller's checks only.
+        kw = {"filter": "fully_trusted"} if "filter" in inspect.signature(original).parameters else {}
+        return original(self, path, members, numeric_owner=numeric_owner, **kw)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall)
+
+
+@pytest.mark.parametrize("members, why", [
+    ((("services/a", "/etc"),), "a symlink that leaves"),
+    ((("services/a", "../../etc"),), "a symlink that leaves"),
+    ((("../outside/runway.yaml", ""),), "its path leaves"),
+    ((("/abs/runway.yaml", ""),), "its path leaves"),
+])
+def test_an_archive_that_leaves_the_folder_is_refused_without_the_3_11_4_filter(tmp_path, python_3_11_2_tarfile, members, why):
+    with pytest.raises(InputError) as exc:
+        extract_tree(_tar(*members), str(tmp_path / "x"), "HEAD:.", "HEAD")
+    assert why in str(exc.value) and "never followed" in str(exc.value)
+    assert not (tmp_path / "etc").exists() and not (tmp_path / "x").exists()
+
+
+def test_every_git_form_of_diff_works_without_the_3_11_4_tarfile_api(mono, python_3_11_2_tarfile):
+    (mono / "products" / "orders" / "services" / "inner").symlink_to("checkout")  # a link inside the folder is kept
+    assert run("diff", "products", "--base", "main", "--format", "json")[0] == 0
+    assert run("diff", "products/orders", "--base", "main")[0] == 0
+    assert run("diff", "main:products/orders", "pr:products/orders")[0] == 0
+    assert run("diff", "main:products/billing", "pr:products/billing", "--format", "json")[0] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown the checkout to another uid")
+def test_dubious_ownership_is_reported_as_git_says_it_with_the_safe_directory_fix(mono, tmp_path, monkeypatch):
+    # git >= 2.35.2 refuses a repository owned by another uid (setup.c, ensure_valid_ownership):
+    # "fatal: detected dubious ownership in repository at '<dir>'" and the safe.directory fix.
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    subprocess.run(["chown", "-R", "12345:12345", str(mono)], check=True)
+    rc, _, err = run("diff", "products", "--base", "main")
+    assert rc == 3, err
+    assert "detected dubious ownership in repository at" in err
+    assert f"git config --global --add safe.directory {mono}" in err and "not in a git repository" not in err
