@@ -246,3 +246,36 @@ def test_a_kind_alone_in_the_registry_is_refused(tmp_path: Path):
         'docs/format.md "Uses and injected variables" row',
         "docs/catalog.md size table section",
     ]}
+
+
+_SLIM = """
+import json, sys
+sys.path[1:1] = [sys.argv[1]]
+from runway_core.catalog import load_catalog
+from runway_core.kinds import REGISTRY
+from deploy_engine.resources import declared_resources
+from test_program_mocks import NETWORK, entry, make_plan
+catalog = load_catalog()
+probes = [entry(f"probe-{k.name}", k.name) for k in REGISTRY if k.estimated]
+creds = {p.name: "probe-password-0123456789" for p, k in zip(probes, [k for k in REGISTRY if k.estimated]) if k.credentials}
+declared_resources(make_plan(catalog, *probes), product="acme", region="us-east-1", network=NETWORK, credentials=creds)
+from deploy_engine.program._aws import USED
+whole = sorted(name for name, m in sys.modules.items() if type(m).__name__ == "_SlimPackage" and m.__dict__.get("_runway_full"))
+# A resource package pulumi_aws loaded (not a lazy stand-in) that USED does not list.
+unlisted = sorted(name for name, m in sys.modules.items() if name.count(".") == 1 and name.startswith("pulumi_aws.")
+                  and hasattr(m, "__path__") and type(m).__name__ != "_LazyModule" and name.split(".")[1] not in USED)
+print(json.dumps({"loaded whole": whole, "not in USED": unlisted}))
+"""
+
+
+def test_every_component_uses_only_the_pulumi_aws_names_the_program_loads():
+    # deploy_engine/program/_aws.py loads only the classes in USED of each pulumi_aws package;
+    # a component asking for another one, or for a package USED does not list, silently loads
+    # the whole package (seconds of import: its docstring). In a fresh interpreter, one item of
+    # every kind: no package loaded whole, none outside USED.
+    sys.path.insert(0, str(ROOT / "tests"))
+    from kindtree import run_python
+
+    done = run_python(ROOT, _SLIM, str(ROOT / "tests" / "deploy"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"loaded whole": [], "not in USED": []}, "program/_aws.py's USED misses what a component uses"
