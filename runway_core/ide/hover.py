@@ -255,7 +255,8 @@ def _entity(an: "Analysis", name: str) -> str | None:
     rows = [["size", *(i.size or "—" for _, i in items)]]
     if is_workload:
         rows.append(["tasks", *(str(i.capacity.get("tasks", "—")) for _, i in items)])
-    rows.append(["monthly", *(usd(i.monthly_usd) + ("*" if i.missing_prices else "") for _, i in items)])
+    # An item whose kind has no price (RW122) is not estimated, never $0.00.
+    rows.append(["monthly", *((usd(i.monthly_usd) + ("*" if i.missing_prices else "")) if i.estimated else "not estimated" for _, i in items)])
     out.extend(markdown.table(["", *(p.name for p, _ in items)], rows, right=range(1, len(items) + 1)))
     out.append("")
     first = items[0][1]

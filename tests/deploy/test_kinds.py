@@ -178,6 +178,17 @@ from test_kinds import missing_pieces
 print(json.dumps(missing_pieces(load_catalog())))
 """
 
+_HOVER = """
+import sys
+from runway_core.analysis import analyze
+from runway_core.catalog import load_catalog
+from runway_core.ide.hover import hover_at
+from runway_core.positions import Position
+root = sys.argv[1]
+an = analyze(root, load_catalog())
+print(hover_at(an, root, Position(3, 3)).markdown)
+"""
+
 _DECLARE = """
 import sys
 sys.path[1:1] = [sys.argv[1]]
@@ -223,6 +234,10 @@ def test_a_kind_alone_in_the_registry_is_refused(tmp_path: Path):
     assert "dev — $" in text.stdout and "REFUSED: cannot check the cap (clickstream not estimated: RW122)" in text.stdout
     assert re.search(r"clickstream +stream +- +not estimated", text.stdout)
     assert "refused: cannot check the cap: clickstream not estimated (its kind has no price: RW122)" in text.stderr
+
+    hover = run_python(tree, _HOVER, str(product / "runway.yaml"))
+    assert hover.returncode == 0, hover.stderr
+    assert "| monthly | not estimated |" in hover.stdout and "$0.00" not in hover.stdout, hover.stdout
 
     declared = run_python(tree, _DECLARE, str(ROOT / "tests" / "deploy"))
     assert declared.returncode == 0, declared.stderr
