@@ -70,6 +70,8 @@ class Redacting:
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
         self.broken = False
+        #: The run's Redactor (known values, then :func:`redact`), set through ``Context.redactor``.
+        self.scrubber: Any = None
 
     @property
     def unicode_ok(self) -> bool:
@@ -85,7 +87,7 @@ class Redacting:
     def write(self, text: str) -> int:
         if self.broken:
             return len(text)
-        clean = redact(text)
+        clean = self.scrubber.scrub(text) if self.scrubber is not None else redact(text)
         try:
             try:
                 self._stream.write(clean)
@@ -141,8 +143,24 @@ class Context:
         self.clock = clock
         self.which = which
         self._stdin = stdin
-        self.redactor: Any = None  # set by a deploy run, for the RUNWAY_DEBUG traceback
+        self._redactor: Any = None
         self.command: str | None = None  # the command being run, once the arguments are parsed
+
+    @property
+    def redactor(self) -> Any:
+        """The run's :class:`~deploy_engine.secrets.Redactor` (set by a deploy run or a command
+        that was given a URL with credentials), or None. Once set, every write to a
+        :class:`Redacting` stdout and stderr is scrubbed by it too, the RUNWAY_DEBUG traceback
+        included: a message a command forgot to scrub (a botocore or urllib error quoting a
+        piece of the URL) still never prints a known value."""
+        return self._redactor
+
+    @redactor.setter
+    def redactor(self, value: Any) -> None:
+        self._redactor = value
+        for stream in (self.stdout, self.stderr):
+            if isinstance(stream, Redacting):
+                stream.scrubber = value
 
     @property
     def stdin(self) -> IO[Any]:

@@ -33,11 +33,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from runway_core.money import usd
 from runway_core.planner import EnvironmentPlan, plan_digest
+from runway_core.workspace import JsonDocumentError, loads_json
 
 from .leases import Lease
+from .records.export import key_problem
 from .records.file_store import FileStore
 from .records.kinds import Written, receipt_retain_until, record_order, write_unique
-from .records.store import RecordStore
+from .records.store import Record, RecordStore, RecordTooLarge, StoreError
 from .secrets import Redactor
 
 RECEIPT_FORMAT_VERSION = 1
@@ -106,12 +108,35 @@ def actor(environ: Mapping[str, str], user: Callable[[], str] = getpass.getuser)
 
 
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?:(?P<userinfo>[^/?#]*)@)?(?P<rest>[^?#]*)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _pasted_userinfo(url: str) -> str | None:
+    """What a person may have pasted as the user info of ``url``: everything between ``://``
+    and the **last** ``@``, when that is more than RFC 3986 §3.2.1 reads as user info (which
+    ends at the first ``/``, ``?`` or ``#``). An AWS secret key holds ``/`` and ``+``
+    (``wJalrXUtnFEMI/K7MDENG/...``): pasted raw, a strict parse would show its first part as
+    the host. None when the URL has no ``@`` or the strict reading covers it."""
+    scheme = _SCHEME.match(url)
+    if scheme is None or "@" not in url[scheme.end():]:
+        return None
+    candidate = url[scheme.end():].rpartition("@")[0]
+    m = _URL.match(url)
+    strict = m.group("userinfo") if m is not None else None
+    return None if candidate == strict else candidate
 
 
 def public_backend_url(url: str) -> str:
     """The backend URL as it may be shown: user info replaced by ``***``, query and fragment
-    dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). Every message,
-    receipt and JSON document shows a backend this way; never raises."""
+    dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). A password holding
+    ``/``, ``?`` or ``#`` pasted raw (:func:`_pasted_userinfo`) is hidden as a whole: the URL is
+    shown from its last ``@``. Every message, receipt and JSON document shows a backend this
+    way; never raises."""
+    pasted = _pasted_userinfo(url)
+    if pasted is not None:
+        scheme = _SCHEME.match(url)
+        assert scheme is not None
+        url = scheme.group(0) + "***@" + url[scheme.end() + len(pasted) + 1:]
     m = _URL.match(url)
     if m is None:
         return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
@@ -119,19 +144,23 @@ def public_backend_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The parts of ``url`` a redactor must know: its user info (and the password in it) and
-    its query string, e.g. for Pulumi lines that quote the backend URL."""
+    """The parts of ``url`` a redactor must know: its user info (and the password in it, and
+    each piece of a pasted one between ``/``, ``?``, ``#`` and ``:``) and its query string,
+    e.g. for Pulumi lines, botocore or urllib errors that quote a piece of the URL."""
     out: list[str] = []
     m = _URL.match(url)
-    if m is not None and m.group("userinfo"):
-        userinfo = m.group("userinfo")
-        out.append(userinfo)
-        if ":" in userinfo:
-            out.append(userinfo.split(":", 1)[1])
+    pasted = _pasted_userinfo(url)
+    for userinfo in (m.group("userinfo") if m is not None else None, pasted):
+        if userinfo:
+            out.append(userinfo)
+            if ":" in userinfo:
+                out.append(userinfo.split(":", 1)[1])
+    if pasted:
+        out += [piece for piece in re.split(r"[/?#:]", pasted) if piece != pasted]
     query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
     if query:
         out.append(query)
-    return [v for v in out if v]
+    return list(dict.fromkeys(v for v in out if v))
 
 
 def estimate_json(plan: EnvironmentPlan) -> dict[str, Any]:
@@ -223,6 +252,99 @@ class Receipt:
         }
 
 
+#: Largest receipt read (one is ~2-20 KB; its resources list grows with the product): past it the
+#: object is listed as unreadable, never downloaded further (docs/deploy.md, "Records").
+MAX_RECEIPT_BYTES = 1024 * 1024
+#: Deepest nesting read in a receipt (one nests 3 deep: ``lease`` / ``ci`` / ``extra``).
+MAX_RECEIPT_DEPTH = 16
+
+# The fields a receipt's readers use, and the JSON types each may have (None: null allowed).
+_RECEIPT_FIELDS: dict[str, tuple[type, ...]] = {
+    "command": (str,), "product": (str,), "environment": (str,), "region": (str,), "stack": (str,),
+    "backend": (str, type(None)), "outcome": (str,), "exit_code": (int, type(None)), "reason": (str, type(None)),
+    "plan_digest": (str, type(None)), "reviewed_plan_digest": (str, type(None)), "estimate": (dict, type(None)),
+    "git_commit": (str, type(None)), "ci": (dict, type(None)), "actor": (str, type(None)), "started_at": (str,),
+    "finished_at": (str, type(None)), "resources": (list,), "changes": (dict,), "lease": (dict,),
+    "secrets_written": (list,), "credentials": (dict,),
+}
+_REQUIRED = ("environment", "outcome", "started_at")
+
+
+def receipt_problem(doc: Any) -> str | None:
+    """Why ``doc`` (a parsed JSON document from a store someone else may write) is not a receipt
+    this version reads, or None: an object with ``format_version`` 1 (the integer), the required
+    ``environment``, ``outcome`` (one of :data:`OUTCOMES`) and ``started_at``, each field of
+    ``to_json`` of its JSON type, and no string that cannot be written as UTF-8 (a lone surrogate
+    from a ``\udc80`` escape). Never raises."""
+    if not isinstance(doc, dict):
+        return f"a JSON {type(doc).__name__.replace('dict', 'object').replace('list', 'array')}, not a receipt object"
+    version = doc.get("format_version")
+    if type(version) is not int or version != RECEIPT_FORMAT_VERSION:
+        return f"format_version must be the integer {RECEIPT_FORMAT_VERSION}"
+    for name in _REQUIRED:
+        if name not in doc:
+            return f"no {name}"
+    for name, types in _RECEIPT_FIELDS.items():
+        if name in doc:
+            value = doc[name]
+            if not isinstance(value, types) or isinstance(value, bool):
+                want = " or ".join("null" if t is type(None) else {str: "a string", int: "an integer", dict: "an object",
+                                                                     list: "an array"}[t] for t in types)
+                return f"{name} must be {want}"
+    if doc["outcome"] not in OUTCOMES:
+        return f"outcome must be one of {', '.join(OUTCOMES)}"
+    stack: list[Any] = [doc]
+    while stack:  # iterative: the depth is bounded by the reader already
+        value = stack.pop()
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
+        for k, v in items:
+            for text in (k, v):
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return "holds a string that is not valid Unicode (a lone surrogate)"
+            if isinstance(v, (dict, list)):
+                stack.append(v)
+    return None
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """A record read from a store that may be hostile: ``record`` (None when gone since
+    listed), its parsed ``doc`` and ``problem`` (why it is unreadable, or None)."""
+
+    key: str
+    record: Record | None
+    doc: Any = None
+    problem: str | None = None
+
+
+def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = True) -> ReadRecord:
+    """Read ``key`` (listed under ``prefix``) as an untrusted record: the key checked
+    (:func:`deploy_engine.records.export.key_problem`), at most :data:`MAX_RECEIPT_BYTES`, JSON
+    of at most :data:`MAX_RECEIPT_DEPTH` levels, and with ``receipt`` a receipt
+    (:func:`receipt_problem`). Never raises: a record the store cannot read (a FIFO among the
+    files, an object whose read is denied) is unreadable too, with the store's reason."""
+    problem = key_problem(key, prefix)
+    if problem is not None:
+        return ReadRecord(key, None, problem=f"key {problem}; not read")
+    try:
+        record = store.read(key, limit=MAX_RECEIPT_BYTES)
+    except RecordTooLarge:
+        return ReadRecord(key, None, problem=f"over the {MAX_RECEIPT_BYTES:,}-byte limit of a receipt; not read")
+    except StoreError as exc:  # this one object: a FIFO in .runway/, an object access is denied to
+        return ReadRecord(key, None, problem=str(exc))
+    if record is None:
+        return ReadRecord(key, None, problem="gone since listed")
+    try:
+        doc = loads_json(record.data, max_depth=MAX_RECEIPT_DEPTH)
+    except JsonDocumentError as exc:
+        return ReadRecord(key, record, problem=f"invalid JSON ({exc})")
+    problem = receipt_problem(doc) if receipt else (None if isinstance(doc, dict) else "not a JSON object")
+    return ReadRecord(key, record, doc, problem)
+
+
 def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
     """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
@@ -285,6 +407,8 @@ def list_receipts(store: RecordStore, product: str, environment: str | None, env
 
 __all__ = [
     "OUTCOMES",
+    "MAX_RECEIPT_BYTES",
+    "MAX_RECEIPT_DEPTH",
     "RECEIPT_FORMAT_VERSION",
     "Receipt",
     "actor",
@@ -295,6 +419,9 @@ __all__ = [
     "public_backend_url",
     "url_secrets",
     "list_receipts",
+    "receipt_problem",
+    "read_checked",
+    "ReadRecord",
     "start_retention",
     "store_receipt",
     "write_receipt",

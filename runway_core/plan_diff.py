@@ -238,7 +238,9 @@ def side_of_json(doc: Any) -> PlanSide:
     field that does not fit."""
     if not isinstance(doc, Mapping):
         raise PlanDocumentError("not a plan: the document is not a JSON object")
-    if doc.get("format_version") != FORMAT_VERSION:
+    version = doc.get("format_version")
+    # The integer itself: JSON's `true` and `1.0` compare equal to 1 in Python, and are no version.
+    if type(version) is not int or version != FORMAT_VERSION:
         raise PlanDocumentError(f"not a plan of format_version {FORMAT_VERSION} (runway-deploy plan --format json)")
     envs = doc.get("environments")
     if not isinstance(envs, list):

@@ -132,19 +132,28 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("an OpenAI API key", r"(?:(?<![A-Za-z0-9_])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}|(?<![A-Za-z0-9])SK_" + _VAR_BODY + "{32,})",
      ("sk-", "SK_"), False),
     ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", ("hooks.slack.com/",), False),
-    ("a Slack token", r"(?:x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}|X(?:OX[ABPOSRE]|APP)_" + _VAR_BODY + "{10,})",
-     ("xox", "xapp-", "XOX", "XAPP_"), False),
+    # Upper-cased too, with `-` (`XOXB-…`, round 4: a token pasted in capitals) or `_` (a
+    # variable name, round 3).
+    ("a Slack token", r"(?:x(?:ox(?:e\.xox)?[abposre]|app)-[A-Za-z0-9-]{10,}|X(?:OX(?:E\.XOX)?[ABPOSRE]|APP)-[A-Z0-9-]{10,}"
+     r"|X(?:OX[ABPOSRE]|APP)_" + _VAR_BODY + "{10,})",
+     ("xox", "xapp-", "XOX", "XAPP_", "XAPP-"), False),
     ("a Stripe secret key", r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("_live_", "_test_"), False),
     ("a Stripe webhook secret", r"whsec_[A-Za-z0-9+/=]{20,}", ("whsec_",), False),
     ("a Google API key", r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}", ("AIza",), False),
     ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), False),
-    ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,}", ("eyJ",), False),
+    # The signature may be short or empty (`alg: none`, an unsigned token is still a bearer
+    # credential): gitleaks' jwt rule makes it optional too.
+    ("a JSON Web Token", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]*", ("eyJ",), False),
     ("a Pulumi access token", r"(?:pul-[a-f0-9]{40}|PUL_[A-F0-9]{40})(?![A-Fa-f0-9])", ("pul-", "PUL_"), False),
     ("an Infisical service token",
      r"st\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[0-9a-fA-F]{32}\.[0-9a-fA-F]{32}",
      ("st.",), False),
     ("a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.", "hvr."), False),
-    ("an AWS session token", r"(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9+/=]{16,}", ("FwoGZXIvYXdz", "IQoJb3JpZ2lu"), False),
+    # STS session tokens are base64 of a protobuf: a varying first byte, then 0x0a and the
+    # length of `aws` / `er/aws` / `origin...`, so the first two characters vary (`AQoDYXdz…`,
+    # the AWS docs' own example; `FQoGZXIvYXdz…`, `FwoGZXIvYXdz…`, `IQoJb3JpZ2lu…`, `IgoJb3JpZ2lu…`).
+    ("an AWS session token", r"[A-Za-z0-9+/]{2}o(?:DYXdz|GZXIvYXdz|Jb3JpZ2lu)[A-Za-z0-9+/=]{16,}",
+     ("oDYXdz", "oGZXIvYXdz", "oJb3JpZ2lu"), False),
     ("an Azure storage key", r"(?:Account|SharedAccess)Key=[A-Za-z0-9+/]{20,}={0,2}", ("AccountKey=", "SharedAccessKey="), False),
     ("a DigitalOcean token", r"do[por]_v1_[a-f0-9]{64}", ("_v1_",), False),
     ("a PyPI upload token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{16,}", ("pypi-AgEIcHlwaS5vcmc",), False),
@@ -155,7 +164,8 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a Databricks token", r"(?:(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?|(?<![A-Za-z0-9])DAPI[A-F0-9]{32}(?:_[0-9])?)",
      ("dapi", "DAPI"), False),
     # `scheme://user:password@`: the user may be empty (`redis://:pw@h`), the password may hold
-    # `/`, `+`, `:` or `@` (it runs to the last `@` before a space, a quote or a `//`); not a
+    # `/` (`//` too: base64 has it, round 4), `+`, `:` or `@` (it runs to the last `@` before a
+    # space, a quote or another URL's `://`); not a
     # port followed by a path (`https://h:8080/@scope/pkg` is no password), nor an already
     # redacted one (`[redacted]`, `<...>`, `***`) or a `${...}` reference. First tried: a
     # password of words separated by single spaces (`app:my secret pw@db`, `app:p@ss word@db`;
@@ -166,7 +176,7 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # more hidden, never less.
     ("a URL with a password in it",
      r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)"
-     r"(?:[^\s\"'<>`/]{1,256}(?: [^\s\"'<>`/]{1,256}){1,16}@|(?:[^\s\"'<>`/]|/(?!/)){1,256}@)",
+     r"(?:[^\s\"'<>`/]{1,256}(?: [^\s\"'<>`/]{1,256}){1,16}@|(?:[^\s\"'<>`/:]|:(?!//)|/){1,256}@)",
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a

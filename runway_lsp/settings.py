@@ -58,7 +58,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from runway_core.text import suggest
+from runway_core.text import redact, suggest
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
 from .convert import messages
@@ -132,10 +132,14 @@ _DEFAULTS = Settings()
 
 
 def _shown(value: Any) -> str:
+    """A setting's value as a message quotes it: redacted **before** it is cut to 60 characters
+    (cut first, a URL's password before its `@` or a JWT before its signature no longer has the
+    shape the send-time redaction knows, and its start would be quoted)."""
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
         text = repr(value)
+    text = redact(text)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -65,7 +65,7 @@ from deploy_engine.exits import (
     UsageError,
 )
 from deploy_engine.pipeline.guards import DEPLOY_EXTRA_MODULES, deploy_extra_message
-from deploy_engine.terminal import printable
+from deploy_engine.terminal import printable, printable_lines
 
 
 def main(
@@ -136,7 +136,10 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
         ctx.command = args.command
         return args.func(args, ctx)
     except UsageError as exc:
-        print(str(exc), file=err)
+        # A usage error quotes the argument given (`--env $'dev\x1b[2J'`, argparse's
+        # "unrecognized arguments: ..."): control characters are shown as escapes, never sent
+        # to the terminal.
+        print(printable_lines(str(exc)), file=err)
         return EXIT_USAGE
     except InputError as exc:
         print(f"{PROG}: {printable(str(exc))}", file=err)

@@ -121,4 +121,16 @@ def refuse_input_as_output(path: str, inputs: Iterable[str]) -> None:
         raise InputError(f"--output {path} is a file this command read{shown}; not overwritten (name another FILE)")
 
 
-__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output"]
+def refuse_runway_as_output(path: str) -> None:
+    """InputError (exit 3) when ``path`` is an existing runway file (named ``runway.yaml`` or
+    ``runway.yml``, :data:`runway_core.workspace.ROOT_NAMES`, or a link to one): for a command
+    that reads no runway (``schema``), the one input :func:`refuse_input_as_output` cannot know."""
+    from runway_core.workspace import ROOT_NAMES
+
+    if not os.path.lexists(path):
+        return
+    if os.path.basename(path) in ROOT_NAMES or os.path.basename(os.path.realpath(path)) in ROOT_NAMES:
+        raise InputError(f"--output {path} is a runway file; not overwritten (name another FILE, e.g. runway.schema.json)")
+
+
+__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output", "refuse_runway_as_output"]

@@ -41,7 +41,9 @@ written.
 
 The parts: :mod:`~deploy_engine.records.store` (the interface, its errors, the key layout),
 :mod:`~deploy_engine.records.file_store` (``.runway/``), :mod:`~deploy_engine.records.s3_store`
-(the state bucket, boto3), :mod:`~deploy_engine.records.kinds` (record names by time, retention,
+(the state bucket, boto3), :mod:`~deploy_engine.records.export` (a shared store's keys checked
+against their prefix, and ``receipts export`` writing strictly inside its folder, never through a
+symlink), :mod:`~deploy_engine.records.kinds` (record names by time, retention,
 and :func:`~deploy_engine.records.kinds.write_json`, the one way a JSON record is written:
 scrubbed by the run's :class:`~deploy_engine.secrets.Redactor` and, for what an author wrote, by
 :func:`runway_core.text.redact`, refused when a known value survives); here, choosing the store.

@@ -16,7 +16,7 @@ from runway_core.workspace import MAX_JSON_BYTES, NotRegularFile, open_regular
 
 from ..workdir import runway_folder
 from .kinds import parse_stamp
-from .store import Record, RecordChanged, RecordExists, RecordStore, StoreError
+from .store import Record, RecordChanged, RecordExists, RecordStore, RecordTooLarge, StoreError
 
 def _etag_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
@@ -67,18 +67,18 @@ class FileStore(RecordStore):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
 
-    def read(self, key: str) -> Record | None:
+    def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
         path = self.path(key)
         try:
             # Regular files only, bounded (a FIFO would block, /dev/zero never end): a record is
             # a small JSON document (runway_core.workspace.MAX_JSON_BYTES).
-            data, _ = open_regular(str(path), MAX_JSON_BYTES + 1)
+            data, _ = open_regular(str(path), limit + 1)
         except FileNotFoundError:
             return None
         except NotRegularFile:
             raise StoreError(f"{path} is not a regular file (a FIFO, socket, device or folder); never read") from None
-        if len(data) > MAX_JSON_BYTES:
-            raise StoreError(f"{path} is over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit for a record; not read")
+        if len(data) > limit:
+            raise RecordTooLarge(f"{path} is over the {limit:,}-byte limit for this record; not read")
         return Record(key, data, _etag_of(data))
 
     def _claim(self, key: str, etag: str, data: bytes) -> Path:

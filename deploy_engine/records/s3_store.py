@@ -11,8 +11,10 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 from urllib.parse import parse_qs
 
+from runway_core.workspace import MAX_JSON_BYTES
+
 from ..secrets import Redactor
-from .store import Record, RecordChanged, RecordExists, RecordStore, StoreError
+from .store import Record, RecordChanged, RecordExists, RecordStore, RecordTooLarge, StoreError
 
 #: The folder of the records under an S3 backend's prefix, beside Pulumi's ``.pulumi/``.
 S3_RECORDS_FOLDER = "runway"
@@ -75,14 +77,29 @@ class S3Store(RecordStore):
                 return self.create(key, data)
             raise self._fail(exc, key, "write") from None
 
-    def read(self, key: str) -> Record | None:
+    def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
         try:
             got = self.client.get_object(Bucket=self.bucket, Key=self.object_key(key))
         except Exception as exc:  # noqa: BLE001
             if client_error(exc)[0] in ("NoSuchKey", "404"):
                 return None
             raise self._fail(exc, key, "read") from None
-        return Record(key, got["Body"].read(), str(got["ETag"]))
+        body = got["Body"]
+        too_large = RecordTooLarge(f"{self.location(key)} is over the {limit:,}-byte limit for this record; not read")
+        try:
+            # GetObject's Content-Length first: an object anyone with write access put there is
+            # not downloaded past the bound; the read itself is bounded too.
+            if int(got.get("ContentLength") or 0) > limit:
+                raise too_large
+            try:
+                data = body.read(limit + 1)
+            except Exception as exc:  # noqa: BLE001 - a connection cut mid-body
+                raise self._fail(exc, key, "read") from None
+        finally:
+            body.close()
+        if len(data) > limit:
+            raise too_large
+        return Record(key, data, str(got["ETag"]))
 
     def replace(self, key: str, data: bytes, etag: str) -> str:
         try:
@@ -167,8 +184,16 @@ class S3Location:
 
 def parse_s3_url(url: str) -> S3Location:
     """``s3://bucket[/prefix][?region=..&profile=..&endpoint=..]`` -> :class:`S3Location`.
-    Raises ValueError for a URL without a bucket."""
+    Raises ValueError for a URL without a bucket, or with an ``@`` after it (a pasted
+    credential holding ``/``, ``?`` or ``#``; the message quotes nothing of the URL)."""
     rest = url.strip()[len("s3://"):]
+    authority_end = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    if "@" in rest[authority_end:]:
+        # An '@' after the bucket: a credential pasted with a '/', '?' or '#' in it (an AWS
+        # secret key holds '/'), which a parse would read as the bucket. S3 takes no user info:
+        # refused, quoting nothing of the URL.
+        raise ValueError("an s3:// backend URL holds no credentials (an '@' after its bucket was found): use "
+                         "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the URL's profile= parameter")
     path, _, query = rest.partition("?")
     authority, _, prefix = path.partition("/")
     bucket = authority.rpartition("@")[2]  # user info is never a bucket (nor ever shown)

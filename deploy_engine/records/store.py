@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from runway_core.workspace import loads_json
+from runway_core.workspace import MAX_JSON_BYTES, loads_json
 
 #: Record kinds whose keys are per product and environment (see :meth:`RecordStore.key`).
 KINDS = ("receipts", "plans", "drift", "lease-history", "ends")
@@ -21,6 +21,11 @@ KINDS = ("receipts", "plans", "drift", "lease-history", "ends")
 class StoreError(Exception):
     """The store could not be read or written (unreachable, access denied, bucket missing).
     The message names the bucket and key or the path, never a credential."""
+
+
+class RecordTooLarge(StoreError):
+    """:meth:`RecordStore.read` refused a record over the size asked for (``limit``): nothing past
+    the bound is downloaded or read (a bucket someone else can write may hold a 60 MB object)."""
 
 
 class RecordExists(StoreError):
@@ -96,8 +101,10 @@ class RecordStore(ABC):
         """Write ``key`` only if it does not exist; returns its ETag. Raises :class:`RecordExists`."""
 
     @abstractmethod
-    def read(self, key: str) -> Record | None:
-        """The record at ``key``, or None."""
+    def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
+        """The record at ``key``, or None. At most ``limit`` bytes (default
+        :data:`runway_core.workspace.MAX_JSON_BYTES`): a larger one raises :class:`RecordTooLarge`
+        having read no more than ``limit + 1`` bytes of it."""
 
     @abstractmethod
     def replace(self, key: str, data: bytes, etag: str) -> str:
@@ -126,4 +133,4 @@ class RecordStore(ABC):
         return 0
 
 
-__all__ = ["KINDS", "Record", "RecordChanged", "RecordExists", "RecordStore", "StoreError"]
+__all__ = ["KINDS", "Record", "RecordChanged", "RecordExists", "RecordStore", "RecordTooLarge", "StoreError"]

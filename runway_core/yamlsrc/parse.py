@@ -45,7 +45,11 @@ def _mask(body: str) -> tuple[str, dict[int, str] | None]:
 #: The white space of a line that holds nothing else, or nothing but a comment, when it has
 #: a tab.
 _BLANK_WITH_TAB = re.compile(r"(?:(?<=[\r\n])|\A)[ \t]*\t[ \t]*(?=[#\r\n]|\Z)")
-_DASH_TAB = re.compile(r"^([ ]*(?:-[ ]+)*-)(\t[ \t]*)(?=[^\s#])", re.MULTILINE)
+#: Tabs in the separation after a block indicator at the start of a line: a sequence's `-`,
+#: an explicit key's `?` or its value's `:` (`-\tsvc`, `- \tsvc`, `?\tkey`, `:\tvalue`), after
+#: any indicators written with spaces (`- ?\tkey`); not before another block indicator
+#: (`- \t- x`: there the tab would indent a compact collection, which only spaces may).
+_INDICATOR_TAB = re.compile(r"^([ ]*(?:[-?:][ ]+)*[-?:])([ ]*\t[ \t]*)(?=[^\s#])(?![-?:](?:[ \t]|$))", re.MULTILINE)
 
 
 #: Nothing but document markers, comments and white space.
@@ -62,10 +66,12 @@ def _blank_tabs(body: str) -> str:
     if "\t" not in body:
         return body
     body = _BLANK_WITH_TAB.sub(lambda m: m.group(0).replace("\t", " "), body)
-    # A tab separating a block sequence's `-` from its entry (`-\tsvc`) is separation, which
-    # YAML 1.2 allows to be tabs (§6.2 s-separate-in-line; only indentation must be spaces):
-    # libyaml refuses it, so it becomes a space (same length; the entry's value is unchanged).
-    return _DASH_TAB.sub(lambda m: m.group(1) + m.group(2).replace("\t", " "), body)
+    # A tab separating a block sequence's `-` from its entry (`-\tsvc`), or an explicit key's
+    # `?` / value's `:` from its node (`?\tkey`, `:\tvalue`; round 4) is separation, which YAML
+    # 1.2 allows to be tabs (§6.2 s-separate-in-line, §8.2.2 c-l-block-map-explicit-entry; only
+    # indentation must be spaces): libyaml refuses it, so it becomes a space (same length; the
+    # node's value is unchanged).
+    return _INDICATOR_TAB.sub(lambda m: m.group(1) + m.group(2).replace("\t", " "), body)
 
 
 def _events(text: str) -> Iterator[Any]:

@@ -326,3 +326,12 @@ async def test_an_unloadable_catalog_path_warns_and_keeps_the_packaged_one(clien
     assert message.type == types.MessageType.Warning and "packaged catalogue is used" in message.message
     did_open(client, root)
     assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]
+
+
+def test_a_setting_value_is_redacted_before_it_is_cut_to_60_characters():
+    """Issue 23 item 6: cut first, a URL password before its `@` (or a JWT before its second dot)
+    no longer had the shape the send-time redaction knows, and the message quoted its start."""
+    pg = "postgres://app:Zm9vYmFyYmF6" + "a" * 40 + "@db.internal:5432/app"
+    _settings, problems = parse_settings({"catalogPath": [pg], "inlayHints": {"environment": {"url": pg}}})
+    text = "\n".join(problems)
+    assert len(problems) == 2 and "Zm9vYmFy" not in text, text

@@ -5,11 +5,48 @@ from __future__ import annotations
 import argparse
 
 
+class IntermixedParser(argparse.ArgumentParser):
+    """A subcommand parser whose positionals may come after its options
+    (``receipts export --to DIR PATH``, as docs/cli.md writes it): argparse's own
+    ``parse_known_intermixed_args`` (Python 3.7+), used when the parent hands over the words."""
+
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        if self._mixing:
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
+def intermixed(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``p`` (made by ``sub.add_parser``, of the command line's parser class) parsing positionals
+    after options; its class gains :class:`IntermixedParser`'s ``parse_known_args``."""
+    p.__class__ = type(f"Intermixed{type(p).__name__}", (IntermixedParser, type(p)), {})
+    return p
+
+
+def named(what: str):  # type: ignore[no-untyped-def]
+    """An argparse ``type`` for a FILE or DIR option: the name as given, but an empty one (or
+    only spaces: ``--output "$UNSET"`` in a CI template) is a usage error (exit 64) naming
+    ``what``, never taken as "no option" (exit 0 with nothing written)."""
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{what} is empty: name a {'folder' if what.endswith('DIR') else 'file'}")
+        return text
+
+    check.__name__ = what  # argparse names the type in its error
+    return check
+
+
 def add_path_arguments(p: argparse.ArgumentParser) -> None:
     """``PATH`` (default the current folder) and ``--catalog DIR``."""
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="a folder holding runway.yaml (or runway.yml), or a runway file; a member runway resolves to its root (default: the current folder)")
-    p.add_argument("--catalog", metavar="DIR", default=None,
+    p.add_argument("--catalog", metavar="DIR", default=None, type=named("--catalog DIR"),
                    help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
 
 
@@ -27,13 +64,13 @@ def add_paths_argument(p: argparse.ArgumentParser) -> None:
                    help="a folder holding runway.yaml (or runway.yml), a runway file, or - for one runway on standard input; "
                    "a member runway resolves to its root; a folder with no runway at its top stands for every root runway "
                    "under it (default: the current folder)")
-    p.add_argument("--catalog", metavar="DIR", default=None,
+    p.add_argument("--catalog", metavar="DIR", default=None, type=named("--catalog DIR"),
                    help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
 
 
 def add_ci_arguments(p: argparse.ArgumentParser) -> None:
     """``--output FILE`` and ``--summary`` / ``--no-summary`` (docs/cli.md, "In CI")."""
-    p.add_argument("--output", metavar="FILE", default=None,
+    p.add_argument("--output", metavar="FILE", default=None, type=named("--output FILE"),
                    help="write the --format output to FILE (UTF-8) and print the text output on standard output")
     p.add_argument("--summary", action=argparse.BooleanOptionalAction, default=None,
                    help="append one labelled section to $GITHUB_STEP_SUMMARY (default: when it is set and standard "

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from deploy_engine.cli.commands._args import add_path_arguments, digest_arg
+from deploy_engine.cli.commands._args import add_path_arguments, digest_arg, named
 from deploy_engine.cli.formats.json import dump
 from deploy_engine.cli.formats.text import Style, print_diagnostics
 from deploy_engine.cli.inputs import load
@@ -30,7 +30,7 @@ def add_deploy_parser(sub: Any, name: str, short: str, long: str, *, plan_digest
     cmd.add_argument("--backend", metavar="URL", default=None,
                      help="Pulumi state backend: file://<folder> or s3://<bucket>[/<prefix>] "
                      "(default: $PULUMI_BACKEND_URL, else file://<product repo>/.runway/state)")
-    cmd.add_argument("--network", metavar="FILE", default=None,
+    cmd.add_argument("--network", metavar="FILE", default=None, type=named("--network FILE"),
                      help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys)")
     cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     if plan_digest:

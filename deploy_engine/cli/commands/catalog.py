@@ -31,5 +31,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    """``catalog refresh``: progress and the summary on stderr; the exit code of the refresh."""
+    """``catalog refresh``: progress and the summary on stderr; the exit code of the refresh.
+    The ``--source`` URL's user info and query are known secrets of the run: every message
+    (a urllib error quoting ``PASSWORD@host`` as a port) is scrubbed of them."""
+    from deploy_engine.receipts import url_secrets
+    from deploy_engine.secrets import Redactor
+
+    ctx.redactor = Redactor(url_secrets(args.source or ""))
     return command.run(args, ctx.stderr)

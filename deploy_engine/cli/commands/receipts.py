@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from deploy_engine.cli.commands._args import add_path_arguments
+from deploy_engine.cli.commands._args import add_path_arguments, intermixed, named
 from deploy_engine.cli.formats.json import dump
 from deploy_engine.cli.inputs import load
 from deploy_engine.context import Context
@@ -30,13 +30,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="list the deploy receipts in the records store; `receipts export --to DIR` copies them",
                        description="List the receipts of every up and destroy of the runway's product, from the records "
                        "store of its backend; `receipts export --to DIR [PATH]` copies them to DIR. See docs/deploy.md.")
+    intermixed(p)
     add_path_arguments(p)
     p.add_argument("more", nargs="?", default=None, metavar="PATH", help=argparse.SUPPRESS)
     p.add_argument("--env", metavar="ENV", default=None, help="only this environment (default: every environment of the runway)")
     p.add_argument("--backend", metavar="URL", default=None,
                    help="the state backend whose records store to read (default: $PULUMI_BACKEND_URL, else .runway/)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--to", metavar="DIR", default=None, help="`receipts export`: the folder to copy the receipts into")
+    p.add_argument("--to", metavar="DIR", default=None, type=named("--to DIR"), help="`receipts export`: the folder to copy the receipts into")
     p.usage = f"{PROG} receipts [PATH] [--env ENV] [--backend URL] [--format text|json]\n       {PROG} receipts export --to DIR [PATH] [--env ENV] [--backend URL]"
     return p
 
@@ -82,7 +83,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         keys = list_receipts(store, product, args.env, list(an.plans))
         if export:
             return _export(ctx, store, product, args.env or None, list(an.plans), keys, Path(args.to), redactor)
-        rows = [_row(store, key) for key in keys]
+        envs = [args.env] if args.env else list(an.plans)
+        rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in keys]
     except (StoreError, ValueError, DeployConfigError) as exc:
         print(redactor.scrub(f"{PROG} receipts: {exc}"), file=ctx.stderr)
         if args.format == "json":
@@ -108,59 +110,84 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     return EXIT_OK
 
 
-def _row(store: Any, key: str) -> dict[str, Any]:
-    record = store.read(key)
+def _prefix(store: Any, kind: str, product: str, envs: list[str], key: str) -> str:
+    """The folder prefix ``key`` was listed under (the longest that matches; '' for none)."""
+    return max((p for p in (store.key(kind, product, e) for e in envs) if key.startswith(p)), key=len, default="")
+
+
+def _row(store: Any, key: str, prefix: str) -> dict[str, Any]:
+    from deploy_engine.receipts import read_checked
+
     row: dict[str, Any] = {"key": key, "location": store.location(key)}
-    if record is None:
-        return {**row, "error": "gone since listed"}
+    got = read_checked(store, key, prefix)
+    if got.problem is not None:
+        return {**row, "error": f"unreadable: {got.problem}"}
     until = store.locked_until(key)
     row["locked_until"] = until.isoformat().replace("+00:00", "Z") if until else None
-    try:
-        row["receipt"] = record.json()
-    except ValueError:
-        row["error"] = "not a receipt (invalid JSON)"
+    row["receipt"] = got.doc
     return row
 
 
 def _export(ctx: Context, store: Any, product: str, env: str | None, envs: list[str], keys: list[str], dest: Path,
             redactor: Any) -> int:
     """Copy ``keys`` (and the environments' ``ends/`` records) to ``dest/<key>``, byte for byte as
-    the store holds them; never overwrite (a file there with other content is a conflict, exit 3)."""
-    for e in [env] if env else envs:
-        keys = keys + store.list(store.key("ends", product, e))
+    the store holds them, strictly inside ``dest`` (:class:`deploy_engine.records.export.FolderWriter`:
+    no symlink below it followed, each file written atomically and checked against the sha256 of
+    the record read); never overwrite (a file there with other content is a conflict, exit 3). A
+    key that leaves its prefix, or a record that is unreadable, is named and not exported (exit 3)."""
+    from deploy_engine.records.export import FolderWriter, Refused
+
+    owned = [env] if env else envs
+    wanted = [(key, "receipts") for key in keys]
+    for e in owned:
+        wanted += [(key, "ends") for key in store.list(store.key("ends", product, e))]
+    try:
+        return _export_into(ctx, FolderWriter(dest), store, product, owned, wanted, redactor)
+    except (Refused, OSError) as exc:
+        # DIR cannot be made or written (a file of that name, no permission, a full disk).
+        reason = str(exc) if isinstance(exc, Refused) else f"{dest}: {exc.strerror or exc}"
+        print(redactor.scrub(printable(f"{PROG} receipts export: {reason}")), file=ctx.stderr)
+        return EXIT_CONFIG
+
+
+def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: list[str], wanted: list[tuple[str, str]],
+                 redactor: Any) -> int:
+    from deploy_engine.receipts import MAX_RECEIPT_BYTES, read_checked
+    from deploy_engine.records.export import Refused
+
+    dest = writer.dest
     new = same = 0
-    conflicts: list[str] = []
-    for key in keys:
-        record = store.read(key)
-        if record is None:
-            continue
-        target = dest / key
-        if target.exists():
-            if target.read_bytes() == record.data:
-                same += 1
-            else:
-                conflicts.append(str(target))
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
-        tmp.write_bytes(record.data)
-        try:
-            os.link(tmp, target)  # never replaces a file already there
-            new += 1
-        except FileExistsError:
-            conflicts.append(str(target))
-        finally:
-            tmp.unlink()
-    sums = sorted(p for folder in ("receipts", "ends") if (dest / folder).is_dir() for p in (dest / folder).rglob("*.json"))
-    text = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(dest).as_posix()}\n" for p in sums)
-    tmp = dest / ".SHA256SUMS.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, dest / "SHA256SUMS")
-    print(redactor.scrub(f"{PROG} receipts export: {new} new, {same} already there, {len(conflicts)} conflicting, in {dest} "
-                         f"(SHA256SUMS lists {len(sums)})"), file=ctx.stderr)
-    for c in conflicts:
-        print(f"{PROG} receipts export: {c} exists with other content; not overwritten", file=ctx.stderr)
-    return EXIT_CONFIG if conflicts else EXIT_OK
+    problems: list[str] = []
+    with writer as out:
+        for key, kind in wanted:
+            got = read_checked(store, key, _prefix(store, kind, product, owned, key), receipt=kind == "receipts")
+            if got.problem is not None or got.record is None:
+                problems.append(f"{store.location(key)}: {got.problem}; not exported")
+                continue
+            data = got.record.data
+            try:
+                there = out.existing(key, MAX_RECEIPT_BYTES)
+                if there is not None:
+                    if there == data:
+                        same += 1
+                    else:
+                        problems.append(f"{dest / key} exists with other content; not overwritten")
+                    continue
+                try:
+                    out.create(key, data)
+                    new += 1
+                except FileExistsError:
+                    problems.append(f"{dest / key} exists with other content; not overwritten")
+            except Refused as exc:
+                problems.append(str(exc))
+        sums = out.sums(("receipts", "ends"), MAX_RECEIPT_BYTES)
+        text = "".join(f"{digest}  {rel}\n" for digest, rel in sums)
+        out.create("SHA256SUMS", text.encode("utf-8"), replace=True)
+    print(redactor.scrub(f"{PROG} receipts export: {new} new, {same} already there, {len(problems)} conflicting or refused, "
+                         f"in {dest} (SHA256SUMS lists {len(sums)})"), file=ctx.stderr)
+    for problem in problems:
+        print(redactor.scrub(printable(f"{PROG} receipts export: {problem}")), file=ctx.stderr)
+    return EXIT_CONFIG if problems else EXIT_OK
 
 
 __all__ = ["NAME", "add_parser", "run"]

@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from deploy_engine.cli.commands._args import add_path_arguments
+from deploy_engine.cli.commands._args import add_path_arguments, named
 from deploy_engine.cli.formats.json import dump
 from deploy_engine.cli.formats.text import Style, print_diagnostics
 from deploy_engine.cli.inputs import load
@@ -47,7 +47,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        "resource it declares, with its inputs and options. See docs/deploy.md.")
     add_path_arguments(p)
     p.add_argument("--env", required=True, metavar="ENV", help="the environment (one)")
-    p.add_argument("--network", metavar="FILE", default=None,
+    p.add_argument("--network", metavar="FILE", default=None, type=named("--network FILE"),
                    help="JSON file of network settings (RUNWAY_VPC_ID, RUNWAY_PRIVATE_SUBNET_IDS... override its keys); stand-ins when unset")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     return p

@@ -1,12 +1,15 @@
 """``schema [--member] [--output FILE]``: the JSON Schema (draft-07) of runway.yaml
-(:mod:`runway_core.schema`), for YAML editors; exit 3 when FILE cannot be written."""
+(:mod:`runway_core.schema`), for YAML editors; exit 3 when FILE cannot be written or is a runway
+file (``runway.yaml``/``runway.yml``, through a symlink too: never replaced by the schema);
+64 for an empty FILE."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from deploy_engine.cli.output import open_regular_for_writing
+from deploy_engine.cli.commands._args import named
+from deploy_engine.cli.output import open_regular_for_writing, refuse_runway_as_output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_OK, InputError
 
@@ -17,7 +20,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="print the JSON Schema of runway.yaml (for YAML editors)",
                        description="Print the JSON Schema (draft-07) of runway.yaml: a root runway when it has `product`, else a member.")
     p.add_argument("--member", action="store_true", help="the schema of a member runway only")
-    p.add_argument("--output", metavar="FILE", default=None, help="write the schema to FILE instead of standard output")
+    p.add_argument("--output", metavar="FILE", default=None, type=named("--output FILE"), help="write the schema to FILE instead of standard output")
     return p
 
 
@@ -29,6 +32,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.output is None:
         ctx.stdout.write(schema)
         return EXIT_OK
+    refuse_runway_as_output(args.output)
     try:
         with open_regular_for_writing(args.output, append=False, label="--output") as fh:  # a FIFO: exit 3, never blocks
             fh.write(schema)

@@ -1,0 +1,168 @@
+"""A shared state bucket is input someone else controls (issue 23 item 1): ``receipts`` and
+``receipts export`` against a real moto_server bucket (tests/motoserver.py) holding hostile
+objects: keys that leave their prefix (``../``, backslashes, control characters), receipts that
+are not UTF-8, 100,000 levels deep, over the size bound or mistyped, and an export folder with a
+symlink inside. The bound on what may be read is docs/deploy.md, "Records"; what the export may
+write is Python's own rule for extracting an archive (PEP 706, ``tarfile.data_filter``: nothing
+outside the destination, no link followed out of it), made stricter: no symlink is followed
+below DIR at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from test_deploy_cli import deploy, orders  # noqa: F401
+
+T1 = datetime(2026, 11, 30, 9, 1, tzinfo=timezone.utc)
+
+
+def _env(moto_server, bucket: str) -> dict[str, str]:
+    return {**moto_server.env(), "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
+
+
+def _put(moto_server, bucket: str, key: str, body: bytes) -> None:
+    moto_server.client().put_object(Bucket=bucket, Key=f"orders/runway/{key}", Body=body)
+
+
+def _files_under(folder: Path) -> set[str]:
+    return {str(p) for p in folder.rglob("*")} if folder.exists() else set()
+
+
+def _one_good_receipt(capsys, root: Path, environ: dict) -> None:
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, clock=lambda: T1)
+    assert rc == 4, err  # not the protected job: refused, and its receipt written to the bucket
+
+
+def test_export_never_writes_outside_dir_for_hostile_keys_or_a_symlink_inside_dir(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    hostile = [
+        "receipts/orders/dev/../../../../../../escaped-dotdot.json",
+        "receipts/orders/dev/x/../../../../../../escaped-nested.json",
+        "receipts/orders/dev/..\\..\\..\\escaped-backslash.json",
+        "receipts/orders/dev/\x1b[31mred.json",
+        "receipts/orders/dev/./20261130T090500.000000Z.json",
+        "receipts/orders/dev//20261130T090600.000000Z.json",
+    ]
+    for key in hostile:
+        _put(moto_server, bucket, key, b'{"format_version": 1}')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "audit"
+    dest.mkdir()
+    # A symlink inside DIR where the export will write: the audit folder's "receipts" points out.
+    (dest / "receipts").symlink_to(outside, target_is_directory=True)
+    before = _files_under(tmp_path) - _files_under(dest)
+
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    after = _files_under(tmp_path) - _files_under(dest)
+    assert after == before, sorted(after - before)  # nothing written anywhere outside DIR
+    assert list(outside.iterdir()) == []
+    assert rc == 3, err
+    assert "is a symlink or not a folder; not followed" in err and "escaped" not in "".join(os.listdir(tmp_path))
+    assert "\x1b" not in err
+
+    # Without the symlink: the good receipt is exported, each hostile key refused and named.
+    (dest / "receipts").unlink()
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    after = _files_under(tmp_path) - _files_under(dest)
+    assert after == before, sorted(after - before)
+    assert rc == 3, err  # refused keys: the export is incomplete, said so
+    assert err.count("leaves its prefix") + err.count("not a record name") == len(hostile), err
+    assert "\x1b" not in err
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.json"))
+    assert len(files) == 1 and files[0].startswith("receipts/orders/dev/2026")
+    sums = (dest / "SHA256SUMS").read_text().splitlines()
+    assert sums == [f"{hashlib.sha256((dest / files[0]).read_bytes()).hexdigest()}  {files[0]}"]
+    assert "1 new" in err and "SHA256SUMS lists 1" in err
+    assert not [p for p in dest.rglob(".tmp-*")]  # no temporary file left behind
+
+
+def test_export_refuses_a_symlink_at_the_file_itself(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "first"), environ=environ)
+    assert rc == 0, err
+    (name,) = [p.relative_to(tmp_path / "first") for p in (tmp_path / "first").rglob("*.json")]
+    dest = tmp_path / "audit"
+    (dest / name).parent.mkdir(parents=True)
+    secret = tmp_path / "not-yours.txt"
+    secret.write_text("private")
+    (dest / name).symlink_to(secret)
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    assert rc == 3 and "is a symlink" in err, err
+    assert secret.read_text() == "private" and (dest / name).is_symlink()
+
+
+def test_hostile_receipt_objects_are_listed_as_unreadable_never_a_crash(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    bad = {
+        "20261130T090200.000000Z.json": b"\xff\xfe not utf-8",
+        "20261130T090300.000000Z.json": b"[" * 100_000 + b"]" * 100_000,
+        "20261130T090400.000000Z.json": b'{"pad": "' + b"x" * (60 * 1024 * 1024) + b'"}',
+        "20261130T090500.000000Z.json": json.dumps({"format_version": 1, "environment": {"a": 1}, "started_at": ["x"],
+                                                    "outcome": 7, "exit_code": "zero", "plan_digest": {}}).encode(),
+        "20261130T090600.000000Z.json": b'["a", "list"]',
+        "20261130T090700.000000Z.json": json.dumps({"format_version": 1, "command": "up", "environment": "dev",
+                                                    "outcome": "failed", "started_at": "\udc80\x1b[2J"}).encode(),  # a "\\udc80" escape
+    }
+    for name, body in bad.items():
+        _put(moto_server, bucket, f"receipts/orders/dev/{name}", body)
+    rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", environ=environ)
+    assert rc == 0, err
+    assert "7 receipt(s) of orders" in out and "\x1b" not in out
+    assert out.count("unreadable") == len(bad), out
+    rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", "--format", "json", environ=environ)
+    assert rc == 0, err
+    rows = json.loads(out)["receipts"]
+    assert [("error" in r) for r in rows] == [False] + [True] * len(bad)
+    assert len(out) < 100_000  # the 60 MB object is not echoed
+    dest = tmp_path / "audit"
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    assert rc == 3, err  # the unreadable ones are named, not exported
+    assert len(list(dest.rglob("*.json"))) == 1
+
+
+def test_export_to_a_new_folder_with_no_receipts_and_the_documented_argument_order(capsys, tmp_path, moto_server):
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    dest = tmp_path / "new" / "audit"
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    assert rc == 0, err  # was exit 70: SHA256SUMS written into a folder never made
+    assert "0 new" in err and (dest / "SHA256SUMS").read_text() == ""
+    _one_good_receipt(capsys, root, environ)
+    # docs/cli.md and docs/deploy.md write it `receipts export --to DIR PATH`.
+    rc, _, err = deploy(capsys, "receipts", "export", "--to", str(dest), str(root), environ=environ)
+    assert rc == 0 and "1 new" in err, err
+    rc, _, err = deploy(capsys, "receipts", "export", "--to", str(dest), str(root), "--env", "dev", environ=environ)
+    assert rc == 0 and "1 already there" in err, err
+
+
+def test_dir_itself_may_be_a_symlink_to_the_folder_meant(capsys, tmp_path, moto_server):
+    """DIR is the folder named, as GNU cp's destination folder is: a symlink to it is followed
+    (only what is below DIR never is)."""
+    root = orders(tmp_path)
+    bucket = moto_server.bucket()
+    environ = _env(moto_server, bucket)
+    _one_good_receipt(capsys, root, environ)
+    real = tmp_path / "mnt" / "audit"
+    real.mkdir(parents=True)
+    (tmp_path / "audit").symlink_to(real, target_is_directory=True)
+    before = _files_under(tmp_path) - _files_under(real)
+    rc, _, err = deploy(capsys, "receipts", "export", "--to", str(tmp_path / "audit"), str(root), environ=environ)
+    assert rc == 0 and "1 new" in err, err
+    assert _files_under(tmp_path) - _files_under(real) == before
+    assert len(list(real.rglob("*.json"))) == 1 and (real / "SHA256SUMS").is_file()

@@ -1,0 +1,84 @@
+"""A credential in a URL is never echoed (issue 23 item 2): ``--backend`` of ``receipts`` and
+``state check``, ``catalog refresh --source``, in every message, the RUNWAY_DEBUG traceback
+included.
+
+The shapes are what people paste: an AWS secret access key as the URL's password holds ``/``
+and ``+`` (AWS's own example key is ``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY``, IAM User
+Guide, "Managing access keys"); RFC 3986 §3.2.1 ends the user info at the first ``/``, so a
+strict parse reads ``AKIA...:wJalrXUtnFEMI`` as the host (Go's ``net/url``, which Pulumi's
+gocloud S3 backend uses, refuses it as an invalid port). urllib (CPython 3.11
+``http.client.HTTPConnection._get_hostport``) reads ``u:PASSWORD@host`` as host ``u`` with port
+``PASSWORD@host`` and quotes it in ``InvalidURL: nonnumeric port``; a token as the user name
+alone (``https://TOKEN@host``, GitHub's form) is a credential too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from deploy_engine.cli import main
+from deploy_engine.receipts import public_backend_url, url_secrets
+from deploy_engine.records.s3_store import parse_s3_url
+from test_deploy_cli import orders  # noqa: F401
+
+AWS_EXAMPLE_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+# Every piece of the secret that may be printed alone (split where a parser might split it).
+PIECES = ("wJalrXUtnFEMI", "K7MDENG", "bPxRfiCYEXAMPLEKEY", "PASSWORD123")
+
+
+def run(capsys, *argv: str, environ: dict) -> tuple[int, str]:
+    rc = main(list(argv), environ=environ)
+    out, err = capsys.readouterr()
+    return rc, out + err
+
+
+def assert_clean(text: str) -> None:
+    for piece in PIECES:
+        assert piece not in text, text
+
+
+@pytest.mark.parametrize("url", [
+    f"s3://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@bucket/p",
+    "s3://AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI?K7MDENG#bPxRfiCYEXAMPLEKEY@bucket/p",
+    "s3://PASSWORD123@bucket/p",
+    "gs://u:PASSWORD123@bucket/p",
+    f"s3://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@/p",
+])
+@pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
+                                     ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
+def test_a_backend_url_credential_is_never_printed(capsys, tmp_path, url, command):
+    root = orders(tmp_path)
+    argv = [a.format(root=root, out=tmp_path / "out") for a in command] + ["--backend", url]
+    # Nothing listens on port 9: the store is unreachable, so every error path is taken.
+    environ = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y", "AWS_REGION": "us-east-1",
+               "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_MAX_ATTEMPTS": "1", "RUNWAY_DEBUG": "1"}
+    rc, text = run(capsys, *argv, environ=environ)
+    assert rc == 3, text
+    assert_clean(text)
+
+
+@pytest.mark.parametrize("source", [
+    "http://u:PASSWORD123@" + "a" * 70 + "/x",
+    "http://PASSWORD123@" + "a" * 70 + "/x",
+    "http://u:PASSWORD123@ex\u00e4mple.invalid/x",
+    f"http://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@mirror.invalid/x",
+])
+def test_a_catalog_source_credential_is_never_printed(capsys, tmp_path, source):
+    rc, text = run(capsys, "catalog", "refresh", "--region", "us-east-1", "--source", source, "--output", str(tmp_path / "c"),
+                   environ={"RUNWAY_DEBUG": "1", "NO_PROXY": "*"})
+    assert rc != 0
+    assert_clean(text)
+
+
+def test_the_url_helpers_hide_a_password_that_holds_a_slash_or_question_mark():
+    url = f"s3://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@bucket/p?region=eu-west-1"
+    assert public_backend_url(url) == "s3://***@bucket/p"
+    assert public_backend_url("s3://k:a?b#c@bucket/p") == "s3://***@bucket/p"
+    assert AWS_EXAMPLE_SECRET in url_secrets(url) and "wJalrXUtnFEMI" in url_secrets(url)
+    with pytest.raises(ValueError) as exc:
+        parse_s3_url(url)
+    assert_clean(str(exc.value))
+    assert parse_s3_url("s3://bucket/p?region=eu-west-1").bucket == "bucket"
+    # An '@' after the bucket is a pasted credential (S3 takes none in the URL): refused.
+    with pytest.raises(ValueError):
+        parse_s3_url("s3://bucket/p?endpoint=http://u:PASSWORD123@127.0.0.1:9")
