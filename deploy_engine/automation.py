@@ -125,6 +125,8 @@ class StackTarget:
     #: listener priority the stack recorded (``StoredState.listener_priorities``).
     credential_versions: Mapping[str, str] = field(default_factory=dict)
     known_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: Postgres resource -> full engine version (deploy_engine.engine_versions), resolved once the stack is open.
+    engine_versions: Mapping[str, str] = field(default_factory=dict)
     #: URNs :func:`up` leaves out with their children (``--exclude --exclude-dependents``): the
     #: workload components during the data phase of ``up``.
     exclude: tuple[str, ...] = ()
@@ -152,7 +154,7 @@ class StackTarget:
             outputs = declare_environment(
                 target.plan, product=target.product, region=target.region, network=target.network, credentials=passwords,
                 set_passwords=tuple(target.set_passwords), credential_versions=dict(target.credential_versions),
-                known_priorities=dict(target.known_priorities),
+                known_priorities=dict(target.known_priorities), engine_versions=dict(target.engine_versions),
             )
             if isinstance(outputs, Mapping):
                 for key, value in outputs.items():

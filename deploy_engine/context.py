@@ -145,6 +145,8 @@ class Context:
         self._stdin = stdin
         self._redactor: Any = None
         self.command: str | None = None  # the command being run, once the arguments are parsed
+        #: How preview/up read an image's manifest (deploy_engine.images.Fetch); None: HTTP.
+        self.image_fetch: Any = None
 
     @property
     def redactor(self) -> Any:

@@ -236,6 +236,40 @@ __all__ = [
 ]
 
 
+def pending_modifications(rds: Any, databases: Mapping[str, tuple[str, str]]) -> list[str]:
+    """After ``up``: what RDS holds for the next maintenance window (``apply_immediately`` off
+    outside disposable environments), so ``up`` never reports a change as done while it is
+    pending. ``databases``: postgres name -> (flavor ``rds`` / ``aurora``, its ARN, which
+    DescribeDBInstances / DescribeDBClusters take as the identifier). Reads
+    ``PendingModifiedValues`` (botocore's rds service model: ``EngineVersion``,
+    ``AllocatedStorage``, ``DBInstanceClass``, ``MultiAZ``, ``StorageType``); returns one line per
+    database with something pending, e.g. ``main-db: upgrade to 17.2 (now 16.4) scheduled for
+    the next maintenance window``. Raises :class:`PreflightError`."""
+    lines: list[str] = []
+    for name, (flavor, arn) in databases.items():
+        if flavor == "aurora":
+            page = _call("rds:DescribeDBClusters", rds.describe_db_clusters, DBClusterIdentifier=arn)
+            found = (page.get("DBClusters") or [{}])[0]
+        else:
+            page = _call("rds:DescribeDBInstances", rds.describe_db_instances, DBInstanceIdentifier=arn)
+            found = (page.get("DBInstances") or [{}])[0]
+        pending = found.get("PendingModifiedValues") or {}
+        parts = []
+        if pending.get("EngineVersion"):
+            parts.append(f"upgrade to {pending['EngineVersion']} (now {found.get('EngineVersion')})")
+        if pending.get("AllocatedStorage"):
+            parts.append(f"storage {pending['AllocatedStorage']} GB (now {found.get('AllocatedStorage')} GB)")
+        if pending.get("DBInstanceClass"):
+            parts.append(f"instance class {pending['DBInstanceClass']} (now {found.get('DBInstanceClass')})")
+        if pending.get("MultiAZ") is not None:
+            parts.append("Multi-AZ " + ("on" if pending["MultiAZ"] else "off"))
+        if pending.get("StorageType"):
+            parts.append(f"storage type {pending['StorageType']}")
+        if parts:
+            lines.append(f"{name}: {', '.join(parts)} scheduled for the next maintenance window")
+    return lines
+
+
 def unsteady_services(ecs: Any, cluster: str, services: Mapping[str, tuple[str, str]]) -> list[str]:
     """After ``up``: each ECS service of ``services`` (workload -> (service ARN, task definition
     ARN the program declared)) runs that task definition and has reached steady state: one

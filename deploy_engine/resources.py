@@ -7,8 +7,8 @@ recorded as the engine would receive it:
 
 ``{"type", "name", "urn", "parent" (the parent's URN, or null at the stack root), "custom",
 "inputs" (camelCase wire names, each Pulumi secret replaced by "[secret]"), "options":
-{"protect", "ignore_changes", "depends_on" (explicit ``depends_on`` URNs only; dependencies
-through inputs are in the inputs)}}``.
+{"protect", "delete_before_replace", "retain_on_delete", "ignore_changes", "depends_on"
+(explicit ``depends_on`` URNs only; dependencies through inputs are in the inputs)}}``.
 
 URNs are those of the real stack ``<product>-<env>`` in project ``runway-<product>``
 (:func:`deploy_engine.automation.stack_name`, ``project_name``): the root stack's type is left out
@@ -141,6 +141,8 @@ def _mocks(region: str, mask: bool) -> Any:
                     "inputs": mask_secrets(inputs, self.mask),
                     "options": {
                         "protect": bool(request.protect),
+                        "delete_before_replace": bool(request.deleteBeforeReplace),
+                        "retain_on_delete": bool(request.retainOnDelete),
                         "ignore_changes": list(request.ignoreChanges),
                         "depends_on": sorted(u for u in request.dependencies if u not in through_inputs),
                     },
@@ -162,6 +164,7 @@ def declared_resources(
     credential_versions: Mapping[str, str] | None = None,
     known_priorities: Mapping[str, int] | None = None,
     mask: bool = True,
+    engine_versions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run the program for ``plan`` under mocks; ``{"environment", "resources": [...], "outputs"}``.
 
@@ -182,7 +185,7 @@ def declared_resources(
     def program() -> Any:
         return declare_environment(
             plan, product=product, region=region, network=network, credentials=credentials, set_passwords=set_passwords,
-            credential_versions=credential_versions, known_priorities=known_priorities,
+            credential_versions=credential_versions, known_priorities=known_priorities, engine_versions=engine_versions,
         )
 
     records, outputs = run_under_mocks(program, product=product, environment=plan.name, region=region, mask=mask)
@@ -249,6 +252,72 @@ def hide_secret_container_env(records: list[dict[str, Any]]) -> list[dict[str, A
     return out
 
 
+#: The data resources whose protections the review lists, by type: (plan item's component prefix).
+_PROTECTED_TYPES = (
+    "aws:rds/instance:Instance", "aws:rds/cluster:Cluster", "aws:rds/clusterInstance:ClusterInstance",
+    "aws:elasticache/replicationGroup:ReplicationGroup", "aws:s3/bucket:Bucket", "aws:cloudwatch/logGroup:LogGroup",
+)
+
+
+def review(plan: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a reviewer asks of one environment, read back from the declared ``records``
+    (never from the plan alone, so it shows what the program really declares):
+
+    ``{"environment", "disposable", "workloads": {name: {"platform", "cpu_architecture",
+    "health": {"load_balancer": {path, interval, timeout, matcher} | null, "container":
+    {command, interval, timeout, retries} | null, "cloud_map_custom_health": bool,
+    "replaces_hung_task": bool}}},
+    "protections": {logical name: {"type", "protect", "retain_on_delete", "deletion_protection",
+    "final_snapshot", "apply_immediately", "snapshot_retention_days"}}}`` (keys a type does not
+    have are left out)."""
+    by_name = {r["name"]: r for r in records}
+    env = plan.name
+    workloads: dict[str, Any] = {}
+    for item in plan.items:
+        if item.kind != "workload":
+            continue
+        task = by_name.get(f"{env}-{item.name}-task-definition")
+        group = by_name.get(f"{env}-{item.name}-target-group")
+        discovery = by_name.get(f"{env}-{item.name}-discovery")
+        container = None
+        arch = None
+        if task is not None:
+            arch = (task["inputs"].get("runtimePlatform") or {}).get("cpuArchitecture")
+            try:
+                definitions = json.loads(task["inputs"].get("containerDefinitions") or "[]")
+            except ValueError:
+                definitions = []
+            check = definitions[0].get("healthCheck") if definitions and isinstance(definitions[0], dict) else None
+            if isinstance(check, dict):
+                container = {k: check.get(k) for k in ("command", "interval", "timeout", "retries")}
+        lb = None
+        if group is not None and isinstance(group["inputs"].get("healthCheck"), dict):
+            hc = group["inputs"]["healthCheck"]
+            lb = {k: hc.get(k) for k in ("path", "interval", "timeout", "matcher")}
+        workloads[item.name] = {
+            "platform": (item.capacity or {}).get("platform"),
+            "cpu_architecture": arch,
+            "health": {"load_balancer": lb, "container": container,
+                       "cloud_map_custom_health": discovery is not None and "healthCheckCustomConfig" in discovery["inputs"],
+                       # ECS replaces a task that fails its target group's or its container's check.
+                       "replaces_hung_task": lb is not None or container is not None},
+        }
+    protections: dict[str, Any] = {}
+    for r in records:
+        if r["type"] not in _PROTECTED_TYPES:
+            continue
+        i = r["inputs"]
+        entry: dict[str, Any] = {"type": r["type"], "protect": r["options"]["protect"], "retain_on_delete": r["options"].get("retain_on_delete", False)}
+        for out, key in (("deletion_protection", "deletionProtection"), ("final_snapshot", "finalSnapshotIdentifier"),
+                         ("apply_immediately", "applyImmediately"), ("snapshot_retention_days", "snapshotRetentionLimit")):
+            if key in i:
+                entry[out] = i[key]
+        if r["type"].startswith("aws:rds/") and "finalSnapshotIdentifier" not in i and "skipFinalSnapshot" in i:
+            entry["final_snapshot"] = None
+        protections[r["name"]] = entry
+    return {"environment": env, "disposable": bool(getattr(plan, "disposable", False)), "workloads": workloads, "protections": protections}
+
+
 def text_lines(doc: Mapping[str, Any]) -> list[str]:
     """The text form: one line per resource, indented under its component, with its options."""
     lines = [f"resources of {doc['environment']}: {len(doc['resources'])} declared (mock account {MOCK_ACCOUNT}; no cloud call)"]
@@ -266,4 +335,5 @@ def text_lines(doc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["MASK", "MOCK_ACCOUNT", "computed_state", "declared_resources", "hide_secret_container_env", "mask_secrets", "run_under_mocks", "text_lines"]
+__all__ = ["MASK", "MOCK_ACCOUNT", "computed_state", "declared_resources", "hide_secret_container_env", "mask_secrets", "review", "run_under_mocks",
+           "text_lines"]

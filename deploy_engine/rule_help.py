@@ -61,6 +61,11 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW170": ("an estimate above `limits.monthly` (or the default cap)", "shrink sizes or scale, or raise the cap"),
     "RW171": ("an environment with no cap", "set `environments.<env>.limits.monthly`"),
     "RW180": ("a declared resource no workload or member uses", "use it or remove it"),
+    "RW190": ("`region` differs from the plan last deployed and the environment has a postgres, cache, bucket or queue",
+              "add the environment in the new region and migrate (docs/deploy.md, \"Moving to another region\")"),
+    "RW191": ("a size or `storage_gb` lowering a deployed database's allocated storage", "keep the size, or `engine.storage_gb` at the deployed value"),
+    "RW192": ("a postgres or cache `version` below the deployed one", "keep the version; restore a snapshot into a new resource"),
+    "RW193": ("`flavor` differs from the deployed one", "add a second resource and migrate (docs/deploy.md, \"Switching flavor\")"),
 }
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from runway_core import kinds
+from runway_core.planner import DISPOSABLE_BY_DEFAULT
 from runway_core.workspace import JsonDocumentError, read_json
 
 _VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
@@ -86,7 +87,8 @@ ALLOW_HTTP_VARIABLE = "RUNWAY_ALLOW_HTTP"
 PRODUCTION_ENVIRONMENTS = frozenset({"production"})
 #: Environments where data may be destroyed with the stack (no deletion protection, no final
 #: snapshot, no ``protect``, a postgres flavor may switch). Every other environment keeps them.
-DISPOSABLE_ENVIRONMENTS = frozenset({"dev"})
+#: The default only: an environment's own ``disposable`` key decides (the plan's ``disposable``).
+DISPOSABLE_ENVIRONMENTS = DISPOSABLE_BY_DEFAULT
 
 
 class SettingsError(ValueError):

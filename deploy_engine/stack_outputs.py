@@ -31,6 +31,8 @@ class StoredState:
     databases: Mapping[str, KnownDatabase] = field(default_factory=dict)
     #: Public workload -> ALB listener-rule priority the last ``up`` gave it (kept: never moved).
     listener_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: The VPC the last ``up`` deployed into (``environment_resources.vpc_id``), or None.
+    vpc_id: str | None = None
 
     @property
     def endpoints(self) -> dict[str, tuple[str, int]]:
@@ -82,7 +84,8 @@ def state_from_outputs(outputs: Mapping[str, Any], resources: Sequence[str]) -> 
     env_outputs = plain.get("environment_resources")
     raw = env_outputs.get("listener_priorities") if isinstance(env_outputs, Mapping) else None
     priorities = {str(k): int(v) for k, v in raw.items() if isinstance(v, (int, float)) and not isinstance(v, bool)} if isinstance(raw, Mapping) else {}
-    return StoredState(databases, priorities)
+    vpc = env_outputs.get("vpc_id") if isinstance(env_outputs, Mapping) else None
+    return StoredState(databases, priorities, vpc if isinstance(vpc, str) and vpc else None)
 
 
 def masked_outputs(stack: Any) -> dict[str, Any]:

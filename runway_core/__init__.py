@@ -18,7 +18,7 @@ rank  modules
 2     planner, workspace, facts
 3     rules
 4     analysis
-5     whatif, baseline, plan_diff
+5     whatif, baseline, plan_diff, changes
 6     ide
 ====  ================================================================================
 
@@ -33,7 +33,8 @@ rank  modules
 - 4: ``analysis``, which orchestrates parse -> model -> plans -> rules;
 - 5: what-if pricing (resized and scaled plans, the fit under a cap), baselines (the
   saved and git HEAD plans, cost deltas) and ``plan_diff``, the cost change between two
-  plans (``runway-deploy diff``);
+  plans (``runway-deploy diff``), and ``changes``, the changes AWS refuses against the plan
+  last deployed (RW190-RW193);
 - 6: ``ide``, the editor's pure queries (completion, fixes, hover, lenses, navigation) and
   what they share (``ide/_*``).
 """

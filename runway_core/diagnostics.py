@@ -104,6 +104,10 @@ CODES: dict[str, tuple[str, str]] = {
     "RW170": ("error", "environment over its monthly cap (plan refused)"),
     "RW171": ("warning", "environment without a cap (estimate shown)"),
     "RW180": ("hint", "resource used by nobody"),
+    "RW190": ("error", "region change of an environment with data resources (refused outside disposable environments)"),
+    "RW191": ("error", "postgres storage would shrink (RDS storage only grows)"),
+    "RW192": ("error", "engine version would go down (RDS and ElastiCache never downgrade)"),
+    "RW193": ("error", "postgres flavor switch (refused outside disposable environments)"),
 }
 
 

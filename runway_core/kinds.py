@@ -273,7 +273,11 @@ def _bucket_text(c: Mapping[str, Any], q: Callable[[Any], str]) -> str:
     )
 
 
-# ---- workload (ECS Fargate Linux/ARM64, per task x scale: docs/catalog.md)
+# ---- workload (ECS Fargate Linux, ARM64 or x86 by its platform, per task x scale: docs/catalog.md)
+
+#: A workload's ``platform`` -> (ECS ``cpuArchitecture``, the Fargate price family of its
+#: keys ``fargate:<family>:vcpu|memory``); the first is the default (docs/format.md "Workloads").
+WORKLOAD_PLATFORMS: Mapping[str, tuple[str, str]] = MappingProxyType({"linux/arm64": ("ARM64", "arm"), "linux/amd64": ("X86_64", "x86")})
 
 #: Fargate task sizes in ECS units (cpu units, MiB) by vCPU/GB, for the task definition.
 FARGATE_UNITS = {Decimal("0.25"): 256, Decimal("0.5"): 512, Decimal("1"): 1024, Decimal("2"): 2048, Decimal("4"): 4096, Decimal("8"): 8192, Decimal("16"): 16384}
@@ -290,12 +294,15 @@ def _workload(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
     logs_gb = cap["log_ingested_gb"]
     retention = s.environment["log_retention_days"]
+    platform = entry.platform if entry.platform in WORKLOAD_PLATFORMS else next(iter(WORKLOAD_PLATFORMS))
+    architecture, price = WORKLOAD_PLATFORMS[platform]
     # Steady state of a log group kept `retention` days: that many days of ingestion stored,
     # in 30-day months (a 730 h month is 30.4 days: rounding the month down is conservative).
     stored_gb = logs_gb * tasks * retention / 30
     capacity = {
         "launch_type": "FARGATE",
-        "architecture": "ARM64",
+        "architecture": architecture,
+        "platform": platform,
         "vcpu": vcpu,
         "memory_gb": mem,
         "cpu_units": FARGATE_UNITS.get(vcpu, int(vcpu * 1024)),
@@ -314,8 +321,8 @@ def _workload(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
         "uses": tuple(entry.uses),
     }
     return capacity, [
-        ("fargate:arm:vcpu", f"Fargate ARM vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
-        ("fargate:arm:memory", f"Fargate ARM memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
+        (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
+        (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
         ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
         ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
     ]
@@ -428,7 +435,8 @@ REGISTRY: tuple[Kind, ...] = (
         component="runway:aws:Workload",
         size_fields=_frozen({None: {"vcpu": POS, "memory_gb": POS, "log_ingested_gb": NUM}}),
         quantities=_workload,
-        price_keys=_fixed("fargate:arm:vcpu", "fargate:arm:memory", "logs:ingestion", "logs:storage"),
+        price_keys=_fixed(*(f"fargate:{family}:{what}" for _arch, family in WORKLOAD_PLATFORMS.values() for what in ("vcpu", "memory")),
+                          "logs:ingestion", "logs:storage"),
         describe=_workload_text,
         resource=False,
     ),
@@ -453,6 +461,6 @@ def get(name: str | None) -> Kind | None:
 
 
 __all__ = [
-    "BY_NAME", "DEFAULT_GUESS", "FARGATE_UNITS", "HINT_ORDER", "Kind", "LineSpec", "REGISTRY", "RESOURCE_KINDS", "SIZED_KINDS",
+    "BY_NAME", "DEFAULT_GUESS", "WORKLOAD_PLATFORMS", "FARGATE_UNITS", "HINT_ORDER", "Kind", "LineSpec", "REGISTRY", "RESOURCE_KINDS", "SIZED_KINDS",
     "Sizing", "get", "infisical_path", "ssm_parameter",
 ]

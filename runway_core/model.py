@@ -147,6 +147,11 @@ class Limits(_Strict):
 
 class Environment(_Strict):
     limits: Limits | None = Field(None, description="Limits of this environment: `monthly` is the USD cap on the plan's estimate.")
+    disposable: StrictBool | None = Field(
+        None,
+        description="A disposable environment's data may be lost: no deletion protection, final snapshots or `protect`, changes applied "
+        "at once. Default: true for `dev`, false for every other environment.",
+    )
     shared: dict[str, str] = Field(
         default_factory=dict,
         description="Sizes of the shared pools, per kind (`cache: small`). Each kind named here or "
@@ -253,10 +258,14 @@ class Workload(_Strict):
         default_factory=dict, description="Plain environment variables. A name that collides with an injected variable is an error."
     )
     secrets: list[str] = Field(default_factory=list, description="Secret names (UPPER_SNAKE); values come from Infisical, never from this file.")
-    size: Any = Field(None, description="`small`, `medium` or `large` (ECS Fargate ARM64 task), or a map `{environment: size}`; default small.")
+    size: Any = Field(None, description="`small`, `medium` or `large` (ECS Fargate task), or a map `{environment: size}`; default small.")
     scale: Any = Field(None, description="Task count, or a map `{environment: count}`; default 1.")
     uses: list[str] = Field(default_factory=list, description="Resources (or other workloads) this workload uses; each injects fixed variable names.")
     expose: Literal["internal", "public"] = Field("internal", description="`internal` (Cloud Map service discovery, default) or `public` (behind the environment's ALB).")
+    platform: Literal["linux/arm64", "linux/amd64"] = Field(
+        "linux/arm64",
+        description="The image's OCI platform: `linux/arm64` (Fargate Graviton, default) or `linux/amd64` (Fargate x86, priced as such).",
+    )
     reason: str | None = Field(
         None,
         description="Required. Why this is a workload and not a managed resource: `no-managed-fit`, `residency` or `on-prem-parity` (ADR 0493 §5).",

@@ -53,13 +53,17 @@ def _installed_version(dist: str = "runway_tooling") -> str | None:
     return None
 
 
-__version__ = _installed_version() or ""
-if not __version__:  # an unusual install: ask importlib.metadata
-    from importlib import metadata
+def _source_version() -> str:
+    """The project's version where no distribution metadata is on ``sys.path`` (the server
+    bundled in the VS Code extension: ``scripts/bundle.py`` copies the packages, not a
+    dist-info; a source tree that is not installed): ``runway_core.__version__``, the one
+    place ``pyproject.toml`` takes the distribution's version from. It is what ``initialize``
+    answers as ``serverInfo.version`` (issue 26: the bundle said ``0+unknown``)."""
+    from runway_core import __version__ as version
 
-    try:
-        __version__ = metadata.version("runway-tooling")
-    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-        __version__ = "0+unknown"
+    return version
+
+
+__version__ = _installed_version() or _source_version()
 
 __all__ = ["__version__"]

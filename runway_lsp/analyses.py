@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from runway_core.analysis import Analysis, AnalysisSteps, analysis_steps, analyze, step
+from runway_core.changes import with_recorded_changes
 from runway_core.catalog import Catalog
 from runway_core.workspace import root_link_escapes
 
@@ -200,6 +201,7 @@ class Analyses(OffLoop, Grouping):
         return refused
 
     def _keep(self, key: str, an: Analysis, record: dict[str, Any]) -> Analysis:
+        with_recorded_changes(an)  # RW190-RW193 against the deployed plan in the product's .runway/
         self._cache[key] = (an, record)
         self._made[key] = next(self._clock)
         if self._valid_memo is not None:

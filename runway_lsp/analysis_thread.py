@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from runway_core.analysis import Analysis, analyze
 from runway_core.catalog import Catalog
+from runway_core.changes import with_recorded_changes
 from runway_core.workspace import read_disk
 
 from .documents import Buffers
@@ -271,7 +272,8 @@ class OffLoop:
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text
 
-            return analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused), record
+            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused)
+            return with_recorded_changes(an), record
 
         if job is not None:
             job.concurrent.cancel()  # superseded before it started (typed again): never runs

@@ -105,13 +105,20 @@ def _refuse(message: str) -> JsonRpcException:
 
 
 class _OneLineRefusals(logging.Filter):
-    """pygls logs every exception a handler raises with its traceback, at ERROR. A
+    """pygls logs every exception a handler raises with its traceback, at ERROR, and warns
+    about every ``$/cancelRequest`` that comes after its answer (DEBUG here instead). A
     :class:`Refusal` is an answer, not an error: one line at INFO instead. So is any other
     protocol error meant for the client (InvalidParams for an unknown command in
     ``workspace/executeCommand``, MethodNotFound): one line at WARNING. An internal error keeps
     its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == _UNKNOWN_CANCEL:
+            # VS Code cancels requests it no longer needs, often after the answer went out;
+            # LSP 3.17 §"Cancellation Support": a request already answered is simply not
+            # cancelled. Not news for the output channel (issue 26): DEBUG.
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return True
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, Refusal):
             record.msg, record.args = "rename refused: %s", (exc.message,)
@@ -126,6 +133,9 @@ class _OneLineRefusals(logging.Filter):
         return True
 
 
+#: pygls' warning for a ``$/cancelRequest`` whose request is no longer pending (json_rpc.py).
+_UNKNOWN_CANCEL = 'Cancel notification for unknown message id "%s"'
+
 _ONE_LINE_REFUSALS = _OneLineRefusals()
 
 
@@ -139,18 +149,56 @@ def install_log_filter() -> None:
 def _workspace_edit(ls: Session, an: Analysis, edits: dict[str, list[navigate.TextEdit]], impact: navigate.RenameImpact | None = None) -> types.WorkspaceEdit:
     """``documentChanges`` (with the version of each open document, null for a closed file)
     when the client supports it, else ``changes`` (LSP 3.17 §"WorkspaceEdit"). With a rename
-    ``impact`` and a client that supports change annotations, every edit carries one that
-    needs confirmation, naming the injected variables that change and who reads them."""
+    ``impact`` and a client that supports change annotations, see :func:`_annotated_rename`."""
+    if impact is not None and convert.supports_change_annotations(ls.capabilities):
+        return _annotated_rename(ls, an, edits, impact)
     per_file = []
     for path, file_edits in edits.items():
         doc = ls.documents.get(path)
         per_file.append((ls.uri_of(path), doc.version if doc is not None else None, convert.text_edits(file_edits, _lines(an, path), ls.encoding)))
-    if impact is not None and convert.supports_change_annotations(ls.capabilities):
-        # VS Code shows edits that need confirmation unchecked in its Refactor Preview (the user
-        # confirms by ticking them), so the label says so: Apply with nothing ticked changes nothing.
-        label = f"Rename {impact.old} to {impact.new}: injected variables change (tick to confirm, then Apply)"
-        return convert.annotated_workspace_edit(per_file, label, impact.summary())
     return convert.workspace_edit(per_file, convert.supports_document_changes(ls.capabilities))
+
+
+def _annotated_rename(ls: Session, an: Analysis, edits: dict[str, list[navigate.TextEdit]], impact: navigate.RenameImpact) -> types.WorkspaceEdit:
+    """A rename whose consumers are injected variables that change: each consumer's ``uses``
+    edits under one annotation naming it and its variables (``checkout reads MAIN_DB_* (URL,
+    …) → PRIMARY_DB_*``), which needs confirmation: its running code reads the old names.
+    The declaration (and any other edit) under ``Rename main-db to primary-db``, which does
+    not. VS Code's Refactor Preview (src/vs/workbench/contrib/bulkEdit/browser/preview/
+    bulkEditPreview.ts, ``BulkFileOperations._init``) starts an edit ticked unless its
+    annotation needs confirmation, puts the categories that need it first, and groups them by
+    ``label``; Apply applies the ticked edits. Before issue 26 every edit needed confirmation
+    under one label, so every row started unticked and Apply with nothing ticked did nothing."""
+    declaration_id = f"{convert.RENAME_ANNOTATION}.declaration"
+    annotations = {
+        declaration_id: types.ChangeAnnotation(
+            label=f"Rename {impact.old} to {impact.new}",
+            needs_confirmation=False,
+            description=f"The name of the {impact.kind or 'item'}; the variables its consumers are injected change with it (the groups above).",
+        )
+    }
+    reader_of = {(file, rng): consumer for consumer, file, rng in impact.uses}
+    per_file = []
+    for path, file_edits in edits.items():
+        doc = ls.documents.get(path)
+        lines = _lines(an, path)
+        paired = []
+        for e in file_edits:
+            consumer = reader_of.get((path, e.range))
+            aid = declaration_id
+            if consumer is not None:
+                aid = f"{convert.RENAME_ANNOTATION}.reads.{consumer}"
+                annotations.setdefault(
+                    aid,
+                    types.ChangeAnnotation(
+                        label=impact.reads(consumer),
+                        needs_confirmation=True,
+                        description=f"{consumer}'s code must read the new names: " + ", ".join(f"{a} → {b}" for a, b in impact.variables) + ".",
+                    ),
+                )
+            paired.append((convert.text_edits([e], lines, ls.encoding)[0], aid))
+        per_file.append((ls.uri_of(path), doc.version if doc is not None else None, paired))
+    return convert.annotated_workspace_edit(per_file, annotations)
 
 
 # --------------------------------------------------------------------------------------

@@ -226,6 +226,7 @@ class SettingsManager:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.current = Settings()
+        self._said = False  # the settings logged at INFO once (then again only when they change)
         self.init_options: Any = None
         self.client_name: str | None = None  # initialize's clientInfo.name
         self.catalog_folder: str | None = None  # the loaded override folder; None: packaged
@@ -328,7 +329,9 @@ class SettingsManager:
         """Parse ``raw`` (the ``runway`` section), warn about its problems, make it current,
         reload the catalogue when ``catalogPath`` asks for it, tell the listeners."""
         settings, problems = parse_settings(raw)
-        log.info("settings from %s: %s", origin, settings)
+        # Said once: the same settings pulled again (each workspace/configuration answer) at DEBUG.
+        log.log(logging.INFO if settings != self.current or not self._said else logging.DEBUG, "settings from %s: %s", origin, settings)
+        self._said = True
         if problems:
             self.warn(warning_text(problems))
         old, self.current = self.current, settings

@@ -3,7 +3,8 @@
 While a word is half typed (``size: {dev: me``) its "unknown size" is noise: the completion
 list is still open. So a diagnostic whose range covers a line changed less than
 :data:`PAUSE_S` ago is held back, unless the client already shows that same diagnostic (it
-does not flicker away and back). A file that does not parse while a line is busy (an open
+does not flicker away and back), and then with the words the client shows until the pause:
+a message that changes at every key (``unknown size `sm```, ``sma``) is news too. A file that does not parse while a line is busy (an open
 ``{`` not closed yet: the YAML error lands on the next line, and every other diagnostic of
 the file is gone with the model) keeps what the client shows, minus the busy lines, until
 the pause: a syntax error is reported once the user stops typing, not at every keystroke. Every other diagnostic goes out as fast as before; once the
@@ -17,6 +18,7 @@ Pure apart from the clock (injectable for tests). Must not import pulumi or depl
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Callable, Collection, Iterable, Sequence
 
@@ -116,18 +118,33 @@ class TypingPause:
 
     def split(self, path: str, diags: Sequence[Diagnostic], shown: Collection[Diagnostic] = ()) -> tuple[list[Diagnostic], list[Diagnostic]]:
         """``(to send now, held)``: a diagnostic on a line changed less than :data:`PAUSE_S`
-        ago is held unless ``shown`` (what the client has) holds the same code on that line."""
+        ago is held unless ``shown`` (what the client has) holds the same code on that line;
+        then it is sent with the shown one's message (and held too when its own differs, so
+        the pause sends it)."""
         busy = self._busy(path, self.clock())
         if not busy:
             return list(diags), []
         if any(d.code in UNREADABLE and d.file == path for d in diags):
             kept = [d for d in shown if not self.is_held(d, busy)]
             return kept, [d for d in diags if d not in kept]
-        # Already on screen: the same code on the same line (its range or wording may follow the text).
-        known = {(d.code, d.range.start.line) for d in shown}
+        # Already on screen: the same code on the same line. Its range follows the text, its
+        # wording waits: correcting `smal` to `small` a key at a time must not say "unknown
+        # size `s`", "`sm`", "`sma`" at each key (issue 26), so until the pause the message
+        # the client shows is sent with the new range, and the new one is held.
+        known = {(d.code, d.range.start.line): d for d in shown}
         now, held = [], []
         for d in diags:
-            (held if self.is_held(d, busy) and (d.code, d.range.start.line) not in known else now).append(d)
+            if not self.is_held(d, busy):
+                now.append(d)
+                continue
+            old = known.get((d.code, d.range.start.line))
+            if old is None:
+                held.append(d)
+            elif old.message == d.message:
+                now.append(d)
+            else:
+                now.append(dataclasses.replace(d, message=old.message))
+                held.append(d)
         return now, held
 
     def due_in(self, path: str) -> float | None:

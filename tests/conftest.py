@@ -83,3 +83,16 @@ def account_checks_pass(monkeypatch):
 
     monkeypatch.setattr(preflight, "network_problems", lambda *a, **k: preflight.NetworkReport())
     monkeypatch.setattr(preflight, "wait_for_parameters", lambda *a, **k: preflight.ParameterWait())
+    monkeypatch.setattr(preflight, "pending_modifications", lambda *a, **k: [])
+    from deploy_engine import engine_versions
+
+    # Engine versions are resolved against a stubbed RDS in tests/deploy/test_engine_versions.py.
+    monkeypatch.setattr(engine_versions, "resolve_all", lambda *a, **k: {})
+    # No registry is reached from these tests (the image check runs against a fake OCI registry
+    # in tests/deploy/test_image_platforms.py): every image reads as "not checked".
+    from deploy_engine import images
+
+    def offline(url, headers):
+        raise images.RegistryUnreadable("no registry in these tests")
+
+    monkeypatch.setattr(images, "http_fetch", offline)

@@ -20,6 +20,7 @@ from deploy_engine.exits import (
     EXIT_CONFIG,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_INVALID,
     EXIT_NOT_PROTECTED,
     EXIT_PLAN_MISMATCH,
     EXIT_PULUMI_MISSING,
@@ -217,6 +218,12 @@ def _guarded_deploy(run: DeployRun) -> int:
             for p in problems:
                 run.err(f"{PROG} {run.command}: network: {p}")
             return run.finish(EXIT_CONFIG, "failed", "network pre-flight failed; see the lines above; nothing was run")
+        refused = _image_platforms(run)
+        if refused:
+            return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
+        refused = deployed_changes(run)
+        if refused:
+            return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
 
     # Credentials are chosen once the stack is open (`up`: under the lease): choose_credentials().
     target = automation.StackTarget(
@@ -249,6 +256,67 @@ def _reviewed_changes(run: DeployRun, reviewed: str) -> str:
         return f"No plan with digest {reviewed} is stored for {run.env} (`{PROG} preview` stores the plan it shows). "
     changes = plan_changes(stored, plan_document(run.plan, run.product, run.region))
     return "Changed since the reviewed plan: " + "; ".join(changes) + ". "
+
+
+#: Receipts read back, newest first, to find the last succeeded `up`.
+MAX_RECEIPTS_READ = 200
+
+
+def deployed_changes(run: DeployRun) -> list[str]:
+    """The changes AWS refuses (RW190-RW193, :func:`runway_core.changes.refused_changes`) of this
+    environment against the plan of its last succeeded ``up``: the newest such receipt of the
+    records store names its ``plan_digest``, and the reviewed plan stored under it is what is
+    deployed. Errors are returned (refused, exit 1), warnings said; no such receipt or plan, or
+    a store that cannot be read, is said and not refused (the stack's own checks still run)."""
+    from deploy_engine.receipts import list_receipts
+    from deploy_engine.records.store import StoreError
+    from deploy_engine.reviewed import load_reviewed_plan
+    from runway_core.changes import refused_changes, side_of_deployed
+    from runway_core.diagnostics import Severity
+
+    try:
+        keys = list_receipts(run.store, run.product, run.env, [run.env])[-MAX_RECEIPTS_READ:]
+        for key in reversed(keys):
+            record = run.store.read(key)
+            try:
+                receipt = record.json() if record is not None else None
+            except ValueError:
+                continue
+            if not isinstance(receipt, dict) or receipt.get("command") != "up" or receipt.get("outcome") != "succeeded":
+                continue
+            digest = receipt.get("plan_digest")
+            plan = load_reviewed_plan(run.store, run.product, run.env, digest) if isinstance(digest, str) else None
+            if plan is None:
+                run.err(f"{PROG} {run.command}: the last succeeded up ({digest}) has no stored reviewed plan: changes against it not checked")
+                return []
+            side = side_of_deployed({"plan_digest": digest, "plan": plan})
+            break
+        else:
+            return []
+    except (StoreError, ValueError) as exc:
+        run.err(f"{PROG} {run.command}: the deployed plan could not be read ({run.redactor.scrub(str(exc))}): changes against it not checked")
+        return []
+    found = [d for d in refused_changes(run.analysis, side, f"the plan of the last up, {digest[:12]}") if d.data.get("environment") == run.env]
+    for d in found:
+        if d.severity != Severity.ERROR:
+            run.err(f"{PROG} {run.command}: {d.code}: {d.message}")
+    return [f"{d.code}: {d.message}" for d in found if d.severity == Severity.ERROR]
+
+
+def _image_platforms(run: DeployRun) -> list[str]:
+    """Each workload's image read from its registry (:func:`deploy_engine.images.check_platforms`):
+    the workloads whose image lacks their ``platform`` (refused, exit 1); an image that cannot
+    be read is said on stderr and not refused."""
+    from deploy_engine import images
+
+    workloads = [(i.name, str(i.capacity.get("image") or ""), str(i.capacity.get("platform") or "linux/arm64"))
+                 for i in run.plan.items if i.kind == "workload" and i.capacity]
+    if not workloads:
+        return []
+    result = images.check_platforms(workloads, run.ctx.image_fetch or images.http_fetch)
+    for line in result.unchecked:
+        run.err(f"{PROG} {run.command}: image: {run.redactor.scrub(line)}")
+    return [run.redactor.scrub(p) for p in result.problems]
 
 
 def _network_preflight(run: DeployRun, network: Any) -> list[str]:

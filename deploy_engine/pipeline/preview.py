@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_INVALID, EXIT_OK, PROG
-from deploy_engine.pipeline.credentials import FlavorSwitch, choose_credentials
+from deploy_engine.pipeline.credentials import RefusedChange, choose_credentials
 from deploy_engine.pipeline.run import DeployRun, store_record
 
 
@@ -26,7 +26,7 @@ def run_preview(run: DeployRun, target: Any, header: dict[str, Any]) -> int:
 
     try:
         _, cplan = choose_credentials(run, target, generate=False)
-    except FlavorSwitch as exc:
+    except RefusedChange as exc:
         return run.finish(EXIT_INVALID, "refused", str(exc))
     except automation.PulumiFailed as exc:
         return run.finish(EXIT_DEPLOY_FAILED, "failed", str(exc))

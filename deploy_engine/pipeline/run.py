@@ -91,6 +91,7 @@ class DeployRun:
         self.options = options
         self.ctx = ctx
         self.command: str = options.command
+        self.analysis = an
         self.product = an.spec.product
         self.region = an.spec.region
         self.env = options.env

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from deploy_engine.exits import EXIT_DEPLOY_FAILED, EXIT_INVALID, EXIT_LEASE_HELD, EXIT_OK, PROG
-from deploy_engine.pipeline.credentials import FlavorSwitch, choose_credentials
+from deploy_engine.pipeline.credentials import RefusedChange, choose_credentials
 from deploy_engine.pipeline.run import DeployRun, lease_lost, under_lease
 
 
@@ -71,7 +71,7 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
             # create one. Only non-secret outputs are read (no stored password is ever read).
             try:
                 stored, cplan = choose_credentials(run, target, generate=True, rotate=bool(run.options.rotate_credentials))
-            except FlavorSwitch as exc:
+            except RefusedChange as exc:
                 return run.finish(EXIT_INVALID, "refused", str(exc))
             receipt.credentials = dict(cplan.sources)
             for name in cplan.new:
@@ -116,7 +116,7 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         if failure is not None:
             return failure
         if not workloads:
-            return run.finish(EXIT_OK, "succeeded")
+            return _succeeded(run, first.outputs)
         failure = lease_lost(run, "phase 3 (waiting for the Infisical -> SSM sync)", deployed=True)
         if failure is not None:
             return failure
@@ -148,7 +148,7 @@ def _up_under_lease(run: DeployRun, target: Any, infisical: Any, receipt: Any) -
         failure = _check_steady(run, second.outputs)
         if failure is not None:
             return failure
-        return run.finish(EXIT_OK, "succeeded")
+        return _succeeded(run, second.outputs)
     finally:
         if writer is not None:
             writer.close()
@@ -238,6 +238,36 @@ def _write_values(run: DeployRun, writer: Any, slug: str, cplan: Any, outputs: M
                               f"{exc}; the data resources are deployed, no workload was changed; `up` again writes every value again" + advice)
         written += [f"{slug}:/runtime/{name}/{n}" for n in names]
     return None
+
+
+def _succeeded(run: DeployRun, outputs: Mapping[str, Any]) -> int:
+    """Exit 0, saying truthfully what waits for the maintenance window (outside disposable
+    environments, RDS applies resizes and upgrades there): each pending change is a line, in the
+    receipt's ``pending``, and the run's last word says "succeeded, with changes pending"."""
+    pending = _pending(run, outputs)
+    if run.receipt is not None:
+        run.receipt.extra = {**dict(run.receipt.extra), "pending": pending}
+    if pending:
+        return run.finish(EXIT_OK, "succeeded", "deployed; not applied yet, pending for the next maintenance window: " + "; ".join(pending))
+    return run.finish(EXIT_OK, "succeeded")
+
+
+def _pending(run: DeployRun, outputs: Mapping[str, Any]) -> list[str]:
+    from deploy_engine import preflight
+
+    if run.plan.disposable:
+        return []  # apply_immediately: nothing waits
+    resources = outputs.get("resources") if isinstance(outputs.get("resources"), Mapping) else {}
+    databases = {i.name: (str(resources[i.name].get("flavor") or "rds"), resources[i.name]["arn"]) for i in run.plan.items
+                 if i.kind == "postgres" and isinstance(resources.get(i.name), Mapping) and isinstance(resources[i.name].get("arn"), str)}
+    if not databases:
+        return []
+    try:
+        return preflight.pending_modifications(preflight.aws_client("rds", run.region, run.ctx.environ), databases)
+    except preflight.PreflightError as exc:
+        # The deploy itself succeeded: say what could not be confirmed, never claim it applied.
+        return [f"could not read the pending modifications ({run.redactor.scrub(str(exc))}; the deploy role needs "
+                "rds:DescribeDBInstances and rds:DescribeDBClusters): resizes and upgrades may wait for the maintenance window"]
 
 
 def _check_steady(run: DeployRun, outputs: Mapping[str, Any]) -> int | None:

@@ -117,6 +117,7 @@ def declare_environment(
     set_passwords: Collection[str] = (),
     credential_versions: Mapping[str, str] | None = None,
     known_priorities: Mapping[str, int] | None = None,
+    engine_versions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Declare one environment's resources from its plan; call inside a Pulumi program.
 
@@ -127,6 +128,8 @@ def declare_environment(
     ``credential_versions`` (postgres name -> version, default ``initial``) label the consumers'
     task definitions: a new version is a new ECS deployment. ``known_priorities`` (public
     workload -> listener-rule priority, from the last ``up``) keeps rules where they are.
+    ``engine_versions`` (postgres name -> full engine version, :mod:`deploy_engine.engine_versions`)
+    replaces the plan's major version where given.
     ``network`` None: read from the stack configuration.
 
     Returns plain data and Outputs, never a secret: ``product``, ``environment``, ``region``,
@@ -164,6 +167,7 @@ def declare_environment(
         plan=plan, product=product, region=region, network=network, provider=provider, account_id=identity.account_id,
         partition=partition, credentials=credentials, set_passwords=frozenset(set_passwords),
         credential_versions=dict(credential_versions or {}), listener_priorities=listener_priorities(public, known_priorities),
+        engine_versions=dict(engine_versions or {}),
     )
     opts = pulumi.ResourceOptions(providers={"aws": provider})
     env = Environment(f"{plan.name}-environment", ctx, opts)
@@ -189,6 +193,8 @@ def declare_environment(
             values = offers[item.name].values
             resources[item.name]["variables"] = {var: values[var[len(prefix):]] for var in item.variables if var[len(prefix):] in values}
     env_outputs = dict(env.outputs)
+    # Read back by the next run (not secret): a VPC move replaces every networked resource.
+    env_outputs["vpc_id"] = network.vpc_id
     if ctx.listener_priorities:
         env_outputs["listener_priorities"] = dict(ctx.listener_priorities)
     return {

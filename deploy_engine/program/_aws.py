@@ -31,7 +31,7 @@ USED: dict[str, tuple[str, ...]] = {
     "lb": ("LoadBalancer", "Listener", "ListenerRule", "TargetGroup", "ListenerDefaultActionArgs", "ListenerDefaultActionFixedResponseArgs",
            "ListenerDefaultActionRedirectArgs", "ListenerRuleActionArgs", "ListenerRuleConditionArgs", "ListenerRuleConditionHostHeaderArgs",
            "ListenerRuleConditionPathPatternArgs", "TargetGroupHealthCheckArgs"),
-    "servicediscovery": ("PrivateDnsNamespace", "Service", "ServiceDnsConfigArgs", "ServiceDnsConfigDnsRecordArgs"),
+    "servicediscovery": ("PrivateDnsNamespace", "Service", "ServiceDnsConfigArgs", "ServiceDnsConfigDnsRecordArgs", "ServiceHealthCheckCustomConfigArgs"),
     "rds": ("SubnetGroup", "Instance", "Cluster", "ClusterInstance", "Proxy", "ProxyDefaultTargetGroup", "ProxyTarget", "ProxyAuthArgs",
             "ProxyDefaultTargetGroupConnectionPoolConfigArgs"),
     "secretsmanager": ("Secret", "SecretVersion"),

@@ -19,7 +19,7 @@ import pulumi
 from runway_core.planner import EnvironmentPlan, ItemPlan
 
 from ..layout import is_private_ecr
-from ..settings import DISPOSABLE_ENVIRONMENTS, PRODUCTION_ENVIRONMENTS, NetworkSettings
+from ..settings import DISPOSABLE_ENVIRONMENTS, NetworkSettings
 
 #: The fixed admin login of every postgres resource (``<R>_USER``).
 ADMIN_USERNAME = "runway_admin"
@@ -102,6 +102,9 @@ class Context:
     set_passwords: frozenset[str] = frozenset()
     credential_versions: Mapping[str, str] = field(default_factory=dict)
     listener_priorities: Mapping[str, int] = field(default_factory=dict)
+    #: Postgres resource -> the full engine version to declare (deploy_engine.engine_versions);
+    #: a resource not in it declares its plan's major version.
+    engine_versions: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def env(self) -> str:
@@ -109,11 +112,9 @@ class Context:
 
     @property
     def disposable(self) -> bool:
-        return self.plan.name in DISPOSABLE_ENVIRONMENTS
-
-    @property
-    def production(self) -> bool:
-        return self.plan.name in PRODUCTION_ENVIRONMENTS
+        """The plan's ``disposable`` (docs/format.md, "Disposable environments"): a property of the
+        environment, never of its name; every other environment is protected."""
+        return self.plan.disposable
 
     @property
     def scheme(self) -> str:

@@ -86,7 +86,9 @@ class Environment(pulumi.ComponentResource):
                 vpc=ctx.network.vpc_id,
                 description=f"runway {ctx.product} {env}: internal workloads",
                 tags=ctx.tags("service-discovery"),
-                opts=child(self),
+                # `vpc` forces a new namespace under the same name (terraform-provider-aws
+                # servicediscovery/private_dns_namespace.go, ForceNew): the old one goes first.
+                opts=child(self, delete_before_replace=True),
             )
         outputs: dict[str, Any] = {}
         if self.cluster is not None:

@@ -11,8 +11,11 @@ The database keeps a fixed identifier (``<product>-<env>-<resource>``): a databa
 replaced by accident, and if a change would replace it, the fixed name makes AWS refuse the
 new one instead of silently creating an empty database beside the old. ``allow_major_version_upgrade``
 is on (the format allows versions 14-17; a major change is an in-place upgrade); outside
-``dev`` the database has deletion protection, a final snapshot and, in production, Pulumi's
-``protect`` too.
+disposable environments (the plan's ``disposable``: ``dev`` by default, never decided by a
+name) the database has deletion protection, a final snapshot (:func:`final_snapshot_name`),
+Pulumi's ``protect`` and waits for the maintenance window (``apply_immediately`` off). Its
+RDS Proxy is named after its subnets (:func:`proxy_name`): see
+:mod:`deploy_engine.program.replacement`.
 
 Password inputs (``password``, ``master_password``, ``secret_string``) carry ``ignore_changes``
 unless this run sets the password (docs/deploy.md, "Credentials").
@@ -20,6 +23,7 @@ unless this run sets the password (docs/deploy.md, "Credentials").
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Mapping
 
 import pulumi
@@ -35,6 +39,21 @@ from .common import (
 from .environment import Environment
 
 aws = _load_aws()
+
+
+def proxy_name(ctx: Context, resource: str) -> str:
+    """``<product>-<env>-<resource>-<8 hex of sha256 over the sorted private subnet ids>``, at
+    most :data:`LIMIT_PROXY` characters."""
+    digest = hashlib.sha256(",".join(sorted(ctx.network.private_subnet_ids)).encode()).hexdigest()[:8]
+    return aws_name(ctx.product, ctx.env, resource, limit=LIMIT_PROXY - 9) + "-" + digest
+
+
+def final_snapshot_name(identifier: str, credential_version: str) -> str:
+    """The final snapshot of a database: ``<identifier>-final-<credential version>``. A database
+    created again (removed from the runway, added back) gets a new credential version, so its
+    final snapshot never meets the one the first left (DeleteDBInstance refuses an existing
+    ``FinalDBSnapshotIdentifier``: DBSnapshotAlreadyExists)."""
+    return aws_name(identifier, "final", credential_version, limit=LIMIT_GENERIC)
 
 
 class Postgres(pulumi.ComponentResource):
@@ -54,13 +73,13 @@ class Postgres(pulumi.ComponentResource):
         # The proxy shares this group, so it reaches the database through the self rule.
         sg = env.store_security_group(self, r, "PostgreSQL", POSTGRES_PORT, [aws.ec2.SecurityGroupIngressArgs(
             protocol="tcp", from_port=POSTGRES_PORT, to_port=POSTGRES_PORT, self=True, description="RDS Proxy to the database")])
+        version = ctx.credential_versions.get(r) or INITIAL_CREDENTIAL_VERSION
         protection: dict[str, Any] = {
             "deletion_protection": not ctx.disposable,
             "skip_final_snapshot": ctx.disposable,
-            "final_snapshot_identifier": None if ctx.disposable else aws_name(identifier, "final", limit=LIMIT_GENERIC),
+            "final_snapshot_identifier": None if ctx.disposable else final_snapshot_name(identifier, version),
         }
-        keep = not ctx.disposable and ctx.production
-        version = ctx.credential_versions.get(r) or INITIAL_CREDENTIAL_VERSION
+        keep = not ctx.disposable
         self.offer = Offer(secret_suffixes=frozenset({"PASSWORD", "URL"}), credential_version=version)
         outputs = self.offer.outputs
         if cap["flavor"] == "aurora":
@@ -68,7 +87,7 @@ class Postgres(pulumi.ComponentResource):
                 f"{self.prefix}-cluster",
                 cluster_identifier=identifier,
                 engine="aurora-postgresql",
-                engine_version=cap["engine_version"],
+                engine_version=ctx.engine_versions.get(r) or cap["engine_version"],
                 allow_major_version_upgrade=True,
                 database_name=db_name,
                 master_username=ADMIN_USERNAME,
@@ -79,7 +98,7 @@ class Postgres(pulumi.ComponentResource):
                 backup_retention_period=max(1, int(cap["backup_retention_days"])),
                 storage_encrypted=True,
                 copy_tags_to_snapshot=True,
-                apply_immediately=not ctx.production,
+                apply_immediately=ctx.disposable,
                 tags=tags,
                 opts=child(self, protect=keep, ignore_changes=self._ignored("cluster")),
                 **protection,
@@ -95,7 +114,7 @@ class Postgres(pulumi.ComponentResource):
                     db_subnet_group_name=subnets.name,
                     publicly_accessible=False,
                     auto_minor_version_upgrade=True,
-                    apply_immediately=not ctx.production,
+                    apply_immediately=ctx.disposable,
                     tags=tags,
                     opts=child(self, protect=keep),
                 )
@@ -106,7 +125,7 @@ class Postgres(pulumi.ComponentResource):
                 f"{self.prefix}-instance",
                 identifier=identifier,
                 engine="postgres",
-                engine_version=cap["engine_version"],
+                engine_version=ctx.engine_versions.get(r) or cap["engine_version"],
                 allow_major_version_upgrade=True,
                 instance_class=cap["instance_class"],
                 multi_az=cap["multi_az"],
@@ -123,7 +142,7 @@ class Postgres(pulumi.ComponentResource):
                 publicly_accessible=False,
                 copy_tags_to_snapshot=True,
                 auto_minor_version_upgrade=True,
-                apply_immediately=not ctx.production,
+                apply_immediately=ctx.disposable,
                 tags=tags,
                 opts=child(self, protect=keep, ignore_changes=self._ignored("instance")),
                 **protection,
@@ -177,7 +196,10 @@ class Postgres(pulumi.ComponentResource):
         )
         proxy = aws.rds.Proxy(
             f"{self.prefix}-proxy",
-            name=ctx.name(r, limit=LIMIT_PROXY),
+            # vpc_subnet_ids forces a new proxy (terraform-provider-aws rds/proxy.go, ForceNew) and
+            # Pulumi creates before it deletes: the name follows the subnets, so the new proxy
+            # never meets the old one's name (docs/deploy.md, "Replacement safety").
+            name=proxy_name(ctx, r),
             engine_family="POSTGRESQL",
             auths=[aws.rds.ProxyAuthArgs(auth_scheme="SECRETS", secret_arn=secret.arn, iam_auth="DISABLED", client_password_auth_type="POSTGRES_SCRAM_SHA_256", description="admin login")],
             role_arn=role.arn,
@@ -198,4 +220,4 @@ class Postgres(pulumi.ComponentResource):
         return proxy.endpoint
 
 
-__all__ = ["Postgres"]
+__all__ = ["Postgres", "final_snapshot_name", "proxy_name"]

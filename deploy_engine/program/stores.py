@@ -6,11 +6,11 @@
   account need no KMS grant: that key's policy admits SNS calls from the account; AWS services
   such as CloudWatch alarms or S3 notifications cannot publish to it, which no runway item does).
 - Cache: ``elasticache.SubnetGroup`` + ``ec2.SecurityGroup`` (auto-named) +
-  ``elasticache.ReplicationGroup`` (Valkey, encrypted in transit and at rest; in production
-  daily snapshots kept 7 days).
+  ``elasticache.ReplicationGroup`` (Valkey, encrypted in transit and at rest; outside
+  disposable environments daily snapshots kept 7 days and the maintenance window).
 - Bucket: ``s3.Bucket`` (``bucket_prefix``: S3 names are global) + ``BucketVersioning`` +
   ``BucketPublicAccessBlock`` + ``BucketServerSideEncryptionConfiguration`` (SSE-S3) + a
-  ``BucketPolicy`` denying every request not made over TLS; ``protect`` in production.
+  ``BucketPolicy`` denying every request not made over TLS; ``protect`` outside disposable environments.
 
 Queue and topic names stay fixed (``<product>-<env>-<resource>[.fifo]``): consumers outside
 this stack (members) find them by name, and the only replacing change (FIFO on or off) changes
@@ -30,7 +30,7 @@ from .environment import Environment
 
 aws = _load_aws()
 
-#: Production caches keep daily snapshots this many days (ElastiCache SnapshotRetentionLimit).
+#: Caches outside disposable environments keep daily snapshots this many days (ElastiCache SnapshotRetentionLimit).
 PRODUCTION_SNAPSHOT_DAYS = 7
 
 
@@ -105,7 +105,7 @@ class Cache(pulumi.ComponentResource):
         subnets = aws.elasticache.SubnetGroup(
             f"{ctx.env}-{r}-subnet-group", subnet_ids=list(ctx.network.private_subnet_ids), description=f"runway {r}", tags=tags, opts=child(self))
         sg = env.store_security_group(self, r, "Valkey", VALKEY_PORT)
-        snapshots = PRODUCTION_SNAPSHOT_DAYS if ctx.production else 0
+        snapshots = 0 if ctx.disposable else PRODUCTION_SNAPSHOT_DAYS
         group = aws.elasticache.ReplicationGroup(
             f"{ctx.env}-{r}-replication-group",
             replication_group_id=ctx.name(r, limit=LIMIT_CACHE_ID),
@@ -124,7 +124,7 @@ class Cache(pulumi.ComponentResource):
             at_rest_encryption_enabled=True,
             auto_minor_version_upgrade=True,
             snapshot_retention_limit=snapshots,
-            apply_immediately=not ctx.production,
+            apply_immediately=ctx.disposable,
             tags=tags,
             opts=child(self),
         )
@@ -141,7 +141,7 @@ class Bucket(pulumi.ComponentResource):
         prefix = ctx.name(r, limit=LIMIT_BUCKET_PREFIX - 1) + "-"
         bucket = aws.s3.Bucket(
             f"{env}-{r}-bucket", bucket_prefix=prefix, force_destroy=ctx.disposable, tags=tags,
-            opts=child(self, protect=ctx.production and not ctx.disposable))
+            opts=child(self, protect=not ctx.disposable))
         aws.s3.BucketVersioning(
             f"{env}-{r}-versioning",
             bucket=bucket.id,

@@ -88,8 +88,11 @@ class Workload(pulumi.ComponentResource):
         p = f"{ctx.env}-{w}"
         port = int(cap["port"])
         public = cap.get("expose") == "public"
+        # Kept when it leaves the stack (a renamed or removed workload): its logs stay for their
+        # retention instead of going with the log group (CloudWatch DeleteLogGroup deletes them).
         log_group = aws.cloudwatch.LogGroup(
-            f"{p}-logs", name=f"/runway/{ctx.product}/{ctx.env}/{w}", retention_in_days=int(cap["log_retention_days"]), tags=tags, opts=child(self))
+            f"{p}-logs", name=f"/runway/{ctx.product}/{ctx.env}/{w}", retention_in_days=int(cap["log_retention_days"]), tags=tags,
+            opts=child(self, retain_on_delete=True))
         refs = workload_parameters(ctx.plan, ctx.product)[w]
         arns = [ctx.parameter_arn(path) for _, path in refs]
         grants: list[Mapping[str, Any]] = []
@@ -179,6 +182,9 @@ class Workload(pulumi.ComponentResource):
                     dns_records=[aws.servicediscovery.ServiceDnsConfigDnsRecordArgs(ttl=10, type="A")],
                     routing_policy="MULTIVALUE",
                 ),
+                # ECS reports each task's health to Cloud Map (custom health): a task whose
+                # container health check fails leaves DNS, then ECS replaces it.
+                health_check_custom_config=aws.servicediscovery.ServiceHealthCheckCustomConfigArgs(),
                 force_destroy=True,
                 tags=tags,
                 opts=child(self),

@@ -47,7 +47,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
             if m is None and _cap_written(root, name):
                 # `limits.monthly` is written but invalid (RW100: NaN, negative, a string, over
                 # the maximum): no cap and no verdict against it, never the default in its place.
-                envs.append(EnvSpec(name, None, "invalid", {}))
+                envs.append(EnvSpec(name, None, "invalid", {}, m.disposable if m is not None else None))
                 continue
             m = m or Environment()
             if m.limits is not None and "monthly" in m.limits.model_fields_set:
@@ -56,7 +56,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
                 cap = DEFAULT_CAPS.get(name)
                 src = "default" if cap is not None else "none"
             shared = {k: v for k, v in m.shared.items() if k in RESOURCE_KINDS}
-            envs.append(EnvSpec(name, cap, src, shared))
+            envs.append(EnvSpec(name, cap, src, shared, m.disposable))
         environments = tuple(envs)
     else:
         environments = default_environments()
@@ -132,6 +132,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
             secrets=tuple(x for x in w.secrets if _secret_name_ok(x)),
             uses=tuple(w.uses),
             expose=w.expose,
+            platform=w.platform,
         )
         consumers.append(ConsumerSpec(name, "workload", tuple(w.uses)))
     for m_path, m in an.member_models.items():

@@ -27,8 +27,11 @@ from .pricing import entry_cost
 from .spec import (
     VARIABLES,
     ConsumerSpec,
+    PLATFORMS,
     EntrySpec,
+    DISPOSABLE_BY_DEFAULT,
     EnvSpec,
+    is_disposable,
     RunwaySpec,
     default_environments,
     engine_defaults,
@@ -41,7 +44,10 @@ from .spec import (
 __all__ = [
     "FORMAT_VERSION",
     "VARIABLES",
+    "DISPOSABLE_BY_DEFAULT",
     "EnvSpec",
+    "is_disposable",
+    "PLATFORMS",
     "EntrySpec",
     "ConsumerSpec",
     "RunwaySpec",

@@ -73,6 +73,8 @@ class EnvironmentPlan:
     verdict: str
     missing_prices: tuple[str, ...]
     notes: tuple[str, ...]
+    #: Whether the environment is disposable (docs/format.md, "Disposable environments").
+    disposable: bool = False
 
     def item(self, name: str) -> ItemPlan | None:
         # An index built on first use (completion and hovers ask for every item by name).

@@ -53,6 +53,7 @@ def environment_json(p: EnvironmentPlan, reveal_secrets: bool = False) -> dict[s
         "cap_source": p.cap_source,
         "total_monthly_usd": _money(p.total),
         "verdict": p.verdict,
+        "disposable": p.disposable,
         "missing_prices": list(p.missing_prices),
         "notes": list(p.notes),
         "items": [

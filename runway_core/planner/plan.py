@@ -170,6 +170,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         verdict=verdict,
         missing_prices=tuple(pricer.missing),
         notes=("network (VPC, NAT gateways, endpoints, data transfer) is outside the runway and not estimated", "free tiers are ignored: estimates are conservative"),
+        disposable=envspec.is_disposable,
     )
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..kinds import REGISTRY
+from ..kinds import REGISTRY, WORKLOAD_PLATFORMS
 from ..model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, ENGINE_MODELS
 
 #: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables"): each
@@ -44,6 +44,28 @@ class EnvSpec:
     cap: Decimal | None
     cap_source: str  # "set" | "default" | "none" | "invalid" (written but RW100: no cap, no verdict against it)
     shared: Mapping[str, str] = field(default_factory=dict)
+    #: ``environments.<env>.disposable``; None: by name (:data:`DISPOSABLE_BY_DEFAULT`).
+    disposable: bool | None = None
+
+    @property
+    def is_disposable(self) -> bool:
+        return is_disposable(self.name, self.disposable)
+
+
+#: Environments that are disposable unless ``disposable: false`` says otherwise (docs/format.md,
+#: "Disposable environments"): no deletion protection, no final snapshot, no ``protect``.
+DISPOSABLE_BY_DEFAULT = frozenset({"dev"})
+
+
+def is_disposable(name: str, written: bool | None) -> bool:
+    """Whether environment ``name`` is disposable: ``written`` (its ``disposable`` key) when
+    given, else whether it is named in :data:`DISPOSABLE_BY_DEFAULT`."""
+    return bool(written) if written is not None else name in DISPOSABLE_BY_DEFAULT
+
+
+#: A workload's ``platform`` -> (ECS ``runtimePlatform.cpuArchitecture``, Fargate price-key part):
+#: the workload's declaration in the kind registry (:data:`runway_core.kinds.WORKLOAD_PLATFORMS`).
+PLATFORMS: Mapping[str, tuple[str, str]] = WORKLOAD_PLATFORMS
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,8 @@ class EntrySpec:
     secrets: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     expose: str = "internal"
+    platform: str = "linux/arm64"
+
 
     def size_in(self, env: str) -> str:
         return self.sizes.get(env, self.default_size)

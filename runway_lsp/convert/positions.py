@@ -134,23 +134,26 @@ def workspace_edit(per_file: Iterable[tuple[str, int | None, list[types.TextEdit
     return types.WorkspaceEdit(changes={uri: edits for uri, _v, edits in per_file})
 
 
-#: The id of the one change annotation of a rename that changes injected variables.
-RENAME_ANNOTATION = "runway.rename.injected-variables"
+#: The id prefix of a rename's change annotations (LSP 3.17 §"Change Annotations").
+RENAME_ANNOTATION = "runway.rename"
 
 
-def annotated_workspace_edit(per_file: Iterable[tuple[str, int | None, list[types.TextEdit]]], label: str, description: str) -> types.WorkspaceEdit:
-    """Like :func:`workspace_edit` (``documentChanges``), every edit carrying one change
-    annotation that needs confirmation (LSP 3.17 §"Change Annotations"): the client shows the
-    change, ``label`` and ``description``, and applies it only once the user confirms."""
+def annotated_workspace_edit(
+    per_file: Iterable[tuple[str, int | None, list[tuple[types.TextEdit, str]]]], annotations: dict[str, types.ChangeAnnotation]
+) -> types.WorkspaceEdit:
+    """Like :func:`workspace_edit` (``documentChanges``), each edit carrying the change
+    annotation whose id it is paired with: the client shows each annotation's ``label`` over
+    its edits and holds the ones that need confirmation until the user confirms them (VS
+    Code's Refactor Preview groups the edits by label and starts those unticked)."""
     return types.WorkspaceEdit(
         document_changes=[
             types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                edits=[types.AnnotatedTextEdit(range=e.range, new_text=e.new_text, annotation_id=RENAME_ANNOTATION) for e in edits],
+                edits=[types.AnnotatedTextEdit(range=e.range, new_text=e.new_text, annotation_id=aid) for e, aid in edits],
             )
             for uri, version, edits in per_file
         ],
-        change_annotations={RENAME_ANNOTATION: types.ChangeAnnotation(label=label, needs_confirmation=True, description=description)},
+        change_annotations=annotations,
     )
 
 

@@ -55,6 +55,15 @@ EXCLUDED = {
         "1,001 resources and workloads would bury the faults the example is for. The golden "
         "case rw157_too_many_entries shows it."
     ),
+    "RW190": (
+        "RW190-RW193 compare the runway with the plan last deployed, which an example in git has "
+        "not got. test_changes_against_a_deployed_plan shows the four on the same example against "
+        "a deployed plan made from its own; the golden case rw190_rw193_against_deployed shows them "
+        "from .runway/ records."
+    ),
+    "RW191": ("As RW190: shown by test_changes_against_a_deployed_plan."),
+    "RW192": ("As RW190: shown by test_changes_against_a_deployed_plan."),
+    "RW193": ("As RW190: shown by test_changes_against_a_deployed_plan."),
     "RW012": (
         "500 problems in one file would bury the faults the example is for. "
         "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."
@@ -217,3 +226,33 @@ def test_members_reached_through_an_alias_are_reported_once(catalog, tmp_path) -
     # The alias's node is the anchor's: one warning there (listed twice), one error (refused),
     # and one warning at the last, written item.
     assert sorted((d.range.start.line, d.severity.label) for d in ds) == [(2, "error"), (2, "warning"), (3, "warning")]
+
+
+def test_changes_against_a_deployed_plan(catalog) -> None:
+    """RW190-RW193 on the example: its own plan, as if deployed in another region, with more
+    storage, higher engine versions and the other postgres flavor."""
+    import dataclasses
+
+    from runway_core.changes import refused_changes
+    from runway_core.plan_diff import side_of_plan
+    from runway_core.planner import Plan
+
+    an = analyze(str(ROOT), catalog)
+    side = side_of_plan(Plan(an.spec.product, an.spec.region, tuple(an.plans.values()), an.catalog.origin))
+
+    def deployed(item):
+        cap = dict(item.capacity)
+        if item.kind == "postgres":
+            cap.update(storage_gb=int(cap.get("storage_gb") or 0) + 1000, engine_version="99") if cap.get("flavor") == "rds" else None
+        if item.kind == "cache":
+            cap["engine_version"] = "99.0"
+        return dataclasses.replace(item, capacity=cap)
+
+    envs = tuple(dataclasses.replace(e, items=tuple(deployed(i) for i in e.items)) for e in side.environments)
+    before = dataclasses.replace(side, region="us-east-1", environments=envs)
+    seen = {d.code for d in refused_changes(an, before, "a deployed plan")}
+    assert {"RW190", "RW191", "RW192"} <= seen
+    flipped = tuple(dataclasses.replace(e, items=tuple(
+        dataclasses.replace(i, capacity={**i.capacity, "flavor": "aurora" if i.capacity.get("flavor") == "rds" else "rds"})
+        if i.kind == "postgres" else i for i in e.items)) for e in side.environments)
+    assert "RW193" in {d.code for d in refused_changes(an, dataclasses.replace(side, environments=flipped), "a deployed plan")}

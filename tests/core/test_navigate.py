@@ -450,5 +450,10 @@ def test_rename_impact_names_the_injected_variables_and_their_readers(orders):
     assert impact.kind == "postgres"
     assert impact.variables[0] == ("MAIN_DB_URL", "PRIMARY_DB_URL") and len(impact.variables) == 6
     assert impact.consumers == ("billing", "checkout", "metabase", "zitadel")
+    # Issue 26: each use it edits, by consumer, and what changes for one in a few words.
+    assert sorted((c, os.path.basename(os.path.dirname(f)), r.start.line + 1) for c, f, r in impact.uses) == [
+        ("billing", "billing", 5), ("checkout", "checkout", 5), ("metabase", "orders", 60), ("zitadel", "orders", 74)
+    ]
+    assert impact.reads("checkout") == "checkout reads MAIN_DB_* (URL, HOST, PORT, USER, PASSWORD, DATABASE) → PRIMARY_DB_*"
     assert navigate.rename_impact(orders, str(ROOT), key, "main-db") is None  # no change
     assert navigate.rename_impact(orders, str(ROOT), key, "Bad_Name") is None  # refused

@@ -865,6 +865,10 @@ sys.path.insert(0, {repo!r})
 sys.path.insert(0, {tests!r})
 from deploy_engine import automation, cli, preflight, stack_outputs
 preflight.network_problems = lambda *a, **k: preflight.NetworkReport()  # the account checks pass (tests/deploy/test_preflight.py)
+from deploy_engine import images
+def _offline(url, headers):
+    raise images.RegistryUnreadable("no registry in these tests")
+images.http_fetch = _offline  # the image check runs against a fake registry in test_image_platforms.py
 from deploy_engine.engine_events import PreviewSummary
 
 def blocking(target, on_output):

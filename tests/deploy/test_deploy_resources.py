@@ -166,14 +166,15 @@ def test_every_postgres_allows_major_upgrades(docs, case):
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_secrets_are_masked_and_production_data_is_protected(docs, case):
+def test_secrets_are_masked_and_data_outside_disposable_environments_is_protected(docs, case):
     doc = docs[case]
     holders = of_type(doc, "aws:rds/instance:Instance") + of_type(doc, "aws:rds/cluster:Cluster")
     for d in holders:
         assert (d["inputs"].get("password") or d["inputs"].get("masterPassword")) == "[secret]"
     for v in of_type(doc, "aws:secretsmanager/secretVersion:SecretVersion"):
         assert v["inputs"]["secretString"] == "[secret]"
-    production = case[1] == "production"
+    # Issue 24: protection is a property (`disposable`, dev by default), not the name `production`.
+    production = case[1] != "dev"
     protected = holders + of_type(doc, "aws:rds/clusterInstance:ClusterInstance") + of_type(doc, "aws:s3/bucket:Bucket")
     assert protected and all(r["options"]["protect"] is production for r in protected)
     topics = of_type(doc, "aws:sns/topic:Topic")
@@ -304,3 +305,30 @@ def test_health_values_aws_refuses_are_errors_in_check(tmp_path, health, code):
     assert codes == [code]
     rc, _, err = resources(tmp_path, "dev")
     assert rc == 1 and "nothing was declared" in err
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_review_shows_platform_health_checks_and_protections_per_environment(docs, case):
+    """`resources --format json` answers the reviewer's questions from what was declared
+    (issue 24): each workload's platform and CPU architecture, which health checks replace a
+    hung task, and each data resource's protections in this environment."""
+    doc = docs[case]
+    review = doc["review"]
+    assert review["environment"] == case[1] and review["disposable"] is (case[1] == "dev")
+    tasks = {r["name"]: r for r in of_type(doc, "aws:ecs/taskDefinition:TaskDefinition")}
+    for name, w in review["workloads"].items():
+        assert w["platform"] == "linux/arm64" and w["cpu_architecture"] == "ARM64"
+        assert tasks[f"{case[1]}-{name}-task-definition"]["inputs"]["runtimePlatform"]["cpuArchitecture"] == "ARM64"
+        assert w["health"]["replaces_hung_task"] is (w["health"]["load_balancer"] is not None or w["health"]["container"] is not None)
+    if case[0] == "own":
+        assert review["workloads"]["web"]["health"]["load_balancer"]["path"] == "/up"
+        assert review["workloads"]["worker"]["health"]["container"]["command"] == ["CMD", "/bin/ok"]
+        assert review["workloads"]["worker"]["health"]["cloud_map_custom_health"] is True
+    dbs = [p for p in review["protections"].values() if p["type"].startswith("aws:rds/") and p["type"] != "aws:rds/clusterInstance:ClusterInstance"]
+    assert dbs
+    for p in dbs:
+        assert p["protect"] is (case[1] != "dev") and p["deletion_protection"] is (case[1] != "dev")
+        assert p["apply_immediately"] is (case[1] == "dev")
+        assert (p["final_snapshot"] is None) is (case[1] == "dev")
+    logs = [p for p in review["protections"].values() if p["type"] == "aws:cloudwatch/logGroup:LogGroup"]
+    assert logs and all(p["retain_on_delete"] for p in logs)

@@ -305,3 +305,16 @@ def test_csv_reader_reads_the_metadata_rows_and_on_demand_rows_only():
 ])
 def test_usage_type_region_prefix(usagetype, usage, ok):
     assert usage_matches(usagetype, usage) is ok
+
+
+def test_catalog_refresh_selects_the_x86_fargate_prices_too(catalog):
+    """Issue 24: a workload may be `platform: linux/amd64`, priced with the x86 rows; `catalog
+    refresh` selects them from the AmazonECS offer (usagetype `<prefix>-Fargate-vCPU-Hours:perCPU`,
+    `<prefix>-Fargate-GB-Hours`, not the `ARM-` ones)."""
+    from deploy_engine.pricelist.selectors import catalogue_keys, selector_for, usage_matches
+
+    keys = catalogue_keys(catalog)
+    assert {"fargate:x86:vcpu", "fargate:x86:memory", "fargate:arm:vcpu", "fargate:arm:memory"} <= set(keys)
+    vcpu = selector_for("fargate:x86:vcpu")
+    assert vcpu.usage == "Fargate-vCPU-Hours:perCPU" and usage_matches("USE1-Fargate-vCPU-Hours:perCPU", vcpu.usage)
+    assert not usage_matches("USE1-Fargate-ARM-vCPU-Hours:perCPU", vcpu.usage)

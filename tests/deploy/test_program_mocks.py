@@ -1031,8 +1031,10 @@ def test_bucket_policy_denies_requests_without_tls(mocks, catalog):
     }]
 
 
-@pytest.mark.parametrize("env, immediately", [("dev", True), ("staging", True), ("production", False)])
-def test_apply_immediately_outside_production(mocks, catalog, env, immediately):
+# Issue 24: the maintenance window and every protection follow the environment's `disposable`
+# (dev by default), never its name: `staging`, `prod` and `preprod-eu-dr` wait for the window.
+@pytest.mark.parametrize("env, immediately", [("dev", True), ("staging", False), ("prod", False), ("preprod-eu-dr", False), ("production", False)])
+def test_apply_immediately_only_in_disposable_environments(mocks, catalog, env, immediately):
     plan = make_plan(catalog, entry("db", "postgres", in_env=env), entry("adb", "postgres", in_env=env, engine={"flavor": "aurora"}),
                      entry("sessions", "cache", in_env=env), env=env)
     run(plan, credentials={"db": new_password(), "adb": new_password()})

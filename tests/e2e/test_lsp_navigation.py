@@ -208,25 +208,36 @@ async def test_rename_main_db_in_the_root_and_both_members(client: LanguageClien
 
 
 async def test_rename_asks_for_confirmation_naming_the_injected_variables_and_their_readers(client: LanguageClient, orders: Path):
-    """Issue 15: renaming main-db renames every consumer's MAIN_DB_* variables, which running
-    services read. A client with change annotations (VS Code) gets every edit annotated with
-    one annotation that needs confirmation, so it shows a preview first."""
+    """Issues 15 and 26: renaming main-db renames every consumer's MAIN_DB_* variables, which
+    running services read. A client with change annotations (VS Code) gets each consumer's
+    ``uses`` edit under an annotation naming it and the variables, which needs confirmation,
+    and the declaration under one that does not. VS Code's Refactor Preview groups edits by
+    annotation label and starts unticked only those that need confirmation
+    (bulkEditPreview.ts, ``BulkFileOperations._init``: ``updateChecked(edit,
+    !edit.metadata?.needsConfirmation)``; categories keyed by ``metadata.label``)."""
     root, _checkout, _billing = files(orders)
     await init(client, vscode_caps(), orders)
     did_open(client, root)
     at = pos(root, "  main-db:", "utf-16", shift=3)
     edit = await wait(client.text_document_rename_async(types.RenameParams(text_document=doc(root), position=at, new_name="primary-db")))
-    assert edit.change_annotations is not None and len(edit.change_annotations) == 1
-    [(annotation_id, annotation)] = edit.change_annotations.items()
-    assert annotation.needs_confirmation is True
-    assert annotation.label == "Rename main-db to primary-db: injected variables change (tick to confirm, then Apply)"
-    assert annotation.description == (
-        "Renaming main-db to primary-db renames the variables injected into billing, checkout, metabase, zitadel: "
-        "MAIN_DB_URL → PRIMARY_DB_URL, MAIN_DB_HOST → PRIMARY_DB_HOST, MAIN_DB_PORT → PRIMARY_DB_PORT, MAIN_DB_USER → PRIMARY_DB_USER, "
-        "MAIN_DB_PASSWORD → PRIMARY_DB_PASSWORD, MAIN_DB_DATABASE → PRIMARY_DB_DATABASE. Code that reads the old names must change with it."
+    annotations = edit.change_annotations
+    assert annotations is not None
+    labels = {aid: (a.label, a.needs_confirmation) for aid, a in annotations.items()}
+    reads = "reads MAIN_DB_* (URL, HOST, PORT, USER, PASSWORD, DATABASE) → PRIMARY_DB_*"
+    assert labels == {
+        "runway.rename.declaration": ("Rename main-db to primary-db", False),
+        **{f"runway.rename.reads.{c}": (f"{c} {reads}", True) for c in ("billing", "checkout", "metabase", "zitadel")},
+    }
+    assert annotations["runway.rename.reads.checkout"].description == (
+        "checkout's code must read the new names: MAIN_DB_URL → PRIMARY_DB_URL, MAIN_DB_HOST → PRIMARY_DB_HOST, MAIN_DB_PORT → PRIMARY_DB_PORT, "
+        "MAIN_DB_USER → PRIMARY_DB_USER, MAIN_DB_PASSWORD → PRIMARY_DB_PASSWORD, MAIN_DB_DATABASE → PRIMARY_DB_DATABASE."
     )
-    edits = [e for change in edit.document_changes for e in change.edits]
-    assert len(edits) == 5 and all(isinstance(e, types.AnnotatedTextEdit) and e.annotation_id == annotation_id for e in edits)
+    by_file = {change.text_document.uri: [e.annotation_id for e in change.edits] for change in edit.document_changes}
+    assert all(isinstance(e, types.AnnotatedTextEdit) for change in edit.document_changes for e in change.edits)
+    # The root: the declaration, metabase's and zitadel's uses; each member: its own use.
+    assert sorted(by_file[root.as_uri()]) == ["runway.rename.declaration", "runway.rename.reads.metabase", "runway.rename.reads.zitadel"]
+    assert by_file[_checkout.as_uri()] == ["runway.rename.reads.checkout"]
+    assert by_file[_billing.as_uri()] == ["runway.rename.reads.billing"]
 
 
 async def test_rename_without_readers_or_annotation_support_needs_no_confirmation(client: LanguageClient, orders: Path):

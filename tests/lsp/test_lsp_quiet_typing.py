@@ -14,7 +14,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import TIMEOUT, codes, did_change, did_open, files, init, line_of, neovim_caps, pull, until, vscode_caps
+from lspclient import TIMEOUT, codes, did_change, did_open, files, init, last_version, line_of, neovim_caps, pull, until, vscode_caps
 from runway_lsp.typing_pause import changed_lines
 
 
@@ -83,6 +83,48 @@ async def test_an_error_already_shown_on_the_line_stays_while_typing(client: Lan
     did_change(client, root, 2, (line_no, len(line)), (line_no, len(line)), "x")
     await until(client, lambda: len(_publishes(client, root, 2)) >= 1)
     assert [d.code for d in _publishes(client, root, 2)[0].diagnostics] == ["RW140"]
+
+
+async def test_correcting_a_shown_error_key_by_key_sends_no_new_words_before_the_pause(client: LanguageClient, orders: Path):
+    """Issue 26: fixing `smal` one key at a time (delete back to `s`, type `mall`) must not
+    publish "unknown size `sma`", "`sm`", "`s`" at each key. Until the pause the client keeps
+    the words it shows (the range follows the text); `small` clears the error at once; and a
+    pause on a half-fixed word sends that word's message."""
+    root, _checkout, _billing = files(orders)
+    line_no, line = line_of(root, "    size: medium")  # pdf-renderer's size
+    text = root.read_text(encoding="utf-8").replace(line, "    size: smal", 1)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root, text)
+    await until(client, lambda: "RW130" in codes(client, root))
+    shown = next(d for d in client.diagnostics[root.as_uri()] if d.code == "RW130")
+    assert "`smal`" in shown.message and shown.range.start.line == line_no
+    col = len("    size: ")
+    version = 1
+    # Back to `s`, then forward to `small`, one key per didChange (as an editor sends them).
+    # Each key's publication is awaited before the next key (a human's pace, under the pause).
+    for k in range(3):
+        version += 1
+        did_change(client, root, version, (line_no, col + 3 - k), (line_no, col + 4 - k), "")
+        await until(client, lambda: last_version(client, root) == version)
+    for k, ch in enumerate("mall"):
+        version += 1
+        did_change(client, root, version, (line_no, col + 1 + k), (line_no, col + 1 + k), ch)
+        await until(client, lambda: last_version(client, root) == version)
+    keyed = [p for p in client.published if p.uri == root.as_uri() and 1 < (p.version or 0) < version]  # type: ignore[attr-defined]
+    messages = {d.message for p in keyed for d in p.diagnostics if d.code == "RW130"}
+    assert messages <= {shown.message}, messages  # never a new wording while typing
+    await until(client, lambda: "RW130" not in codes(client, root))  # `small`: fixed
+
+    # A pause on a half-typed word: its own message comes with the pause.
+    version += 1
+    did_change(client, root, version, (line_no, col + 4), (line_no, col + 5), "")  # `smal` again
+    await until(client, lambda: any("`smal`" in d.message for d in client.diagnostics.get(root.as_uri(), []) if d.code == "RW130"))
+    version += 1
+    did_change(client, root, version, (line_no, col + 3), (line_no, col + 4), "")  # `sma`
+    await until(client, lambda: last_version(client, root) == version)
+    first = next(p for p in client.published if p.uri == root.as_uri() and p.version == version)  # type: ignore[attr-defined]
+    assert [d.message for d in first.diagnostics if d.code == "RW130"] in ([], [shown.message])
+    await until(client, lambda: any("`sma`" in d.message for d in client.diagnostics.get(root.as_uri(), []) if d.code == "RW130"))
 
 
 async def test_a_pulling_client_gets_the_held_error_after_a_refresh(client: LanguageClient, orders: Path):

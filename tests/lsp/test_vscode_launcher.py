@@ -140,3 +140,40 @@ def test_the_bundle_copies_every_project_file_the_server_reads(tmp_path):
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "True" and "RW140" in out.stdout, out.stdout
+
+
+def test_the_bundled_server_reports_the_projects_version_without_a_dist_info(tmp_path):
+    """The bundle (scripts/bundle.py) copies ``runway_core`` and ``runway_lsp`` without a
+    ``runway_tooling-*.dist-info``: ``runway_lsp.__version__`` (``serverInfo.version`` in the
+    ``initialize`` answer, LSP 3.17 §"Initialize Request") is still the project's version, the
+    one ``pyproject.toml`` reads from ``runway_core.__version__`` (issue 26: it was ``0+unknown``)."""
+    repo = LAUNCHER.parents[3]
+    for package in ("runway_core", "runway_lsp"):
+        (tmp_path / package).mkdir()
+        shutil.copy2(repo / package / "__init__.py", tmp_path / package / "__init__.py")
+    code = "import sys; sys.path.insert(0, sys.argv[1]); import runway_lsp, runway_core; print(runway_lsp.__version__, runway_core.__version__)"
+    # -I -S: no site-packages, so no dist-info of this checkout's editable install is on sys.path.
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    server, core = done.stdout.split()
+    assert server == core and server != "0+unknown"
+    assert server == _source_version(repo)
+
+
+def _source_version(repo: Path) -> str:
+    """``runway_core.__version__`` as written in its source (what setuptools' ``attr:`` reads)."""
+    import re
+
+    return re.search(r'^__version__ = "([^"]+)"', (repo / "runway_core" / "__init__.py").read_text(encoding="utf-8"), re.M).group(1)
+
+
+def test_check_refuses_a_bundle_built_for_another_platform(tmp_path):
+    """A darwin-arm64 .vsix installed on Linux: its ``_pydantic_core.cpython-3XY-darwin.so``
+    ends with ``.so``, one of Linux's ``EXTENSION_SUFFIXES``, but is not a name this Python
+    imports; ``--check`` says ``no-native`` instead of starting a server that dies at import."""
+    launcher = _layout(tmp_path, native=False)
+    nodot = "{}{}".format(*sys.version_info[:2])
+    other = "darwin.so" if sys.platform != "darwin" else "x86_64-linux-gnu.so"
+    (launcher.parent.parent / "libs" / "pydantic_core" / f"_pydantic_core.cpython-{nodot}-{other}").write_bytes(b"")
+    answer = json.loads(_run(launcher, "--check", cwd=tmp_path).stdout)
+    assert answer["ok"] is False and answer["code"] == "no-native"

@@ -18,7 +18,10 @@
 //   4. the plan view survives a window reload (restored by its serializer, no empty group) and a
 //      syntax error (the last good plan under a "stale: … at L:C" banner); a rename while the
 //      syntax error is there is refused, naming it (the server does not rename a cut tree);
-//   5. renaming main-db shows the confirmation preview (the injected variables that change);
+//   5. renaming main-db shows the confirmation preview grouped by reader (the injected variables
+//      that change); only the readers start unticked; ticked and applied, it renames the files;
+//   5b. fixing `smal` to `small` a key at a time: no new diagnostic words before the pause, at
+//      most two status bar figures (before, after);
 //   6. a quick fix through the UI (Ctrl+.) on a broken copy changes the file as expected;
 //   7. a broken interpreter setting: one notification, the server not restarted; a server that
 //      dies at start (the old first-run failure): one notification naming the missing module.
@@ -28,7 +31,8 @@
 // servers bind 127.0.0.1; every process started is stopped by PID (with its descendants,
 // which include the fileWatcher and the language server) at the end.
 //
-// Environment: RUNWAY_E2E_PYTHON3, RUNWAY_E2E_CACHE, RUNWAY_E2E_VSIX, RUNWAY_E2E_KEEP=1 (keep the
+// Environment: RUNWAY_E2E_PYTHON3, RUNWAY_E2E_CACHE, RUNWAY_E2E_VSIX, RUNWAY_E2E_ONLY (a regex of
+// check names), RUNWAY_E2E_KEEP=1 (keep the
 // temp folder), RUNWAY_E2E_UPDATE_IMAGES=0 (leave vscode-extension/images/ alone).
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -65,7 +69,14 @@ function mark(what) {
 }
 
 const results = [];
+// RUNWAY_E2E_ONLY=regex: only the checks whose names match (the first open always runs), to
+// rerun the one being worked on; a full run (CI) leaves it unset.
+const ONLY = process.env.RUNWAY_E2E_ONLY ? new RegExp(process.env.RUNWAY_E2E_ONLY, 'i') : null;
 async function check(name, fn) {
+  if (ONLY && !ONLY.test(name) && !name.startsWith('first open')) {
+    console.log(`skip - ${name} (RUNWAY_E2E_ONLY)`);
+    return;
+  }
   const started = Date.now();
   try {
     await fn();
@@ -231,6 +242,15 @@ const brokenRoot = path.join(broken, 'runway.yaml');
 const brokenText = readFileSync(brokenRoot, 'utf8').replace('product: orders', 'product: orders-broken').replace('      production: large', '      production: lage').replace('    kind: topic', '    kind: topik');
 if (!brokenText.includes('production: lage') || !brokenText.includes('kind: topik')) throw new Error('the broken copy could not be made');
 writeFileSync(brokenRoot, brokenText);
+// A copy with a typo to fix a key at a time (dev's shared cache size `smal`).
+const typo = path.join(checkout, 'scratch', 'typo');
+cpSync(path.join(checkout, 'examples', 'orders'), typo, { recursive: true });
+const typoRoot = path.join(typo, 'runway.yaml');
+const typoText = readFileSync(typoRoot, 'utf8').replace('product: orders', 'product: orders-typo').replace('      cache: small', '      cache: smal');
+if (!typoText.includes('cache: smal\n')) throw new Error('the typo copy could not be made');
+writeFileSync(typoRoot, typoText);
+const memberPaths = ['checkout', 'billing'].map((m) => path.join(checkout, 'examples', 'orders', 'services', m, 'runway.yaml'));
+const memberTexts = memberPaths.map((f) => readFileSync(f, 'utf8'));
 const workspaceSettings = path.join(checkout, '.vscode', 'settings.json');
 const checkoutSettings = readFileSync(workspaceSettings, 'utf8');
 
@@ -704,7 +724,7 @@ try {
     });
   });
 
-  await check('renaming main-db shows the confirmation preview naming the injected variables', async () => {
+  await check('renaming main-db: the preview groups the edits by reader, naming the variables; Apply renames them', async () => {
     await openFile('examples/orders/runway.yaml');
     await page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'runway.yaml' }) }).locator('.monaco-editor .view-lines').first().click(); // the text editor, not the plan, is the one to revert
     // Whatever a failed check before left in it (auto-save has written it to disk too): the
@@ -723,22 +743,119 @@ try {
     await input.first().press('Enter');
     const preview = page.locator('.bulk-edit-panel, .refactor-preview');
     await preview.first().waitFor({ timeout: 20_000 });
-    // needsConfirmation: the edits wait unchecked in the preview (the annotation's label and
-    // description, naming MAIN_DB_URL → PRIMARY_DB_URL and the readers, are asserted by
-    // tests/e2e/test_lsp_navigation.py; VS Code shows them when the preview is grouped by type).
-    const text = await waitFor('the five edits to confirm', async () => {
-      const t = await page.locator('.part.panel').innerText();
-      const boxes = await page.locator('.part.panel .monaco-list-row input[type="checkbox"], .part.panel .monaco-list-row .codicon-check').count();
-      return (t.match(/primary-db/g) ?? []).length >= 5 && boxes >= 0 ? t : undefined;
-    });
+    await waitFor('the five edits in the preview', async () => ((await page.locator('.part.panel').innerText()).match(/primary-db/g) ?? []).length >= 5);
     if (!(await page.locator('.part.panel .monaco-button', { hasText: 'Apply' }).count())) throw new Error('no Apply button: the edit was not held for confirmation');
     if (!(await page.locator('.editor-group-container .view-line', { hasText: 'main-db:' }).count())) throw new Error('the rename was applied without confirmation');
-    mark(`rename preview: ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
+    // Grouped by change annotation (VS Code's "Group Changes By Type": BulkCategory keyed by
+    // the label): one group per reader naming its variables, to confirm, and the declaration's.
+    const byType = page.locator('.part.panel .action-label[aria-label*="Group Changes By Type"], .part.panel .action-label[title*="Group Changes By Type"]').first();
+    // (The panel's toolbar is drawn after the tree: wait for the button.)
+    await byType.waitFor({ state: 'visible', timeout: 20_000 });
+    await byType.click();
+    const grouped = await waitFor('the groups named by their readers', async () => {
+      const t = await page.locator('.part.panel').innerText();
+      return /checkout reads MAIN_DB_\*/.test(t) && /Rename main-db to primary-db/.test(t) ? t : undefined;
+    });
+    const readers = ['billing', 'checkout', 'metabase', 'zitadel'].filter((c) => grouped.includes(`${c} reads MAIN_DB_*`));
+    mark(`rename preview groups: ${grouped.replace(/\s+/g, ' ').slice(0, 300)}`);
+    if (readers.length !== 4) throw new Error(`groups name ${readers.join(', ')}, not the four readers`);
     const panel = await page.locator('.part.panel').boundingBox();
     await readmeShot('rename-preview', clipAround([panel], 0));
     await shot('rename-preview');
-    const discard = page.locator('.part.panel .monaco-button', { hasText: 'Discard' }).first();
-    await discard.click();
+    // Back to the files: only the readers' edits start unticked (needsConfirmation), the
+    // declaration ticked; tick each file (its edits follow), then Apply.
+    // The same toolbar button, now the other way round.
+    const byFile = page.locator('.part.panel .action-label[aria-label*="Group Changes By File"], .part.panel .action-label[title*="Group Changes By File"]').first();
+    await byFile.waitFor({ state: 'visible', timeout: 20_000 });
+    await byFile.click();
+    // (The eight rows fit in the panel's default height: the tree renders only the visible ones.)
+    const previewRows = preview.first().locator('.monaco-list-row');
+    const rows = async () =>
+      previewRows.evaluateAll((els) =>
+        els.map((e) => ({ text: e.innerText.replace(/\s+/g, ' ').trim(), checked: e.querySelector('input[type="checkbox"]')?.checked ?? null })),
+      );
+    const start = await waitFor('the preview grouped by file', async () => {
+      const r = await rows();
+      return r.some((x) => /^runway\.yaml\s*examples\/orders$/.test(x.text)) && r.filter((x) => /^uses:/.test(x.text)).length === 4 ? r : undefined;
+    });
+    mark(`preview rows: ${start.map((r) => `${r.checked ? '[x]' : '[ ]'} ${r.text}`).join(' | ')}`);
+    const declaration = start.find((r) => /main-db\s*primary-db\s*:/.test(r.text));
+    const uses = start.filter((r) => /^uses:/.test(r.text));
+    if (!declaration?.checked || !uses.length || uses.some((r) => r.checked)) throw new Error('not only the readers\' edits start unticked');
+    // Tick every unticked row, one at a time, reading the tree again after each click (a
+    // file's box does not say that some of its edits are unticked).
+    await waitFor('every edit ticked', async () => {
+      const r = await rows();
+      const k = r.findIndex((x) => x.checked === false);
+      if (k < 0) return true;
+      await previewRows.nth(k).locator('input[type="checkbox"]').check({ force: true, timeout: 5000 }).catch((e) => mark(`tick row ${k}: ${e.message.split('\n')[0]}`));
+      await sleep(300);
+      return false;
+    }, 20_000);
+    mark(`ticked: ${(await rows()).map((r) => `${r.checked ? '[x]' : '[ ]'} ${r.text}`).join(' | ')}`);
+    await page.locator('.part.panel .monaco-button', { hasText: 'Apply' }).first().click();
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('S'); // Save All: auto-save would write it within a second anyway
+    const renamed = await waitFor('the rename on disk, in the root and both members', async () => {
+      const texts = [ordersRoot, ...memberPaths].map((f) => readFileSync(f, 'utf8'));
+      return texts.every((t) => t.includes('primary-db') && !t.includes('main-db')) ? texts : undefined;
+    });
+    mark(`applied: ${renamed.map((t) => (t.match(/primary-db/g) ?? []).length).join(' + ')} occurrences of primary-db`);
+    if ((renamed[0].match(/primary-db/g) ?? []).length !== 3) throw new Error('the root does not have its three occurrences renamed');
+    // Back to the checkout's text (the editors reload the files from disk: they are saved).
+    writeFileSync(ordersRoot, ordersText);
+    memberPaths.forEach((f, k) => writeFileSync(f, memberTexts[k]));
+    // (The saved editors reload them from disk; the checks that follow open other copies.)
+  });
+
+  await check('fixing smal to small a key at a time: no new diagnostic words before the pause, at most two status figures', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('scratch/typo/runway.yaml');
+    await waitFor('unknown size `smal` in the Problems panel', async () => (await problemsText()).includes('unknown size `smal`'));
+    // The typo is in dev's shared cache: dev in the status bar (an earlier check picked production).
+    await runCommand('Runway: Select Environment');
+    const envInput = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'dev' }).first().waitFor();
+    await envInput.fill('dev');
+    await page.keyboard.press('Enter');
+    const shownBefore = await waitFor('the status bar figure of the typo', async () => (await statusTexts()).find((i) => /^dev (≥ )?\$/.test(i.text)));
+    await page.locator('.editor-group-container.active .monaco-editor').first().click();
+    await goToLine(typoText.split('\n').findIndex((l) => l === '      cache: smal') + 1);
+    await page.keyboard.press('End');
+    // Sample the status item and the Problems panel in the page every 25 ms while typing.
+    await page.evaluate(() => {
+      const seen = { status: [], problems: [] };
+      globalThis.__runwaySeen = seen;
+      globalThis.__runwaySampler = globalThis.setInterval(() => {
+        for (const el of globalThis.document.querySelectorAll('.part.statusbar .statusbar-item')) {
+          const t = el.innerText.trim();
+          if (/^(dev|staging|production) /.test(t) && seen.status[seen.status.length - 1] !== t) seen.status.push(t);
+        }
+        for (const el of globalThis.document.querySelectorAll('.markers-panel .monaco-list-row')) {
+          const t = el.innerText.replace(/\s+/g, ' ').trim();
+          // scratch/typo's RW130 only (scratch/broken's `lage` is in the panel too)
+          if (/unknown size `s[a-z]*`/.test(t) && !seen.problems.includes(t)) seen.problems.push(t);
+        }
+      }, 25);
+    });
+    for (let k = 0; k < 3; k++) {
+      await page.keyboard.press('Backspace');
+      await sleep(150); // a human's pace: under the 0.4 s pause
+    }
+    await page.keyboard.type('mall', { delay: 150 });
+    await sleep(2000);
+    const seen = await page.evaluate(() => {
+      globalThis.clearInterval(globalThis.__runwaySampler);
+      return globalThis.__runwaySeen;
+    });
+    const figures = [...new Set([shownBefore.text, ...seen.status].map((t) => (t.match(/(≥ )?\$[\d,.]+/) ?? [t])[0].replace('≥ ', '')))];
+    mark(`while fixing: status ${[shownBefore.text, ...seen.status].join(' → ')}; problems seen: ${seen.problems.join(' | ')}`);
+    const words = seen.problems.filter((t) => !t.includes('unknown size `smal`'));
+    if (words.length) throw new Error(`new diagnostic words before the pause: ${words.join(' | ')}`);
+    if (figures.length > 2) throw new Error(`the status bar showed ${figures.length} figures: ${figures.join(', ')}`);
+    const after = (await statusTexts()).find((i) => /^dev /.test(i.text));
+    if (!after || /≥/.test(after.text)) throw new Error(`after the fix the status bar says ${after?.text}`);
+    if (/unknown size `s[a-z]*`/.test(await problemsText())) throw new Error('the fixed size is still reported');
   });
 
   await check('a quick fix through the UI changes the file', async () => {

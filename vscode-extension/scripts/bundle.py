@@ -18,8 +18,10 @@ PyPI first (``pip download``), so a second build is offline; ``--offline`` never
 A compiled wheel that PyPI does not have for one version is an error, except for
 ``ruamel.yaml.clib`` (ruamel.yaml then uses its pure-Python parser on that version).
 
-Writes ``bundled/libs/BUNDLE.json`` (``{"target", "pythons", "requirements"}``), read by the
-launcher ``bundled/tool/runway_server.py`` for its messages. Exit 0, or 1 with pip's error.
+Writes ``bundled/libs/BUNDLE.json`` (``{"target", "pythons", "requirements", "skipped",
+"wheels"}``; ``wheels`` maps each CPython version to the wheel file names pip installed for
+it, from its ``--report``), read by the launcher ``bundled/tool/runway_server.py`` for its
+messages and by ``scripts/check_vsix.py``. Exit 0, or 1 with pip's error.
 """
 
 from __future__ import annotations
@@ -60,12 +62,14 @@ OPTIONAL = {"ruamel.yaml.clib"}
 DEFAULT_PYTHONS = "3.11,3.12,3.13,3.14"
 
 #: VS Code's platform targets (`vsce package --target`) -> pip platform tags (pip adds the
-#: older manylinux / macOS versions each tag is compatible with).
+#: older manylinux / macOS versions each tag is compatible with, not the older musllinux
+#: ones: pydantic-core 2.50.5 has musllinux_1_1 wheels only, which PEP 656 says run on any
+#: musl 1.2 too, so both are listed).
 PLATFORMS = {
     "linux-x64": ["manylinux_2_28_x86_64", "manylinux2014_x86_64"],
     "linux-arm64": ["manylinux_2_28_aarch64", "manylinux2014_aarch64"],
-    "alpine-x64": ["musllinux_1_2_x86_64"],
-    "alpine-arm64": ["musllinux_1_2_aarch64"],
+    "alpine-x64": ["musllinux_1_2_x86_64", "musllinux_1_1_x86_64"],
+    "alpine-arm64": ["musllinux_1_2_aarch64", "musllinux_1_1_aarch64"],
     "darwin-x64": ["macosx_13_0_x86_64"],
     "darwin-arm64": ["macosx_13_0_arm64"],
     "win32-x64": ["win_amd64"],
@@ -98,15 +102,30 @@ def platform_args(target: str, version: str) -> list[str]:
     return args
 
 
-def install(requirements: list[str], target: str, version: str, into: Path, offline: bool) -> bool:
-    """Install `requirements` for one Python version; False when PyPI has no wheel for one of them."""
+def installed_wheels(report: Path) -> list[str]:
+    """The wheel file names pip installed, from its ``--report`` (pip's installation report,
+    format version 1: ``install[].download_info.url``, here ``file://`` URLs of the cache)."""
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in data.get("install", []))
+
+
+def install(requirements: list[str], target: str, version: str, into: Path, offline: bool, wheels: list[str] | None = None) -> bool:
+    """Install `requirements` for one Python version; False when PyPI has no wheel for one of
+    them. The names of the wheels installed are appended to ``wheels``."""
     cache = CACHE / target
     cache.mkdir(parents=True, exist_ok=True)
     common = platform_args(target, version)
-    args = ["--no-index", "--find-links", str(cache), "--target", str(into), "--upgrade", "--no-compile", *common, *requirements]
+    report = into.parent / f"report-{version}-{len(requirements)}.json"
+    args = ["--no-index", "--find-links", str(cache), "--target", str(into), "--upgrade", "--no-compile", "--report", str(report), *common, *requirements]
+
+    def done_ok() -> bool:
+        if wheels is not None:
+            wheels.extend(installed_wheels(report))
+        return True
+
     done = pip("install", *args)
     if done.returncode == 0:
-        return True
+        return done_ok()
     if offline:
         raise SystemExit(f"bundle: {' '.join(requirements)} for CPython {version} ({target}) not all in {cache} and --offline was given:\n{done.stderr}")
     got = pip("download", "--dest", str(cache), *common, *requirements)
@@ -117,7 +136,7 @@ def install(requirements: list[str], target: str, version: str, into: Path, offl
     done = pip("install", *args)
     if done.returncode != 0:
         raise SystemExit(f"bundle: pip install failed:\n{done.stderr}")
-    return True
+    return done_ok()
 
 
 def merge(src: Path, dest: Path) -> None:
@@ -159,14 +178,16 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(LIBS)
     LIBS.mkdir(parents=True)
     skipped: list[str] = []
+    wheels: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="runway-bundle-") as tmp:
         for version in versions:
             into = Path(tmp) / version
             required = [r for r in reqs if r.split("==")[0].lower() not in OPTIONAL]
-            if not install(required, args.target, version, into, args.offline):
+            got = wheels.setdefault(version, [])
+            if not install(required, args.target, version, into, args.offline, got):
                 raise SystemExit(f"bundle: PyPI lacks a wheel of {' '.join(required)} for CPython {version} on {args.target}")
             for req in (r for r in reqs if r not in required):
-                if not install([req], args.target, version, into, args.offline):
+                if not install([req], args.target, version, into, args.offline, got):
                     skipped.append(f"{req} (CPython {version})")
             merge(into, LIBS)
     for junk in [*LIBS.rglob("__pycache__"), LIBS / "bin"]:
@@ -175,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     DOCS.mkdir(parents=True, exist_ok=True)
     for name in SHIPPED_DOCS:
         shutil.copy2(REPO / "docs" / name, DOCS / name)
-    info = {"target": args.target, "pythons": versions, "requirements": reqs, "skipped": skipped}
+    info = {"target": args.target, "pythons": versions, "requirements": reqs, "skipped": skipped, "wheels": {v: sorted(w) for v, w in wheels.items()}}
     (LIBS / "BUNDLE.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     size = sum(f.stat().st_size for f in LIBS.rglob("*") if f.is_file())
     print(f"bundle: {args.target}, CPython {', '.join(versions)}: {size / 1e6:.1f} MB in {LIBS.relative_to(EXT)}" + (f"; without {', '.join(skipped)}" if skipped else ""))

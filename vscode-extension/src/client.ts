@@ -32,10 +32,12 @@ import { COSTS_CHANGED, INITIALIZATION_OPTIONS, type CostsChangedParams } from '
 import {
   exitReason,
   LAUNCHER,
+  noPythonMessage,
   parseProbe,
   pythonCandidates,
   pythonFromEnvironment,
   pythonSetting,
+  pythonWaysOut,
   resolveOnPath,
   resolveServerCommand,
   SOURCE_TEXT,
@@ -351,17 +353,52 @@ export class RunwayClient implements vscode.Disposable {
     const windows = process.platform === 'win32';
     const where = resolveOnPath(candidate.python, process.env.PATH, isFile, windows) ?? `${candidate.python} (not on PATH)`;
     const SELECT = 'Select Python Interpreter…';
-    const message =
-      candidate.source === 'setting'
-        ? `Runway: the interpreter in "runway.server.pythonPath" cannot run the language server: ${result.reason}.`
-        : `Runway: no Python 3.11+ found to run the language server (${tried === 1 ? where : `${tried} interpreters tried`}): ${result.reason}.`;
     if (result.code === 'no-bundle') {
+      const message = `Runway: the extension's bundled server cannot start: ${result.reason}.`;
       void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && this.output.show(true));
       return;
     }
-    void vscode.window.showErrorMessage(message, SELECT).then((choice) => {
+    if (candidate.source === 'setting') {
+      const message = `Runway: the interpreter in "runway.server.pythonPath" cannot run the language server: ${result.reason}.`;
+      void vscode.window.showErrorMessage(message, SELECT).then((choice) => {
+        if (choice === SELECT) void this.selectInterpreter();
+      });
+      return;
+    }
+    // No interpreter at all: one notification with every way out (issue 26) — the picker,
+    // uv when it is on PATH, the install page of this OS.
+    const uv = resolveOnPath('uv', process.env.PATH, isFile, windows);
+    const ways = pythonWaysOut(process.platform, uv, vscode.extensions.getExtension('ms-python.python') !== undefined);
+    const UV = 'Install with uv';
+    const DOWNLOAD = 'Download Python';
+    const buttons = [SELECT, ...(ways.uv ? [UV] : []), DOWNLOAD];
+    const message = noPythonMessage(tried === 1 ? where : `${tried} interpreters tried`, result.reason, ways);
+    void vscode.window.showErrorMessage(message, ...buttons).then((choice) => {
       if (choice === SELECT) void this.selectInterpreter();
+      if (choice === DOWNLOAD) void vscode.env.openExternal(vscode.Uri.parse(ways.download));
+      if (choice === UV && ways.uv) void this.installWithUv(ways.uv);
     });
+  }
+
+  /** `uv python install 3.12`, then `uv python find 3.12` into `runway.server.pythonPath` (the server restarts on it). */
+  private async installWithUv(uv: string): Promise<void> {
+    const run = (args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(uv, args, { timeout: 600_000 }, (error, stdout, stderr) => {
+          this.output.info(`[client] ${uv} ${args.join(' ')}: ${(stderr || stdout).trim().split('\n').slice(-3).join(' | ')}`);
+          if (error) reject(new Error(stderr.trim() || error.message));
+          else resolve(stdout.trim());
+        }),
+      );
+    try {
+      const python = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Runway: uv python install 3.12' }, async () => {
+        await run(['python', 'install', '3.12']);
+        return run(['python', 'find', '3.12']);
+      });
+      await setPythonPath(python.split('\n').pop()!.trim());
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Runway: uv could not install Python 3.12: ${String(error instanceof Error ? error.message : error)}`, 'Show Output').then((c) => c && this.output.show(true));
+    }
   }
 
   /** One notification after the server exited (or died while starting): the reason and the output. */

@@ -201,3 +201,39 @@ export function resolveOnPath(command: string, pathValue: string | undefined, is
   return null;
 }
 
+
+/** The python.org download page of each OS (macOS ships 3.9 at most: its installer is the way). */
+export const PYTHON_DOWNLOADS: Record<string, string> = {
+  darwin: 'https://www.python.org/downloads/macos/',
+  win32: 'https://www.python.org/downloads/windows/',
+  linux: 'https://docs.python.org/3/using/unix.html#getting-and-installing-the-latest-version-of-python',
+};
+
+/** The ways out offered when no Python 3.11+ can run the server, in the order of the buttons. */
+export interface PythonWaysOut {
+  /** Install CPython 3.12 with uv (`uv python install 3.12`), then use `uv python find 3.12`: when uv is on PATH. */
+  uv: string | null;
+  /** The Python extension's interpreter picker when it is installed, else a file picker. */
+  picker: 'python-extension' | 'file';
+  /** The install page for this OS. */
+  download: string;
+}
+
+/** {@link PythonWaysOut} for `platform` (Node's `process.platform`), uv's path (or null) and whether the Python extension is installed. */
+export function pythonWaysOut(platform: string, uv: string | null, pythonExtension: boolean): PythonWaysOut {
+  return { uv, picker: pythonExtension ? 'python-extension' : 'file', download: PYTHON_DOWNLOADS[platform] ?? 'https://www.python.org/downloads/' };
+}
+
+/** The notification text when no interpreter was found (`where`: what was tried) and the ways out. */
+export function noPythonMessage(where: string, reason: string, ways: PythonWaysOut): string {
+  const outs = [
+    ways.picker === 'python-extension' ? 'pick one with the Python extension' : 'pick an interpreter',
+    ...(ways.uv ? ['install one with `uv python install 3.12`'] : []),
+    'or install Python 3.12 from python.org',
+  ];
+  return `Runway: no Python 3.11+ found to run the language server (${where}): ${reason}. ${capitalise(outs.join(', '))}.`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

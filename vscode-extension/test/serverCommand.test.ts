@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { customCommand, exitReason, parseProbe, pythonCandidates, pythonFromEnvironment, resolveOnPath, resolveServerCommand, splitCommandLine } from '../src/serverCommand';
+import { customCommand, exitReason, noPythonMessage, parseProbe, pythonCandidates, pythonFromEnvironment, pythonWaysOut, resolveOnPath, resolveServerCommand, splitCommandLine } from '../src/serverCommand';
 
 const LAUNCHER = '/ext/bundled/tool/runway_server.py';
 
@@ -94,4 +94,19 @@ test('the interpreter is named by its absolute path', () => {
   assert.equal(resolveOnPath('python3', '/opt/x:/usr/local/bin:/usr/bin', (p) => files.has(p)), '/usr/local/bin/python3');
   assert.equal(resolveOnPath('/venv/bin/python', '', () => false), '/venv/bin/python');
   assert.equal(resolveOnPath('python9', '/usr/bin', (p) => files.has(p)), null);
+});
+
+test('no Python 3.11+: the ways out name uv only when it is on PATH, and the install page of the OS', () => {
+  const mac = pythonWaysOut('darwin', null, false);
+  assert.deepEqual(mac, { uv: null, picker: 'file', download: 'https://www.python.org/downloads/macos/' });
+  assert.equal(
+    noPythonMessage('python3', 'Python 3.9.6 is too old: the runway server needs Python 3.11 or newer', mac),
+    'Runway: no Python 3.11+ found to run the language server (python3): Python 3.9.6 is too old: the runway server needs Python 3.11 or newer. Pick an interpreter, or install Python 3.12 from python.org.',
+  );
+  const withUv = pythonWaysOut('linux', '/home/me/.local/bin/uv', true);
+  assert.equal(withUv.picker, 'python-extension');
+  assert.match(withUv.download, /^https:\/\/docs\.python\.org\/3\/using\/unix\.html/);
+  assert.match(noPythonMessage('3 interpreters tried', 'x', withUv), /Pick one with the Python extension, install one with `uv python install 3\.12`, or install Python 3\.12 from python\.org\.$/);
+  assert.equal(pythonWaysOut('win32', null, false).download, 'https://www.python.org/downloads/windows/');
+  assert.equal(pythonWaysOut('freebsd', null, false).download, 'https://www.python.org/downloads/');
 });

@@ -4,6 +4,7 @@ one is at or above ``--fail-on`` (default error), 0 with ``--exit-zero``."""
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal
 from typing import IO, Any, Sequence
 
 import deploy_engine.cli.summary as summary
@@ -15,7 +16,7 @@ from deploy_engine.cli.formats._shared import file_count, summary_line
 from deploy_engine.cli.inputs import Entry, entries_of, files_read
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
-from deploy_engine.exits import EXIT_INVALID, EXIT_OK
+from deploy_engine.exits import EXIT_INVALID, EXIT_OK, InputError
 from runway_core.diagnostics import Severity
 
 NAME = "check"
@@ -32,7 +33,31 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=tuple(FAIL_ON), default="error",
                    help="exit 1 when a diagnostic is this severe or more (default: error)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics would fail the run (report only)")
+    p.add_argument("--deployed", metavar="FILE", default=None,
+                   help="the plan last deployed (plan --format json, or a reviewed plan record): changes AWS refuses against it are "
+                   "diagnostics (RW190-RW193); default: the product's .runway/ records when they hold one")
     return p
+
+
+def add_refused_changes(loaded: Sequence[Any], deployed_file: str | None) -> None:
+    """RW190-RW193 of each runway against the plan last deployed (docs/deploy.md, "Changes AWS
+    refuses"): ``deployed_file`` when given (InputError, exit 3, when it is no plan), else the
+    records of the product's embedded backend (``.runway/``), when they hold one."""
+    from runway_core.changes import add_diagnostics, refused_changes, side_of_deployed, with_recorded_changes
+    from runway_core.plan_diff import PlanDocumentError
+    from runway_core.workspace import JsonDocumentError, read_json
+
+    given = None
+    if deployed_file is not None:
+        try:
+            given = side_of_deployed(read_json(deployed_file, parse_float=Decimal))
+        except (OSError, JsonDocumentError, PlanDocumentError, ValueError) as exc:
+            raise InputError(f"--deployed {deployed_file}: not a plan document (plan --format json, or a reviewed plan record): {exc}") from None
+    for item in loaded:
+        if given is None:
+            with_recorded_changes(item.analysis)
+        else:
+            add_diagnostics(item.analysis, refused_changes(item.analysis, given, f"--deployed {deployed_file}"))
 
 
 def render_text(entries: Sequence[Entry], files: int, stream: IO[str], ctx: Context) -> None:
@@ -46,6 +71,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     """Diagnostics of the runways; the exit code as the module docstring says."""
     output = Output(args, ctx)
     loaded = load_reported(args, ctx, output, NAME)
+    add_refused_changes(loaded, args.deployed)
     entries = entries_of(loaded)
     files = sum(file_count(item.analysis) for item in loaded)
     threshold = FAIL_ON[args.fail_on]

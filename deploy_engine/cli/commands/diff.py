@@ -177,6 +177,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     base, head = _sides(args, ctx)
     try:
         base_plan, head_plan = base.plan, head.plan
+        add_refused_changes(base, head)
         if args.env:
             known = {e.name for e in base_plan.environments} | {e.name for e in head_plan.environments}
             unknown = [e for e in args.env if e not in known]
@@ -211,6 +212,23 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         head.close()
 
 
+def add_refused_changes(base: Side, head: Side) -> None:
+    """The changes AWS refuses with the base as what is deployed (RW190-RW193,
+    :func:`runway_core.changes.refused_changes`): added to the head's diagnostics, as diff
+    already shows them; an error makes the head invalid (exit 1) and counts in its errors."""
+    if head.loaded is None or not base.plan.environments:
+        return
+    from runway_core.changes import add_diagnostics, refused_changes
+    from runway_core.diagnostics import Severity
+
+    refused = refused_changes(head.loaded.analysis, base.plan, f"the base side {base.label}")
+    add_diagnostics(head.loaded.analysis, refused)
+    errors = sum(1 for d in refused if d.severity == Severity.ERROR)
+    if errors:
+        head.invalid = True
+        head.errors += errors
+
+
 def run_products(args: argparse.Namespace, ctx: Context) -> int:
     """``diff PATH... --base REV`` over every product found on either side (docs/cli.md,
     "diff", "A monorepo"): exit 1 when a head is invalid, else the highest of the products'
@@ -223,6 +241,7 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
     try:
         results = []
         for pair in pairs:
+            add_refused_changes(pair.base, pair.head)
             base_plan, head_plan = pair.base.plan, pair.head.plan
             if args.env:
                 base_plan, head_plan = _only(base_plan, set(args.env)), _only(head_plan, set(args.env))

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if stand_ins:
         print(f"{PROG} {NAME}: not configured, stand-in values used: {', '.join(stand_ins)}", file=ctx.stderr)
     try:
-        from deploy_engine.resources import declared_resources, hide_secret_container_env, text_lines
+        from deploy_engine.resources import declared_resources, hide_secret_container_env, review, text_lines
     except ImportError as exc:
         print(f"{PROG} {NAME}: needs the [deploy] extra (pulumi, pulumi-aws): {exc}", file=ctx.stderr)
         return EXIT_PULUMI_MISSING
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return EXIT_CONFIG
     if args.format == "json":
         dump({"product": spec.product, "environment": doc["environment"], "stand_ins": stand_ins,
-              "resources": hide_secret_container_env(doc["resources"])}, ctx.stdout)
+              "review": review(plan, doc["resources"]), "resources": hide_secret_container_env(doc["resources"])}, ctx.stdout)
     else:
         ctx.stdout.write("\n".join(text_lines(doc)) + "\n")
     return EXIT_OK

@@ -26,6 +26,8 @@ GROUND_SUMMARIES = {
 _ENUM_SUMMARIES = {
     ("expose", "internal"): "Cloud Map service discovery inside the environment (default)",
     ("expose", "public"): "behind the environment's Application Load Balancer (one ALB per environment)",
+    ("platform", "linux/arm64"): "Fargate Graviton (ARM64), the default and the cheaper one",
+    ("platform", "linux/amd64"): "Fargate x86_64: for an image with only an amd64 manifest",
     ("flavor", "rds"): "RDS for PostgreSQL (default)",
     ("flavor", "aurora"): "Aurora PostgreSQL, Standard pricing",
 }

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ...diagnostics import Severity
 from ...names import NAME_LABEL
 from ...planner import injected_variables
-from ...positions import ZERO_RANGE, Position
+from ...positions import ZERO_RANGE, Position, Range
 from .._edit import TextEdit
 from .occurrences import (
     DocumentLink,
@@ -237,13 +237,27 @@ class RenameImpact:
     """What a rename changes beyond the names written in the runways: the variables every
     consumer is injected (docs/format.md, "Uses and injected variables"): ``variables`` pairs
     each old name with its new one (``MAIN_DB_URL`` -> ``PRIMARY_DB_URL``), ``consumers`` are
-    the workloads and members that ``uses`` it, whose running code reads the old names."""
+    the workloads and members that ``uses`` it, whose running code reads the old names;
+    ``uses`` is each ``uses`` item the rename edits, as ``(consumer, file, name range)``, so
+    an editor can show each consumer's edits under what changes for it."""
 
     old: str
     new: str
     kind: str
     variables: tuple[tuple[str, str], ...]
     consumers: tuple[str, ...]
+    uses: tuple[tuple[str, str, Range], ...] = ()
+
+    def reads(self, consumer: str) -> str:
+        """What changes for ``consumer``, in a few words: ``checkout reads MAIN_DB_* (URL,
+        HOST) → PRIMARY_DB_*`` when the variables share a prefix, else each pair."""
+        olds = [a for a, _b in self.variables]
+        news = [b for _a, b in self.variables]
+        old_prefix, new_prefix = _shared_prefix(olds), _shared_prefix(news)
+        if old_prefix and new_prefix and len(olds) > 1:
+            suffixes = ", ".join(a[len(old_prefix) :] for a in olds)
+            return f"{consumer} reads {old_prefix}* ({suffixes}) → {new_prefix}*"
+        return f"{consumer} reads {', '.join(f'{a} → {b}' for a, b in self.variables)}"
 
     def summary(self) -> str:
         """One sentence for the confirmation a client shows before it applies the rename."""
@@ -270,4 +284,17 @@ def rename_impact(an: "Analysis", file: str, pos: Position, new_name: str) -> Re
     variables = tuple(zip(injected_variables(occ.name, kind), injected_variables(new_name, kind)))
     if not consumers or not variables:
         return None
-    return RenameImpact(occ.name, new_name, kind, variables, consumers)
+    uses = tuple((o.owner, o.file, o.name_range) for o in occs if o.name == occ.name and o.role == "use")
+    return RenameImpact(occ.name, new_name, kind, variables, consumers, uses)
+
+
+def _shared_prefix(names: list[str]) -> str:
+    """The longest prefix of every name that ends with ``_`` (``MAIN_DB_``); "" when none."""
+    if not names:
+        return ""
+    first = names[0]
+    n = 0
+    while n < len(first) and all(len(x) > n and x[n] == first[n] for x in names):
+        n += 1
+    cut = first.rfind("_", 0, n) + 1
+    return first[:cut]

@@ -65,7 +65,9 @@ def problem():
             names = os.listdir(os.path.join(LIBS, package))
         except OSError:
             names = []
-        if not any(n.startswith(module + ".") and n.endswith(suffixes) for n in names):
+        # The whole name, not the ending: ".so" is one of Linux's suffixes, and a macOS
+        # module (`_pydantic_core.cpython-312-darwin.so`) ends with it too.
+        if not any(module + suffix in names for suffix in suffixes):
             return "no-native", "the bundled server has {} for CPython {}, not for Python {} on {}: select one of those interpreters".format(
                 package, _bundled_pythons(), _version_text(), sys.platform
             )

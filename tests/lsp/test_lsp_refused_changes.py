@@ -1,0 +1,48 @@
+"""The editor shows the changes AWS refuses against the deployed plan (issue 24, RW190-RW193):
+a real runway-lsp over stdio, a product whose `.runway/` records hold a succeeded `up` and the
+reviewed plan under its digest (docs/deploy.md, "The reviewed plan")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from lspclient import did_change, did_open, init, line_of, neovim_caps, until
+from runway_core.analysis import analyze
+from runway_core.catalog import load_catalog
+from runway_core.planner import environment_json, plan_digest
+
+
+def _deployed(root: Path) -> None:
+    """Records of the runway as it is now: a succeeded `up` of production and its plan."""
+    an = analyze(str(root), load_catalog())
+    plan = an.plans["production"]
+    digest = plan_digest(plan, an.spec.product, an.spec.region)
+    record = {"format_version": 1, "plan_digest": digest, "env_values": "sha256",
+              "plan": {"format_version": 1, "product": an.spec.product, "region": an.spec.region, "environment": environment_json(plan)}}
+    (root.parent / ".runway/plans/production").mkdir(parents=True)
+    (root.parent / f".runway/plans/production/{digest}.json").write_text(json.dumps(record))
+    (root.parent / ".runway/receipts/production").mkdir(parents=True)
+    (root.parent / ".runway/receipts/production/20261130T091502.123456Z.json").write_text(
+        json.dumps({"command": "up", "outcome": "succeeded", "plan_digest": digest}))
+
+
+async def test_a_storage_shrink_against_the_deployed_plan_is_an_error_on_the_resource(client: LanguageClient, orders: Path):
+    root = orders / "runway.yaml"
+    _deployed(root)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: root.as_uri() in client.diagnostics)
+    assert not [d for d in client.diagnostics[root.as_uri()] if str(d.code).startswith("RW19")]
+    # main-db's size for production: large -> medium (the first `production: large` of the file).
+    line_no, line = line_of(root, "      production: large")
+    start = line.index("large")
+    did_change(client, root, 2, (line_no, start), (line_no, start + len("large")), "medium")
+    await until(client, lambda: any(d.code == "RW191" for d in client.diagnostics.get(root.as_uri(), [])))
+    (d,) = [d for d in client.diagnostics[root.as_uri()] if d.code == "RW191"]
+    line_no, line = line_of(root, "  main-db:")
+    assert (d.range.start.line, d.range.start.character) == (line_no, 2)
+    assert d.severity == types.DiagnosticSeverity.Error and "250 -> 100 GB" in d.message
