@@ -26,7 +26,7 @@ the frozen declarations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
@@ -39,8 +39,9 @@ POS = "a positive number"
 INT = "a non-negative whole number"
 POSINT = "a positive whole number"
 
-#: (price key, description, quantity): one line item before its unit price is looked up.
-LineSpec = tuple[str, str, Decimal]
+#: (price key, description, quantity[, where the quantity came from]): one line item before its
+#: unit price is looked up (without a source: the runway's size, ``usage.RUNWAY_SIZE``).
+LineSpec = tuple
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,10 @@ class Sizing:
     - ``environment``: the catalogue's ``[environment]`` table (``proxy_min_vcpus``,
       ``log_retention_days``...);
     - ``tasks``: the entry's task count in the environment (workloads; 1 otherwise);
-    - ``entry``: the planner's ``EntrySpec`` (a workload's image, port, expose...).
+    - ``entry``: the planner's ``EntrySpec`` (a workload's image, port, expose...);
+    - ``usage``: the usage file's quantities for the entry in the environment (key ->
+      ``runway_core.usage.UsageValue``), in place of the catalogue's assumptions;
+    - ``assumed``: the source a catalogue assumption is recorded with (``usage.CATALOGUE_ASSUMPTION``).
     """
 
     capacity: Mapping[str, Any]
@@ -62,6 +66,25 @@ class Sizing:
     environment: Mapping[str, Decimal]
     tasks: Decimal
     entry: Any
+    usage: Mapping[str, Any] = field(default_factory=dict)
+    assumed: str = "catalogue assumption"
+
+    def used(self, key: str, assumed: Decimal) -> tuple[Decimal, str, str]:
+        """``(quantity, its source, its words)`` of usage ``key``: the usage file's value
+        (``"400 M"``-style words without "assumed"), else the catalogue's ``assumed`` one."""
+        v = self.usage.get(key)
+        if v is None:
+            return assumed, self.assumed, "assumed "
+        return v.quantity, v.source, ""
+
+    def note(self, capacity: dict, *keys: str) -> None:
+        """Record the usage file's quantities for ``keys`` in ``capacity`` as ``usage_<key>``
+        (hovers show them in place of the assumption, ``diff`` lists them as capacity changes).
+        The line they came from is in the line items' ``quantity_source``, not here: moving a
+        line of the usage file changes no plan."""
+        for k in keys:
+            if k in self.usage:
+                capacity[f"usage_{k}"] = self.usage[k].quantity
 
 
 #: ``Sizing -> (the item's plan capacity, its line specs)``.
@@ -161,7 +184,9 @@ def _postgres(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
         }
         specs.append((f"aurora:{cap['instance_class']}:standard", f"{int(n)} x {cap['instance_class']} (Aurora Standard), {h} h", n * h))
         specs.append(("aurora:storage:standard", f"Aurora storage, {int(storage)} GB", storage))
-        specs.append(("aurora:io:standard", f"Aurora I/O, assumed {cap['io_requests_millions']} M requests", cap["io_requests_millions"]))
+        io, src, words = s.used("io_requests_millions", cap["io_requests_millions"])
+        s.note(capacity, "io_requests_millions")
+        specs.append(("aurora:io:standard", f"Aurora I/O, {words}{io} M requests", io, src))
         vcpus = cap["vcpus"] * n
     else:
         multi = bool(cap["multi_az"])
@@ -199,9 +224,17 @@ def _postgres_keys(rows: Mapping[str | None, Iterable[Mapping[str, Any]]]) -> It
     return keys
 
 
+def _used(c: Mapping[str, Any], key: str, q: Callable[[Any], str]) -> str:
+    """A usage quantity of a capacity: the usage file's (``400 (usage file)``) when the plan
+    has one (``usage_<key>``), else the catalogue's (``assumed 25``)."""
+    if c.get(f"usage_{key}") is not None:
+        return f"{q(c[f'usage_{key}'])} (usage file)"
+    return f"assumed {q(c.get(f'assumed_{key}'))}"
+
+
 def _postgres_text(c: Mapping[str, Any], q: Callable[[Any], str]) -> str:
     if c.get("flavor") == "aurora":
-        text = f"{c.get('instances')} x {c.get('instance_class')} (Aurora PostgreSQL Standard), {c.get('storage_gb')} GB storage, assumed {q(c.get('assumed_io_requests_millions'))} M I/O requests"
+        text = f"{c.get('instances')} x {c.get('instance_class')} (Aurora PostgreSQL Standard), {c.get('storage_gb')} GB storage, {_used(c, 'io_requests_millions', q)} M I/O requests"
     else:
         text = f"{c.get('instance_class')}, {'Multi-AZ' if c.get('multi_az') else 'Single-AZ'}, {c.get('storage_gb')} GB gp3"
     text += f", PostgreSQL {c.get('engine_version')}"
@@ -224,7 +257,9 @@ def _queue(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
         "dead_letter": s.engine.get("dead_letter"),
     }
     key = "sqs:fifo" if fifo else "sqs:standard"
-    return capacity, [(key, f"SQS {'FIFO' if fifo else 'Standard'} requests, assumed {cap['requests_millions']} M", cap["requests_millions"])]
+    n, src, words = s.used("requests_millions", cap["requests_millions"])
+    s.note(capacity, "requests_millions")
+    return capacity, [(key, f"SQS {'FIFO' if fifo else 'Standard'} requests, {words}{n} M", n, src)]
 
 
 def _topic(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
@@ -232,7 +267,15 @@ def _topic(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
     cap = s.capacity
     capacity = {"fifo": fifo, "assumed_publishes_millions": cap["publishes_millions"]}
     key = "sns:fifo" if fifo else "sns:standard"
-    return capacity, [(key, f"SNS {'FIFO' if fifo else 'Standard'} publishes, assumed {cap['publishes_millions']} M", cap["publishes_millions"])]
+    n, src, words = s.used("publishes_millions", cap["publishes_millions"])
+    s.note(capacity, "publishes_millions", "payload_gb")
+    lines: list[LineSpec] = [(key, f"SNS {'FIFO' if fifo else 'Standard'} publishes, {words}{n} M", n, src)]
+    if fifo and "payload_gb" in s.usage:
+        # SNS FIFO also bills the payload data published (per GB); no catalogue
+        # assumption: priced only when the usage file gives it (docs/catalog.md).
+        payload = s.usage["payload_gb"]
+        lines.append(("sns:fifo:payload", f"SNS FIFO payload data, {payload.quantity} GB", payload.quantity, payload.source))
+    return capacity, lines
 
 
 # ---- cache (ElastiCache for Valkey)
@@ -257,18 +300,22 @@ def _bucket(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
         "assumed_put_requests_thousands": cap["put_requests_thousands"],
         "assumed_get_requests_thousands": cap["get_requests_thousands"],
     }
+    gb, gb_src, gb_words = s.used("storage_gb", cap["storage_gb"])
+    put, put_src, put_words = s.used("put_requests_thousands", cap["put_requests_thousands"])
+    get, get_src, get_words = s.used("get_requests_thousands", cap["get_requests_thousands"])
+    s.note(capacity, "storage_gb", "put_requests_thousands", "get_requests_thousands")
     return capacity, [
-        ("s3:storage", f"S3 Standard storage, assumed {cap['storage_gb']} GB", cap["storage_gb"]),
-        ("s3:tier1", f"PUT/COPY/POST/LIST requests, assumed {cap['put_requests_thousands']}k", cap["put_requests_thousands"]),
-        ("s3:tier2", f"GET and other requests, assumed {cap['get_requests_thousands']}k", cap["get_requests_thousands"]),
+        ("s3:storage", f"S3 Standard storage, {gb_words}{gb} GB", gb, gb_src),
+        ("s3:tier1", f"PUT/COPY/POST/LIST requests, {put_words}{put}k", put, put_src),
+        ("s3:tier2", f"GET and other requests, {get_words}{get}k", get, get_src),
     ]
 
 
 def _bucket_text(c: Mapping[str, Any], q: Callable[[Any], str]) -> str:
     return (
-        f"S3 Standard, assumed {q(c.get('assumed_storage_gb'))} GB stored, "
-        f"{q(c.get('assumed_put_requests_thousands'))}k PUT-class and "
-        f"{q(c.get('assumed_get_requests_thousands'))}k GET-class requests/month"
+        f"S3 Standard, {_used(c, 'storage_gb', q)} GB stored, "
+        f"{_used(c, 'put_requests_thousands', q)}k PUT-class and "
+        f"{_used(c, 'get_requests_thousands', q)}k GET-class requests/month"
         + (", versioning on" if c.get("versioning") else "")
     )
 
@@ -292,7 +339,7 @@ def _gb(value: Decimal) -> str:
 def _workload(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
     cap, h, tasks, entry = s.capacity, s.hours, s.tasks, s.entry
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
-    logs_gb = cap["log_ingested_gb"]
+    logs_gb, logs_src, logs_words = s.used("log_ingested_gb", cap["log_ingested_gb"])
     retention = s.environment["log_retention_days"]
     platform = entry.platform if entry.platform in WORKLOAD_PLATFORMS else next(iter(WORKLOAD_PLATFORMS))
     architecture, price = WORKLOAD_PLATFORMS[platform]
@@ -320,11 +367,12 @@ def _workload(s: Sizing) -> tuple[dict[str, Any], list[LineSpec]]:
         "secrets": tuple(entry.secrets),
         "uses": tuple(entry.uses),
     }
+    s.note(capacity, "log_ingested_gb")
     return capacity, [
         (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
         (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
-        ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
-        ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
+        ("logs:ingestion", f"CloudWatch Logs ingestion, {logs_words}{logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks, logs_src),
+        ("logs:storage", f"CloudWatch Logs storage, {logs_words}{_gb(stored_gb)} GB kept {int(retention)} days", stored_gb, logs_src),
     ]
 
 
@@ -333,7 +381,7 @@ def _workload_text(c: Mapping[str, Any], q: Callable[[Any], str]) -> str:
     return (
         f"Fargate {c.get('architecture', 'ARM64')}, {q(c.get('vcpu'))} vCPU, {q(c.get('memory_gb'))} GB memory per task, "
         f"{tasks} task{'s' if tasks != 1 else ''}, {c.get('expose')}"
-        + (f", assumed {q(c.get('assumed_log_ingested_gb'))} GB logs/month per task ({c.get('log_retention_days')}-day retention)"
+        + (f", {_used(c, 'log_ingested_gb', q)} GB logs/month per task ({c.get('log_retention_days')}-day retention)"
            if c.get("assumed_log_ingested_gb") is not None else "")
     )
 
@@ -380,7 +428,7 @@ REGISTRY: tuple[Kind, ...] = (
         size_fields=_frozen({None: {"requests_millions": NUM}}),
         quantities=_queue,
         price_keys=_fixed("sqs:standard", "sqs:fifo"),
-        describe=lambda c, q: f"SQS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {q(c.get('assumed_requests_millions'))} M requests/month",
+        describe=lambda c, q: f"SQS {'FIFO' if c.get('fifo') else 'Standard'}, {_used(c, 'requests_millions', q)} M requests/month",
     ),
     Kind(
         name="topic",
@@ -393,8 +441,9 @@ REGISTRY: tuple[Kind, ...] = (
         component="runway:aws:Topic",
         size_fields=_frozen({None: {"publishes_millions": NUM}}),
         quantities=_topic,
-        price_keys=_fixed("sns:standard", "sns:fifo"),
-        describe=lambda c, q: f"SNS {'FIFO' if c.get('fifo') else 'Standard'}, assumed {q(c.get('assumed_publishes_millions'))} M publishes/month",
+        price_keys=_fixed("sns:standard", "sns:fifo", "sns:fifo:payload"),
+        describe=lambda c, q: (f"SNS {'FIFO' if c.get('fifo') else 'Standard'}, {_used(c, 'publishes_millions', q)} M publishes/month"
+                               + (f", {q(c['usage_payload_gb'])} GB payload (usage file)" if c.get("usage_payload_gb") is not None else "")),
     ),
     Kind(
         name="cache",

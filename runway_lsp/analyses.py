@@ -62,6 +62,9 @@ class Analyses(OffLoop, Grouping):
     def __init__(self, buffers: Buffers, catalog: Catalog) -> None:
         self.buffers = buffers
         self.catalog = catalog
+        #: The ``usagePath`` setting: the usage file of every product, relative to its root's
+        #: folder (None: ``runway.usage.yaml`` beside the root; docs/format.md "Usage file").
+        self.usage_file: str | None = None
         # group key -> (analysis, versions of the files it read)
         self._cache: dict[str, tuple[Analysis, dict[str, Any]]] = {}
         # Within one flush (one synchronous callback: no buffer changes in between), a closed
@@ -191,7 +194,7 @@ class Analyses(OffLoop, Grouping):
         # The previous analysis of the group only saves work (plan items that did not change).
         refused = self._refused(key, record)
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                     refused=refused)
+                     refused=refused, usage_file=self.usage_file)
         return self._keep(key, an, record)
 
     def _refused(self, key: str, record: dict[str, Any]) -> str | None:
@@ -236,7 +239,7 @@ class Analyses(OffLoop, Grouping):
             refused = self._refused(key, record)
             under_way = self._steps[key] = _Steps(
                 analysis_steps(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                               refused=refused), record, self.edits)
+                               refused=refused, usage_file=self.usage_file), record, self.edits)
         try:
             step(under_way.steps)
         except StopIteration as done:

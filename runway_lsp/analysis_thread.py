@@ -171,6 +171,7 @@ class OffLoop:
     _generation: int
     _failed: set[str]
     _valid_memo: set[Any] | None
+    usage_file: str | None
 
     def is_big(self, key: str) -> bool:
         """Analysed on the thread: a big product (see the module docstring), or one being
@@ -208,6 +209,7 @@ class OffLoop:
         versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
         hit = self._cache.get(key)
         catalog = self.catalog
+        usage_file = self.usage_file
         generation = self._generation
         refused = self._refused_link(key)  # on the loop: one lstat
         prior = job  # the job of other texts queued or running now, if any
@@ -272,7 +274,7 @@ class OffLoop:
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text
 
-            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused)
+            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused, usage_file=usage_file)
             return with_recorded_changes(an), record
 
         if job is not None:

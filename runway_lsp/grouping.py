@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from runway_core.analysis import Analysis
+from runway_core.usage import USAGE_FILE_NAME
 from runway_core.workspace import find_root
 
 from .documents import Buffers
@@ -44,6 +45,19 @@ class Grouping:
         return self._group_of(path)
 
     def _group_of(self, path: str) -> str:
+        # A usage file belongs to the product whose analysis read it (docs/format.md "Usage
+        # file"): the root beside a `runway.usage.yaml`, or one whose `usagePath` names it.
+        for key, (an, _record) in self._cache.items():
+            src = an.files.get(path)
+            if src is not None and src.role == "usage":
+                return key
+        if os.path.basename(path) == USAGE_FILE_NAME:
+            beside = self._find_root(os.path.dirname(path))
+            if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
+                beside = os.path.realpath(beside)
+                read = self._reads(beside, path)
+                if read is not False:
+                    return beside if read else path
         try:
             head = self.buffers.read_live(path)[:4096]
         except (OSError, UnicodeDecodeError):
@@ -56,24 +70,30 @@ class Grouping:
             if root is None:
                 break
             root = os.path.realpath(root)
-            if root != path and self.is_big(root) and not self.current(root):
-                # A big product is never analysed on the loop to group one file: its last
-                # analysis decides; before its first one lands, the file is alone meanwhile
-                # (answers from its own text; its diagnostics wait for the product's).
-                self.analyse_off_loop(root)
-                last = self._cache.get(root)
-                if last is None:
-                    self.waiting[path] = root
-                    return path
-                if path in last[0].files:
-                    return root
-            elif path in self.analysis(root).files:
-                return root
+            read = self._reads(root, path)
+            if read is not False:
+                return root if read else path
             above = os.path.dirname(os.path.dirname(root))
             if above == os.path.dirname(root):
                 break  # the file system's root
             folder = above
         return path
+
+    def _reads(self, root: str, path: str) -> bool | None:
+        """Whether the analysis of ``root`` reads ``path`` (a member, its usage file); None:
+        not known yet, ``path`` waits alone for a big product's first analysis.
+
+        A big product is never analysed on the loop to group one file: its last analysis
+        decides; before its first one lands, the file is alone meanwhile (answers from its own
+        text; its diagnostics wait for the product's)."""
+        if root != path and self.is_big(root) and not self.current(root):
+            self.analyse_off_loop(root)
+            last = self._cache.get(root)
+            if last is None:
+                self.waiting[path] = root
+                return None
+            return path in last[0].files
+        return path in self.analysis(root).files
 
     def _find_root(self, folder: str) -> str | None:
         memo = self._root_memo

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import kinds
 from ..money import usd
-from ..planner import ItemPlan
+from ..planner import EnvironmentPlan, ItemPlan
 
 
 def quantity(x: Any) -> str:
@@ -83,4 +83,12 @@ def capacity_text(item: ItemPlan) -> str:
     return ", ".join(f"{key}: {quantity(v)}" for key, v in c.items() if v is not None)
 
 
-__all__ = ["quantity", "unit_price", "cell", "item_usd", "capacity_text"]
+def confidence_line(plan: EnvironmentPlan) -> str:
+    """How much of the environment's total rests on each price confidence, for hovers and
+    lenses' tooltips: ``**Prices:** $361.54 price-list, $616.49 secondary`` (docs/catalog.md,
+    "Pricing rules")."""
+    parts = [f"{usd(v)} {c}" for c, v in plan.price_confidence().items() if v]
+    return "**Prices:** " + (", ".join(parts) if parts else "none")
+
+
+__all__ = ["quantity", "unit_price", "cell", "item_usd", "capacity_text", "confidence_line"]

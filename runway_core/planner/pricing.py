@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .. import kinds
 from ..catalog import Catalog
 from ..money import cents
+from ..usage import CATALOGUE_ASSUMPTION, NETWORK, RUNWAY_SIZE, UsageValue
 from .items import LineItem
 from .spec import EntrySpec, RunwaySpec
+
+#: One line to price: (price key, description, quantity, where the quantity came from).
+Spec = tuple[str, str, Decimal, str]
 
 
 class _Pricer:
@@ -28,13 +32,14 @@ class _Pricer:
         self.hours = catalog.hours_per_month
         self.missing: list[str] = []
 
-    def line(self, key: str, description: str, quantity: Decimal) -> LineItem | None:
+    def line(self, key: str, description: str, quantity: Decimal, quantity_source: str = RUNWAY_SIZE) -> LineItem | None:
         price = self.catalog.price(key, self.region)
         if price is None:
             if key not in self.missing:
                 self.missing.append(key)
             return None
-        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key)
+        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key, quantity_source,
+                        price.stated_uncertainty)
 
 
 #: Line items priced per (catalogue, region, quantities): entries of one kind and size in one
@@ -45,7 +50,7 @@ _LINE_MEMO: dict[int, tuple[Catalog, dict[tuple, tuple[tuple[LineItem, ...], tup
 _LINE_MEMO_MAX = 4096
 
 
-def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
+def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal] | Spec]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
     """The line items of ``specs`` and the keys without a price (``pricer.missing`` grows as
     if each were priced here), LineItems are immutable: equal specs share them."""
     specs = tuple(specs)
@@ -69,11 +74,11 @@ def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tupl
     return hit
 
 
-def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
+def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal] | Spec]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
     items = []
     missing = []
-    for key, desc, qty in specs:
-        li = pricer.line(key, desc, qty)
+    for key, desc, qty, *src in specs:
+        li = pricer.line(key, desc, qty, *src)
         if li is None:
             missing.append(key)
         else:
@@ -81,11 +86,12 @@ def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> 
     return tuple(items), tuple(missing)
 
 
-def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) -> tuple[str | None, dict, list]:
+def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue] | None = None) -> tuple[str | None, dict, list]:
     """``(size, plan capacity, line specs)`` of ``entry`` in ``env``, by its kind's declaration
     (:attr:`runway_core.kinds.Kind.quantities`); ``(None, {}, [])`` when it is not estimated:
     a size the catalogue lacks (RW130), or a kind without a size table or quantities
-    (:func:`estimable` is False: RW122)."""
+    (:func:`estimable` is False: RW122). ``usage`` is the usage file's quantities for it
+    (:meth:`RunwaySpec.usage_of`), in place of the catalogue's assumptions."""
     size = entry.size_in(env)
     kind = kinds.get(entry.kind)
     if kind is None or not kind.estimated:
@@ -94,7 +100,8 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
     if cap is None:
         return None, {}, []
     tasks = Decimal(entry.scale_in(env)) if not kind.resource else Decimal(1)
-    capacity, specs = kind.quantities(kinds.Sizing(cap, entry.engine, pricer.hours, catalog.environment, tasks, entry))
+    capacity, specs = kind.quantities(kinds.Sizing(cap, entry.engine, pricer.hours, catalog.environment, tasks, entry,
+                                                              usage or {}, CATALOGUE_ASSUMPTION))
     return size, capacity, specs
 
 
@@ -123,10 +130,11 @@ def _priced_entry(spec: RunwaySpec, entry: EntrySpec, env: str, catalog: Catalog
     if last[0] is not spec or last[1] is not catalog:
         last = _LAST_PRICED = (spec, catalog, {})
     memo = last[2]
-    key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None)
+    usage = spec.usage_of(env, entry.name)
+    key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None, tuple(sorted(usage.items())))
     hit = memo.get(key)
     if hit is None:
-        size, capacity, specs = _entry_specs(entry, env, catalog, pricer)
+        size, capacity, specs = _entry_specs(entry, env, catalog, pricer, usage)
         lines, missing = _collect(pricer, specs)
         hit = memo[key] = (size, capacity, lines, missing)
     else:
@@ -153,6 +161,6 @@ def entry_cost(spec: RunwaySpec, catalog: Catalog, env: str, name: str, size: st
             scales={**entry.scales, env: scale} if scale is not None else entry.scales,
         )
     pricer = _Pricer(catalog, spec.region)
-    _size, _capacity, specs = _entry_specs(entry, env, catalog, pricer)
+    _size, _capacity, specs = _entry_specs(entry, env, catalog, pricer, spec.usage_of(env, name))
     lines, _missing = _collect(pricer, specs)
     return sum((li.monthly_usd for li in lines), Decimal("0.00"))

@@ -253,13 +253,14 @@ SHELL_WORDS = {'"${paths[@]}"': ".", '"${flags[@]}"': None, '"$summary"': "--sum
 
 def runway_deploy_lines(script: str) -> list[list[str]]:
     """The arguments of every ``runway-deploy`` command line of a script; shell variables as
-    ``x`` (or :data:`SHELL_WORDS`), anything after ``||`` cut."""
+    ``x`` (or :data:`SHELL_WORDS`), anything after ``||``, a pipe or a redirection cut (the
+    shell's, not the command's: ``... --format markdown > diff.md``)."""
     out = []
     for line in script.splitlines():
         m = re.search(r"(?:^|[;&]\s*|^-\s+|^run:\s+)runway-deploy\s", line.strip())
         if m is None:
             continue
-        line = line.strip()[m.end():].split("||")[0]
+        line = re.split(r"\|\||\s[|>]", line.strip()[m.end():])[0]
         words = []
         for w in line.split():
             if w in SHELL_WORDS:
@@ -322,7 +323,7 @@ def test_docs_ci_has_github_and_gitlab_workflows_that_use_real_flags():
     assert MARKER in docs
     parser = build_parser()
     commands = [words for _, text in yaml_blocks(docs) for words in runway_deploy_lines(text)]
-    assert {w[0] for w in commands} == {"check", "plan", "diff"}
+    assert {w[0] for w in commands} == {"check", "plan", "diff", "catalog"}  # catalog: refresh and diff (a refresh job's review)
     for words in commands:
         parser.parse_args(words)
     # The action's workflow form is what actionlint reads.

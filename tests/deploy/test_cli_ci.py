@@ -281,7 +281,7 @@ def test_one_labelled_step_summary_per_run_with_the_diagnostics(tmp_path):
     assert rc == 1
     text = summary.read_text(encoding="utf-8")
     assert text.count("### runway-deploy check — ") == 1
-    assert "**34 errors, 8 warnings, 1 hint in 15 files**" in text
+    assert "**37 errors, 8 warnings, 1 hint in 16 files**" in text  # the usage file of the example: 3 errors, 1 file
     assert re.search(r"\| where +\| severity +\| code +\| message +\|", text)
     assert "RW170" in text and "RW001" in text
     run("plan", str(ORDERS), environ=env)

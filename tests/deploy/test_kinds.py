@@ -96,7 +96,7 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
                     cap = catalog.capacity(name, s, kind.flavor_of(engine))
                     probe = entry(f"probe-{name}", name, s, engine=engine) if kind.resource else entry(f"probe-{name}", name, s)
                     _c, specs = kind.quantities(Sizing(cap, probe.engine, catalog.hours_per_month, catalog.environment, 1, probe))
-                    asked.update(k for k, _d, _q in specs)
+                    asked.update(spec[0] for spec in specs)
             unselected = sorted(k for k in asked if selector_for(k) is None)
             if unselected:
                 missing.append(f"Price List selectors (deploy_engine/pricelist/selectors.py, for catalog refresh): {', '.join(unselected)}")

@@ -97,6 +97,13 @@ def pct(p: EnvironmentPlan) -> str | None:
     return None if value is None else f"{value}%"
 
 
+def confidence_text(p: EnvironmentPlan) -> str:
+    """How much of ``p``'s total rests on each price confidence, the levels with a share:
+    ``prices: $361.54 price-list, $616.49 secondary`` (docs/cli.md, "price_confidence")."""
+    parts = [f"{usd(v)} {c}" for c, v in p.price_confidence().items() if v]
+    return "prices: " + (", ".join(parts) if parts else "none")
+
+
 def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str], str] = printable) -> list[tuple[str, str]]:
     """(text-table marker, note) pairs, each printed once per output; ``esc`` renders the
     runway's own words in them (region, environment names, price keys)."""
@@ -114,7 +121,9 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
     for p in plans:
         if p.cap_source == "default" and p.cap is not None:
             notes.append(("", f"{esc(p.name)}: default cap of {usd(p.cap)}; set `environments.{esc(p.name)}.limits.monthly` to change it."))
-    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK)]
+    # With a usage file's network quantities the planner's own note says what is estimated.
+    network = next((n for p in plans for n in p.notes if n.startswith("network: only")), None)
+    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK if network is None else network[0].upper() + network[1:] + ".")]
     return notes
 
 
@@ -175,8 +184,17 @@ def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
     parts = []
     if i.base_size != i.head_size:
         parts.append(f"size {esc(i.base_size or '-')} → {esc(i.head_size or '-')}")
-    parts += [f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}" for c in i.capacity_changes]
+    parts += [_capacity_change(c, esc) for c in i.capacity_changes]
     return ", ".join(parts)
+
+
+def _capacity_change(c: Any, esc: Callable[[str], str]) -> str:
+    """``tasks 3 → 4``; a usage file's quantity (``usage_<key>``, docs/format.md "Usage file")
+    says where it came from: ``requests_millions assumed → 400 (usage file)``."""
+    if c.key.startswith("usage_"):
+        side = lambda v: "assumed" if v is None else f"{esc(plain_value(v))} (usage file)"  # noqa: E731
+        return f"{esc(c.key[len('usage_'):])} {side(c.base)} → {side(c.head)}"
+    return f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}"
 
 
 def cap_bar(percent: int | None) -> str:

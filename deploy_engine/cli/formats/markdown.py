@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, confidence_text, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -56,9 +56,12 @@ def plan_markdown(plan: Plan, details: bool) -> str:
         rows.append(["**total**", "", "", f"**{usd(p.total)}**"])
         out.extend(markdown.table(["item", "kind", "size", "monthly"], rows, right={3}))
         out.append("")
+        out.append(f"Price confidence: {md(confidence_text(p)[len('prices: '):])}.")
+        out.append("")
         if details:
             rows = [[md(i.name), md(li.description), f"{qty(li.quantity)} x {unit_price(li.unit_usd)} per {md(li.unit)}",
-                     usd(li.monthly_usd), li.confidence, md(short_source(li.source, "")) + (f" (`{li.price_key}`)" if li.price_key else "")] for i in p.items for li in i.line_items]
+                     usd(li.monthly_usd), li.confidence + (f"; quantity from {li.quantity_source}" if li.quantity_source.startswith("usage file") else ""),
+                     md(short_source(li.source, "")) + (f" (`{li.price_key}`)" if li.price_key else "")] for i in p.items for li in i.line_items]
             out.extend(markdown.table(["item", "line item", "quantity x unit price", "monthly", "confidence", "source"], rows, right={3}))
             out.append("")
     out.extend(f"- {note}" for _, note in footnotes(plan, plan.environments, md))

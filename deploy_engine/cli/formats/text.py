@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, confidence_text, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -80,9 +80,12 @@ def _item_label(i: ItemPlan) -> str:
 
 
 def _line_item_text(li: Any) -> str:
+    # A quantity from the usage file says its line; the catalogue's assumptions already say
+    # "assumed" in their description (docs/format.md, "Usage file").
+    origin = f"; quantity from {li.quantity_source}" if li.quantity_source.startswith("usage file") else ""
     return (
         f"{printable(li.description)}: {qty(li.quantity)} x {unit_price(li.unit_usd)} per {printable(li.unit)}"
-        f" = {usd(li.monthly_usd)} ({li.confidence})"
+        f" = {usd(li.monthly_usd)} ({li.confidence}{origin})"
     )
 
 
@@ -109,6 +112,7 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
                     out.append(f"      price {key}: missing for {plan.region}, not estimated")
         out.append("  " + "-" * width)
         out.append(f"  {'total':<{w_name + w_kind + w_size + 4}}  {usd(p.total):>{w_money}}")
+        out.append(f"  {confidence_text(p)}")
         out.append("")
     out.extend(f"{mark} {note}" if mark else note for mark, note in footnotes(plan, plan.environments))
     return "\n".join(out) + "\n"
