@@ -109,6 +109,10 @@ class Kind:
       each also an SSM parameter ``/runway/<product>/<env>/<name>/<VAR>`` and an Infisical
       secret under ``<env>:/runtime/<name>/`` (:func:`ssm_parameter`, :func:`infisical_path`);
     - ``in_vpc``: reached inside the environment's VPC (security groups decide who may);
+    - ``holds_data``: its resource keeps data a re-creation loses (a database's rows, a
+      cache's keys, a bucket's objects, a queue's messages): a region move of an environment
+      with one is refused outside disposable environments (RW190, ``runway_core.changes``), and
+      with ``in_vpc`` a VPC move too (``deploy_engine.pipeline.credentials.check_vpc``);
     - ``credentials``: the deploy generates an admin password for it (written blind to Infisical);
     - ``component``: the Pulumi type token of its component (``runway:aws:Postgres``); the
       class is registered by ``deploy_engine.program`` under :attr:`name`;
@@ -129,6 +133,7 @@ class Kind:
     synonyms: tuple[str, ...]
     variables: tuple[str, ...]
     in_vpc: bool
+    holds_data: bool
     component: str
     size_fields: Mapping[str | None, Mapping[str, str]] | None = None
     quantities: Quantities | None = None
@@ -404,6 +409,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=("db", "pg", "postgres", "postgresql", "sql", "database", "rds", "aurora"),
         variables=("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE"),
         in_vpc=True,
+        holds_data=True,
         credentials=True,
         component="runway:aws:Postgres",
         flavors=("rds", "aurora"),
@@ -424,6 +430,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=("queue", "queues", "q", "sqs", "jobs", "job", "tasks", "work", "worker"),
         variables=("URL", "ARN"),
         in_vpc=False,
+        holds_data=True,
         component="runway:aws:Queue",
         size_fields=_frozen({None: {"requests_millions": NUM}}),
         quantities=_queue,
@@ -438,6 +445,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=("topic", "topics", "sns", "events", "event", "notifications", "notify", "pubsub", "fanout"),
         variables=("ARN",),
         in_vpc=False,
+        holds_data=False,
         component="runway:aws:Topic",
         size_fields=_frozen({None: {"publishes_millions": NUM}}),
         quantities=_topic,
@@ -453,6 +461,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=("cache", "redis", "valkey", "memcache", "memcached", "sessions", "session"),
         variables=("URL", "HOST", "PORT"),
         in_vpc=True,
+        holds_data=True,
         component="runway:aws:Cache",
         size_fields=_frozen({None: {"node_type": STR, "nodes": POSINT}}),
         quantities=_cache,
@@ -467,6 +476,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=("bucket", "buckets", "s3", "files", "storage", "assets", "uploads", "media", "blobs", "objects", "static"),
         variables=("NAME", "ARN"),
         in_vpc=False,
+        holds_data=True,
         component="runway:aws:Bucket",
         size_fields=_frozen({None: {"storage_gb": NUM, "put_requests_thousands": NUM, "get_requests_thousands": NUM}}),
         quantities=_bucket,
@@ -481,6 +491,7 @@ REGISTRY: tuple[Kind, ...] = (
         synonyms=(),
         variables=("URL",),
         in_vpc=True,
+        holds_data=False,
         component="runway:aws:Workload",
         size_fields=_frozen({None: {"vcpu": POS, "memory_gb": POS, "log_ingested_gb": NUM}}),
         quantities=_workload,
@@ -497,6 +508,10 @@ BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in REGISTRY})
 RESOURCE_KINDS: tuple[str, ...] = tuple(k.name for k in REGISTRY if k.resource)
 #: The kinds with a size table in ``sizes.toml`` (resources, then the workload).
 SIZED_KINDS: tuple[str, ...] = tuple(k.name for k in REGISTRY if k.size_fields is not None)
+#: The kinds whose resources keep data a re-creation loses (``Kind.holds_data``).
+DATA_KINDS: tuple[str, ...] = tuple(k.name for k in REGISTRY if k.holds_data)
+#: The kinds whose data lives in the VPC (``holds_data`` and ``in_vpc``).
+VPC_DATA_KINDS: tuple[str, ...] = tuple(k.name for k in REGISTRY if k.holds_data and k.in_vpc)
 #: The kind a new resource gets when its name hints at none (a quick fix's guess).
 DEFAULT_GUESS = "postgres"
 #: The order name hints are tried in: the default guess last, so a name hinting at another
@@ -510,6 +525,6 @@ def get(name: str | None) -> Kind | None:
 
 
 __all__ = [
-    "BY_NAME", "DEFAULT_GUESS", "WORKLOAD_PLATFORMS", "FARGATE_UNITS", "HINT_ORDER", "Kind", "LineSpec", "REGISTRY", "RESOURCE_KINDS", "SIZED_KINDS",
-    "Sizing", "get", "infisical_path", "ssm_parameter",
+    "BY_NAME", "DATA_KINDS", "DEFAULT_GUESS", "WORKLOAD_PLATFORMS", "FARGATE_UNITS", "HINT_ORDER", "Kind", "LineSpec", "REGISTRY", "RESOURCE_KINDS", "SIZED_KINDS",
+    "Sizing", "VPC_DATA_KINDS", "get", "infisical_path", "ssm_parameter",
 ]

@@ -30,6 +30,7 @@ STREAM_ALONE = '''
         synonyms=("stream", "streams", "kinesis", "clickstream"),
         variables=("NAME", "ARN"),
         in_vpc=False,
+        holds_data=True,
         component="runway:aws:Stream",
     ),'''
 
