@@ -127,7 +127,7 @@ def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str,
 
 
 def _held_error(held: Held, d: Any) -> bool:
-    return d.code == UNKNOWN_SIZE and held.held_error(d.file, d.range.start.line)
+    return d.code == UNKNOWN_SIZE and held.held_error(d.file, d.range.start.line, d.data)
 
 
 def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
+from typing import Any
 
 from runway_core.facts import Analysis
 from runway_core.planner.items import EnvironmentPlan, ItemPlan
@@ -36,12 +37,18 @@ class Held:
 
     an: Analysis
     editing: tuple[str, ...] = ()
+    #: (environment, item) of every cost held.
+    pairs: frozenset[tuple[str, str]] = frozenset()
 
-    def held_error(self, file: str, line: int) -> bool:
-        """Whether an RW130 at ``line`` (0-based) of ``file`` is on the entry of a held item:
-        the nearest declaring key at or above the line names one."""
+    def held_error(self, file: str, line: int, data: Any = None) -> bool:
+        """Whether an RW130 at ``line`` (0-based) of ``file`` (``data``: its diagnostic data,
+        runway_core/rules/kinds.py) is the size of a held item: an environment's
+        ``shared.<kind>`` whose ``shared-<kind>`` is held there, else the entry whose
+        declaring key is the nearest at or above the line."""
         if not self.editing:
             return False
+        if isinstance(data, dict) and isinstance(data.get("environment"), str) and (data["environment"], f"shared-{data.get('kind')}") in self.pairs:
+            return True
         best: tuple[int, str] | None = None
         for sym in self.an.symbols.values():
             if sym.file == file and sym.range is not None and sym.range.start.line <= line:
@@ -95,6 +102,7 @@ class HeldCosts:
         sized: dict[tuple[str, str], ItemPlan] = {}
         plans: dict[str, EnvironmentPlan] = {}
         editing: set[str] = set()
+        pairs: set[tuple[str, str]] = set()
         for env, plan in an.plans.items():
             items = []
             for item in plan.items:
@@ -103,10 +111,11 @@ class HeldCosts:
                     items.append(item)
                     continue
                 last = known.get((env, item.name))
-                if last is not None and not item.implicit and last.kind == item.kind:
+                if last is not None and last.kind == item.kind:
                     sized[(env, item.name)] = last  # held until the size is whole again
                     items.append(last)
                     editing.add(item.name)
+                    pairs.add((env, item.name))
                 else:
                     items.append(item)
             if any(a is not b for a, b in zip(items, plan.items)):
@@ -117,7 +126,7 @@ class HeldCosts:
         self._sized[key] = sized
         if not editing:
             return Held(an)
-        return Held(dataclasses.replace(an, plans=plans), tuple(sorted(editing)))
+        return Held(dataclasses.replace(an, plans=plans), tuple(sorted(editing)), frozenset(pairs))
 
 
 __all__ = ["Held", "HeldCosts", "UNKNOWN_SIZE"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -38,7 +39,15 @@ async def _retype(client: LanguageClient, root: Path, old: str, new: str):
         yield new[:n], version
 
 
-async def test_a_size_being_fixed_keeps_its_last_complete_cost(client: LanguageClient, orders: Path):
+@pytest.mark.parametrize(
+    ("old", "new", "item", "size"),
+    [
+        ("    size: medium", "small", "pdf-renderer", "medium"),  # a workload's single size
+        ("      cache: small", "large", "shared-cache", "small"),  # dev's shared cache (an implicit item)
+    ],
+    ids=["workload-size", "shared-cache"],
+)
+async def test_a_size_being_fixed_keeps_its_last_complete_cost(client: LanguageClient, orders: Path, old: str, new: str, item: str, size: str):
     root, _checkout, _billing = files(orders)
     seen = record_costs_changed(client)
     await init(client, vscode_caps(), orders, OPT_IN)
@@ -48,20 +57,20 @@ async def test_a_size_being_fixed_keeps_its_last_complete_cost(client: LanguageC
     assert before["editing"] == [] and before["complete"] is True
 
     figures = [_totals(before)]
-    async for typed, _version in _retype(client, root, "    size: medium", "small"):
+    async for typed, _version in _retype(client, root, old, new):
         costs = await request(client, "runway/costs", {"uri": root.as_uri()})
         plan = await request(client, "runway/plan", {"uri": root.as_uri()})
         if _totals(costs) not in figures:
             figures.append(_totals(costs))
-        if typed != "small":
+        if typed != new:
             # a half-typed size: the item keeps its medium cost, named as being edited, and the
             # estimate is not made a lower bound by its RW130
-            assert costs["editing"] == ["pdf-renderer"], typed
+            assert costs["editing"] == [item], typed
             assert _totals(costs) == _totals(before), typed
             assert (costs["complete"], costs["errors"]) == (True, 0), typed
-            assert plan["editing"] == ["pdf-renderer"]
-            item = next(i for i in plan["environments"][0]["items"] if i["name"] == "pdf-renderer")
-            assert item["size"] == "medium" and item["monthly_usd"] > 0
+            assert plan["editing"] == [item]
+            shown = next(i for i in plan["environments"][0]["items"] if i["name"] == item)  # dev
+            assert shown["size"] == size and shown["monthly_usd"] > 0
             lenses = await asyncio.wait_for(
                 client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()))), TIMEOUT
             )
