@@ -312,7 +312,8 @@ class CostView:
     # --- refresh ----------------------------------------------------------------------------
 
     def _signature(self, key: str) -> Any:
-        an = self.view(key).an
+        view = self.view(key)
+        an = view.an
         plans = tuple(
             (p.name, p.total, p.cap, p.verdict, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
         )
@@ -320,7 +321,7 @@ class CostView:
         totals = None
         if b is not None:
             totals = tuple(tuple((e, p.total) for e, p in base.items()) if base is not None else None for base in (b.saved, b.head))
-        return plans, totals
+        return plans, totals, view.editing  # a lens marks an item being edited (runway_lsp/held.py)
 
     def served(self, key: str) -> None:
         """Note what the lenses and hints of group ``key`` showed the client just now."""
@@ -389,7 +390,8 @@ class CostView:
         self._signatures.clear()
         self._views.clear()
         self._good.clear()  # priced with the catalogue of the old settings
-        self.session.held_costs.forget()
+        # (the held costs stay: a new catalogue forgets them, Session.use_catalog; a setting that
+        # selects an environment must not, or the next half-typed size has nothing to keep)
         if old != new:
             self.schedule_refresh()
 

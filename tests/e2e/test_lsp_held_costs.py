@@ -44,8 +44,9 @@ async def _retype(client: LanguageClient, root: Path, old: str, new: str):
     [
         ("    size: medium", "small", "pdf-renderer", "medium"),  # a workload's single size
         ("      cache: small", "large", "shared-cache", "small"),  # dev's shared cache (an implicit item)
+        ("      cache: medium", "large", "shared-cache", "medium"),  # staging's: the lens is on dev's
     ],
-    ids=["workload-size", "shared-cache"],
+    ids=["workload-size", "shared-cache", "staging-shared-cache"],
 )
 async def test_a_size_being_fixed_keeps_its_last_complete_cost(client: LanguageClient, orders: Path, old: str, new: str, item: str, size: str):
     root, _checkout, _billing = files(orders)
@@ -69,7 +70,8 @@ async def test_a_size_being_fixed_keeps_its_last_complete_cost(client: LanguageC
             assert _totals(costs) == _totals(before), typed
             assert (costs["complete"], costs["errors"]) == (True, 0), typed
             assert plan["editing"] == [item]
-            shown = next(i for i in plan["environments"][0]["items"] if i["name"] == item)  # dev
+            env = next(e for e in plan["environments"] if e["name"] == ("staging" if size == "medium" and item == "shared-cache" else "dev"))
+            shown = next(i for i in env["items"] if i["name"] == item)
             assert shown["size"] == size and shown["monthly_usd"] > 0
             lenses = await asyncio.wait_for(
                 client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=root.as_uri()))), TIMEOUT
