@@ -126,6 +126,20 @@ def _mark_editing(lenses: list[Lens], editing: tuple[str, ...]) -> list[Lens]:
     return out
 
 
+#: What an environment lens adds while it shows the last analysis that parsed (a syntax error
+#: no blanking repairs): the status bar says `(stale)` and the plan view a *stale:* banner too.
+STALE = "stale"
+
+
+def _mark_stale(lenses: list[Lens]) -> list[Lens]:
+    """``lenses`` with each environment lens marked :data:`STALE` (its figures are the last plan's)."""
+    tip = "stale: the runway has no plan right now (a YAML syntax error?), so this is the last estimate"
+    return [
+        dataclasses.replace(lens, title=f"{lens.title} · {STALE}", tooltip=f"{tip}; {lens.tooltip}" if lens.tooltip else tip) if "env" in lens.data else lens
+        for lens in lenses
+    ]
+
+
 def _parses(an: Analysis) -> bool:
     return not any(f.parsed.partial for f in an.files.values())
 
@@ -243,6 +257,8 @@ class CostView:
         if src is None or src.role not in ("root", "member") or lines is None:
             return []
         lenses = _mark_editing(code_lenses(an, path, self.baselines(key)), view.editing)
+        if view.shifted:
+            lenses = _mark_stale(lenses)
         self.served(key)
         out = []
         for lens in lenses:
