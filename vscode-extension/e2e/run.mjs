@@ -591,6 +591,25 @@ try {
     await hover.waitFor({ timeout: 15_000 });
     const text = await hover.innerText();
     for (const e of ['dev', 'staging', 'production']) if (!text.includes(e)) throw new Error(`hover lacks ${e}: ${text}`);
+    // The cells are padded as rendered (VS Code draws hover cells with no padding): each
+    // non-empty cell's text begins and ends with the non-breaking spaces the extension adds.
+    const cells = await hover.evaluate((el) => [...el.querySelectorAll('table td, table th')].map((c) => c.textContent).filter((t) => t.trim()));
+    const bare = cells.filter((t) => !t.startsWith('\u00a0\u00a0') || !t.endsWith('\u00a0\u00a0'));
+    if (!cells.length || bare.length) throw new Error(`hover table cells not padded: ${JSON.stringify(bare.length ? bare : cells)}`);
+    const gaps = await hover.evaluate((el) => {
+      const out = [];
+      for (const tr of el.querySelectorAll('table tr')) {
+        const spans = [...tr.children].map((c) => {
+          const r = globalThis.document.createRange();
+          r.selectNodeContents(c);
+          return r.getBoundingClientRect();
+        });
+        for (let k = 1; k < spans.length; k++) if (spans[k].width && spans[k - 1].width) out.push(Math.round(spans[k].left - spans[k - 1].right));
+      }
+      return out;
+    });
+    mark(`hover table: ${cells.length} cells padded; gaps between cell contents ${[...new Set(gaps)].join(', ')} px`);
+    await sleep(400); // the hover's fade-in, for the picture
     await shot('hover');
     await page.mouse.move(1300, 850);
   });
