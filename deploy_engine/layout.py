@@ -112,8 +112,35 @@ def listener_priorities(public: Iterable[str], known: Mapping[str, int] | None =
     return {n: out[n] for n in names}
 
 
+#: The health probe's image: BusyBox 1.37.0, the OCI index (linux/amd64 and linux/arm64/v8,
+#: among others) of Docker's official image, as docker-library/repo-info records it
+#: (``repos/busybox/remote/1.37.0.md``, ``docker pull busybox@sha256:9db7b599...``), served
+#: under the same digest by ECR Public's mirror of Docker official images (no Docker Hub pull
+#: limit). BusyBox's ``wget`` does the GET. ``RUNWAY_HEALTH_PROBE_IMAGE`` (docs/deploy.md)
+#: overrides it, e.g. with a private ECR copy for private subnets without a NAT gateway.
+HEALTH_PROBE_IMAGE = "public.ecr.aws/docker/library/busybox@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0"
+
+
+def needs_probe(capacity: Mapping[str, Any]) -> bool:
+    """True for an internal workload whose ``health`` is a ``path`` (docs/format.md, "Health checks"):
+    no load balancer calls it, so its task gets the health probe sidecar (program/workload.py)."""
+    health = capacity.get("health") or {}
+    return capacity.get("expose") != "public" and bool(health.get("path")) and not health.get("command")
+
+
+def health_probe_image(network: Any, capacity: Mapping[str, Any]) -> str | None:
+    """The probe image a workload's task runs (``RUNWAY_HEALTH_PROBE_IMAGE`` or
+    :data:`HEALTH_PROBE_IMAGE`), None when it needs no probe. ``network`` is a NetworkSettings."""
+    if not needs_probe(capacity):
+        return None
+    return getattr(network, "health_probe_image", None) or HEALTH_PROBE_IMAGE
+
+
 __all__ = [
+    "HEALTH_PROBE_IMAGE",
+    "health_probe_image",
     "is_private_ecr",
+    "needs_probe",
     "PRIORITY_MAX",
     "PRIORITY_MIN",
     "listener_priorities",

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .layout import is_private_ecr, parameter_root
+from .layout import health_probe_image, is_private_ecr, parameter_root
 from .settings import ENV_VARS
 
 #: VPC endpoint services (``com.amazonaws.<region>.<name>``) ECS Fargate tasks need without a NAT.
@@ -153,7 +153,9 @@ def network_problems(network: Any, plan: Any, region: str, ec2: Any) -> NetworkR
                 "ec2:DescribeVpcEndpoints", ec2.describe_vpc_endpoints, "VpcEndpoints", Filters=[{"Name": "vpc-id", "Values": [vpc]}])
                 if e.get("State", "available").lower() in ("available", "pending")}
             absent = [e for e in REQUIRED_ENDPOINTS if e not in services]
-            outside = sorted({str(w.capacity["image"]).split("@")[0] for w in workloads if not is_private_ecr(str(w.capacity["image"]))})
+            # The health probe sidecar's image is pulled too (internal health.path workloads).
+            images = [str(w.capacity["image"]) for w in workloads] + [i for w in workloads if (i := health_probe_image(network, w.capacity))]
+            outside = sorted({i.split("@")[0] for i in images if not is_private_ecr(i)})
             where = f"{ENV_VARS['private_subnet_ids']}: {', '.join(without_route)} have no route to 0.0.0.0/0 through a NAT gateway"
             if outside:
                 problems.append(f"{where}, and the images {', '.join(outside)} are pulled from outside ECR: ECS tasks there cannot "

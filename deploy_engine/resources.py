@@ -264,7 +264,8 @@ def review(plan: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
 
     ``{"environment", "disposable", "workloads": {name: {"platform", "cpu_architecture",
     "health": {"load_balancer": {path, interval, timeout, matcher} | null, "container":
-    {command, interval, timeout, retries} | null, "cloud_map_custom_health": bool,
+    {command, interval, timeout, retries} | null, "probe": {container, image, essential, command,
+    interval, timeout, retries} | null, "cloud_map_custom_health": bool,
     "replaces_hung_task": bool}}},
     "protections": {logical name: {"type", "protect", "retain_on_delete", "deletion_protection",
     "final_snapshot", "apply_immediately", "snapshot_retention_days"}}}`` (keys a type does not
@@ -279,6 +280,7 @@ def review(plan: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
         group = by_name.get(f"{env}-{item.name}-target-group")
         discovery = by_name.get(f"{env}-{item.name}-discovery")
         container = None
+        probe = None
         arch = None
         if task is not None:
             arch = (task["inputs"].get("runtimePlatform") or {}).get("cpuArchitecture")
@@ -286,9 +288,15 @@ def review(plan: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
                 definitions = json.loads(task["inputs"].get("containerDefinitions") or "[]")
             except ValueError:
                 definitions = []
-            check = definitions[0].get("healthCheck") if definitions and isinstance(definitions[0], dict) else None
+            definitions = [d for d in definitions if isinstance(d, dict)] if isinstance(definitions, list) else []
+            check = definitions[0].get("healthCheck") if definitions else None
             if isinstance(check, dict):
                 container = {k: check.get(k) for k in ("command", "interval", "timeout", "retries")}
+            # The health probe sidecar of an internal health.path workload (program/workload.py).
+            for d in definitions[1:]:
+                if isinstance(d.get("healthCheck"), dict):
+                    probe = {"container": d.get("name"), "image": d.get("image"), "essential": d.get("essential") is True,
+                             **{k: d["healthCheck"].get(k) for k in ("command", "interval", "timeout", "retries")}}
         lb = None
         if group is not None and isinstance(group["inputs"].get("healthCheck"), dict):
             hc = group["inputs"]["healthCheck"]
@@ -296,10 +304,10 @@ def review(plan: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
         workloads[item.name] = {
             "platform": (item.capacity or {}).get("platform"),
             "cpu_architecture": arch,
-            "health": {"load_balancer": lb, "container": container,
+            "health": {"load_balancer": lb, "container": container, "probe": probe,
                        "cloud_map_custom_health": discovery is not None and "healthCheckCustomConfig" in discovery["inputs"],
-                       # ECS replaces a task that fails its target group's or its container's check.
-                       "replaces_hung_task": lb is not None or container is not None},
+                       # ECS replaces a task that fails its target group's or an essential container's check.
+                       "replaces_hung_task": lb is not None or container is not None or bool(probe and probe["essential"])},
         }
     protections: dict[str, Any] = {}
     for r in records:

@@ -22,11 +22,16 @@ Environment variables (each overrides the same key of the file):
 - ``RUNWAY_HOSTED_ZONE_ID``: optional Route 53 hosted zone (``Z...``) of ``RUNWAY_PUBLIC_DOMAIN``:
   an alias record ``<workload>.<domain>`` -> the ALB per public workload;
 - ``RUNWAY_AWS_ACCOUNT_IDS``: optional comma-separated 12-digit account ids: the program's AWS
-  provider refuses to run against any other account (``allowed_account_ids``).
+  provider refuses to run against any other account (``allowed_account_ids``);
+- ``RUNWAY_HEALTH_PROBE_IMAGE``: optional image (``name@sha256:<64 hex>``) of the health probe
+  sidecar of internal workloads with ``health.path`` (default
+  :data:`deploy_engine.program.workload.HEALTH_PROBE_IMAGE`), e.g. a copy in private ECR for
+  private subnets without a NAT gateway.
 
 File (``path``, e.g. ``.runway/network.json``): a JSON object with the keys ``vpc_id``,
 ``private_subnet_ids``, ``public_subnet_ids`` (lists or comma-separated strings),
-``allowed_cidr``, ``public_domain``, ``certificate_arn``, ``hosted_zone_id``, ``allowed_account_ids``.
+``allowed_cidr``, ``public_domain``, ``certificate_arn``, ``hosted_zone_id``, ``allowed_account_ids``,
+``health_probe_image``.
 
 The program reads the same settings from the stack configuration (namespace ``runway``,
 :func:`config_values` / :func:`settings_from_config`), so a stack can be previewed with plain
@@ -56,6 +61,8 @@ _DOMAIN = re.compile(r"^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z
 _CERTIFICATE_ARN = re.compile(r"^arn:aws(-[a-z]+)*:acm:[a-z0-9-]+:\d{12}:certificate/[A-Za-z0-9-]+$")
 _HOSTED_ZONE_ID = re.compile(r"^Z[A-Z0-9]{1,31}$")
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
+#: An image pinned by digest, as docs/format.md requires of every workload image.
+_PINNED_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$")
 
 #: (settings field, environment variable) pairs, in the order errors are reported.
 ENV_VARS = {
@@ -67,6 +74,7 @@ ENV_VARS = {
     "certificate_arn": "RUNWAY_CERTIFICATE_ARN",
     "hosted_zone_id": "RUNWAY_HOSTED_ZONE_ID",
     "allowed_account_ids": "RUNWAY_AWS_ACCOUNT_IDS",
+    "health_probe_image": "RUNWAY_HEALTH_PROBE_IMAGE",
 }
 #: Settings field -> stack configuration key (namespace ``runway``): what the program reads.
 CONFIG_KEYS = {
@@ -78,6 +86,7 @@ CONFIG_KEYS = {
     "certificate_arn": "certificateArn",
     "hosted_zone_id": "hostedZoneId",
     "allowed_account_ids": "allowedAccountIds",
+    "health_probe_image": "healthProbeImage",
 }
 _LIST_FIELDS = ("private_subnet_ids", "public_subnet_ids", "allowed_account_ids")
 #: ``1`` lets a production environment serve its public workloads over plain HTTP (no certificate).
@@ -111,6 +120,8 @@ class NetworkSettings:
     certificate_arn: str | None = None
     hosted_zone_id: str | None = None
     allowed_account_ids: tuple[str, ...] = ()
+    #: The health probe sidecar's image (None: the program's pinned default).
+    health_probe_image: str | None = None
 
     def __post_init__(self) -> None:
         # Tuples whatever the caller passed, so that settings stay immutable and hashable.
@@ -162,6 +173,9 @@ def _problems(s: NetworkSettings) -> list[str]:
     bad_accounts = [a for a in s.allowed_account_ids if not _ACCOUNT_ID.match(a)]
     if bad_accounts:
         out.append(f"{ENV_VARS['allowed_account_ids']}: {', '.join(repr(a) for a in bad_accounts)} not a 12-digit AWS account id")
+    if s.health_probe_image is not None and not _PINNED_IMAGE.match(s.health_probe_image):
+        out.append(f"{ENV_VARS['health_probe_image']}: {s.health_probe_image!r} is not an image pinned by digest "
+                   "(name@sha256:<64 hex>); it must offer wget (BusyBox's or GNU's) on the task's platform")
     return out
 
 
@@ -228,6 +242,7 @@ def _settings(values: Mapping[str, Any], where: Any) -> NetworkSettings:
         certificate_arn=values.get("certificate_arn"),
         hosted_zone_id=values.get("hosted_zone_id"),
         allowed_account_ids=_ids(values.get("allowed_account_ids"), where("allowed_account_ids")),
+        health_probe_image=values.get("health_probe_image"),
     )
 
 

@@ -62,6 +62,16 @@ __all__ = [
 #: Confidence levels of a unit price, strongest first (docs/catalog.md).
 CONFIDENCE_LEVELS: tuple[str, ...] = ("price-list", "aws-static", "secondary", "derived", "unverified")
 
+#: The confidences whose prices no one checked against AWS: a capped verdict that their
+#: stated uncertainty could flip is warned about (RW172, docs/catalog.md "Uncertainty").
+UNCHECKED_CONFIDENCES: tuple[str, ...] = ("derived", "unverified")
+
+#: The uncertainty (± percent) of a ``derived`` or ``unverified`` price whose row states none
+#: in its ``uncertainty`` column (a catalogue folder without the column, a refreshed row).
+#: derived: the largest spread of the shipped derivations' own checks (docs/catalog.md);
+#: unverified: a best-known figure is taken to be within ±10%.
+DEFAULT_UNCERTAINTY_PCT: dict[str, Decimal] = {"derived": Decimal(5), "unverified": Decimal(10)}
+
 #: The size names every kind must define.
 SIZES: tuple[str, ...] = ("small", "medium", "large")
 
@@ -159,6 +169,16 @@ class UnitPrice:
     confidence: str
     source: str
     seen: str
+    uncertainty_pct: Decimal | None = None
+
+    @property
+    def stated_uncertainty(self) -> Decimal:
+        """± percent this price may be off: the row's ``uncertainty``, else the default of its
+        confidence (:data:`DEFAULT_UNCERTAINTY_PCT`); 0 for a checked price (price-list,
+        aws-static, secondary)."""
+        if self.confidence not in UNCHECKED_CONFIDENCES:
+            return Decimal(0)
+        return self.uncertainty_pct if self.uncertainty_pct is not None else DEFAULT_UNCERTAINTY_PCT[self.confidence]
 
 
 @dataclass(frozen=True)
@@ -361,6 +381,8 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
         if dupes:
             raise CatalogError(f"{name}: line 1: duplicate column(s) {', '.join(dupes)} in the header")
         index = {c: header.index(c) for c in _PRICE_COLUMNS}
+        # Optional: the stated uncertainty of a derived or unverified price (docs/catalog.md).
+        u_index = header.index("uncertainty") if "uncertainty" in header else None
 
         prices: dict[tuple[str, str], UnitPrice] = {}
         first_line: dict[tuple[str, str], int] = {}
@@ -389,6 +411,7 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
                 raise CatalogError(f"{where}: unknown confidence {cell['confidence']!r}; expected one of {', '.join(CONFIDENCE_LEVELS)}")
             if not cell["source"]:
                 raise CatalogError(f"{where}: empty source (every price needs one)")
+            uncertainty = _parse_uncertainty(row[u_index].strip() if u_index is not None else "", cell["confidence"], where)
             if not key:
                 continue  # reference row: validated, not indexed
             for region in regions:
@@ -405,6 +428,7 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
                     confidence=cell["confidence"],
                     source=cell["source"],
                     seen=cell["seen"],
+                    uncertainty_pct=uncertainty,
                 )
         return prices
     except csv.Error as exc:
@@ -421,6 +445,22 @@ MAX_CAPACITY = Decimal(1_000_000_000)
 #: At most this many significant digits in a catalogue number (a price to a millionth of a cent
 #: has 14): more cannot be a figure from a price list.
 MAX_DIGITS = 20
+
+
+def _parse_uncertainty(text: str, confidence: str, where: str) -> Decimal | None:
+    """The ``uncertainty`` cell: empty (None), or ``5%`` / ``5`` (± percent, 0 to 100) on a
+    derived or unverified row only (a checked price states no uncertainty)."""
+    if not text:
+        return None
+    if confidence not in UNCHECKED_CONFIDENCES:
+        raise CatalogError(f"{where}: an uncertainty on a {confidence} price (only derived and unverified prices state one)")
+    try:
+        value = Decimal(text.removesuffix("%").strip())
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite() or value < 0 or value > 100:
+        raise CatalogError(f"{where}: invalid uncertainty {text!r} (a percentage from 0 to 100, e.g. 5%)")
+    return value
 
 
 def _parse_usd(text: str, where: str) -> Decimal:

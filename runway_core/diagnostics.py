@@ -102,11 +102,15 @@ CODES: dict[str, tuple[str, str]] = {
     "RW164": ("error", "not an AWS region (closest region suggested)"),
     "RW170": ("error", "environment over its monthly cap (plan refused)"),
     "RW171": ("warning", "environment without a cap (estimate shown)"),
+    "RW172": ("warning", "a capped verdict the stated uncertainty of derived or unverified prices could flip (prices to refresh named)"),
     "RW180": ("hint", "resource used by nobody"),
     "RW190": ("error", "region change of an environment with data resources (refused outside disposable environments)"),
     "RW191": ("error", "postgres storage would shrink (RDS storage only grows)"),
     "RW192": ("error", "engine version would go down (RDS and ElastiCache never downgrade)"),
     "RW193": ("error", "postgres flavor switch (refused outside disposable environments)"),
+    "RW200": ("error", "usage file: not the usage format, or a quantity that is not a number from 0 to 1,000,000,000"),
+    "RW201": ("error", "usage file: unknown environment or item (closest name suggested)"),
+    "RW202": ("error", "usage file: not a usage key of the item's kind (closest key suggested)"),
 }
 
 

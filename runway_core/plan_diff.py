@@ -12,7 +12,7 @@ total of the two ``plan --format json`` documents. Environments and items are jo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Mapping, Sequence
 
@@ -26,6 +26,9 @@ CONFIGURATION_KEYS = frozenset({"image", "env", "secrets", "uses", "health", "po
 #: The values of ``ItemDiff.change``.
 CHANGES = ("added", "removed", "changed", "unchanged")
 ZERO = Decimal("0.00")
+#: The verdicts a plan JSON document may hold: the planner's, and ``invalid`` (docs/cli.md,
+#: "JSON": an environment with an item not estimated).
+PLAN_JSON_VERDICTS = (*VERDICTS, "invalid")
 
 
 class PlanDocumentError(ValueError):
@@ -115,6 +118,9 @@ class EnvironmentDiff:
     max_increase: Decimal | None = None
     in_base: bool = True
     in_head: bool = True
+    #: Head exists but could not be read at all (no root read: no product, region or
+    #: environment): nothing of this environment is compared, its delta is not known.
+    head_unread: bool = False
 
     @property
     def max_increase_exceeded(self) -> bool:
@@ -158,10 +164,13 @@ class PlanDiff:
     head_region: str | None = None
     head_errors: int = 0
     change: str = "changed"
+    #: False when head exists but could not be read at all (:attr:`EnvironmentDiff.head_unread`).
+    head_read: bool = True
 
     @property
     def region_changed(self) -> bool:
-        return self.change == "changed" and self.base_region != self.head_region
+        """Both sides were read and name different regions (an unread head has no region)."""
+        return self.change == "changed" and self.head_read and self.base_region != self.head_region
 
     def environment(self, name: str) -> EnvironmentDiff | None:
         return next((e for e in self.environments if e.name == name), None)
@@ -208,8 +217,12 @@ def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, wri
     it (``runway_core.planner.plan``): never taken on the document's word. A written verdict
     that refuses (``over-cap``, ``unpriced``) is kept when the recomputation would pass: the
     stricter of the two (fail closed)."""
-    if written not in VERDICTS:
-        raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(VERDICTS)}")
+    if written not in PLAN_JSON_VERDICTS:
+        raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(PLAN_JSON_VERDICTS)}")
+    if written == "invalid":
+        # `plan --format json` writes it for an environment with an item not estimated: its
+        # total is a lower bound, so no recomputation may turn it into "ok" (fail closed).
+        return written
     if cap is None:
         verdict = "no-cap"
     elif total > cap:
@@ -350,8 +363,12 @@ def diff_plans(base: PlanSide, head: PlanSide, *, head_errors: int = 0, max_incr
     base_envs = _by_name(base.environments)
     head_envs = _by_name(head.environments)
     invalid = head_errors > 0
+    # A head with errors and nothing in it (no product, region or environment): its root could
+    # not be read (a syntax error), so it says nothing about any environment.
+    unread = head.present and head_errors > 0 and head.product is None and head.region is None and not head.environments
     envs = [_environment_diff(n, base_envs.get(n), e, invalid, max_increase) for n, e in head_envs.items()]
-    envs += [_environment_diff(n, e, None, invalid, max_increase) for n, e in base_envs.items() if n not in head_envs]
+    envs += [replace(_environment_diff(n, e, None, invalid, max_increase), head_unread=unread)
+             for n, e in base_envs.items() if n not in head_envs]
     if not base.present and head.present:
         change = "added"
     elif base.present and not head.present:
@@ -362,7 +379,7 @@ def diff_plans(base: PlanSide, head: PlanSide, *, head_errors: int = 0, max_incr
     else:
         change = "unchanged"
     return PlanDiff(head.product if head.product is not None else base.product, tuple(envs),
-                    base.region, head.region, head_errors, change)
+                    base.region, head.region, head_errors, change, not unread)
 
 
 # --------------------------------------------------------------------------------------
@@ -400,12 +417,14 @@ def diff_json(d: PlanDiff) -> dict[str, Any]:
         "base_region": d.base_region,
         "head_region": d.head_region,
         "head_errors": d.head_errors,
+        "head_read": d.head_read,
         "environments": [
             {
                 "name": e.name,
                 "base_total_monthly_usd": _num(e.base_total),
-                "head_total_monthly_usd": _num(e.head_total),
-                "delta_monthly_usd": _num(e.delta),
+                # An unread head has no total: null, never a $0 "saving" of the whole base.
+                "head_total_monthly_usd": None if e.head_unread else _num(e.head_total),
+                "delta_monthly_usd": None if e.head_unread else _num(e.delta),
                 "cap_monthly_usd": _num(e.cap),
                 "base_cap_monthly_usd": _num(e.base_cap),
                 "head_verdict": e.head_verdict,
@@ -420,7 +439,8 @@ def diff_json(d: PlanDiff) -> dict[str, Any]:
                         "head_size": i.head_size,
                         "base_monthly_usd": _num(i.base_monthly_usd),
                         "head_monthly_usd": _num(i.head_monthly_usd),
-                        "delta_monthly_usd": _num(i.delta_monthly_usd),
+                        # Not estimated at head: no delta (its $0 is no saving).
+                        "delta_monthly_usd": None if not i.head_priced and i.change != "removed" else _num(i.delta_monthly_usd),
                         "head_estimated": i.head_priced if i.change != "removed" else None,
                         "capacity_changes": [{"key": c.key, "base": _plain(c.base), "head": _plain(c.head)} for c in i.capacity_changes],
                     }

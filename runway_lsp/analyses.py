@@ -41,6 +41,7 @@ from runway_core.analysis import Analysis, AnalysisSteps, analysis_steps, analyz
 from runway_core.changes import with_recorded_changes
 from runway_core.workspace import find_root, read_disk, root_link_escapes
 from runway_core.catalog import Catalog
+from runway_core.usage import USAGE_FILE_NAME
 
 from .documents import Buffers
 from .uris import uri_file_path
@@ -186,6 +187,9 @@ class Analyses:
     def __init__(self, buffers: Buffers, catalog: Catalog) -> None:
         self.buffers = buffers
         self.catalog = catalog
+        #: The ``usagePath`` setting: the usage file of every product, relative to its root's
+        #: folder (None: ``runway.usage.yaml`` beside the root; docs/format.md "Usage file").
+        self.usage_file: str | None = None
         # group key -> (analysis, versions of the files it read)
         self._cache: dict[str, tuple[Analysis, dict[str, Any]]] = {}
         # Within one flush (one synchronous callback: no buffer changes in between), a closed
@@ -315,7 +319,7 @@ class Analyses:
         # The previous analysis of the group only saves work (plan items that did not change).
         refused = self._refused(key, record)
         an = analyze(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                     refused=refused)
+                     refused=refused, usage_file=self.usage_file)
         return self._keep(key, an, record)
 
     def _refused(self, key: str, record: dict[str, Any]) -> str | None:
@@ -360,7 +364,7 @@ class Analyses:
             refused = self._refused(key, record)
             under_way = self._steps[key] = _Steps(
                 analysis_steps(key, self.catalog, self._recording_reader(record), previous=hit[0] if hit is not None else None,
-                               refused=refused), record, self.edits)
+                               refused=refused, usage_file=self.usage_file), record, self.edits)
         try:
             step(under_way.steps)
         except StopIteration as done:
@@ -460,6 +464,7 @@ class Analyses:
         versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
         hit = self._cache.get(key)
         catalog = self.catalog
+        usage_file = self.usage_file
         generation = self._generation
         refused = self._refused_link(key)  # on the loop: one lstat
         prior = job  # the job of other texts queued or running now, if any
@@ -524,7 +529,7 @@ class Analyses:
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text
 
-            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused)
+            an = analyze(key, catalog, read, previous=hit[0] if hit is not None else None, refused=refused, usage_file=usage_file)
             return with_recorded_changes(an), record
 
         if job is not None:
@@ -609,6 +614,19 @@ class Analyses:
         return self._group_of(path)
 
     def _group_of(self, path: str) -> str:
+        # A usage file belongs to the product whose analysis read it (docs/format.md "Usage
+        # file"): the root beside a `runway.usage.yaml`, or one whose `usagePath` names it.
+        for key, (an, _record) in self._cache.items():
+            src = an.files.get(path)
+            if src is not None and src.role == "usage":
+                return key
+        if os.path.basename(path) == USAGE_FILE_NAME:
+            beside = self._find_root(os.path.dirname(path))
+            if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
+                beside = os.path.realpath(beside)
+                read = self._reads(beside, path)
+                if read is not False:
+                    return beside if read else path
         try:
             head = self.buffers.read_live(path)[:4096]
         except (OSError, UnicodeDecodeError):
@@ -621,24 +639,30 @@ class Analyses:
             if root is None:
                 break
             root = os.path.realpath(root)
-            if root != path and self.is_big(root) and not self.current(root):
-                # A big product is never analysed on the loop to group one file: its last
-                # analysis decides; before its first one lands, the file is alone meanwhile
-                # (answers from its own text; its diagnostics wait for the product's).
-                self.analyse_off_loop(root)
-                last = self._cache.get(root)
-                if last is None:
-                    self.waiting[path] = root
-                    return path
-                if path in last[0].files:
-                    return root
-            elif path in self.analysis(root).files:
-                return root
+            read = self._reads(root, path)
+            if read is not False:
+                return root if read else path
             above = os.path.dirname(os.path.dirname(root))
             if above == os.path.dirname(root):
                 break  # the file system's root
             folder = above
         return path
+
+    def _reads(self, root: str, path: str) -> bool | None:
+        """Whether the analysis of ``root`` reads ``path`` (a member, its usage file); None:
+        not known yet, ``path`` waits alone for a big product's first analysis.
+
+        A big product is never analysed on the loop to group one file: its last analysis
+        decides; before its first one lands, the file is alone meanwhile (answers from its own
+        text; its diagnostics wait for the product's)."""
+        if root != path and self.is_big(root) and not self.current(root):
+            self.analyse_off_loop(root)
+            last = self._cache.get(root)
+            if last is None:
+                self.waiting[path] = root
+                return None
+            return path in last[0].files
+        return path in self.analysis(root).files
 
     def _find_root(self, folder: str) -> str | None:
         memo = self._root_memo

@@ -171,7 +171,7 @@ def _annotated_rename(ls: Session, an: Analysis, edits: dict[str, list[navigate.
     under one label, so every row started unticked and Apply with nothing ticked did nothing."""
     declaration_id = f"{convert.RENAME_ANNOTATION}.declaration"
     annotations = {
-        declaration_id: types.ChangeAnnotation(
+        declaration_id: convert.change_annotation(
             label=f"Rename {impact.old} to {impact.new}",
             needs_confirmation=False,
             description=f"The name of the {impact.kind or 'item'}; the variables its consumers are injected change with it (the groups above).",
@@ -190,7 +190,7 @@ def _annotated_rename(ls: Session, an: Analysis, edits: dict[str, list[navigate.
                 aid = f"{convert.RENAME_ANNOTATION}.reads.{consumer}"
                 annotations.setdefault(
                     aid,
-                    types.ChangeAnnotation(
+                    convert.change_annotation(
                         label=impact.reads(consumer),
                         needs_confirmation=True,
                         description=f"{consumer}'s code must read the new names: " + ", ".join(f"{a} → {b}" for a, b in impact.variables) + ".",

@@ -157,6 +157,20 @@ class Session:
             # Open documents are pulled, not pushed: ask the client to pull again.
             self.client.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
 
+    def use_usage_file(self, usage_file: str | None) -> None:
+        """Read ``usage_file`` (relative to each root's folder; None: ``runway.usage.yaml``
+        beside it) as every product's usage file, analyse every open runway again and
+        re-publish (the ``usagePath`` setting)."""
+        if usage_file == self.analyses.usage_file:
+            return
+        self.analyses.usage_file = usage_file
+        self.analyses.clear()
+        log.info("usage file: %s", usage_file or "runway.usage.yaml beside each root")
+        for path in list(self.documents):
+            self.touch(path)
+        if self.pull and self.refresh_support:
+            self.client.workspace_diagnostic_refresh(None).add_done_callback(log_failure("workspace/diagnostic/refresh"))
+
     # --- buffers ----------------------------------------------------------------------------
 
     def opened(self, doc: Document) -> None:

@@ -10,6 +10,9 @@ key                            default   meaning
 ``runway.catalogPath``         null      a catalogue folder (``sizes.toml`` + ``prices.csv``)
                                          used instead of the packaged one; relative to the
                                          first workspace folder; ``~`` expanded
+``runway.usagePath``           null      the usage file of each product (docs/format.md,
+                                         "Usage file"), relative to its root runway's
+                                         folder; null: ``runway.usage.yaml`` beside it
 ``runway.inlayHints.environment`` null   the environment whose cost follows a single size
                                          (``size: medium``); null: the first environment
 ``runway.inlayHints.enabled``  true      inlay hints on or off
@@ -83,6 +86,7 @@ class Settings:
     """The server's settings, every field with its default (see the module docstring)."""
 
     catalog_path: str | None = None  # runway.catalogPath, as written
+    usage_path: str | None = None  # runway.usagePath, as written (relative to each root's folder)
     inlay_hints_environment: str | None = None  # runway.inlayHints.environment
     inlay_hints_enabled: bool = True  # runway.inlayHints.enabled
     code_lens_enabled: bool = True  # runway.codeLens.enabled
@@ -120,6 +124,7 @@ def _mode(value: Any) -> tuple[bool, Any]:
 #: Setting key (below ``runway.``) -> (Settings field, checker, what a valid value is).
 KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
     "catalogPath": ("catalog_path", _optional_text, "a folder path (a string) or null"),
+    "usagePath": ("usage_path", _optional_text, "a file path relative to the root runway's folder (a string) or null"),
     "inlayHints.environment": ("inlay_hints_environment", _optional_text, "an environment name (a string) or null"),
     "inlayHints.enabled": ("inlay_hints_enabled", _flag, "true or false"),
     "codeLens.enabled": ("code_lens_enabled", _flag, "true or false"),
@@ -336,6 +341,7 @@ class SettingsManager:
             self.warn(warning_text(problems))
         old, self.current = self.current, settings
         self._apply_catalog(settings)
+        self.session.use_usage_file(os.path.expanduser(settings.usage_path) if settings.usage_path else None)
         for listener in list(self._listeners):
             try:
                 listener(old, settings)

@@ -35,67 +35,190 @@ from .convert import messages
 
 log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filters apply)
 
-_CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+#: LSP 3.17 §"Base Protocol": a header part of ``name: value`` fields (their names as in HTTP,
+#: compared without case: RFC 9110 §5.1), each ended by ``\r\n``, then an empty line; the body
+#: is ``Content-Length`` bytes of UTF-8 JSON. We also accept a bare ``\n`` (hand-written
+#: clients and scripts; vscode-jsonrpc and pygls require ``\r\n``, so nothing that works
+#: there fails here).
+_TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: Where a frame can start again after one that could not be trusted: a whole Content-Length
+#: line. It cannot occur inside a JSON string (JSON escapes every line break), so a search for
+#: it never lands inside a well-formed body.
+_RESYNC = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?\n", re.IGNORECASE)
+#: A header part longer than this is no header part (pygls reads a line of any length).
+MAX_HEADER_BYTES = 8192
+#: A ``Content-Length`` above this is refused as untrusted framing (a runway is kilobytes to a
+#: few MB); waiting for a 10 GB body would swallow every later message.
+MAX_BODY_BYTES = 64 << 20
 
 
-class _FdReader:
-    """``readline``/``read`` over a file descriptor with ``os.read`` and a buffer of our own.
-    The reader thread is a daemon blocked in a read when the server exits; a blocked
-    ``BufferedReader`` holds its lock, and the interpreter aborts at shutdown ("could not
-    acquire lock for <_io.BufferedReader name='<stdin>'>"); ``os.read`` holds none."""
+class FramingError(ValueError):
+    """A frame the server cannot trust (its header part, its ``Content-Length``, or a body
+    that is not UTF-8 JSON); ``msg_id``: the request id read from the body when one could be."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buf = b""
+    def __init__(self, reason: str, msg_id: int | str | None = None) -> None:
+        super().__init__(reason)
+        self.msg_id = msg_id
+
+
+class TooDeep(ValueError):
+    """A body that is JSON-framed and UTF-8 but nested too deep for ``json.loads``."""
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__("nested too deep to decode")
+        self.body = body
+
+
+def _header_length(block: bytes) -> int:
+    """The ``Content-Length`` of a header part (its lines, without the empty line), or
+    :class:`FramingError`. Any other field (``Content-Type``) is read and ignored."""
+    length = None
+    for line in block.split(b"\n"):
+        line = line[:-1] if line.endswith(b"\r") else line
+        name, colon, value = line.partition(b":")
+        if not colon or not _TOKEN.fullmatch(name):
+            raise FramingError(f"a header line is not 'Name: value' ({len(line)} bytes)")
+        if name.lower() == b"content-length":
+            value = value.strip(b" \t")
+            if not value.isdigit() or len(value) > 12:
+                raise FramingError("Content-Length is not a number of bytes")
+            if length is not None and int(value) != length:
+                raise FramingError("two different Content-Length headers")
+            length = int(value)
+    if length is None:
+        raise FramingError("a header part without Content-Length")
+    if length > MAX_BODY_BYTES:
+        raise FramingError(f"Content-Length {length} is over the {MAX_BODY_BYTES}-byte limit")
+    return length
+
+
+def decode_body(body: bytes) -> Any:
+    """A body as plain JSON values (strict UTF-8, then ``json.loads`` without hooks), or
+    :class:`FramingError` (not UTF-8, not JSON: JSON-RPC 2.0 §5.1 Parse error) or
+    :class:`TooDeep`."""
+    try:
+        # RFC 8259 §8.1: a parser MAY ignore a byte order mark (json.loads of a str refuses it).
+        return json.loads(body.decode("utf-8").removeprefix("\ufeff"))
+    except RecursionError:
+        raise TooDeep(body) from None
+    except UnicodeDecodeError as exc:
+        raise FramingError(f"the body is not UTF-8 (byte {exc.start})", _request_id(body)) from None
+    except ValueError as exc:
+        raise FramingError(f"the body is not one JSON value ({exc.msg}, byte {exc.pos})", _request_id(body)) from None
+
+
+def _request_id(body: bytes) -> int | str | None:
+    """The id of the request a body that failed to decode began (a length a few bytes short
+    or long), when it begins with an object; a body that begins with anything else is no one
+    request's (its id would be another message's, answered again when it is framed)."""
+    return top_level_id(body) if body.lstrip(b" \t\r\n")[:1] == b"{" else None
+
+
+#: What :meth:`Framer.next` returns at the end of input (a body may decode to ``None``: ``null``).
+END = type("EndOfInput", (), {"__repr__": lambda self: "END"})()
+
+
+class Framer:
+    """Messages out of a byte stream, by the base protocol's framing (:data:`_TOKEN` says what
+    is accepted). ``read()`` returns the next bytes, ``b""`` at the end.
+
+    A frame that cannot be trusted (a header part that is not one, no or a bad
+    ``Content-Length``, a body that is not UTF-8 JSON, as a length a few bytes short or long
+    leaves it) is returned as a :class:`FramingError`, and reading resynchronises: the stream
+    is searched for the next whole ``Content-Length`` line (:data:`_RESYNC`) from the failed
+    body's first byte (its header part dropped; or from the second byte of a header part that
+    was the fault), and framing starts again there. A length a few bytes long reads the next
+    message's first bytes into the failed body; the search from inside that body finds the
+    next header line whole again. pygls' own loop
+    (``pygls.io_.run_async``) matches only ``Content-Length: N\r\n`` exactly, and never
+    resynchronises: after one bad frame every later message was read into a body or skipped
+    as a header line, and the server lived on, deaf (issue 23, item 3)."""
+
+    def __init__(self, read: Callable[[], bytes]) -> None:
+        self._read = read
+        self.buf = bytearray()
+        self.resync = False
 
     def _fill(self) -> bool:
-        chunk = os.read(self.fd, 1 << 16)
+        chunk = self._read()
         self.buf += chunk
         return bool(chunk)
 
-    def readline(self) -> bytes:
+    def _search(self) -> bool:
+        """Drop bytes up to the next whole Content-Length line; False at the end of input."""
         while True:
-            i = self.buf.find(b"\n")
-            if i >= 0:
-                line, self.buf = self.buf[: i + 1], self.buf[i + 1 :]
-                return line
+            m = _RESYNC.search(self.buf)
+            if m:
+                del self.buf[: m.start()]
+                self.resync = False
+                return True
+            keep = 80  # the start of a Content-Length line cut by a read
+            if len(self.buf) > keep:
+                del self.buf[: len(self.buf) - keep]
             if not self._fill():
-                line, self.buf = self.buf, b""
-                return line
+                return False
 
-    def read(self, n: int) -> bytes:
-        while len(self.buf) < n:
-            if not self._fill():
-                break
-        data, self.buf = self.buf[:n], self.buf[n:]
-        return data
+    def _refuse(self, error: FramingError, resume_at: int) -> FramingError:
+        del self.buf[:resume_at]
+        self.resync = True
+        return error
+
+    def next(self) -> Any:
+        """The next message as plain JSON values, a :class:`FramingError` for a frame that
+        cannot be trusted, a :class:`TooDeep`, or :data:`END` at the end of input."""
+        while True:
+            if self.resync and not self._search():
+                return END
+            while self.buf[:1] == b"\n" or self.buf[:2] == b"\r\n":  # empty lines between messages
+                del self.buf[: 1 if self.buf[:1] == b"\n" else 2]
+            end = _END_OF_HEADERS.search(self.buf, 0, MAX_HEADER_BYTES + 3)
+            if end is None:
+                if len(self.buf) > MAX_HEADER_BYTES:
+                    return self._refuse(FramingError(f"no end of the header part within {MAX_HEADER_BYTES} bytes"), 1)
+                if not self._fill():
+                    return END
+                continue
+            try:
+                length = _header_length(bytes(self.buf[: end.start()]))
+            except FramingError as exc:
+                return self._refuse(exc, 1)
+            body_at = end.end()
+            while len(self.buf) < body_at + length:
+                if not self._fill():
+                    return END
+            body = bytes(self.buf[body_at : body_at + length])
+            try:
+                value = decode_body(body)
+            except FramingError as exc:
+                return self._refuse(exc, body_at)
+            except TooDeep as exc:
+                value = exc
+            del self.buf[: body_at + length]
+            return value
 
 
-def read_messages(stdin: Any, deliver: Callable[[bytes], None]) -> None:
-    """Read framed message bodies from ``stdin`` (``readline``/``read``) until its end,
-    calling ``deliver(body)`` for each (on this thread); the same framing rules as pygls'
-    ``run_async``."""
-    content_length = 0
+#: The empty line that ends a header part: ``\r\n\r\n`` or ``\n\n`` (or a mix).
+_END_OF_HEADERS = re.compile(rb"\n\r?\n")
+
+
+def read_messages(read: Callable[[], bytes], deliver: Callable[[Any], None]) -> None:
+    """Read messages with a :class:`Framer` over ``read()`` until the end of input, calling
+    ``deliver(item)`` on this thread for each :meth:`Framer.next` item."""
+    framer = Framer(read)
     while True:
-        header = stdin.readline()
-        if not header:
+        item = framer.next()
+        if item is END:
+            if framer.buf.strip():
+                log.warning("stdin ended inside a message (%d bytes not framed)", len(framer.buf))
             return
-        if not content_length:
-            match = _CONTENT_LENGTH.fullmatch(header)
-            if match:
-                content_length = int(match.group(1))
-        if content_length and not header.strip():
-            body = stdin.read(content_length)
-            if not body:
-                return
-            content_length = 0
-            deliver(body)
+        deliver(item)
 
 
 def top_level_id(body: bytes) -> int | str | None:
     """The ``id`` member of the top-level JSON object in ``body`` when it is an integer or a
     string, else None. A scan that tracks strings and nesting without building anything, for
-    a body too deep for ``json.loads`` (which recurses once per level). Linear in the body."""
+    a body too deep for ``json.loads`` (which recurses once per level). Linear in the body;
+    it stops at the end of the first top-level value (what follows is another message's)."""
     text = body.decode("utf-8", "replace")
     depth, i, n = 0, 0, len(text)
     decoder = json.JSONDecoder()
@@ -124,6 +247,8 @@ def top_level_id(body: bytes) -> int | str | None:
             depth += 1
         elif c in "}]":
             depth -= 1
+            if depth == 0:
+                return None
         i += 1
     return None
 
@@ -137,6 +262,69 @@ def refuse_too_deep(protocol: Any, body: bytes) -> None:
                 "not handled" if msg_id is None else "answered with Invalid Request (-32600)")
     if msg_id is not None:
         protocol._send_response(msg_id, error=messages.response_error(-32600, "message nested too deep to decode; not handled"))
+
+
+def _valid_id(value: Any) -> bool:
+    """LSP 3.17 ``RequestMessage.id``: ``integer | string`` (JSON-RPC 2.0 §4 also allows
+    null and fractions, and says they SHOULD NOT be used)."""
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def refusal(value: Any) -> tuple[list[int | str | None], str] | None:
+    """Why a decoded body is no JSON-RPC 2.0 message the LSP base protocol carries, or None.
+    ``(answers, reason)``: the ids to answer with Invalid Request (-32600), ``None`` standing
+    for null (JSON-RPC 2.0 §5: "If there was an error in detecting the id in the Request
+    object (e.g. Parse error/Invalid Request), it MUST be Null"), and a reason that quotes no
+    value of the client's. A malformed response is never answered (``answers`` empty): two
+    peers would answer each other's errors forever.
+
+    - a batch (an array, JSON-RPC 2.0 §6): the LSP has no batches (vscode-jsonrpc reads one
+      message per frame); each request in it is refused under its id, an array without one
+      (``[]``, ``[1]``) gets one refusal with id null, as §7's examples;
+    - a request or notification whose ``jsonrpc`` is not ``"2.0"``, whose ``id`` is neither
+      an integer nor a string, whose ``method`` is not a string, or that also holds
+      ``result``/``error``; an object with none of ``method``/``result``/``error``;
+    - a response without a usable ``id``, or not ``"2.0"``: dropped."""
+    if isinstance(value, list):
+        ids = [m["id"] for m in value if isinstance(m, dict) and "method" in m and _valid_id(m.get("id"))]
+        return (ids or [None]), f"a batch of {len(value)} (JSON-RPC 2.0 §6; the Language Server Protocol has no batches)"
+    if not isinstance(value, dict):
+        return [None], f"a JSON {_kind(value).removeprefix('a ')}, not an object"
+    version_ok = value.get("jsonrpc") == "2.0"
+    if "method" in value:
+        has_id = "id" in value
+        answer = [value["id"] if has_id and _valid_id(value["id"]) else None]
+        if has_id and not _valid_id(value["id"]):
+            return answer, f"a request whose id is {_kind(value['id'])}, not an integer or a string"
+        if not version_ok:
+            return answer, "a message whose jsonrpc member is not \"2.0\""
+        if not isinstance(value["method"], str):
+            return answer, f"a message whose method is {_kind(value['method'])}, not a string"
+        if "result" in value or "error" in value:
+            return answer, "a request or notification that also holds a result or an error"
+        return None
+    if "result" in value or "error" in value:
+        msg_id = value.get("id")
+        if not version_ok:
+            return [], "a response whose jsonrpc member is not \"2.0\""
+        if not (_valid_id(msg_id) or (msg_id is None and "id" in value and "error" in value)):
+            return [], f"a response whose id is {_kind(msg_id) if 'id' in value else 'missing'}"
+        return None
+    return [value["id"] if _valid_id(value.get("id")) else None], "an object with neither a method nor a result or an error"
+
+
+_JSON_KINDS = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array", dict: "an object"}
+
+
+def _kind(value: Any) -> str:
+    """What JSON calls the kind of ``value`` (never the value: it may be a secret)."""
+    return _JSON_KINDS.get(type(value), "a value")
+
+
+def send_error(protocol: Any, msg_id: int | str | None, code: int, message: str) -> None:
+    """A JSON-RPC error response, ``"id": null`` included (lsprotocol's converter drops a
+    None id, and JSON-RPC 2.0 §5 requires the member)."""
+    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
 
 class Counts:
@@ -166,40 +354,59 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
         if not done.done():
             done.set_result(None)
 
-    def handle(body: bytes) -> None:
+    def handle(item: Any) -> None:
         counts.handled += 1
         if done.done():
             return  # after exit: nothing more is handled (stdout is closed)
         try:
-            try:
-                message = json.loads(body, object_hook=protocol.structure_message)
-            except RecursionError:
-                refuse_too_deep(protocol, body)
+            if isinstance(item, FramingError):
+                # JSON-RPC 2.0 §5.1 Parse error, under the request's id when one could be read
+                # (the client's request is settled, not left waiting), else null (§5).
+                log.warning("a frame that cannot be trusted: %s; answered with Parse error (-32700), reading resumes at the next Content-Length header", item)
+                send_error(protocol, item.msg_id, -32700, f"Parse error: {item}")
                 return
-            protocol.handle_message(message)
+            if isinstance(item, TooDeep):
+                refuse_too_deep(protocol, item.body)
+                return
+            refused = refusal(item)
+            if refused is not None:
+                answers, reason = refused
+                log.warning("%s: %s", reason, f"answered with Invalid Request (-32600) {len(answers)}x" if answers else "dropped")
+                for msg_id in answers:
+                    send_error(protocol, msg_id, -32600, f"Invalid Request: {reason}")
+                return
+            # Only the top-level object is a message (pygls' json.loads hook structures every
+            # nested object that happens to hold "jsonrpc" too).
+            protocol.handle_message(protocol.structure_message(item))
         except SystemExit:
             finish()  # the exit notification (pygls' lsp_exit): end the loop, not the process here
         except Exception as exc:  # noqa: BLE001 - as pygls' loop: log, report, go on
             log.exception("Unable to handle message")
             report(exc, JsonRpcException)
 
-    def deliver(body: bytes) -> None:
+    def deliver(item: Any) -> None:
         counts.delivered += 1
         try:
-            loop.call_soon_threadsafe(handle, body)
+            loop.call_soon_threadsafe(handle, item)
         except RuntimeError:  # the loop is closed: the server is gone
             raise SystemExit from None
 
     try:
-        source: Any = _FdReader(stdin.fileno())
+        # os.read, not the BufferedReader: the reader thread is a daemon blocked in a read
+        # when the server exits; a blocked BufferedReader holds its lock, and the interpreter
+        # aborts at shutdown ("could not acquire lock for <_io.BufferedReader name='<stdin>'>").
+        fd = stdin.fileno()
+        read: Callable[[], bytes] = lambda: os.read(fd, 1 << 16)  # noqa: E731
     except (AttributeError, OSError, ValueError):  # not a real file: read it as it is
-        source = stdin
+        read = getattr(stdin, "read1", None) and (lambda: stdin.read1(1 << 16)) or (lambda: stdin.read(1 << 16))
 
     def reader() -> None:
         try:
-            read_messages(source, deliver)
-        except (SystemExit, OSError, ValueError):  # stdin closed under us
+            read_messages(read, deliver)
+        except (SystemExit, OSError):  # stdin closed under us
             pass
+        except Exception as exc:  # noqa: BLE001 - one clear line, then the client restarts the server
+            log.error("reading stdin failed (%s); the server exits", type(exc).__name__)
         try:
             loop.call_soon_threadsafe(finish)
         except RuntimeError:

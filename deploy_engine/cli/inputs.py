@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Sequence
 
 from deploy_engine.exits import PROG, InputError, UsageError
+from deploy_engine.terminal import printable
 from runway_core.diagnostics import Severity
 from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
@@ -99,10 +100,13 @@ def catalog_for(folder: str | None) -> Catalog:
         raise InputError(f"catalogue: {exc}") from None
 
 
-def load_path(path: str, catalog: Catalog) -> Loaded:
-    """The analysis for one PATH naming a runway (file or folder with one at its top)."""
+def load_path(path: str, catalog: Catalog, usage: str | None = None) -> Loaded:
+    """The analysis for one PATH naming a runway (file or folder with one at its top);
+    ``usage``, a usage file (``--usage``, relative to the current folder) instead of the
+    root's ``runway.usage.yaml``."""
     root_file = resolve_root(path)
-    an = analyze(root_file, catalog)
+    usage = os.path.abspath(usage) if usage else None
+    an = analyze(root_file, catalog, usage_file=usage)
     asked = runway_file(path)
     root_errors = any(d.severity == Severity.ERROR for d in an.diagnostics.get(an.root_file, ()))
     if (asked is not None and not root_errors and asked not in an.files
@@ -111,11 +115,11 @@ def load_path(path: str, catalog: Catalog) -> Loaded:
         # does, rather than report on a root that never reads it. A root with errors (RW001:
         # its `members` may be unreadable) is reported instead: checking a member checks the
         # product, and a broken product never passes (docs/cli.md, PATH; issue 16 item 2).
-        an = analyze(asked, catalog)
+        an = analyze(asked, catalog, usage_file=usage)
     return Loaded(an, os.path.dirname(an.root_file))
 
 
-def load_stdin(stream: IO[Any], catalog: Catalog) -> Loaded:
+def load_stdin(stream: IO[Any], catalog: Catalog, usage: str | None = None) -> Loaded:
     """One runway read from ``stream`` (bytes when it has a ``buffer``, UTF-8), analysed as if
     it were a file named ``<stdin>`` in the current folder (members it lists are read from
     there). Over 1 MiB is RW011 and bytes that are not UTF-8 RW001, as for a file."""
@@ -130,7 +134,7 @@ def load_stdin(stream: IO[Any], catalog: Catalog) -> Loaded:
             raise FileTooLarge(len(data))
         return data.decode("utf-8") if isinstance(data, bytes) else data
 
-    an = analyze(virtual, catalog, read)
+    an = analyze(virtual, catalog, read, usage_file=os.path.abspath(usage) if usage else None)
     return Loaded(an, os.getcwd())
 
 
@@ -233,7 +237,8 @@ def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = Non
     return out
 
 
-def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], warn: Warn | None = None) -> list[Loaded]:
+def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], warn: Warn | None = None,
+             usage: str | None = None) -> list[Loaded]:
     """One :class:`Loaded` per root runway the PATHs name, each once, in the order given
     (``-``: standard input; a folder with no runway at its top: :func:`discover_roots`, which
     says what it skipped through ``warn``). An empty PATH (``check "$UNSET"``) is InputError
@@ -241,6 +246,8 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
     catalog = catalog_for(catalog_folder)
     out: list[Loaded] = []
     seen: set[str] = set()
+    if usage is not None and len(paths) > 1:
+        raise InputError("--usage names the usage file of one runway: give one PATH with it")
     for path in paths or ["."]:
         if path == "":
             raise InputError("PATH is empty (an unset variable?); name a runway file or folder, or `.`")
@@ -248,23 +255,50 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
             if stdin is None:
                 # `check - <&-`: the process has no standard input at all (sys.stdin is None).
                 raise InputError("standard input is closed; nothing to read for `-`")
-            out.append(load_stdin(stdin, catalog))
+            out.append(load_stdin(stdin, catalog, usage))
             continue
         p = Path(path)
         if p.is_dir() and runway_file(path) is None:
             # Outside the current folder, files are shown relative to the folder searched, so
             # two products' `runway.yaml` stay apart.
             searched = str(p.resolve())
-            loaded: Iterable[Loaded] = [Loaded(analyze(r, catalog), searched) for r in discover_roots(path, warn)]
+            roots = discover_roots(path, warn)
+            if usage is not None and len(roots) > 1:
+                raise InputError(f"--usage names the usage file of one runway, and {path} holds {len(roots)} root runways: name one")
+            loaded: Iterable[Loaded] = [Loaded(analyze(r, catalog, usage_file=os.path.abspath(usage) if usage else None), searched) for r in roots]
         else:
-            loaded = [load_path(path, catalog)]
+            loaded = [load_path(path, catalog, usage)]
         for item in loaded:
             key = os.path.realpath(item.analysis.root_file)
             if key not in seen:
                 seen.add(key)
                 out.append(item)
                 _warn_shadowed(item, warn)
+    warn_same_product([(os.path.dirname(i.analysis.root_file), i.analysis.spec.product if i.analysis.spec else None) for i in out], warn)
     return out
+
+
+def _shown_folder(folder: str) -> str:
+    here = os.path.relpath(os.path.abspath(folder) or ".")
+    return Path(os.path.abspath(folder) if here.startswith("..") else here).as_posix()
+
+
+def warn_same_product(named: Sequence[tuple[str, str | None]], warn: Warn | None) -> None:
+    """One warning per ``product:`` name that several root runways (``(folder, product)``
+    pairs) declare: the product names its stacks, its SSM parameters
+    (``/runway/<product>/<env>/...``) and its rows in a comment, so two such folders would
+    deploy over each other (docs/cli.md, "plan", several runways)."""
+    if warn is None:
+        return
+    folders: dict[str, list[str]] = {}
+    for folder, product in named:
+        if product is not None:
+            folders.setdefault(product, []).append(folder)
+    for product, found in folders.items():
+        if len(found) > 1:
+            shown = ", ".join(_shown_folder(f) for f in found)
+            warn(f"{PROG}: warning: {len(found)} runways declare product '{printable(product)}' ({shown}): its stacks and SSM "
+                 f"parameters (/runway/{printable(product)}/...) would be shared; give each folder its own product name")
 
 
 def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
@@ -283,7 +317,7 @@ def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
 
 def load(args: argparse.Namespace) -> tuple[Analysis, str]:
     """(analysis, folder of its root runway) for ``args.path`` (one PATH) and ``args.catalog``."""
-    loaded = load_path(args.path, catalog_for(args.catalog))
+    loaded = load_path(args.path, catalog_for(args.catalog), getattr(args, "usage", None))
     return loaded.analysis, loaded.base
 
 
@@ -301,4 +335,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments", "warn_same_product"]

@@ -218,7 +218,7 @@ def _guarded_deploy(run: DeployRun) -> int:
             for p in problems:
                 run.err(f"{PROG} {run.command}: network: {p}")
             return run.finish(EXIT_CONFIG, "failed", "network pre-flight failed; see the lines above; nothing was run")
-        refused = _image_platforms(run)
+        refused = _image_platforms(run, network)
         if refused:
             return run.finish(EXIT_INVALID, "refused", "refused: " + "; ".join(refused) + "; nothing was run")
         refused = deployed_changes(run)
@@ -303,14 +303,20 @@ def deployed_changes(run: DeployRun) -> list[str]:
     return [f"{d.code}: {d.message}" for d in found if d.severity == Severity.ERROR]
 
 
-def _image_platforms(run: DeployRun) -> list[str]:
+def _image_platforms(run: DeployRun, network: Any = None) -> list[str]:
     """Each workload's image read from its registry (:func:`deploy_engine.images.check_platforms`):
     the workloads whose image lacks their ``platform`` (refused, exit 1); an image that cannot
-    be read is said on stderr and not refused."""
+    be read is said on stderr and not refused. With ``RUNWAY_HEALTH_PROBE_IMAGE`` set
+    (``network.health_probe_image``), the health probe's image is checked too for each workload
+    that runs it (the default's index has both Fargate platforms, docs/deploy.md "Health probe")."""
     from deploy_engine import images
+    from deploy_engine.layout import health_probe_image
 
     workloads = [(i.name, str(i.capacity.get("image") or ""), str(i.capacity.get("platform") or "linux/arm64"))
                  for i in run.plan.items if i.kind == "workload" and i.capacity]
+    if getattr(network, "health_probe_image", None):
+        workloads += [(f"{i.name} (health probe)", probe, str(i.capacity.get("platform") or "linux/arm64"))
+                      for i in run.plan.items if i.kind == "workload" and i.capacity and (probe := health_probe_image(network, i.capacity))]
     if not workloads:
         return []
     result = images.check_platforms(workloads, run.ctx.image_fetch or images.http_fetch)

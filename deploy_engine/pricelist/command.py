@@ -4,7 +4,8 @@ Kept apart from the CLI's parser so the command module of ``runway-deploy`` only
 (``add_arguments`` on its sub-parser, ``run`` as the handler). Exit codes (docs/cli.md):
 0 every key priced in every region asked; 1 the folder was written but some keys have no
 price (each listed on stderr: reported, never invented); 3 the source, its offer index or the
-output folder is unusable; 64 a bad argument.
+output folder is unusable, or the refreshed catalogue does not load (the output folder is then
+left as it was); 64 a bad argument.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from .fetch import DEFAULT_SOURCE, check_source
+from .fetch import DEADLINE_S, DEFAULT_SOURCE, check_source
 from .refresh import RefreshError, refresh
 
 EXIT_OK = 0
@@ -33,6 +34,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="take sizes.toml (the capacity tables, copied unchanged) from this catalogue folder (default: the packaged catalogue)")
     p.add_argument("--offer-format", choices=("json", "csv"), default="json",
                    help="read the JSON or the CSV offer files (default json)")
+    p.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=DEADLINE_S,
+                   help=f"the total deadline of each download, from the request to the last byte (default {DEADLINE_S:g})")
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: a number of seconds, more than 0 and at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of seconds") from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError("expected more than 0 and at most 86400 seconds")
+    return value
 
 
 def run(args: argparse.Namespace, stderr: IO[str]) -> int:
@@ -52,7 +66,7 @@ def run(args: argparse.Namespace, stderr: IO[str]) -> int:
 
     try:
         result = refresh(args.source, regions, args.output, catalog_dir=args.catalog,
-                         file_format=args.offer_format, progress=progress)
+                         file_format=args.offer_format, progress=progress, timeout_s=args.timeout)
     except RefreshError as exc:
         print(f"catalog refresh: {exc}", file=stderr)
         return EXIT_NO_INPUT

@@ -12,15 +12,19 @@ consume incrementally (bounded memory, catalog/README.md).
 
 from __future__ import annotations
 
+import http.client
 import io
 import os
+import posixpath
+import socket
 import stat
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Callable, IO
+from typing import IO, Any, Callable
 
 #: AWS's public Price List Bulk API endpoint (docs: "Getting price list files using the AWS
 #: Price List Bulk API"): no credentials, no signing.
@@ -32,12 +36,25 @@ OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"
 #: Progress is reported at most this often (seconds) while a file is read.
 PROGRESS_EVERY_S = 2.0
 
+#: The total deadline of one download (seconds, ``--timeout``), from the request to the last
+#: byte: a mirror that sends one byte a second restarted a per-read timeout with every byte and
+#: kept a refresh running forever (issue 23, item 4). Ten minutes for one file is generous for
+#: the offer files a refresh reads (AWS's largest, AmazonEC2 in eu-west-1 at 441 MB, is not
+#: among them); ``--timeout`` sets it for a slow link.
+DEADLINE_S = 600.0
+
+#: The largest file one download may bring (bytes): AWS's largest offer file, AmazonEC2 in
+#: eu-west-1, is 441 MB, and a refresh reads none of EC2's. A larger ``Content-Length`` is
+#: refused before reading; a body that grows past it is refused when it does.
+MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3
+
 Progress = Callable[[str], None]
 
 
 class SourceError(Exception):
-    """A URL could not be opened or read (HTTP status, connection refused, missing file); the
-    message names the URL and the reason, never a response body."""
+    """A URL could not be opened or read (HTTP status, connection refused, missing file, past
+    its deadline or size limit, fewer bytes than its ``Content-Length``, a path that leaves the
+    mirror); the message names the URL and the reason, never a response body."""
 
 
 def check_source(source: str) -> str:
@@ -54,10 +71,27 @@ def check_source(source: str) -> str:
 
 
 def join(source: str, path: str) -> str:
-    """The URL of ``path`` (an absolute path as the indexes give it) under ``source``."""
+    """The URL of ``path`` (an absolute path as the indexes give it) under ``source``.
+
+    The path comes from a document the mirror serves, so it is confined to the mirror: a
+    ``..`` segment (also percent-encoded, ``%2e%2e``), a backslash, a NUL, a query or fragment
+    is refused with :class:`SourceError` (a ``file://`` mirror's ``currentVersionUrl`` of
+    ``/../../etc/passwd`` opened files outside it; an http mirror under a prefix would be asked
+    for another prefix's files); in a ``file://`` mirror, so is a path a symbolic link leads
+    out of it."""
+    decoded = urllib.parse.unquote(path)
+    segments = decoded.replace("\\", "/").split("/")
+    if ".." in segments or "\\" in decoded or "\x00" in decoded or "?" in path or "#" in path:
+        raise SourceError(f"{source}: an index names the path {path[:200]!r}, which leaves the mirror; refused")
     if not path.startswith("/"):
         path = "/" + path
-    return source + path
+    url = source + posixpath.normpath(path).replace("//", "/")
+    if urllib.parse.urlsplit(source).scheme == "file":
+        # A symbolic link inside a file:// mirror is followed only while it stays inside.
+        root, target = os.path.realpath(_file_path(source)), os.path.realpath(_file_path(url))
+        if os.path.commonpath([root, target]) != root:
+            raise SourceError(f"{source}: the path {path[:200]!r} leads out of the mirror through a symbolic link; refused")
+    return url
 
 
 def _file_path(url: str) -> Path:
@@ -66,22 +100,49 @@ def _file_path(url: str) -> Path:
 
 
 class _Counting(io.RawIOBase):
-    """A read-only raw stream that counts bytes and reports progress (bytes of total)."""
+    """A read-only raw stream that counts bytes, reports progress (bytes of total) and holds
+    the download to its bounds: past the deadline of ``watch`` (:class:`_Watchdog`), past
+    :data:`MAX_DOWNLOAD_BYTES`, or ending before ``total`` (its ``Content-Length``) bytes, a
+    read raises :class:`SourceError`."""
 
-    def __init__(self, raw: IO[bytes], label: str, total: int | None, progress: Progress | None) -> None:
+    def __init__(self, raw: IO[bytes], label: str, total: int | None, progress: Progress | None,
+                 url: str, watch: _Watchdog) -> None:
         self._raw = raw
         self._label = label
         self._total = total
         self._progress = progress
+        self._url = url
+        self._watch = watch
         self.count = 0
         self._last = time.monotonic()
 
     def readable(self) -> bool:
         return True
 
+    def _check_deadline(self) -> None:
+        if self._watch.expired():
+            raise SourceError(f"{self._url}: not read within its {self._watch.timeout_s:g} s deadline "
+                              f"({_mb(self.count)} arrived); refused")
+
     def readinto(self, b: bytearray) -> int:  # type: ignore[override]
-        data = self._raw.read(len(b))
+        self._check_deadline()
+        # read1: at most one read of the socket, so the deadline is checked between reads
+        # too (a plain read(n) loops until n bytes have come).
+        read1 = getattr(self._raw, "read1", None)
+        try:
+            data = read1(len(b)) if read1 is not None else self._raw.read(len(b))
+        except (OSError, http.client.HTTPException) as exc:
+            self._check_deadline()  # the watchdog shut the socket: that is the reason
+            raise SourceError(f"{self._url}: {getattr(exc, 'strerror', None) or type(exc).__name__} while reading") from None
+        if not data:
+            self._check_deadline()
         n = len(data)
+        if n == 0 and self._total is not None and self.count != self._total:
+            raise SourceError(f"{self._url}: {self.count:,} of the {self._total:,} bytes its Content-Length announced arrived: truncated; refused")
+        if self._total is not None and self.count + n > self._total:
+            raise SourceError(f"{self._url}: more bytes than the {self._total:,} its Content-Length announced; refused")
+        if self.count + n > MAX_DOWNLOAD_BYTES:
+            raise SourceError(f"{self._url}: over the {MAX_DOWNLOAD_BYTES:,}-byte limit of a download; refused")
         b[:n] = data
         self.count += n
         if self._progress is not None:
@@ -92,6 +153,7 @@ class _Counting(io.RawIOBase):
         return n
 
     def close(self) -> None:
+        self._watch.cancel()
         try:
             self._raw.close()
         finally:
@@ -102,13 +164,87 @@ def _mb(n: int | None) -> str:
     return f"{(n or 0) / 1_000_000:.1f} MB"
 
 
-def open_stream(url: str, label: str, progress: Progress | None = None, timeout_s: float = 60.0) -> IO[bytes]:
-    """Open ``url`` for streaming reads; ``label`` names it in progress lines.
+class _Watchdog:
+    """The total deadline of one download: at ``timeout_s`` after the request, the socket of
+    its connection is shut down (from a timer thread), so a read blocked on a silent or
+    dripping server returns at once, in the headers as in the body. The connection's socket
+    is recorded when it is made (:meth:`opener`: ``http.client`` connection classes whose
+    ``connect`` reports ``self.sock``; a redirect's new connection replaces it)."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self.at = time.monotonic() + timeout_s
+        self.sock: Any = None
+        self.fired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(timeout_s, self._fire)
+        self._timer.daemon = True
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def expired(self) -> bool:
+        return self.fired or time.monotonic() >= self.at
+
+    def _shut(self, sock: Any) -> None:
+        try:
+            # socket.socket's own shutdown, not ssl.SSLSocket's (which also drops its SSL
+            # object under the reading thread): the read sees the end of the stream.
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sock = self.sock
+        if sock is not None:
+            self._shut(sock)
+
+    def connected(self, sock: Any) -> None:
+        with self._lock:
+            self.sock = sock
+            fired = self.fired
+        if fired:
+            self._shut(sock)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        watch = self
+
+        class HTTP(http.client.HTTPConnection):
+            def connect(self) -> None:
+                super().connect()
+                watch.connected(self.sock)
+
+        class HTTPS(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                watch.connected(self.sock)
+
+        class HTTPHandler(urllib.request.HTTPHandler):
+            def http_open(self, req):  # noqa: ANN001 - urllib's signature
+                return self.do_open(HTTP, req)
+
+        class HTTPSHandler(urllib.request.HTTPSHandler):
+            def https_open(self, req):  # noqa: ANN001 - urllib's signature
+                return self.do_open(HTTPS, req, context=getattr(self, "_context", None))  # urllib keeps its context there
+
+        return urllib.request.build_opener(HTTPHandler, HTTPSHandler)
+
+
+def open_stream(url: str, label: str, progress: Progress | None = None, timeout_s: float = DEADLINE_S) -> IO[bytes]:
+    """Open ``url`` for streaming reads; ``label`` names it in progress lines; ``timeout_s``:
+    the total deadline of the download, from the request to the last byte (seconds).
 
     Returns a buffered binary file object (close it). Raises :class:`SourceError` for an HTTP
-    error status, an unreachable host or a missing file.
+    error status, an unreachable host or a missing file, and, while reading, past the deadline
+    or :data:`MAX_DOWNLOAD_BYTES`, or for a body shorter than its ``Content-Length``.
     """
     scheme = urllib.parse.urlsplit(url).scheme
+    watch = _Watchdog(timeout_s)
     try:
         if scheme == "file":
             path = _file_path(url)
@@ -124,13 +260,26 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
             total: int | None = path.stat().st_size
         else:
             request = urllib.request.Request(url, headers={"User-Agent": "runway-deploy catalog refresh"})
-            raw = urllib.request.urlopen(request, timeout=timeout_s)  # noqa: S310 - the scheme is checked
-            length = raw.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
+            watch.start()
+            try:
+                raw = watch.opener().open(request, timeout=timeout_s)
+            except BaseException:
+                watch.cancel()
+                raise
+            length = (raw.headers.get("Content-Length") or "").strip()
+            total = int(length) if length.isdigit() and len(length) <= 19 else None
+            if total is not None and total > MAX_DOWNLOAD_BYTES:
+                raw.close()
+                raise SourceError(f"{url}: Content-Length {total:,} is over the {MAX_DOWNLOAD_BYTES:,}-byte limit of a download; not read")
     except urllib.error.HTTPError as exc:
         raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         raise SourceError(f"{url}: {exc.reason}") from None
-    except OSError as exc:
+    except (OSError, http.client.HTTPException) as exc:
+        watch.cancel()
+        if watch.expired():
+            raise SourceError(f"{url}: no answer within its {timeout_s:g} s deadline; refused") from None
+        if isinstance(exc, http.client.HTTPException):
+            raise SourceError(f"{url}: {type(exc).__name__}") from None
         raise SourceError(f"{url}: {exc.strerror or exc}") from None
-    return io.BufferedReader(_Counting(raw, label, total, progress), buffer_size=1 << 20)
+    return io.BufferedReader(_Counting(raw, label, total, progress, url, watch), buffer_size=1 << 20)

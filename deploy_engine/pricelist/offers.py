@@ -84,6 +84,10 @@ class Product:
     family: str
     attributes: dict[str, str]
     on_demand: list[Dimension] = field(default_factory=list)
+    #: Why this SKU cannot be trusted: listed twice in ``products`` with different attributes
+    #: (a JSON member name repeated). A price is never chosen from it
+    #: (:func:`deploy_engine.pricelist.refresh.select` reports a conflict).
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -123,7 +127,10 @@ class _Reader:
             self.offset += self.pos
             self.buf = self.buf[self.pos:]
             self.pos = 0
-        chunk = self._text.read(CHUNK_CHARS)
+        try:
+            chunk = self._text.read(CHUNK_CHARS)
+        except UnicodeDecodeError as exc:  # found by tests/e2e/test_fuzz_pricelist.py: was exit 70
+            raise OfferFormatError(f"not UTF-8 text near {self.where()} ({exc.reason})") from None
         if not chunk:
             self.eof = True
             return False
@@ -159,6 +166,9 @@ class _Reader:
         while True:
             try:
                 obj, end = self._decoder.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                # A product's attributes nested 100,000 deep: the C decoder recurses per level.
+                raise OfferFormatError(f"a value nested too deep to decode at {self.where()}; refused") from None
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_VALUE_CHARS:
                     raise OfferFormatError(f"malformed or oversized value at {self.where()}: {exc.msg}") from None
@@ -251,6 +261,15 @@ def read_json(stream: IO[bytes], keep: Keep) -> tuple[OfferFile, dict[str, Produ
                 product = _product(sku, r.value(), where)
                 info.products_seen += 1
                 if keep(product):
+                    first = kept.get(product.sku)
+                    if first is not None:
+                        # JSON allows a repeated member name and json keeps the last; AWS
+                        # lists a SKU once. When the two differ, which is the product is
+                        # unknowable. (OnDemand terms given twice add their dimensions: two
+                        # prices for one tier are a conflict in refresh.price_of.)
+                        if (first.family, first.attributes) != (product.family, product.attributes):
+                            first.conflicts.append(f"SKU {product.sku} is listed twice in products, differently")
+                        continue
                     kept[product.sku] = product
         elif key == "terms":
             if not seen_products:

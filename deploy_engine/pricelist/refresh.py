@@ -18,19 +18,22 @@ environment, docs/catalog.md).
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import os
+import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from runway_core.catalog import PRICES_FILE, SIZES_FILE, load_catalog
+from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, load_catalog
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
-from .fetch import OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream
+from .fetch import DEADLINE_S, OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream
 from .offers import OfferFile, OfferFormatError, Product, read_offer
 from .selectors import Selector, catalogue_keys, selector_for
 
@@ -96,10 +99,11 @@ class RefreshResult:
     output: Path | None = None
 
 
-def _load_json(url: str, label: str, progress: Progress | None) -> Any:
+def _load_json(url: str, label: str, progress: Progress | None, timeout_s: float = DEADLINE_S) -> Any:
     """An index document (the offer index, a region index: kilobytes), through the one bounded
-    JSON reader: at most MAX_JSON_BYTES read, no NaN/Infinity, nesting bounded (RefreshError)."""
-    with open_stream(url, label, progress) as stream:
+    JSON reader: at most MAX_JSON_BYTES read, no NaN/Infinity, nesting bounded (RefreshError);
+    :class:`SourceError` past its deadline or short of its Content-Length."""
+    with open_stream(url, label, progress, timeout_s) as stream:
         data = stream.read(MAX_JSON_BYTES + 1)
     if len(data) > MAX_JSON_BYTES:
         raise RefreshError(f"{url}: over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit for an index document; not read further")
@@ -109,12 +113,25 @@ def _load_json(url: str, label: str, progress: Progress | None) -> Any:
         raise RefreshError(f"{url}: {exc}") from None
 
 
+#: A price or range as AWS publishes them ("0.0160000000", "10240", "Inf" for an open end):
+#: plain decimals, no sign or exponent, at most 12 integer and 20 fractional digits. Anything
+#: else (``1E+999999999``, ``1e308``, a 2,000-digit number) is refused before arithmetic.
+_PLAIN_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,20})?")
+#: Enough precision that a price times its unit factor is exact (12 + 20 digits, times a
+#: factor of at most a few digits), checked against the catalogue's own limits afterwards.
+_EXACT = decimal.Context(prec=60, Emax=99, Emin=-99, traps=[decimal.Overflow, decimal.InvalidOperation, decimal.Inexact])
+
+
 def _decimal(text: str) -> Decimal | None:
-    try:
-        value = Decimal(text.strip())
-    except (InvalidOperation, AttributeError):
-        return None
-    return value if value.is_finite() and value >= 0 else None
+    """A published price or range as a Decimal, or None when it is not a plain decimal
+    within :data:`_PLAIN_DECIMAL`'s limits."""
+    text = text.strip() if isinstance(text, str) else ""
+    return Decimal(text) if _PLAIN_DECIMAL.fullmatch(text) else None
+
+
+def _shown(text: str) -> str:
+    """A published value quoted in a message, cut to 24 characters (a 2,000-digit price)."""
+    return repr(text if len(text) <= 24 else text[:24] + "...") + ("" if len(text) <= 24 else f" ({len(text):,} characters)")
 
 
 def _plain(d: Decimal) -> str:
@@ -138,13 +155,26 @@ def price_of(product: Product, selector: Selector) -> tuple[Decimal, Any] | str:
     for d in usable:
         usd, begin = _decimal(d.usd), _decimal(d.begin)
         if usd is None:
-            return f"price {d.usd!r} is not a number"
+            return f"price {_shown(d.usd)} is not a plain decimal of at most 12 integer and 20 fractional digits; refused"
         ranked.append((begin if begin is not None else Decimal(0), usd, d))
     ranked.sort(key=lambda t: (t[0], t[2].rate_code))
-    for _begin, usd, d in ranked:
+    for begin, usd, d in ranked:
         if usd > 0:
+            # The same tier priced twice (a SKU's terms repeated, two CSV rows): never a pick.
+            rivals = sorted({u for b, u, _ in ranked if b == begin and u > 0})
+            if len(rivals) > 1:
+                return f"conflict: SKU {product.sku} has {len(rivals)} OnDemand prices for one tier ({', '.join(_plain(u) for u in rivals)})"
             factor = Decimal(1) if units is None else units[d.unit.lower()]
-            return usd * factor, d
+            try:
+                value = _EXACT.multiply(usd, factor)
+            except decimal.DecimalException:
+                value = None
+            # The catalogue's own limits (runway_core.catalog._parse_usd): a price the written
+            # catalogue would refuse to load is refused here, for this key alone.
+            if value is None or value > MAX_UNIT_USD or len(value.normalize().as_tuple().digits) > MAX_DIGITS:
+                return (f"price {_shown(d.usd)} per {d.unit} is not a plausible unit price (at most {MAX_UNIT_USD:,} USD and "
+                        f"{MAX_DIGITS} significant digits in the catalogue's unit); refused")
+            return value, d
     return "only free tiers (price 0)"
 
 
@@ -162,12 +192,19 @@ def select(selector: Selector, region: str, products: Iterable[Product], offer: 
     chosen = sorted((p for r, p in matches if r == best), key=lambda p: p.sku)
     priced: list[tuple[Product, Decimal, Any]] = []
     reasons = []
+    conflicts = [c for p in chosen for c in p.conflicts]
     for p in chosen:
         got = price_of(p, selector)
         if isinstance(got, str):
             reasons.append(f"SKU {p.sku}: {got}")
+            if got.startswith("conflict:"):
+                conflicts.append(got[len("conflict: "):])
         else:
             priced.append((p, got[0], got[1]))
+    if conflicts:
+        # A best match that cannot be trusted makes the key's price unknowable, even when
+        # another match has a clean price (the conflicted one might be the right one).
+        return Missing(selector.key, region, "conflict: " + "; ".join(dict.fromkeys(conflicts)))
     if not priced:
         return Missing(selector.key, region, "; ".join(reasons))
     values = sorted({usd for _, usd, _ in priced})
@@ -192,18 +229,22 @@ def refresh(
     catalog_dir: str | os.PathLike[str] | None = None,
     file_format: str = "json",
     progress: Progress | None = None,
+    timeout_s: float = DEADLINE_S,
 ) -> RefreshResult:
     """Refresh the catalogue into folder ``output`` from the Price List under ``source``.
 
     ``regions``: region codes, or ``["all"]`` for every region the needed offers publish.
     ``catalog_dir``: the folder whose ``sizes.toml`` is used and copied (default: the packaged
     catalogue). ``file_format``: ``"json"`` or ``"csv"`` offer files. ``progress`` receives
-    one-line progress messages (the CLI prints them on stderr).
+    one-line progress messages (the CLI prints them on stderr). ``timeout_s``: the total
+    deadline of each download (:data:`deploy_engine.pricelist.fetch.DEADLINE_S`).
 
-    Returns a :class:`RefreshResult`; ``output`` then holds ``sizes.toml`` and ``prices.csv``
-    (written whole to a temporary file first, then renamed). Raises :class:`RefreshError` when
-    nothing can be refreshed (bad source, unreachable or malformed offer index, invalid sizes,
-    unwritable output) and ``ValueError`` for a bad argument.
+    Returns a :class:`RefreshResult`; ``output`` then holds ``sizes.toml`` and ``prices.csv``,
+    written to a temporary folder beside ``output``, loaded as a catalogue, and only then
+    moved in (:func:`write_catalogue`). Raises :class:`RefreshError` when nothing can be
+    refreshed (bad source, unreachable, truncated or malformed offer index, invalid sizes,
+    unwritable output, a written catalogue that does not load): ``output`` is then as it was.
+    ``ValueError`` for a bad argument.
     """
     say = progress or (lambda _m: None)
     root = check_source(source)
@@ -226,10 +267,10 @@ def refresh(
         else:
             selectors.setdefault(sel.offer, []).append(sel)
 
-    index_url = join(root, OFFER_INDEX_PATH)
-    say(f"offer index: {index_url}")
     try:
-        index = _load_json(index_url, "offer index", progress)
+        index_url = join(root, OFFER_INDEX_PATH)
+        say(f"offer index: {index_url}")
+        index = _load_json(index_url, "offer index", progress, timeout_s)
     except SourceError as exc:
         raise RefreshError(str(exc)) from None
     offers = index.get("offers") if isinstance(index, dict) else None
@@ -244,9 +285,9 @@ def refresh(
         if not url_path:
             offer_missing[offer] = f"offer {offer} is not in the offer index (or has no currentRegionIndexUrl)"
             continue
-        url = join(root, str(url_path))
         try:
-            data = _load_json(url, f"{offer} region index", progress)
+            url = join(root, str(url_path))
+            data = _load_json(url, f"{offer} region index", progress, timeout_s)
         except (SourceError, RefreshError) as exc:
             offer_missing[offer] = f"{offer} region index unreadable: {exc}"
             continue
@@ -282,13 +323,17 @@ def refresh(
             path = str(entry["currentVersionUrl"])
             if file_format == "csv" and path.endswith(".json"):
                 path = path[: -len(".json")] + ".csv"
-            url = join(root, path)
+            try:
+                url = join(root, path)
+            except SourceError as exc:
+                result.missing.extend(Missing(s.key, region, str(exc)) for s in sels)
+                continue
             got = read_cache.get(url)
             if got is None:
                 label = f"{offer} {file_region}"
                 say(f"{label}: reading {url}")
                 try:
-                    with open_stream(url, label, progress) as stream:
+                    with open_stream(url, label, progress, timeout_s) as stream:
                         got = read_offer(stream, lambda p, _s=sels, _r=region: any(s.rank(p, _r) is not None for s in _s))
                 except (SourceError, OfferFormatError) as exc:
                     got = f"{url}: {exc}"
@@ -306,35 +351,52 @@ def refresh(
                 (result.found if isinstance(outcome, Found) else result.missing).append(outcome)
 
     result.output = write_catalogue(output, sizes_bytes, result.found)
-    # The written folder must load as a catalogue (the same validation as --catalog DIR).
-    try:
-        load_catalog(result.output)
-    except Exception as exc:  # pragma: no cover - a bug in the writer
-        raise RefreshError(f"the written catalogue does not load: {exc}") from None
     return result
 
 
 def write_catalogue(output: str | os.PathLike[str], sizes_bytes: bytes, found: list[Found]) -> Path:
-    """Write ``sizes.toml`` and ``prices.csv`` into folder ``output`` (created if needed);
-    each file is written to a temporary file in the folder and renamed over the old one."""
+    """Write ``sizes.toml`` and ``prices.csv`` into folder ``output`` (created if needed).
+
+    Fail closed: both files are written into a new temporary folder beside ``output`` (the
+    same file system), that folder is loaded as a catalogue (the validation ``--catalog DIR``
+    gets), and only then are the files renamed into ``output`` (each rename atomic), or the
+    folder itself renamed to ``output`` when there was none. A catalogue that does not load
+    (a price the loader refuses, a bug in the writer) raises :class:`RefreshError` and leaves
+    ``output`` as it was (issue 23: a ``1e308`` price was written, then found not to load).
+    """
     folder = Path(output)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for f in sorted(found, key=lambda f: (f.selector.key, f.region)):
+        s = f.selector
+        writer.writerow([s.key, s.service, s.item, f.region, s.unit, _plain(f.usd), CONFIDENCE, f.source(), f.seen()])
+    files = ((SIZES_FILE, sizes_bytes), (PRICES_FILE, buf.getvalue().encode("utf-8")))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(_COLUMNS)
-        for f in sorted(found, key=lambda f: (f.selector.key, f.region)):
-            s = f.selector
-            writer.writerow([s.key, s.service, s.item, f.region, s.unit, _plain(f.usd), CONFIDENCE, f.source(), f.seen()])
-        for name, data in ((SIZES_FILE, sizes_bytes), (PRICES_FILE, buf.getvalue().encode("utf-8"))):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, folder / name)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+        parent = folder.absolute().parent
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name or 'catalog'}.refresh-", dir=parent))
     except OSError as exc:
         raise RefreshError(f"cannot write {folder}: {exc.strerror or exc}") from None
-    return folder
+    try:
+        for name, data in files:
+            (staging / name).write_bytes(data)
+        try:
+            load_catalog(staging)
+        except Exception as exc:  # CatalogError: the message names the file and row
+            raise RefreshError(f"the refreshed catalogue does not load ({exc}); {folder} left as it was") from None
+        if not folder.exists() and not folder.is_symlink():
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(staging, 0o777 & ~umask)  # as mkdir would have made it (mkdtemp: 0700)
+            os.rename(staging, folder)
+            return folder
+        if not folder.is_dir():
+            raise RefreshError(f"cannot write {folder}: not a folder")
+        for name, _data in files:
+            os.replace(staging / name, folder / name)
+        return folder
+    except OSError as exc:
+        raise RefreshError(f"cannot write {folder}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

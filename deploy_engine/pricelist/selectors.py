@@ -34,6 +34,51 @@ _GB_MONTH = ("gb-mo", "gb-month", "gb-months")
 #: A usage type's region prefix: ``EU``, ``EUC1``, ``USE1``, ``APN1``, ``CAN1``...
 _PREFIX_RE = re.compile(r"^[A-Z]{2,4}[0-9]?$")
 
+#: Each region's billing code, the location prefix of its usage types (``EU-NatGateway-Hours``),
+#: from AWS's table "Region billing codes" (docs.aws.amazon.com/global-infrastructure/latest/
+#: regions/aws-region-billing-codes.html); us-east-1 usage types carry ``USE1-`` or, for some
+#: services (RDS instances, SQS), none.
+BILLING_CODES: Mapping[str, str] = {
+    "us-east-1": "USE1", "us-east-2": "USE2", "us-west-1": "USW1", "us-west-2": "USW2",
+    "ca-central-1": "CAN1", "ca-west-1": "CAN2", "mx-central-1": "MXC1", "sa-east-1": "SAE1",
+    "af-south-1": "AFS1", "ap-east-1": "APE1", "ap-east-2": "APE2",
+    "ap-northeast-1": "APN1", "ap-northeast-2": "APN2", "ap-northeast-3": "APN3",
+    "ap-south-1": "APS3", "ap-south-2": "APS5", "ap-southeast-1": "APS1", "ap-southeast-2": "APS2",
+    "ap-southeast-3": "APS4", "ap-southeast-4": "APS6", "ap-southeast-5": "APS7", "ap-southeast-6": "APS8",
+    "ap-southeast-7": "APS9", "eu-central-1": "EUC1", "eu-central-2": "EUC2", "eu-north-1": "EUN1",
+    "eu-south-1": "EUS1", "eu-south-2": "EUS2", "eu-west-1": "EU", "eu-west-2": "EUW2", "eu-west-3": "EUW3",
+    "il-central-1": "ILC1", "me-central-1": "MEC1", "me-south-1": "MES1",
+    "us-gov-east-1": "UGE1", "us-gov-west-1": "UGW1", "cn-north-1": "CNN1", "cn-northwest-1": "CNW1",
+}
+
+#: A location code before a usage type's first ``-``: a region's billing code, or a Local Zone
+#: or Wavelength location (``LAX1``, ``BOS1``, ``PER1``: three letters and a digit).
+_LOCATION_RE = re.compile(r"^(?:[A-Z]{3,4}[0-9]|EU)$")
+
+
+def usage_location(usagetype: str) -> str | None:
+    """The location code a usage type starts with (``EU``, ``EUC1``, ``LAX1``), or None when it
+    names none (``InstanceUsage:db.t4g.micro``, ``Requests-Tier1``, ``DNS-Queries``)."""
+    head, sep, _rest = usagetype.partition("-")
+    return head if sep and _LOCATION_RE.match(head) else None
+
+
+def in_region(product_region: str | None, usagetype: str, region: str) -> bool:
+    """A product is the region's own: its ``regionCode`` (when it has one) is the region, and
+    the location its usage type names (when it names one) is the region's billing code. A
+    product without ``regionCode`` is accepted only on its usage type's word: the region's
+    location prefix, or none in us-east-1 (whose usage types often carry none); a Local Zone's
+    (``LAX1-``) or another region's prefix is never the region's."""
+    own = BILLING_CODES.get(region)
+    loc = usage_location(usagetype)
+    if product_region:
+        if product_region != region:
+            return False
+        return loc is None or own is None or loc == own
+    if own is None:
+        return False  # nothing to tell the region's products from others': fail closed
+    return loc == own or (loc is None and region == "us-east-1")
+
 
 @dataclass(frozen=True)
 class Selector:
@@ -72,8 +117,9 @@ class Selector:
         if self.usage is not None and not usage_matches(product.attributes.get("usagetype", ""), self.usage):
             return None
         code = product.attributes.get("regioncode")
-        if code and code != region and not (self.scope == "global" and code.lower() == "global"):
-            return None  # a product of another region: never another region's price
+        if not (self.scope == "global" and (code or "").lower() in ("global", "")) and \
+                not in_region(code, product.attributes.get("usagetype", ""), region):
+            return None  # a product of another region or a Local Zone: never another location's price
         ranks = []
         for name, accepted in self.attrs:
             value = product.attributes.get(name)
@@ -144,15 +190,24 @@ def selector_for(key: str) -> Selector | None:
                         f"Cache Instance {node}, Valkey, usagetype NodeUsage:{node} (not ExtendedSupport)")
     if head == "sqs" and len(parts) == 2 and parts[1] in ("standard", "fifo"):
         queue = "Standard" if parts[1] == "standard" else "FIFO (first-in, first-out)"
+        # By usage type too: a second Standard-queue product (another usage type) must not make
+        # the key ambiguous (issue 25). Usage types as AWS publishes them: Requests-Tier1,
+        # Requests-FIFO-Tier1 (Infracost's sqs_queue.go filters the same).
+        usage = "Requests-Tier1" if parts[1] == "standard" else "Requests-FIFO-Tier1"
         return Selector(key, "SQS", f"{'Standard' if parts[1] == 'standard' else 'FIFO'} requests", "1M requests",
-                        "AWSQueueService", "API Request", (("queuetype", (queue,)),), None, _units(("requests",), MILLION),
-                        f"API Request, queueType {queue}, first paid tier")
+                        "AWSQueueService", "API Request", (("queuetype", (queue,)),), usage, _units(("requests",), MILLION),
+                        f"API Request, queueType {queue}, usagetype {usage}, first paid tier")
     if key == "sns:standard":
         return Selector(key, "SNS", "Standard topic publishes", "1M requests", "AmazonSNS", "API Request", (),
                         "Requests-Tier1", _units(("requests",), MILLION), "API Request, usagetype Requests-Tier1, first paid tier")
     if key == "sns:fifo":
         return Selector(key, "SNS", "FIFO topic publishes", "1M requests", "AmazonSNS", "API Request", (),
                         "F-Request-Tier1", _units(("requests",), MILLION), "API Request, usagetype F-Request-Tier1 (FIFO topics), first paid tier")
+    if key == "sns:fifo:payload":
+        # SNS FIFO bills the payload published per GB (usagetype F-Ingress-Tier1, as Infracost's
+        # SNSFIFOTopic publishAPIPayloadCostComponent selects it).
+        return Selector(key, "SNS", "FIFO topic payload data", "GB", "AmazonSNS", None, (),
+                        "F-Ingress-Tier1", _units(("gb",)), "usagetype F-Ingress-Tier1 (FIFO topic payload), first paid tier")
     if key == "s3:storage":
         return Selector(key, "S3", "Standard storage first 50 TB", "GB-month", "AmazonS3", "Storage",
                         (("storageclass", ("General Purpose",)), ("volumetype", ("Standard",))), "TimedStorage-ByteHrs",
@@ -193,6 +248,13 @@ def selector_for(key: str) -> Selector | None:
         return Selector(key, "VPC NAT Gateway", "NAT gateway hour" if key == "nat:hour" else "data processed",
                         "gateway-hour" if key == "nat:hour" else "GB", "AmazonEC2", "NAT Gateway", (), usage,
                         _units(_HOURS) if key == "nat:hour" else _units(("gb",)), f"NAT Gateway, usagetype {usage}")
+    if key == "transfer:internet-out":
+        # Data out to the internet (priced only from a usage file): AWSDataTransfer's products
+        # carry fromRegionCode, not regionCode, so the usage type's location prefix decides
+        # the region (``EU-DataTransfer-Out-Bytes``); the first paid tier (after 100 GB free).
+        return Selector(key, "Data transfer", "internet egress first 10 TB (after 100 GB/month free)", "GB", "AWSDataTransfer",
+                        "Data Transfer", (("transfertype", ("AWS Outbound",)),), "DataTransfer-Out-Bytes", _units(("gb",)),
+                        "Data Transfer, AWS Outbound, usagetype DataTransfer-Out-Bytes, first paid tier")
     if key == "logs:ingestion":
         return Selector(key, "CloudWatch Logs", "log data ingested (Standard log class)", "GB", "AmazonCloudWatch", "Data Payload", (),
                         "DataProcessing-Bytes", _units(("gb",)), "Data Payload, usagetype DataProcessing-Bytes, first paid tier")
@@ -214,7 +276,7 @@ def catalogue_keys(sizes: "object") -> list[str]:
     assert isinstance(sizes, Catalog)
     keys = {
         "rds:gp3:single-az", "rds:gp3:multi-az", "aurora:storage:standard", "aurora:io:standard",
-        "rds-proxy:vcpu", "secretsmanager:secret", "sqs:standard", "sqs:fifo", "sns:standard", "sns:fifo",
+        "rds-proxy:vcpu", "secretsmanager:secret", "sqs:standard", "sqs:fifo", "sns:standard", "sns:fifo", "sns:fifo:payload",
         "s3:storage", "s3:tier1", "s3:tier2", "fargate:arm:vcpu", "fargate:arm:memory",
         "fargate:x86:vcpu", "fargate:x86:memory",
         "alb:hour", "alb:lcu", "vpc:public-ipv4", "route53:private-zone", "cloudmap:instance",

@@ -24,6 +24,29 @@ deployment: running tasks never keep a stale password or endpoint.
 Health checks: ``health.path`` is the target group's HTTP check of a public workload (never a
 check inside the container: many images ship neither a shell nor curl); ``health.command`` is
 the container health check (``["CMD", ...]`` unless it starts with ``CMD`` / ``CMD-SHELL``).
+An **internal** workload with ``health.path`` has no load balancer to call it, so its task gets
+a second, essential container, the health probe (:func:`probe_container`), whose ECS container
+health check GETs ``http://127.0.0.1:<port><path>``: what the image of the application ships
+does not matter (a distroless image has no shell, curl or wget). Why this replaces a hung task,
+from AWS's documentation:
+
+- awsvpc (Fargate's only network mode) gives the task one ENI, and "containers that belong to
+  the same task can also communicate over the ``localhost`` interface" (Amazon ECS Developer
+  Guide, "Amazon ECS task networking options for Fargate");
+- "The container health check status of nonessential containers only affects the health status
+  of a task if no essential containers have health checks defined"; a task is UNHEALTHY when
+  "one or more essential containers have failed their health check", and "for tasks that are
+  part of a service, if the task reports as unhealthy then the task will be stopped and the
+  service scheduler will replace it" (Amazon ECS API Reference, ``HealthCheck``). The ECS agent
+  reports health only for containers whose task definition has a check
+  (amazon-ecs-agent, ``agent/api/container/container.go``, ``HealthStatusShouldBeReported``),
+  so the application container, without one, does not hold the task at UNKNOWN;
+- the Cloud Map service has custom health (``HealthCheckCustomConfig``: Cloud Map only records
+  what it is told, AWS Cloud Map API Reference), which ECS keeps for its tasks: the stopped
+  task's instance is deregistered either way.
+
+The probe takes :data:`PROBE_CPU_UNITS` and :data:`PROBE_MEMORY_MIB` out of the task's Fargate
+cpu/memory (the application container gets the rest), so the task size and its price do not change.
 """
 
 from __future__ import annotations
@@ -37,7 +60,7 @@ from ._aws import load as _load_aws
 
 from runway_core.planner import ItemPlan, env_prefix
 
-from ..layout import used_items, workload_parameters
+from ..layout import HEALTH_PROBE_IMAGE, health_probe_image, needs_probe, used_items, workload_parameters
 from .common import Context, Offer, child, is_private_ecr, plain_trust, policy
 from .environment import Environment
 
@@ -48,6 +71,17 @@ LABEL_CREDENTIALS = "runway.credentials"
 LABEL_VALUES = "runway.values"
 #: Seconds a new task may fail its load-balancer health check before ECS counts it.
 GRACE_PERIOD_S = 60
+#: The probe's container name in the task (the application container is named after the workload).
+PROBE_CONTAINER = "health-probe"
+#: CPU units (1024 = 1 vCPU) and MiB the probe takes from the task's Fargate size: a wget
+#: every ``interval_s`` seconds and a sleeping process; the smallest task (256 units, 512 MiB)
+#: keeps 240 units and 480 MiB for the application.
+PROBE_CPU_UNITS = 16
+PROBE_MEMORY_MIB = 32
+#: Retries and start period of every container health check runway declares (ECS allows
+#: 1-10 and 0-300 seconds; Amazon ECS API Reference, ``HealthCheck``).
+HEALTH_RETRIES = 3
+HEALTH_START_PERIOD_S = 60
 
 
 def container_health(health: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -57,9 +91,47 @@ def container_health(health: Mapping[str, Any]) -> dict[str, Any] | None:
     command = [str(c) for c in health["command"]]
     if command[0] not in ("CMD", "CMD-SHELL"):
         command = ["CMD", *command]
+    return _check(command, health)
+
+
+def _check(command: list[str], health: Mapping[str, Any]) -> dict[str, Any]:
+    """An ECS ``HealthCheck`` (seconds) running ``command``, timed by ``health``'s ``interval_s``/``timeout_s``."""
     interval = int(health.get("interval_s") or 30)
     timeout = int(health.get("timeout_s") or 5)
-    return {"command": command, "interval": interval, "timeout": timeout, "retries": 3, "startPeriod": 60}
+    return {"command": command, "interval": interval, "timeout": timeout, "retries": HEALTH_RETRIES, "startPeriod": HEALTH_START_PERIOD_S}
+
+
+def probe_command(port: int, path: str) -> list[str]:
+    """The probe's ECS health check command (exec form): an HTTP GET of ``path`` on the task's localhost."""
+    return ["CMD", "wget", "-q", "-O", "/dev/null", f"http://127.0.0.1:{port}{path}"]
+
+
+def probe_container(health: Mapping[str, Any], port: int, image: str, log_options: Mapping[str, str]) -> dict[str, Any]:
+    """The essential health probe container of an internal ``health.path`` workload (module docstring).
+
+    Its main process only sleeps (``sleep`` under ECS's init process, so a task stop's SIGTERM ends it
+    at once); its health check is ``wget -q -O /dev/null http://127.0.0.1:<port><path>`` in exec
+    form. BusyBox ``wget`` exits 1 on a refused connection or an HTTP status of 400 or more and
+    0 on 2xx (following a redirect); a GET that hangs is ended by the check's own ``timeout``
+    (``timeout_s``: "the time period in seconds to wait for a health check to succeed before it is
+    considered a failure", Amazon ECS API Reference, ``HealthCheck``). No ``-T``: Debian's
+    BusyBox 1.35 ``wget -T`` segfaulted (exit 139) here on every GET, which would fail every check.
+    A hung or failing application so turns the task UNHEALTHY after ``retries`` failures and ECS
+    replaces it (tests/deploy/test_program_mocks.py runs the command against a real BusyBox)."""
+    return {
+        "name": PROBE_CONTAINER,
+        "image": image,
+        "essential": True,
+        "cpu": PROBE_CPU_UNITS,
+        "memory": PROBE_MEMORY_MIB,
+        # 2^31-1 seconds: BusyBox sleep's argument is an unsigned int; the process never needs to end.
+        "command": ["sleep", "2147483647"],
+        "linuxParameters": {"initProcessEnabled": True},
+        "readonlyRootFilesystem": True,
+        "stopTimeout": 5,
+        "healthCheck": _check(probe_command(port, health["path"]), health),
+        "logConfiguration": {"logDriver": "awslogs", "options": dict(log_options)},
+    }
 
 
 def workload_url(ctx: Context, env: Environment, item: ItemPlan) -> Any:
@@ -123,6 +195,7 @@ class Workload(pulumi.ComponentResource):
             aws.iam.RolePolicy(f"{p}-task-policy", name="uses", role=task_role.id,
                                policy=pulumi.Output.from_input(grants).apply(policy), opts=child(self))
         health = container_health(cap.get("health") or {})
+        probe_image = health_probe_image(ctx.network, cap)
         names = [n for n, _ in refs]
         consumed_values = [v for _, v in consumed]
         credentials_label = ",".join(versions)
@@ -148,7 +221,15 @@ class Workload(pulumi.ComponentResource):
             }
             if health is not None:
                 container["healthCheck"] = health
-            return json.dumps([container], sort_keys=True)
+            if probe_image is None:
+                return json.dumps([container], sort_keys=True)
+            # The probe's share comes out of the application's: the two hard limits add up to
+            # the task's Fargate size exactly (ECS refuses container limits above the task's).
+            container["cpu"] = int(cap["cpu_units"]) - PROBE_CPU_UNITS
+            container["memory"] = int(cap["memory_mib"]) - PROBE_MEMORY_MIB
+            probe = probe_container(cap["health"], port, probe_image,
+                                    {"awslogs-group": group_name, "awslogs-region": ctx.region, "awslogs-stream-prefix": f"{w}-{PROBE_CONTAINER}"})
+            return json.dumps([container, probe], sort_keys=True)
 
         task = aws.ecs.TaskDefinition(
             f"{p}-task-definition",
@@ -182,7 +263,8 @@ class Workload(pulumi.ComponentResource):
                     routing_policy="MULTIVALUE",
                 ),
                 # ECS reports each task's health to Cloud Map (custom health): a task whose
-                # container health check fails leaves DNS, then ECS replaces it.
+                # container health check (health.command, or the probe's GET of health.path)
+                # fails leaves DNS, then ECS replaces it.
                 health_check_custom_config=aws.servicediscovery.ServiceHealthCheckCustomConfigArgs(),
                 force_destroy=True,
                 tags=tags,
@@ -267,4 +349,5 @@ class Workload(pulumi.ComponentResource):
         return group
 
 
-__all__ = ["LABEL_CREDENTIALS", "LABEL_VALUES", "Workload", "container_health", "values_digest", "workload_url"]
+__all__ = ["HEALTH_PROBE_IMAGE", "LABEL_CREDENTIALS", "LABEL_VALUES", "PROBE_CONTAINER", "PROBE_CPU_UNITS", "PROBE_MEMORY_MIB",
+           "Workload", "container_health", "needs_probe", "probe_command", "probe_container", "values_digest", "workload_url"]

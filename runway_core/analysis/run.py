@@ -30,9 +30,11 @@ from .members import _analyze_lone_member, _analyze_members
 from .report import _not_utf8, _too_large, finish
 from .root import _analyze_root
 from .spec import _build_spec
+from .usage import check_usage
 
 
-def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None, refused: str | None = None) -> Analysis:
+def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None, refused: str | None = None,
+            usage_file: str | None = None) -> Analysis:
     """Analyse the root runway at ``root_file`` and every member it lists.
 
     ``read(path) -> str`` supplies file text (default :func:`read_disk`); it may raise
@@ -41,7 +43,9 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previo
     work: plan items whose inputs did not change are reused from it; the result is the same.
     ``refused``, why the caller refuses the root (an editor's buffer whose URI is a symlink
     that leaves its folder, while ``root_file`` is the resolved path): RW151 at 1:1, as for a
-    ``root_file`` that is itself such a link, and nothing read.
+    ``root_file`` that is itself such a link, and nothing read. ``usage_file``: the usage
+    file to read (relative to the root's folder) instead of ``runway.usage.yaml`` beside the
+    root (read only when it exists; docs/format.md, "Usage file").
 
     The cyclic garbage collector is paused while it runs: an analysis allocates tens of
     thousands of objects and makes no reference cycle, and the collections it would trigger
@@ -50,7 +54,7 @@ def analyze(root_file: str, catalog: Catalog, read: Reader | None = None, previo
     """
     enabled = gc.isenabled()
     gc.disable()
-    steps = analysis_steps(root_file, catalog, read, previous, refused)
+    steps = analysis_steps(root_file, catalog, read, previous, refused, usage_file)
     try:
         while True:
             try:
@@ -80,7 +84,7 @@ def step(steps: AnalysisSteps) -> None:
 
 
 def analysis_steps(root_file: str, catalog: Catalog, read: Reader | None = None, previous: Analysis | None = None,
-                   refused: str | None = None) -> AnalysisSteps:
+                   refused: str | None = None, usage_file: str | None = None) -> AnalysisSteps:
     """:func:`analyze` in steps: a generator that yields None after each of its parts (the
     root's read, parse and checks; the members; the spec; each environment's plan; each rule
     of :data:`runway_core.rules.RULES`) and returns the same :class:`Analysis` ``analyze``
@@ -137,6 +141,7 @@ def analysis_steps(root_file: str, catalog: Catalog, read: Reader | None = None,
     yield
     _build_spec(an, previous)
     if an.spec is not None:
+        check_usage(an, read, usage_file)
         prev = previous if previous is not None and previous.spec is not None and previous.catalog is catalog else None
         for env in an.spec.environments:
             yield

@@ -41,7 +41,8 @@ from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
 from ._cursor import cursor_at
 from ._deltas import with_cost_delta
-from ._render import capacity_text, cell, quantity, source_brief, unit_price
+from ._usage import usage_hover
+from ._render import capacity_text, cell, confidence_line, quantity, source_brief, unit_price
 
 if TYPE_CHECKING:
     from ..facts import Analysis, SourceFile
@@ -97,6 +98,9 @@ def _hover(an: "Analysis", file: str, pos: Position) -> HoverResult | None:
     src = an.files.get(file)
     if src is None or src.parsed.root is None:
         return None
+    if src.role == "usage":
+        found = usage_hover(an, src.parsed.lines.all_lines(), pos)
+        return HoverResult(found[0], found[1]) if found is not None else None
     cur = cursor_at(src.parsed.root, pos)
     if cur is None:
         return None
@@ -297,7 +301,9 @@ def _line_items_table(item: ItemPlan) -> list[str]:
         if li.source not in sources:
             sources.append(li.source)
         n = sources.index(li.source) + 1
-        rows.append([cell(li.description), f"{quantity(li.quantity)} x {unit_price(li.unit_usd)} / {cell(li.unit)}", usd(li.monthly_usd),
+        # A quantity the usage file gives names its line (docs/format.md, "Usage file").
+        origin = f" ({li.quantity_source})" if li.quantity_source.startswith("usage file") else ""
+        rows.append([cell(li.description), f"{quantity(li.quantity)} x {unit_price(li.unit_usd)} / {cell(li.unit)}{origin}", usd(li.monthly_usd),
                      f"{CONFIDENCE_WORDS.get(li.confidence, li.confidence)} [{n}]"])
     rows.append(["**total**", "", f"**{usd(item.monthly_usd)}**", ""])
     out = markdown.table(["item", "quantity x unit price", "monthly", "price source"], rows, right={2})
@@ -385,6 +391,14 @@ def _environment(an: "Analysis", env: str) -> str | None:
                   else "⚠ no cap: the plan proceeds with a warning.",
     }.get(plan.verdict, plan.verdict)
     out.append(verdict)
+    out.append("")
+    out.append(confidence_line(plan))
+    if plan.verdict_could_flip():
+        # RW172: the verdict could turn around within the stated uncertainty of its prices.
+        named = ", ".join(f"`{k}` ({c} ±{pct.normalize():f}%)" for k, c, pct, _usd in plan.unchecked_prices()[:3])
+        out.append("")
+        out.append(f"⚠ within ±{usd(plan.uncertainty_usd())} of its derived and unverified prices, the verdict could flip: refresh {named} "
+                   f"(`{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).")
     if plan.verdict == "over-cap" and plan.cap is not None and an.spec is not None:
         least = smallest_total(an.spec, an.catalog, plan)
         if least > plan.cap:

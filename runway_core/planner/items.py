@@ -5,13 +5,17 @@ per-environment item), one plan per environment. Immutable values; USD per month
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Any, Mapping
+
+from ..catalog import CONFIDENCE_LEVELS, UNCHECKED_CONFIDENCES
 
 
 @dataclass(frozen=True)
 class LineItem:
-    """One priced quantity: ``monthly_usd = cents(quantity x unit_usd)``."""
+    """One priced quantity: ``monthly_usd = cents(quantity x unit_usd)``. ``source`` is the
+    price's source; ``quantity_source`` where the quantity came from: ``usage file L12``,
+    ``catalogue assumption`` or ``runway size`` (``runway_core.usage``)."""
 
     description: str
     quantity: Decimal
@@ -21,6 +25,10 @@ class LineItem:
     source: str
     confidence: str
     price_key: str
+    quantity_source: str = "runway size"
+    #: ± percent the unit price may be off (``UnitPrice.stated_uncertainty``): 0 for a
+    #: checked price, the row's stated uncertainty for a derived or unverified one.
+    uncertainty_pct: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,46 @@ class EnvironmentPlan:
                 index.setdefault(i.name, i)
             object.__setattr__(self, "_by_name", index)
         return index.get(name)
+
+    def price_confidence(self) -> dict[str, Decimal]:
+        """How much of :attr:`total` rests on each price confidence (USD per month, every
+        level of ``runway_core.catalog.CONFIDENCE_LEVELS`` in order, 0.00 when none): the sum
+        of the line items priced at that confidence, so the values add up to the total."""
+        out = {c: Decimal("0.00") for c in CONFIDENCE_LEVELS}
+        for i in self.items:
+            for li in i.line_items:
+                out[li.confidence] = out.get(li.confidence, Decimal("0.00")) + li.monthly_usd
+        return out
+
+    def unchecked_prices(self) -> list[tuple[str, str, Decimal, Decimal]]:
+        """``(price key, confidence, ± percent, USD per month of the total)`` of every derived
+        or unverified price the total rests on, the largest possible error first."""
+        shares: dict[str, list] = {}
+        for i in self.items:
+            for li in i.line_items:
+                if li.confidence in UNCHECKED_CONFIDENCES and li.monthly_usd:
+                    row = shares.setdefault(li.price_key, [li.confidence, li.uncertainty_pct, Decimal("0.00")])
+                    row[2] += li.monthly_usd
+        out = [(k, c, u, usd) for k, (c, u, usd) in shares.items()]
+        out.sort(key=lambda r: (-(r[3] * r[2]), r[0]))
+        return out
+
+    def uncertainty_usd(self) -> Decimal:
+        """How far the total may be off through its unchecked prices: the sum of each one's
+        share x its stated uncertainty, USD per month (rounded to cents, up)."""
+        band = sum((usd * pct / 100 for _k, _c, pct, usd in self.unchecked_prices()), Decimal(0))
+        return band.quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+
+    def verdict_could_flip(self) -> bool:
+        """A capped verdict (``ok`` or ``over-cap``) that the stated uncertainty of its derived
+        and unverified prices could turn around: under the cap by less than
+        :meth:`uncertainty_usd`, or over it by no more than that (RW172)."""
+        if self.cap is None or self.verdict not in ("ok", "over-cap"):
+            return False
+        band = self.uncertainty_usd()
+        if not band:
+            return False
+        return self.total + band > self.cap if self.verdict == "ok" else self.total - band <= self.cap
 
     def top_contributors(self, n: int = 3) -> list[ItemPlan]:
         return sorted(self.items, key=lambda i: (-i.monthly_usd, i.name))[:n]

@@ -53,6 +53,8 @@ def environment_json(p: EnvironmentPlan, reveal_secrets: bool = False) -> dict[s
         "cap_source": p.cap_source,
         "total_monthly_usd": _money(p.total),
         "verdict": p.verdict,
+        # How much of the total rests on each price confidence (docs/cli.md): sums to the total.
+        "price_confidence": {c: _money(v) for c, v in p.price_confidence().items()},
         "disposable": p.disposable,
         "missing_prices": list(p.missing_prices),
         "notes": list(p.notes),
@@ -75,6 +77,7 @@ def environment_json(p: EnvironmentPlan, reveal_secrets: bool = False) -> dict[s
                         "source": li.source,
                         "confidence": li.confidence,
                         "price_key": li.price_key,
+                        "quantity_source": li.quantity_source,
                     }
                     for li in i.line_items
                 ],

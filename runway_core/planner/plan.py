@@ -17,6 +17,11 @@ from ..text import redact
 from . import pricing
 from .items import EnvironmentPlan, ItemPlan, Plan
 from .spec import EntrySpec, EnvSpec, RunwaySpec, injected_variables
+from ..usage import CATALOGUE_ASSUMPTION, NETWORK
+
+#: The plan's note on the network, without and with a usage file's network quantities.
+NETWORK_NOTE = "network (VPC, NAT gateways, endpoints, data transfer) is outside the runway and not estimated"
+NETWORK_NOTE_USAGE = "network: only the NAT data processed and data transfer out the usage file gives are estimated (VPC, NAT gateway hours, endpoints are not)"
 
 _LAST_CONSUMERS: list[Any] = [None, None]  # (spec, its consumers): the spec's environments share it
 
@@ -61,7 +66,8 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
     any_public = False
     for entry in spec.entries.values():
         old = reuse.get(entry.name) if reuse else None
-        if old is not None and old[1].kind == entry.kind and (old[0] is entry or old[0] == entry) and old[1].consumers == tuple(consumers.get(entry.name, ())):
+        if (old is not None and old[1].kind == entry.kind and (old[0] is entry or old[0] == entry) and old[1].consumers == tuple(consumers.get(entry.name, ()))
+                and previous is not None and previous[0].usage_of(env, entry.name) == spec.usage_of(env, entry.name)):
             item = old[1]
             for key in item.missing_prices:
                 if key not in pricer.missing:
@@ -113,7 +119,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
             pricer,
             [
                 ("alb:hour", f"Application Load Balancer, {h} h", h),
-                ("alb:lcu", f"ALB capacity units, assumed {lcu} LCU x {h} h", lcu * h),
+                ("alb:lcu", f"ALB capacity units, assumed {lcu} LCU x {h} h", lcu * h, CATALOGUE_ASSUMPTION),
                 ("vpc:public-ipv4", f"{ips} public IPv4 addresses x {h} h", ips * h),
             ],
         )
@@ -138,6 +144,23 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
                      lines, sum((li.monthly_usd for li in lines), Decimal("0.00")), consumers=internals, missing_prices=missing,
                      notes=("one Cloud Map private DNS namespace per environment when any workload is internal",))
         )
+    network = spec.usage_of(env, NETWORK)
+    if network:
+        # Only what the usage file states: the network itself (VPC, NAT gateway hours,
+        # endpoints) stays outside the runway (docs/catalog.md).
+        specs = []
+        if "nat_processed_gb" in network:
+            v = network["nat_processed_gb"]
+            specs.append(("nat:gb", f"NAT gateway data processed, {v.quantity} GB", v.quantity, v.source))
+        if "data_transfer_out_gb" in network:
+            v = network["data_transfer_out_gb"]
+            specs.append(("transfer:internet-out", f"Data transfer out to the internet, {v.quantity} GB", v.quantity, v.source))
+        lines, missing = pricing._collect(pricer, specs)
+        items.append(
+            ItemPlan("network", "network", None, True, "environment", {k: v.quantity for k, v in network.items()},
+                     lines, sum((li.monthly_usd for li in lines), Decimal("0.00")), missing_prices=missing,
+                     notes=("the network's usage from the usage file; the VPC, NAT gateway hours and endpoints are not estimated",))
+        )
     total = sum((i.monthly_usd for i in items), Decimal("0.00"))
     if envspec.cap is None:
         verdict = "no-cap"
@@ -157,7 +180,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         total=total,
         verdict=verdict,
         missing_prices=tuple(pricer.missing),
-        notes=("network (VPC, NAT gateways, endpoints, data transfer) is outside the runway and not estimated", "free tiers are ignored: estimates are conservative"),
+        notes=(NETWORK_NOTE_USAGE if network else NETWORK_NOTE, "free tiers are ignored: estimates are conservative"),
         disposable=envspec.is_disposable,
     )
 

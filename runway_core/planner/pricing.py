@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..catalog import Catalog
 from ..money import cents
+from ..usage import CATALOGUE_ASSUMPTION, NETWORK, RUNWAY_SIZE, UsageValue
 from .items import LineItem
 from .spec import PLATFORMS, EntrySpec, RunwaySpec
+
+#: One line to price: (price key, description, quantity, where the quantity came from).
+Spec = tuple[str, str, Decimal, str]
 
 #: Fargate task sizes in ECS units (cpu units, MiB) by vCPU/GB, for the task definition.
 _FARGATE_UNITS = {Decimal("0.25"): 256, Decimal("0.5"): 512, Decimal("1"): 1024, Decimal("2"): 2048, Decimal("4"): 4096, Decimal("8"): 8192, Decimal("16"): 16384}
@@ -30,13 +34,14 @@ class _Pricer:
         self.hours = catalog.hours_per_month
         self.missing: list[str] = []
 
-    def line(self, key: str, description: str, quantity: Decimal) -> LineItem | None:
+    def line(self, key: str, description: str, quantity: Decimal, quantity_source: str = RUNWAY_SIZE) -> LineItem | None:
         price = self.catalog.price(key, self.region)
         if price is None:
             if key not in self.missing:
                 self.missing.append(key)
             return None
-        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key)
+        return LineItem(description, quantity, price.unit, price.usd, cents(quantity * price.usd), price.source, price.confidence, key, quantity_source,
+                        price.stated_uncertainty)
 
 
 #: Line items priced per (catalogue, region, quantities): entries of one kind and size in one
@@ -47,7 +52,7 @@ _LINE_MEMO: dict[int, tuple[Catalog, dict[tuple, tuple[tuple[LineItem, ...], tup
 _LINE_MEMO_MAX = 4096
 
 
-def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
+def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal] | Spec]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
     """The line items of ``specs`` and the keys without a price (``pricer.missing`` grows as
     if each were priced here), LineItems are immutable: equal specs share them."""
     specs = tuple(specs)
@@ -71,11 +76,11 @@ def _collect(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tupl
     return hit
 
 
-def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
+def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal] | Spec]) -> tuple[tuple[LineItem, ...], tuple[str, ...]]:
     items = []
     missing = []
-    for key, desc, qty in specs:
-        li = pricer.line(key, desc, qty)
+    for key, desc, qty, *src in specs:
+        li = pricer.line(key, desc, qty, *src)
         if li is None:
             missing.append(key)
         else:
@@ -83,7 +88,16 @@ def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal]]) -> 
     return tuple(items), tuple(missing)
 
 
-def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer) -> tuple[dict, list]:
+def _usage(usage: Mapping[str, UsageValue], key: str, assumed: Decimal) -> tuple[Decimal, str, str]:
+    """``(quantity, its source, its words)`` of usage ``key``: the usage file's value
+    (``"400 M"``-style words without "assumed"), else the catalogue's ``assumed`` one."""
+    v = usage.get(key)
+    if v is None:
+        return assumed, CATALOGUE_ASSUMPTION, "assumed "
+    return v.quantity, v.source, ""
+
+
+def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue]) -> tuple[dict, list]:
     eng = entry.engine
     flavor = eng.get("flavor") or "rds"
     cap = catalog.capacity("postgres", size, flavor)
@@ -106,7 +120,9 @@ def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer) ->
         }
         specs.append((f"aurora:{cap['instance_class']}:standard", f"{int(n)} x {cap['instance_class']} (Aurora Standard), {h} h", n * h))
         specs.append(("aurora:storage:standard", f"Aurora storage, {int(storage)} GB", storage))
-        specs.append(("aurora:io:standard", f"Aurora I/O, assumed {cap['io_requests_millions']} M requests", cap["io_requests_millions"]))
+        io, src, words = _usage(usage, "io_requests_millions", cap["io_requests_millions"])
+        _note_usage(capacity, usage, "io_requests_millions")
+        specs.append(("aurora:io:standard", f"Aurora I/O, {words}{io} M requests", io, src))
         vcpus = cap["vcpus"] * n
     else:
         multi = bool(cap["multi_az"])
@@ -134,12 +150,26 @@ def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer) ->
     return capacity, specs
 
 
-def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) -> tuple[str | None, dict, list]:
+def _note_usage(capacity: dict, usage: Mapping[str, UsageValue], *keys: str) -> None:
+    """Record the usage file's quantities for ``keys`` in ``capacity`` as ``usage_<key>``
+    (hovers show them in place of the assumption, ``diff`` lists them as capacity changes).
+    The line they came from is in the line items' ``quantity_source``, not here: moving a
+    line of the usage file changes no plan."""
+    for k in keys:
+        if k in usage:
+            capacity[f"usage_{k}"] = usage[k].quantity
+
+
+def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue] | None = None) -> tuple[str | None, dict, list]:
+    """The size, the capacity and the line specs of ``entry`` in ``env``; ``usage`` is the
+    usage file's quantities for it (:meth:`RunwaySpec.usage_of`), in place of the catalogue's
+    assumptions."""
     size = entry.size_in(env)
     kind = entry.kind
     h = pricer.hours
+    usage = usage or {}
     if kind == "postgres":
-        cap, specs = _postgres(entry, size, catalog, pricer)
+        cap, specs = _postgres(entry, size, catalog, pricer, usage)
         return (size if cap else None), cap, specs
     cap = catalog.capacity(kind, size) if kind in ("cache", "queue", "topic", "bucket", "workload") else None
     if cap is None:
@@ -158,12 +188,21 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
             "dead_letter": eng.get("dead_letter"),
         }
         key = "sqs:fifo" if fifo else "sqs:standard"
-        return size, capacity, [(key, f"SQS {'FIFO' if fifo else 'Standard'} requests, assumed {cap['requests_millions']} M", cap["requests_millions"])]
+        n, src, words = _usage(usage, "requests_millions", cap["requests_millions"])
+        _note_usage(capacity, usage, "requests_millions")
+        return size, capacity, [(key, f"SQS {'FIFO' if fifo else 'Standard'} requests, {words}{n} M", n, src)]
     if kind == "topic":
         fifo = bool(eng.get("fifo"))
         capacity = {"fifo": fifo, "assumed_publishes_millions": cap["publishes_millions"]}
         key = "sns:fifo" if fifo else "sns:standard"
-        return size, capacity, [(key, f"SNS {'FIFO' if fifo else 'Standard'} publishes, assumed {cap['publishes_millions']} M", cap["publishes_millions"])]
+        n, src, words = _usage(usage, "publishes_millions", cap["publishes_millions"])
+        _note_usage(capacity, usage, "publishes_millions", "payload_gb")
+        lines = [(key, f"SNS {'FIFO' if fifo else 'Standard'} publishes, {words}{n} M", n, src)]
+        if fifo and "payload_gb" in usage:
+            # SNS FIFO also bills the payload data published (per GB); no catalogue
+            # assumption: priced only when the usage file gives it (docs/catalog.md).
+            lines.append(("sns:fifo:payload", f"SNS FIFO payload data, {usage['payload_gb'].quantity} GB", usage["payload_gb"].quantity, usage["payload_gb"].source))
+        return size, capacity, lines
     if kind == "bucket":
         capacity = {
             "storage_class": "STANDARD",
@@ -172,16 +211,20 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
             "assumed_put_requests_thousands": cap["put_requests_thousands"],
             "assumed_get_requests_thousands": cap["get_requests_thousands"],
         }
+        gb, gb_src, gb_words = _usage(usage, "storage_gb", cap["storage_gb"])
+        put, put_src, put_words = _usage(usage, "put_requests_thousands", cap["put_requests_thousands"])
+        get, get_src, get_words = _usage(usage, "get_requests_thousands", cap["get_requests_thousands"])
+        _note_usage(capacity, usage, "storage_gb", "put_requests_thousands", "get_requests_thousands")
         return size, capacity, [
-            ("s3:storage", f"S3 Standard storage, assumed {cap['storage_gb']} GB", cap["storage_gb"]),
-            ("s3:tier1", f"PUT/COPY/POST/LIST requests, assumed {cap['put_requests_thousands']}k", cap["put_requests_thousands"]),
-            ("s3:tier2", f"GET and other requests, assumed {cap['get_requests_thousands']}k", cap["get_requests_thousands"]),
+            ("s3:storage", f"S3 Standard storage, {gb_words}{gb} GB", gb, gb_src),
+            ("s3:tier1", f"PUT/COPY/POST/LIST requests, {put_words}{put}k", put, put_src),
+            ("s3:tier2", f"GET and other requests, {get_words}{get}k", get, get_src),
         ]
     # workload: ECS Fargate Linux, ARM64 or x86 by its platform, per task x scale (docs/catalog.md)
     architecture, price = PLATFORMS.get(entry.platform, PLATFORMS["linux/arm64"])
     tasks = Decimal(entry.scale_in(env))
     vcpu, mem = cap["vcpu"], cap["memory_gb"]
-    logs_gb = cap["log_ingested_gb"]
+    logs_gb, logs_src, logs_words = _usage(usage, "log_ingested_gb", cap["log_ingested_gb"])
     retention = catalog.environment["log_retention_days"]
     # Steady state of a log group kept `retention` days: that many days of ingestion stored,
     # in 30-day months (a 730 h month is 30.4 days: rounding the month down is conservative).
@@ -207,11 +250,12 @@ def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) 
         "secrets": tuple(entry.secrets),
         "uses": tuple(entry.uses),
     }
+    _note_usage(capacity, usage, "log_ingested_gb")
     return size, capacity, [
         (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
         (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
-        ("logs:ingestion", f"CloudWatch Logs ingestion, assumed {logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks),
-        ("logs:storage", f"CloudWatch Logs storage, assumed {_gb(stored_gb)} GB kept {int(retention)} days", stored_gb),
+        ("logs:ingestion", f"CloudWatch Logs ingestion, {logs_words}{logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks, logs_src),
+        ("logs:storage", f"CloudWatch Logs storage, {logs_words}{_gb(stored_gb)} GB kept {int(retention)} days", stored_gb, logs_src),
     ]
 
 
@@ -234,10 +278,11 @@ def _priced_entry(spec: RunwaySpec, entry: EntrySpec, env: str, catalog: Catalog
     if _LAST_PRICED[0] is not spec or _LAST_PRICED[1] is not catalog:
         _LAST_PRICED[:] = [spec, catalog, {}]
     memo = _LAST_PRICED[2]
-    key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None)
+    usage = spec.usage_of(env, entry.name)
+    key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None, tuple(sorted(usage.items())))
     hit = memo.get(key)
     if hit is None:
-        size, capacity, specs = _entry_specs(entry, env, catalog, pricer)
+        size, capacity, specs = _entry_specs(entry, env, catalog, pricer, usage)
         lines, missing = _collect(pricer, specs)
         hit = memo[key] = (size, capacity, lines, missing)
     else:
@@ -264,6 +309,6 @@ def entry_cost(spec: RunwaySpec, catalog: Catalog, env: str, name: str, size: st
             scales={**entry.scales, env: scale} if scale is not None else entry.scales,
         )
     pricer = _Pricer(catalog, spec.region)
-    _size, _capacity, specs = _entry_specs(entry, env, catalog, pricer)
+    _size, _capacity, specs = _entry_specs(entry, env, catalog, pricer, spec.usage_of(env, name))
     lines, _missing = _collect(pricer, specs)
     return sum((li.monthly_usd for li in lines), Decimal("0.00"))

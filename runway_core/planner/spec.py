@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ..model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, ENGINE_MODELS
+from ..usage import UsageValue
 
 #: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables").
 VARIABLES: dict[str, tuple[str, ...]] = {
@@ -126,6 +127,13 @@ class RunwaySpec:
     environments: tuple[EnvSpec, ...]
     entries: Mapping[str, EntrySpec]
     consumers: tuple[ConsumerSpec, ...]
+    #: The usage file's quantities: env -> item (or ``runway_core.usage.NETWORK``) -> usage
+    #: key -> value (docs/format.md, "Usage file"); empty without one.
+    usage: Mapping[str, Mapping[str, Mapping[str, UsageValue]]] = field(default_factory=dict)
+
+    def usage_of(self, env: str, item: str) -> Mapping[str, UsageValue]:
+        """The usage file's quantities for ``item`` in ``env`` (empty: the catalogue's assumptions)."""
+        return self.usage.get(env, {}).get(item, {}) if self.usage else {}
 
     def env(self, name: str) -> EnvSpec | None:
         for e in self.environments:

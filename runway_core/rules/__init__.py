@@ -16,7 +16,7 @@ its family's module and a line here.
 from __future__ import annotations
 
 from ._common import Rule
-from .costs import caps, region
+from .costs import caps, region, verdict_margin
 from .kinds import kinds, sizes, undeclared_environments
 from .naming import ENVIRONMENT_ITEM_NAMES, format_version, name_clash, names, shared_collision
 from .references import unused, uses
@@ -44,6 +44,7 @@ RULES: tuple[Rule, ...] = (
     unused,
     region,
     caps,
+    verdict_margin,
 )
 
 #: The rules a lone member runway (no root above lists it) is checked with: shape only.

@@ -3,11 +3,13 @@ the catalogue does not price), RW161 (unit
 prices missing for the region where no cap depends on them), RW162/RW163 (a capped
 environment whose estimate misses a price: its cap cannot be checked, so the plan is refused:
 fail closed, issue 13), RW170 (an environment over its cap: the plan is refused, ADR 0493 §3)
-and RW171 (an environment without a cap).
+RW171 (an environment without a cap) and RW172 (a capped verdict the stated uncertainty of its
+derived and unverified prices could turn around).
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
@@ -180,3 +182,39 @@ def caps(an: "Analysis") -> Iterator[Diagnostic]:
         elif plan.verdict == "no-cap":
             yield _d(an, an.root_file, _env_anchor(an, env, False), "RW171",
                      f"{env} has no cap: estimate {est}/month (top: {top_txt}); set `environments.{env}.limits.monthly` to cap it", data)
+
+
+#: At most this many prices are named in RW172 (the largest possible errors first).
+MARGIN_PRICES = 5
+
+
+def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW172: a capped environment whose verdict could flip within the stated uncertainty of
+    its derived and unverified prices (``EnvironmentPlan.verdict_could_flip``; each price's
+    uncertainty is its catalogue row's, docs/catalog.md "Uncertainty"). A warning naming the
+    prices to refresh, largest possible error first."""
+    env_models = getattr(an, "_env_models", {})
+    reg = an.spec.region if an.spec is not None else ""
+    for env, plan in an.plans.items():
+        if env in an.env_keys and env not in env_models:
+            continue
+        if not plan.verdict_could_flip():
+            continue
+        assert plan.cap is not None
+        band = plan.uncertainty_usd()
+        prices = plan.unchecked_prices()
+        named = ", ".join(f"{k} ({c} ±{pct.normalize():f}%, {usd(share)})" for k, c, pct, share in prices[:MARGIN_PRICES])
+        more = f" and {len(prices) - MARGIN_PRICES} more" if len(prices) > MARGIN_PRICES else ""
+        share = sum((s for _k, _c, _p, s in prices), Decimal("0.00"))
+        if plan.verdict == "ok":
+            what = f"is {usd(plan.cap - plan.total)} under its cap of {usd(plan.cap)}"
+            could = "over the cap"
+        else:
+            what = f"is {usd(plan.total - plan.cap)} over its cap of {usd(plan.cap)}"
+            could = "under the cap"
+        data = {"environment": env, "total": str(cents(plan.total)), "cap": str(plan.cap), "uncertainty_usd": str(band),
+                "prices": [{"price_key": k, "confidence": c, "uncertainty_pct": str(p), "monthly_usd": str(s)} for k, c, p, s in prices]}
+        yield _d(an, an.root_file, _env_anchor(an, env, True), "RW172",
+                 f"{env}: the estimate {usd(plan.total)}/month {what}, and {usd(share)} of it rests on derived or unverified "
+                 f"prices whose stated uncertainty (±{usd(band)}) could put it {could}; refresh {named}{more} "
+                 f"(`{refresh_command(reg)}`) before trusting the verdict", data)

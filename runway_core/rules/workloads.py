@@ -146,7 +146,8 @@ def _int(node: YNode | None) -> int | None:
 def health_limits(an: "Analysis") -> Iterator[Diagnostic]:
     """RW148: an HTTP (`path`) check whose `timeout_s` is not below its `interval_s` (the ALB
     refuses it: ELBv2 CreateTargetGroup, "the timeout must be smaller than the interval").
-    RW149: a `command` check whose `timeout_s` exceeds ECS's 60 s. Defaults count as the
+    RW149: a `command` check, or the `path` check of an internal workload (run by the deploy's
+    health probe container), whose `timeout_s` exceeds ECS's 60 s. Defaults count as the
     deploy declares them (interval 30 s, timeout 5 s); values outside the schema's own ranges
     are RW100 and not repeated here."""
     for k, v in _workloads(an):
@@ -169,7 +170,11 @@ def health_limits(an: "Analysis") -> Iterator[Diagnostic]:
                      f"workload `{k.text}`: the load balancer refuses a health check whose {given} is not below its {every}; "
                      f"make timeout_s smaller than interval_s (e.g. timeout_s: {max(2, min(i - 1, 5))})",
                      {"workload": k.text, "interval_s": i, "timeout_s": t})
-        if health.get("command") is not None and timeout is not None and timeout > ECS_TIMEOUT_MAX_S:
+        expose = v.get("expose")
+        # An internal `path` check is an ECS container health check too (the deploy's health probe).
+        ecs_checked = health.get("command") is not None or (
+            health.get("path") is not None and not (isinstance(expose, YScalar) and expose.value == "public"))
+        if ecs_checked and timeout is not None and timeout > ECS_TIMEOUT_MAX_S:
             yield _d(an, an.root_file, timeout_node.range, "RW149",
                      f"workload `{k.text}`: ECS refuses a container health check whose timeout_s is {timeout}: it allows 2 to "
                      f"{ECS_TIMEOUT_MAX_S} seconds; use timeout_s: {ECS_TIMEOUT_MAX_S} or less",

@@ -27,6 +27,7 @@ from .hover import to_hover
 from .positions import (
     RENAME_ANNOTATION,
     annotated_workspace_edit,
+    change_annotation,
     apply_change,
     encoding_of,
     from_position,
@@ -42,7 +43,7 @@ from .positions import (
 )
 
 __all__ = [
-    "RENAME_ANNOTATION", "SOURCE", "annotated_workspace_edit", "apply_change", "supports_change_annotations", "diagnostic_options", "encoding_of", "from_position", "from_range", "full_report",
+    "RENAME_ANNOTATION", "SOURCE", "annotated_workspace_edit", "change_annotation", "apply_change", "supports_change_annotations", "diagnostic_options", "encoding_of", "from_position", "from_range", "full_report",
     "is_whole_document", "preferred_encoding", "publish_params", "supports_document_changes", "text_edits",
     "to_diagnostic", "to_diagnostics", "to_hover", "to_position", "to_range", "workspace_edit",
 ]

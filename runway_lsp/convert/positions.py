@@ -157,6 +157,13 @@ def annotated_workspace_edit(
     )
 
 
+def change_annotation(label: str, needs_confirmation: bool, description: str) -> types.ChangeAnnotation:
+    """One change annotation of a workspace edit (LSP 3.17 ``ChangeAnnotation``): the client
+    shows ``label`` over the edits paired with it and, with ``needs_confirmation``, holds them
+    until the user ticks them."""
+    return types.ChangeAnnotation(label=label, needs_confirmation=needs_confirmation, description=description)
+
+
 def supports_change_annotations(caps: types.ClientCapabilities | None) -> bool:
     """The client's ``workspace.workspaceEdit.documentChanges`` and ``changeAnnotationSupport``."""
     ws = caps.workspace if caps is not None else None

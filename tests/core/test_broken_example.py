@@ -16,6 +16,7 @@ from runway_core.workspace import MAX_FILE_CHARS, read_disk
 
 BROKEN = Path(__file__).resolve().parents[2] / "examples" / "broken"
 ROOT = BROKEN / "runway.yaml"
+USAGE = BROKEN / "runway.usage.yaml"
 
 #: Codes that cannot appear together with the others in one analysis, and why. Each is
 #: shown on the same example by a test of its own.
@@ -59,6 +60,12 @@ EXCLUDED = {
     "RW191": ("As RW190: shown by test_changes_against_a_deployed_plan."),
     "RW192": ("As RW190: shown by test_changes_against_a_deployed_plan."),
     "RW193": ("As RW190: shown by test_changes_against_a_deployed_plan."),
+    "RW172": (
+        "A verdict that derived or unverified prices could flip needs a capped environment within "
+        "a few percent of its cap on such prices; the example's region (us-east-1) prices what it "
+        "uses from checked sources, and its dev is far over its cap (RW170). The golden case "
+        "rw172_verdict_could_flip shows it on an eu-west-1 product at 98% of its cap."
+    ),
     "RW012": (
         "500 problems in one file would bury the faults the example is for. "
         "test_too_many_problems_is_rw012 repeats one secret of the example 600 times."
@@ -182,10 +189,21 @@ def test_planted_faults_are_commented(analysis) -> None:
         assert d.code in lines[d.range.start.line], f"line {d.range.start.line + 1}: no comment names {d.code}"
 
 
+def test_usage_faults_are_commented(analysis) -> None:
+    # The usage file beside the root (docs/format.md, "Usage file"): each diagnostic on a line
+    # whose comment names its code, and the file is part of the analysis (the editor publishes it).
+    lines = USAGE.read_text(encoding="utf-8").splitlines()
+    codes = [d.code for d in analysis.diagnostics[str(USAGE)]]
+    assert sorted(codes) == ["RW200", "RW201", "RW202"]
+    for d in analysis.diagnostics[str(USAGE)]:
+        assert d.code in lines[d.range.start.line], f"line {d.range.start.line + 1}: no comment names {d.code}"
+    assert analysis.files[str(USAGE)].role == "usage"
+
+
 def test_no_exception_and_every_file_is_accounted_for(analysis) -> None:
     # Every member folder that exists was read (or refused with a diagnostic on the root).
     folders = {p.name for p in (BROKEN / "services").iterdir() if p.is_dir()}
-    read_folders = {Path(f).parent.name for f in analysis.diagnostics if f != str(ROOT)}
+    read_folders = {Path(f).parent.name for f in analysis.diagnostics if f not in (str(ROOT), str(USAGE))}
     assert read_folders == folders
     assert str(ROOT) in analysis.files
 

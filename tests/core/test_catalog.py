@@ -83,6 +83,9 @@ OTHER_KEYS = (
     "fargate:x86:memory",
     "nat:hour",
     "nat:gb",
+    # priced only from a usage file (docs/format.md, "Usage file")
+    "sns:fifo:payload",
+    "transfer:internet-out",
 )
 
 # The size catalogue of docs/catalog.md, written out by hand.

@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "runway_core.catalog": 1,
     "runway_core.model": 1,
     "runway_core.schema": 1,
+    "runway_core.usage": 1,
     "runway_core.planner": 2,
     "runway_core.workspace": 2,
     "runway_core.facts": 2,

@@ -341,6 +341,8 @@ def test_git_is_run_through_the_injected_runner_and_cached_by_commit(catalog, or
             return 0, STAGING_LARGE.encode()
         if args[0] == "show":
             path = args[-1].split(":", 1)[1]
+            if not (orders_copy / path).is_file():
+                return 128, b""  # git show of a path the commit lacks: "fatal: path ... does not exist"
             return 0, (orders_copy / path).read_bytes()
         return 1, b""
 
@@ -349,7 +351,9 @@ def test_git_is_run_through_the_injected_runner_and_cached_by_commit(catalog, or
     assert head["staging"].total == Decimal("444.45")
     shows = [c for c in calls if c[0] == "show"]
     assert shows[0] == ("show", "--no-textconv", f"{commit}:runway.yaml")
-    assert len(shows) == 3  # root + two members, each once
+    # root + two members + the usage file beside the root (absent at HEAD), each once
+    assert len(shows) == 4
+    assert shows[-1] == ("show", "--no-textconv", f"{commit}:runway.usage.yaml")
     n = len(calls)
     assert store.head(str(orders_copy / "runway.yaml"), catalog) is head
     assert len(calls) == n  # git's files unchanged: no git at all

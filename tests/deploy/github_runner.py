@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
@@ -102,6 +103,9 @@ class GitHubState:
     sarifs: list[dict] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     next_id: int = 1000
+    #: False: code scanning is off for the repository (a private repository without GitHub
+    #: Advanced Security) and a SARIF upload is refused with 403, as GitHub refuses it.
+    code_scanning: bool = True
 
 
 def send_json(handler: BaseHTTPRequestHandler, code: int, doc: Any = None, headers: dict | None = None) -> None:
@@ -175,6 +179,9 @@ class FakeGitHub:
                         state.comments.remove(comment)
                         return self._send(204)
                 if re.fullmatch(r"/repos/[^/]+/[^/]+/code-scanning/sarifs", url.path) and method == "POST":
+                    if not state.code_scanning:
+                        return self._send(403, {"message": "Advanced Security must be enabled for this repository to use code scanning.",
+                                                "documentation_url": "https://docs.github.com/rest/code-scanning/code-scanning#upload-an-analysis-as-sarif-data"})
                     log = json.loads(gzip.decompress(base64.b64decode(payload["sarif"])))
                     state.sarifs.append({**payload, "sarif": log})
                     return self._send(202, {"id": f"sarif-{len(state.sarifs)}", "url": "http://api.github.localhost/..."})
@@ -236,6 +243,7 @@ class Run:
 
     steps: dict[str, dict] = field(default_factory=dict)
     outcomes: list[tuple[str, str]] = field(default_factory=list)  # (step name, success|failure|skipped)
+    conclusions: list[tuple[str, str]] = field(default_factory=list)  # after continue-on-error
     outputs: dict[str, str] = field(default_factory=dict)
     failed: bool = False
     logs: dict[str, str] = field(default_factory=dict)
@@ -310,15 +318,32 @@ class Runner:
                 outcome, outputs, log = self.shell(step, env, job_env, path_extra, event_path)
                 result.logs[name] = log
             result.outcomes.append((name, outcome))
+            # continue-on-error (a composite step has it too: GitHub's metadata syntax,
+            # runs.steps[*].continue-on-error; an expression or a boolean): a failed step's
+            # outcome stays "failure", its conclusion is "success" and the job's status is
+            # untouched, so later steps run under success() (actions/runner
+            # docs/adrs/0274-step-outcome-and-conclusion.md).
+            conclusion = outcome
+            if outcome == "failure" and self.continue_on_error(step, ctx, ws, status):
+                conclusion = "success"
+            result.conclusions.append((name, conclusion))
             if "id" in step:
-                ctx["steps"][step["id"]] = {"outputs": outputs, "outcome": outcome, "conclusion": outcome}
-            if outcome == "failure":
+                ctx["steps"][step["id"]] = {"outputs": outputs, "outcome": outcome, "conclusion": conclusion}
+            if conclusion == "failure":
                 status = "failure"
                 ctx["job"]["status"] = "failure"
         result.steps = ctx["steps"]
         result.outputs = {k: self.expressions.template(str(v["value"]), ctx, ws) for k, v in (action.get("outputs") or {}).items()}
         result.failed = status == "failure"
         return result
+
+    def continue_on_error(self, step: dict, ctx: dict, ws: str, status: str) -> bool:
+        """``continue-on-error`` of a step: YAML ``true``/``false`` or a ``${{ }}`` expression."""
+        value = step.get("continue-on-error", False)
+        if isinstance(value, bool):
+            return value
+        m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", str(value), re.S)
+        return bool(self.expressions.evaluate(m.group(1).strip() if m else str(value), ctx, ws, condition=True, status=status)["truthy"])
 
     def shell(self, step: dict, env: dict[str, str], job_env: dict[str, str], path_extra: list[str], event_path: Path) -> tuple[str, dict, str]:
         assert step.get("shell") == "bash", step
@@ -363,6 +388,11 @@ class Runner:
             opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": self.github.proxy}))
             req = urllib.request.Request("http://api.github.localhost/repos/acme/shop/code-scanning/sarifs", data=json.dumps(payload).encode(),
                                          method="POST", headers={"Authorization": f"token {self.github.state.token}", "Content-Type": "application/json"})
-            with opener.open(req, timeout=30) as resp:
-                return ("success" if resp.status == 202 else "failure"), {"sarif-id": json.loads(resp.read())["id"]}
+            try:
+                with opener.open(req, timeout=30) as resp:
+                    return ("success" if resp.status == 202 else "failure"), {"sarif-id": json.loads(resp.read())["id"]}
+            except urllib.error.HTTPError:
+                # upload-sarif fails the step on a refusal (403: code scanning off, or a fork's
+                # read-only token: "Resource not accessible by integration").
+                return "failure", {}
         raise AssertionError(f"no stand-in for {uses}")

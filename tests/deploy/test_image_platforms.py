@@ -150,3 +150,22 @@ def test_preview_and_up_refuse_before_pulumi_when_the_platform_is_missing(regist
     assert len(refused) == 1 and "not linux/arm64" in refused[0]
     item.capacity["platform"] = "linux/amd64"
     assert _image_platforms(run) == [] and said == []
+
+
+def test_an_overridden_health_probe_image_is_checked_for_the_platform_too(registry):
+    """RUNWAY_HEALTH_PROBE_IMAGE (docs/deploy.md, "Health probe") runs in every internal
+    `health.path` workload's task: an override without the task's platform is refused too."""
+    from deploy_engine.pipeline.guards import _image_platforms
+    from deploy_engine.secrets import Redactor
+
+    app = f"{registry}/team/api@{_digest(LIST_BOTH)}"
+    item = types.SimpleNamespace(name="api", kind="workload", capacity={"image": app, "platform": "linux/arm64", "health": {"path": "/h"}})
+    run = types.SimpleNamespace(plan=types.SimpleNamespace(items=[item]), ctx=types.SimpleNamespace(image_fetch=None), command="up",
+                                err=[].append, redactor=Redactor())
+    amd64_only = types.SimpleNamespace(health_probe_image=f"{registry}/mirror/busybox@{_digest(INDEX_AMD64)}")
+    (refused,) = _image_platforms(run, amd64_only)
+    assert refused.startswith("api (health probe): ") and "not linux/arm64" in refused
+    assert _image_platforms(run, types.SimpleNamespace(health_probe_image=app)) == []
+    # A public workload runs no probe: the override is not read for it.
+    item.capacity["expose"] = "public"
+    assert _image_platforms(run, amd64_only) == []

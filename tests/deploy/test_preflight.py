@@ -139,16 +139,23 @@ def test_private_subnets_without_nat_need_the_endpoints_and_ecr_images(ec2, tmp_
     plan = plan_of(tmp_path, catalog)
     (first, second) = preflight.network_problems(network, plan, REGION, ec2).problems
     assert first.startswith(f"RUNWAY_PRIVATE_SUBNET_IDS: {private[0]}, {private[1]} have no route to 0.0.0.0/0 through a NAT gateway")
-    assert "the images example/api are pulled from outside ECR" in first
+    # The internal `health.path` workload's health probe image (ECR Public) is pulled too.
+    assert "the images example/api, public.ecr.aws/docker/library/busybox are pulled from outside ECR" in first
     assert second.endswith(", ".join(f"com.amazonaws.{REGION}.{e}" for e in preflight.REQUIRED_ENDPOINTS))
     # With every endpoint and a private ECR image, the tasks need no NAT.
     vpc.endpoints(*preflight.REQUIRED_ENDPOINTS)
     ecr = PRODUCT.replace(f"example/api{DIGEST}", f"123456789012.dkr.ecr.{REGION}.amazonaws.com/team/api{DIGEST}")
     (tmp_path / "ecr").mkdir()
-    assert preflight.network_problems(network, plan_of(tmp_path / "ecr", catalog, ecr), REGION, ec2).problems == ()
+    ecr_plan = plan_of(tmp_path / "ecr", catalog, ecr)
+    (probe,) = preflight.network_problems(network, ecr_plan, REGION, ec2).problems
+    assert "the images public.ecr.aws/docker/library/busybox are pulled from outside ECR" in probe
+    # ... until RUNWAY_HEALTH_PROBE_IMAGE names a private ECR copy (docs/deploy.md, "Health probe").
+    mirror = f"123456789012.dkr.ecr.{REGION}.amazonaws.com/mirror/busybox@sha256:" + "ab" * 32
+    private_probe = NetworkSettings(vpc.id, private, health_probe_image=mirror)
+    assert preflight.network_problems(private_probe, ecr_plan, REGION, ec2).problems == ()
     # Still a public registry image: named.
     (problem,) = preflight.network_problems(network, plan, REGION, ec2).problems
-    assert "example/api are pulled from outside ECR" in problem
+    assert "example/api, public.ecr.aws/docker/library/busybox are pulled from outside ECR" in problem
 
 
 def test_public_subnets_need_an_internet_gateway_route(ec2, tmp_path, catalog):

@@ -42,10 +42,10 @@ BASE = {
     "aurora:db.r7g.large:standard": "0.2761", "aurora:storage:standard": "0.1001", "aurora:io:standard": "0.0000002001",
     "rds-proxy:vcpu": "0.0151", "valkey:cache.t4g.micro": "0.0129", "valkey:cache.t4g.small": "0.0257",
     "valkey:cache.m7g.large": "0.1265", "sqs:standard": "0.00000041", "sqs:fifo": "0.00000051", "sns:standard": "0.00000051",
-    "sns:fifo": "0.00000031", "s3:storage": "0.0231", "s3:tier1": "0.0000051", "s3:tier2": "0.00000041",
+    "sns:fifo": "0.00000031", "sns:fifo:payload": "0.0171", "s3:storage": "0.0231", "s3:tier1": "0.0000051", "s3:tier2": "0.00000041",
     "fargate:arm:vcpu": "0.03239", "fargate:arm:memory": "0.003561", "fargate:x86:vcpu": "0.04049", "fargate:x86:memory": "0.004446",
     "alb:hour": "0.02251", "alb:lcu": "0.0081", "vpc:public-ipv4": "0.0051", "cloudmap:instance": "0.11",
-    "secretsmanager:secret": "0.41", "logs:ingestion": "0.51", "logs:storage": "0.031", "nat:hour": "0.0451", "nat:gb": "0.0452",
+    "secretsmanager:secret": "0.41", "logs:ingestion": "0.51", "logs:storage": "0.031", "nat:hour": "0.0451", "nat:gb": "0.0452", "transfer:internet-out": "0.091",
 }
 #: The factor from AWS's unit to the catalogue's ("1M requests", "1,000 requests").
 FACTOR = {"aurora:io:standard": D(1_000_000), "sqs:standard": D(1_000_000), "sqs:fifo": D(1_000_000), "sns:standard": D(1_000_000),
@@ -305,6 +305,62 @@ def test_csv_reader_reads_the_metadata_rows_and_on_demand_rows_only():
 ])
 def test_usage_type_region_prefix(usagetype, usage, ok):
     assert usage_matches(usagetype, usage) is ok
+
+
+def test_second_standard_queue_product_and_local_zone_without_region_code(tmp_path):
+    """Issue 25: the SQS offer publishes more than one Standard-queue product (another usage
+    type: a higher tier), and an offer file may hold a product without `regionCode` whose usage
+    type names a Local Zone (`PER1-`, Perth) or another region. The selector goes by usage type
+    (Requests-Tier1), and a product without regionCode is the region's only when its usage
+    type's location prefix is the region's billing code (AWS "Region billing codes": APS2 for
+    ap-southeast-2). Layout: the Price List offer file, products then OnDemand terms."""
+    prices = {"ap-southeast-2": {"sqs:standard": "0.00000040", "logs:ingestion": "0.76", "transfer:internet-out": "0.114",
+                                 "sns:fifo:payload": "0.0204"}}
+    root = mirror.write_mirror(tmp_path / "m", prices)
+    base = root / "offers/v1.0/aws"
+    sqs = mirror.region_items("ap-southeast-2", prices["ap-southeast-2"])["AWSQueueService"]
+    sqs.append(mirror.Item("SQSTIER2STANDARD", "API Request",
+                           {"location": "Asia Pacific (Sydney)", "locationType": "AWS Region", "regionCode": "ap-southeast-2",
+                            "usagetype": "APS2-Requests-Tier2", "queueType": "Standard", "group": "SQS-APIRequest-Tier2"},
+                           [("0", "Inf", "Requests", "0.00000030")]))
+    (base / "AWSQueueService" / mirror.VERSION / "ap-southeast-2" / "index.json").write_text(mirror.offer_json("AWSQueueService", sqs), encoding="utf-8")
+    cw = mirror.region_items("ap-southeast-2", prices["ap-southeast-2"])["AmazonCloudWatch"]
+    # Without regionCode: a Perth Local Zone row, an eu-west-1 row, and (last) the region's own.
+    for name, usage, usd in (("LOCALZONEPER1LOG", "PER1-DataProcessing-Bytes", "0.99"), ("OTHERREGIONLOGS1", "EU-DataProcessing-Bytes", "0.57")):
+        cw.insert(0, mirror.Item(name, "Data Payload", {"location": "Asia Pacific (Perth)", "locationType": "AWS Local Zone", "usagetype": usage},
+                                 [("0", "Inf", "GB", usd)]))
+    for item in cw:
+        if item.sku == mirror.sku("ap-southeast-2", "logs:ingestion"):
+            item.attributes.pop("regionCode")  # the region's own row, told apart by its APS2- prefix alone
+    (base / "AmazonCloudWatch" / mirror.VERSION / "ap-southeast-2" / "index.json").write_text(mirror.offer_json("AmazonCloudWatch", cw), encoding="utf-8")
+    result = refresh(root.as_uri(), ["ap-southeast-2"], tmp_path / "out")
+    found = {f.selector.key: f for f in result.found}
+    assert found["sqs:standard"].sku == mirror.sku("ap-southeast-2", "sqs:standard")
+    assert found["logs:ingestion"].sku == mirror.sku("ap-southeast-2", "logs:ingestion")
+    assert found["transfer:internet-out"].sku == mirror.sku("ap-southeast-2", "transfer:internet-out")
+    assert found["sns:fifo:payload"].sku == mirror.sku("ap-southeast-2", "sns:fifo:payload")
+    rows = read_prices(tmp_path / "out")
+    assert Decimal(rows[("sqs:standard", "ap-southeast-2")]["usd"]) == Decimal("0.40")  # per 1M requests
+    assert Decimal(rows[("logs:ingestion", "ap-southeast-2")]["usd"]) == Decimal("0.76")
+    assert Decimal(rows[("transfer:internet-out", "ap-southeast-2")]["usd"]) == Decimal("0.114")  # the first paid tier
+    assert not any(m.key in found for m in result.missing)
+
+
+@pytest.mark.parametrize(("product_region", "usagetype", "region", "ok"), [
+    ("eu-west-1", "EU-NatGateway-Hours", "eu-west-1", True),
+    ("eu-west-1", "EUC1-NatGateway-Hours", "eu-west-1", False),  # names another region
+    (None, "EU-DataTransfer-Out-Bytes", "eu-west-1", True),
+    (None, "PER1-DataProcessing-Bytes", "ap-southeast-2", False),  # a Local Zone
+    (None, "DataProcessing-Bytes", "eu-west-1", False),  # no location: us-east-1's style
+    (None, "Requests-Tier1", "us-east-1", True),
+    (None, "USE1-Requests-Tier1", "us-east-1", True),
+    ("us-west-2-lax-1", "USW2-LAX1-InstanceUsage:db.t4g.micro", "us-west-2", False),
+    (None, "APS2-Requests-Tier1", "xx-test-1", False),  # a region without a billing code: fail closed
+])
+def test_a_product_is_the_regions_own(product_region, usagetype, region, ok):
+    from deploy_engine.pricelist.selectors import in_region
+
+    assert in_region(product_region, usagetype, region) is ok
 
 
 def test_catalog_refresh_selects_the_x86_fargate_prices_too(catalog):

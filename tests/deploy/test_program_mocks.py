@@ -14,12 +14,17 @@ each test and resets the runtime afterwards.
 
 from __future__ import annotations
 
+import http.server
 import inspect
 import json
 import re
 import secrets
+import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +37,8 @@ aws = pytest.importorskip("pulumi_aws", reason="pulumi_aws is not installed: the
 
 from deploy_engine.program import ADMIN_USERNAME, aws_name, declare_environment  # noqa: E402
 from deploy_engine.resources import MOCK_ACCOUNT, declared_resources  # noqa: E402
+from deploy_engine.layout import HEALTH_PROBE_IMAGE  # noqa: E402
+from deploy_engine.program.workload import PROBE_CPU_UNITS, PROBE_MEMORY_MIB  # noqa: E402
 from deploy_engine.settings import NetworkSettings, SettingsError, load_network_settings  # noqa: E402
 from runway_core.analysis import analyze  # noqa: E402
 from runway_core.planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, engine_defaults, plan_environment  # noqa: E402
@@ -141,10 +148,14 @@ def unwrap_secret(value: Any) -> Any:
     return value["value"]
 
 
-def container(mocks: Recorded, workload: str, env: str = "production") -> dict[str, Any]:
+def containers(mocks: Recorded, workload: str, env: str = "production") -> dict[str, dict[str, Any]]:
+    """The task definition's containers by name (the application's is named after the workload)."""
     td = mocks.one("aws:ecs/taskDefinition:TaskDefinition", f"{env}-{workload}-task-definition")
-    (definition,) = json.loads(td.inputs["containerDefinitions"])
-    return definition
+    return {d["name"]: d for d in json.loads(td.inputs["containerDefinitions"])}
+
+
+def container(mocks: Recorded, workload: str, env: str = "production") -> dict[str, Any]:
+    return containers(mocks, workload, env)[workload]
 
 
 def param_arn(path: str) -> str:
@@ -373,9 +384,11 @@ def test_container_definition_health_logs_env_and_secrets_by_reference(mocks, ca
     run(plan, credentials={"main-db": new_password()})
     c = container(mocks, "api")
     assert c["image"] == f"example/api{DIGEST}" and c["portMappings"] == [{"containerPort": 8080, "protocol": "tcp"}]
-    # An internal workload's `health.path` becomes no container check: that would run curl
-    # inside the image, which many images lack (ECS health checks are optional).
+    # An internal workload's `health.path` becomes no check inside the application's image
+    # (curl there would need a shell and curl, which many images lack): the health probe
+    # sidecar GETs it instead (test_internal_path_workload_gets_an_essential_health_probe).
     assert "healthCheck" not in c
+    assert containers(mocks, "api")["health-probe"]["healthCheck"]["command"][-1] == "http://127.0.0.1:8080/healthz"
     assert c["logConfiguration"] == {"logDriver": "awslogs", "options": {"awslogs-group": "/runway/acme/production/api", "awslogs-region": REGION, "awslogs-stream-prefix": "api"}}
     assert c["environment"] == [{"name": "LOG_LEVEL", "value": "info"}]
     expected = ["API_SIGNING_KEY", "MAIN_DB_URL", "MAIN_DB_HOST", "MAIN_DB_PORT", "MAIN_DB_USER", "MAIN_DB_PASSWORD", "MAIN_DB_DATABASE", "FILES_NAME", "FILES_ARN"]
@@ -917,7 +930,7 @@ def test_orders_health_checks_zitadel_by_the_alb_and_never_curl_in_a_container(o
     mocks, _ = orders_production
     group = mocks.one("aws:lb/targetGroup:TargetGroup", "production-zitadel-target-group").inputs
     assert group["healthCheck"]["path"] == "/debug/healthz" and group["healthCheck"]["protocol"] == "HTTP"
-    for w in ("zitadel", "metabase", "pdf-renderer"):  # all three give a path: no container check at all
+    for w in ("zitadel", "metabase", "pdf-renderer"):  # all three give a path: no check in the application's image
         assert "healthCheck" not in container(mocks, w)
     assert all("curl" not in json.dumps(r.inputs) for r in mocks.of_type("aws:ecs/taskDefinition:TaskDefinition"))
 
@@ -926,6 +939,117 @@ def test_a_public_workload_with_a_command_gets_both_checks(mocks, catalog):
     run(make_plan(catalog, entry("web", "workload", expose="public", health={"command": ["CMD-SHELL", "wget -q -O- localhost:8080/ok"]})))
     assert container(mocks, "web")["healthCheck"]["command"] == ["CMD-SHELL", "wget -q -O- localhost:8080/ok"]  # kept as written
     assert mocks.one("aws:lb/targetGroup:TargetGroup").inputs["healthCheck"]["path"] == "/"
+
+
+def test_internal_path_workload_gets_an_essential_health_probe(mocks, catalog):
+    """Issue 24, "every workload has a health check that replaces a hung task": an internal
+    workload with `health.path` gets a second, essential container whose ECS health check GETs
+    the path over the task's shared localhost (awsvpc). AWS's documented rules this relies on
+    (cited in deploy_engine/program/workload.py): containers of a Fargate task share
+    `localhost`; a task is UNHEALTHY when an essential container fails its check, and a
+    service replaces an unhealthy task (Amazon ECS API Reference, `HealthCheck`)."""
+    run(make_plan(catalog, entry("api", "workload", port=9000, health={"path": "/ready?deep=1", "interval_s": 20, "timeout_s": 7})))
+    td = mocks.one("aws:ecs/taskDefinition:TaskDefinition", "production-api-task-definition").inputs
+    assert td["networkMode"] == "awsvpc" and td["requiresCompatibilities"] == ["FARGATE"]  # localhost is shared
+    by_name = containers(mocks, "api")
+    assert list(by_name) == ["api", "health-probe"]
+    app, probe = by_name["api"], by_name["health-probe"]
+    assert probe["essential"] is True and app["essential"] is True
+    assert probe["image"] == HEALTH_PROBE_IMAGE
+    assert re.fullmatch(r"public\.ecr\.aws/docker/library/busybox@sha256:[0-9a-f]{64}", probe["image"])
+    # Exec form (no shell needed even in the probe); the application's image is never asked for a tool.
+    assert probe["healthCheck"] == {
+        "command": ["CMD", "wget", "-q", "-O", "/dev/null", "http://127.0.0.1:9000/ready?deep=1"],
+        "interval": 20, "timeout": 7, "retries": 3, "startPeriod": 60,
+    }
+    assert "healthCheck" not in app
+    # Its share comes out of the application's: the task's Fargate size (and price) is unchanged.
+    assert (int(td["cpu"]), int(td["memory"])) == (256, 512)  # `small`, as without the probe
+    assert app["cpu"] + probe["cpu"] == int(td["cpu"]) and app["memory"] + probe["memory"] == int(td["memory"])
+    assert (probe["cpu"], probe["memory"]) == (PROBE_CPU_UNITS, PROBE_MEMORY_MIB)
+    # A task stop ends it at once (init process forwards SIGTERM to sleep); its logs go to the workload's group.
+    assert probe["command"] == ["sleep", "2147483647"] and probe["linuxParameters"] == {"initProcessEnabled": True}
+    assert probe["readonlyRootFilesystem"] is True
+    assert probe["logConfiguration"]["options"] == {"awslogs-group": "/runway/acme/production/api", "awslogs-region": REGION,
+                                                    "awslogs-stream-prefix": "api-health-probe"}
+    # Cloud Map custom health: ECS keeps the task's health there; the port mapping stays the application's.
+    discovery = mocks.one("aws:servicediscovery/service:Service", "production-api-discovery").inputs
+    assert "healthCheckCustomConfig" in discovery
+    assert "portMappings" not in probe
+    service = mocks.one("aws:ecs/service:Service", "production-api-service").inputs
+    assert service["serviceRegistries"]["registryArn"]
+
+
+class _Health(http.server.BaseHTTPRequestHandler):
+    """/ok 200, /moved 302 -> /ok, /fail 500, /hang answers after 30 s (a hung application)."""
+
+    def do_GET(self) -> None:
+        if self.path == "/hang":
+            time.sleep(30)
+        code = {"/ok": 200, "/ok?deep=1": 200, "/moved": 302, "/fail": 500}.get(self.path, 404)
+        self.send_response(code)
+        if code == 302:
+            self.send_header("Location", "/ok")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="busybox is not installed (.ci/run installs Debian's `busybox`)")
+def test_the_declared_probe_command_passes_and_fails_as_ecs_needs_with_a_real_busybox(mocks, catalog):
+    """The probe's declared check, run as ECS would (exec form: the arguments after "CMD"),
+    with a real BusyBox against a local server: 0 for 2xx (after a redirect), non-zero for an
+    error status or a closed port; a GET that hangs is ended by the check's `timeout`, as ECS
+    does (here `subprocess`'s timeout stands in for it)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+
+    def rc(path: str, on_port: int = port) -> int | None:
+        plan = make_plan(catalog, entry("api", "workload", port=on_port, health={"path": path, "timeout_s": 2}))
+        doc = declared_resources(plan, product="acme", region=REGION, network=NETWORK, mask=False)
+        td = next(r for r in doc["resources"] if r["type"] == "aws:ecs/taskDefinition:TaskDefinition")
+        check = json.loads(td["inputs"]["containerDefinitions"])[1]["healthCheck"]
+        assert check["command"][:2] == ["CMD", "wget"] and check["timeout"] == 2
+        try:
+            return subprocess.run(["busybox", *check["command"][1:]], capture_output=True, timeout=check["timeout"], env={}).returncode
+        except subprocess.TimeoutExpired:
+            return None  # ECS counts it as a failed check
+
+    try:
+        assert rc("/ok") == 0 and rc("/ok?deep=1") == 0 and rc("/moved") == 0
+        assert rc("/fail") == 1 and rc("/missing") == 1
+        assert rc("/hang") is None
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+        closed.close()
+        assert rc("/ok", free) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_health_probe_only_where_nothing_else_checks_the_task(mocks, catalog):
+    """A public `path` workload is checked by its target group and an internal `command`
+    workload by its own container check: neither gets a probe (the task stays one container)."""
+    run(make_plan(catalog, entry("web", "workload", expose="public", health={"path": "/up"}),
+                  entry("worker", "workload", health={"command": ["/bin/ok"]})))
+    assert list(containers(mocks, "web")) == ["web"] and list(containers(mocks, "worker")) == ["worker"]
+    assert "cpu" not in container(mocks, "web") and "memory" not in container(mocks, "worker")
+
+
+def test_health_probe_image_can_be_overridden_and_must_be_pinned(mocks, catalog):
+    mirror = "123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror/busybox@sha256:" + "a" * 64
+    run(make_plan(catalog, entry("api", "workload")), network=NetworkSettings(VPC, PRIVATE, PUBLIC, health_probe_image=mirror))
+    assert containers(mocks, "api")["health-probe"]["image"] == mirror
+    env = {"RUNWAY_VPC_ID": VPC, "RUNWAY_PRIVATE_SUBNET_IDS": ",".join(PRIVATE)}
+    assert load_network_settings({**env, "RUNWAY_HEALTH_PROBE_IMAGE": mirror}).health_probe_image == mirror
+    with pytest.raises(SettingsError, match="RUNWAY_HEALTH_PROBE_IMAGE: 'busybox:1.37' is not an image pinned by digest"):
+        load_network_settings({**env, "RUNWAY_HEALTH_PROBE_IMAGE": "busybox:1.37"})
 
 
 # --------------------------------------------------------------------------------------

@@ -191,6 +191,7 @@ SCENARIOS: list[tuple[str, str, Edit | None, NetworkSettings, set[str]]] = [
     ("shop", "rename", lambda t: t.replace("  worker:", "  jobs-worker:"), NETWORK, set()),
     ("orders", "rename", lambda t: t.replace("  metabase:", "  bi:"), NETWORK, set()),
     ("shop", "architecture", _sub("    port: 9000\n", "    port: 9000\n    platform: linux/amd64\n"), NETWORK, set()),
+    ("shop", "health path", _sub("health: {command: [/bin/healthy]}", "health: {path: /healthz}"), NETWORK, set()),
     ("shop", "storage pinned", _sub('engine: {version: "17", proxy: true}\n    size: {production: large}',
                                      'engine: {version: "17", proxy: true, storage_gb: 250}\n    size: {production: medium}'), NETWORK, set()),
 ]
@@ -254,6 +255,18 @@ def test_ordinary_edits_never_replace_into_a_fixed_name_and_refusals_come_first(
         worker = next(r for r in after if r["name"] == "production-worker-task-definition")
         assert worker["inputs"]["runtimePlatform"]["cpuArchitecture"] == "X86_64"
         assert {li.price_key for li in after_an.plans[env].item("worker").line_items} >= {"fargate:x86:vcpu", "fargate:x86:memory"}
+    if edit_name == "health path":
+        # An internal workload moving to `health.path` gains the health probe sidecar: a new task
+        # definition revision in the same family, and the Cloud Map service (whose
+        # healthCheckCustomConfig forces a new one) keeps its configuration, so it stays in place.
+        def of(records: list[dict[str, Any]], name: str) -> dict[str, Any]:
+            return next(r for r in records if r["name"] == name)["inputs"]
+        old_td, new_td = of(before, "production-worker-task-definition"), of(after, "production-worker-task-definition")
+        assert old_td["family"] == new_td["family"] and (old_td["cpu"], old_td["memory"]) == (new_td["cpu"], new_td["memory"])
+        assert [d["name"] for d in json.loads(new_td["containerDefinitions"])] == ["worker", "health-probe"]
+        old_sd, new_sd = of(before, "production-worker-discovery"), of(after, "production-worker-discovery")
+        assert {k: old_sd.get(k) for k in ("name", "dnsConfig", "healthCheckCustomConfig")} == \
+            {k: new_sd.get(k) for k in ("name", "dnsConfig", "healthCheckCustomConfig")}
     if edit_name == "rename":
         # The old workload's log group is kept when it leaves the stack.
         logs = [r for r in before if r["type"] == "aws:cloudwatch/logGroup:LogGroup"]

@@ -453,7 +453,8 @@ def test_invalid_requests_are_answered_with_errors_and_the_server_goes_on(tmp_pa
     assert rc == 0, stderr[-4000:]
     assert "Traceback" not in stderr, stderr[-4000:]
     assert "ignoring a textDocument/didChange notification: its params do not fit the method" in stderr
-    assert "ignoring a message that is not JSON-RPC: JSONDecodeError" in stderr
+    # docs/protocol.md, "Framing and JSON-RPC errors": a body that is not JSON is a Parse error.
+    assert "a frame that cannot be trusted: the body is not one JSON value" in stderr
 
 
 def test_an_unreadable_edit_pauses_the_buffer_until_the_editor_resends_the_text(tmp_path: Path):

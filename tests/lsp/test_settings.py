@@ -328,6 +328,13 @@ async def test_an_unloadable_catalog_path_warns_and_keeps_the_packaged_one(clien
     assert titles(await code_lenses(client, root), line_of(root, "  dev:")[0]) == ["dev $126.88 / $150 · 85%"]
 
 
+def test_usage_path_is_a_setting() -> None:
+    # runway.usagePath (docs/features.md): a path relative to each root's folder, or null.
+    assert parse_settings({"usagePath": " usage/prod.yaml "}) == (Settings(usage_path="usage/prod.yaml"), [])
+    settings, problems = parse_settings({"usagePath": 3})
+    assert settings.usage_path is None and len(problems) == 1 and "usagePath" in problems[0]
+
+
 def test_a_setting_value_is_redacted_before_it_is_cut_to_60_characters():
     """Issue 23 item 6: cut first, a URL password before its `@` (or a JWT before its second dot)
     no longer had the shape the send-time redaction knows, and the message quoted its start."""

@@ -34,7 +34,9 @@ const VERDICT: Record<string, string> = { ok: 'ok', 'over-cap': 'over cap: refus
 /** A line item as one list entry: `db.m7g.large: 730 hours × $0.17 = $124.10`. */
 function lineItem(li: LineItem): string {
   const qty = Number.isInteger(li.quantity) ? String(li.quantity) : li.quantity.toFixed(2);
-  return `<li>${escapeHtml(li.description)}: ${escapeHtml(`${qty} ${li.unit}`)} × ${escapeHtml(usd(li.unit_usd))} = <span class="num">${escapeHtml(usd(li.monthly_usd))}</span></li>`;
+  // A quantity the usage file gives names its line (docs/format.md, "Usage file").
+  const origin = li.quantity_source?.startsWith('usage file') ? ` <span class="origin">(${escapeHtml(li.quantity_source)})</span>` : '';
+  return `<li>${escapeHtml(li.description)}: ${escapeHtml(`${qty} ${li.unit}`)} × ${escapeHtml(usd(li.unit_usd))} = <span class="num">${escapeHtml(usd(li.monthly_usd))}</span>${origin}</li>`;
 }
 
 /**
@@ -81,13 +83,17 @@ function comparisonTable(view: PlanView): string {
     .map((e) => `<td class="num" data-env="${escapeHtml(e.name)}" title="${escapeHtml(e.capSource)}">${e.cap == null ? 'no cap' : `${escapeHtml(capUsd(e.cap))}${e.percent != null ? ` · ${e.percent}%` : ''}`}</td>`)
     .join('');
   const verdict = envs.map((e) => `<td class="num verdict level-${e.level}" data-env="${escapeHtml(e.name)}">${escapeHtml(VERDICT[e.verdict] ?? e.verdict)}</td>`).join('');
+  // How much of each total rests on each price confidence (plan JSON `price_confidence`).
+  const prices = envs
+    .map((e) => `<td class="num prices" data-env="${escapeHtml(e.name)}">${e.priceConfidence.map((p) => `${escapeHtml(usd(p.usd))} ${escapeHtml(p.confidence)}`).join('<br>') || '—'}</td>`)
+    .join('');
   return `<table class="plan">
 <caption class="sub">Each item's size and monthly cost per environment; ▸ lists what the cost is made of.</caption>
 <thead><tr><th scope="col">item</th>${head}</tr></thead>
 <tbody>
 ${body}
 </tbody>
-<tfoot><tr class="sum"><th scope="row">total</th>${total}</tr><tr class="sum"><th scope="row">cap</th>${cap}</tr><tr class="sum"><th scope="row">verdict</th>${verdict}</tr></tfoot>
+<tfoot><tr class="sum"><th scope="row">total</th>${total}</tr><tr class="sum"><th scope="row">cap</th>${cap}</tr><tr class="sum"><th scope="row">verdict</th>${verdict}</tr><tr class="sum"><th scope="row">prices</th>${prices}</tr></tfoot>
 </table>`;
 }
 

@@ -32,6 +32,8 @@ export interface EnvironmentTable {
   selected: boolean;
   missingPrices: boolean;
   notes: string[];
+  /** The total's share per price confidence (levels with a share, strongest first), USD per month. */
+  priceConfidence: Array<{ confidence: string; usd: number }>;
 }
 
 /** One item across every environment (a cell is undefined where the item does not exist). */
@@ -93,6 +95,9 @@ export function environmentTable(env: EnvironmentPlan, selected: string | null):
     selected: env.name === selected,
     missingPrices: (env.missing_prices ?? []).length > 0,
     notes: env.notes ?? [],
+    priceConfidence: Object.entries(env.price_confidence ?? {})
+      .filter(([, usd]) => usd > 0)
+      .map(([confidence, usd]) => ({ confidence, usd })),
   };
 }
 

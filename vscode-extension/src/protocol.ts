@@ -63,6 +63,8 @@ export interface LineItem {
   source: string;
   confidence: string;
   price_key: string;
+  /** Where the quantity came from: `usage file L12`, `catalogue assumption` or `runway size`. */
+  quantity_source?: string;
 }
 
 export interface PlanItem {
@@ -84,6 +86,8 @@ export interface EnvironmentPlan {
   cap_source: string;
   total_monthly_usd: number;
   verdict: Verdict;
+  /** USD per month of the total resting on each price confidence (sums to the total). */
+  price_confidence?: Record<string, number>;
   missing_prices: string[];
   notes: string[];
   items: PlanItem[];

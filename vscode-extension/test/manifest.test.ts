@@ -11,7 +11,8 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 test('language, grammar, configuration and schema files exist', () => {
   const [language] = pkg.contributes.languages;
   assert.equal(language.id, 'runway-yaml');
-  assert.deepEqual(language.filenames, ['runway.yaml', 'runway.yml']);
+  // runway.usage.yaml too: the server checks it with its product (docs/format.md "Usage file").
+  assert.deepEqual(language.filenames, ['runway.yaml', 'runway.yml', 'runway.usage.yaml']);
   assert.ok(existsSync(path.join(root, language.configuration)));
   for (const g of pkg.contributes.grammars) assert.ok(existsSync(path.join(root, g.path)), g.path);
   for (const v of pkg.contributes.yamlValidation) assert.ok(existsSync(path.join(root, v.url)), v.url);

@@ -213,3 +213,22 @@ test('a kept plan computed with errors keeps its lower-bound warning under the s
   assert.match(body, /^<p class="stale" role="status">stale:/);
   assert.match(body, /The plan shown was computed with 1 error: an error that drops an item makes its totals lower bounds\./);
 });
+
+test('each total says what it rests on: price confidence per environment, usage lines named', () => {
+  const env = orders.environments[0];
+  const withShares: PlanResult = {
+    ...orders,
+    environments: [{
+      ...env,
+      price_confidence: { 'price-list': 100.5, 'aws-static': 0, secondary: 20, derived: 6.38, unverified: 0 },
+      items: env.items.map((i, n) => (n === 0 ? { ...i, line_items: [{ description: 'SQS Standard requests, 400 M', quantity: 400, unit: '1M requests', unit_usd: 0.4, monthly_usd: 160, source: 's', confidence: 'secondary', price_key: 'sqs:standard', quantity_source: 'usage file L6' }] } : i)),
+    }],
+  };
+  const view = planView(withShares, 'dev');
+  assert.deepEqual(view.environments[0].priceConfidence, [
+    { confidence: 'price-list', usd: 100.5 }, { confidence: 'secondary', usd: 20 }, { confidence: 'derived', usd: 6.38 },
+  ]);
+  const html = planBody(view);
+  assert.match(html, /<th scope="row">prices<\/th><td class="num prices" data-env="dev">\$100\.50 price-list<br>\$20\.00 secondary<br>\$6\.38 derived<\/td>/);
+  assert.match(html, /<span class="origin">\(usage file L6\)<\/span>/);
+});

@@ -8,7 +8,7 @@ and arguments) and ``run(args, ctx) -> int`` (the exit code; ``ctx`` a
 
 from __future__ import annotations
 
-from deploy_engine.cli.commands import catalog, check, destroy, diff, drift, plan, preview, receipts, resources, schema, state, up
+from deploy_engine.cli.commands import catalog, check, destroy, diff, drift, plan, preview, receipts, resources, schema, state, up, usage
 
 #: Registration order = the order of ``runway-deploy --help``.
 COMMANDS = (
@@ -24,6 +24,7 @@ COMMANDS = (
     state,
     resources,
     catalog,
+    usage,
 )
 
 __all__ = ["COMMANDS"]

@@ -1,4 +1,4 @@
-"""Arguments more than one command takes (PATH, ``--catalog``, ``--plan-digest``)."""
+"""Arguments more than one command takes (PATH, ``--catalog``, ``--usage``, ``--plan-digest``)."""
 
 from __future__ import annotations
 
@@ -42,12 +42,19 @@ def named(what: str):  # type: ignore[no-untyped-def]
     return check
 
 
+def add_usage_argument(p: argparse.ArgumentParser) -> None:
+    """``--usage FILE``: the usage file instead of ``runway.usage.yaml`` beside the root."""
+    p.add_argument("--usage", metavar="FILE", default=None, type=named("--usage FILE"),
+                   help="usage file with the team's own usage quantities (default: runway.usage.yaml beside the root runway, when it exists)")
+
+
 def add_path_arguments(p: argparse.ArgumentParser) -> None:
-    """``PATH`` (default the current folder) and ``--catalog DIR``."""
+    """``PATH`` (default the current folder), ``--catalog DIR`` and ``--usage FILE``."""
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="a folder holding runway.yaml (or runway.yml), or a runway file; a member runway resolves to its root (default: the current folder)")
     p.add_argument("--catalog", metavar="DIR", default=None, type=named("--catalog DIR"),
                    help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
+    add_usage_argument(p)
 
 
 def digest_arg(text: str) -> str:
@@ -59,13 +66,15 @@ def digest_arg(text: str) -> str:
 
 
 def add_paths_argument(p: argparse.ArgumentParser) -> None:
-    """``PATH...`` (default the current folder; ``-`` standard input) and ``--catalog DIR``."""
+    """``PATH...`` (default the current folder; ``-`` standard input), ``--catalog DIR`` and
+    ``--usage FILE`` (with one PATH only)."""
     p.add_argument("paths", nargs="*", default=[], metavar="PATH",
                    help="a folder holding runway.yaml (or runway.yml), a runway file, or - for one runway on standard input; "
                    "a member runway resolves to its root; a folder with no runway at its top stands for every root runway "
                    "under it (default: the current folder)")
     p.add_argument("--catalog", metavar="DIR", default=None, type=named("--catalog DIR"),
                    help="catalogue folder holding sizes.toml and prices.csv (default: the packaged catalogue)")
+    add_usage_argument(p)
 
 
 def add_ci_arguments(p: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ def load_reported(args: argparse.Namespace, ctx: Context, output: Output, comman
     is written to ``output`` (and closed) first: the upload step needs a valid log even when
     there was nothing to check."""
     try:
-        return load_all(args.paths, args.catalog, ctx.stdin, lambda line: print(line, file=ctx.stderr))
+        return load_all(args.paths, args.catalog, ctx.stdin, lambda line: print(line, file=ctx.stderr), getattr(args, "usage", None))
     except InputError as exc:
         if args.format == "sarif":
             json_format.dump(sarif.sarif_log([], ctx.environ, command=command, exit_code=EXIT_NO_INPUT, failure=str(exc)), output.formatted)

@@ -83,9 +83,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     elif args.format == "sarif":
         json_format.dump(sarif.sarif_log(entries, ctx.environ, command=NAME, exit_code=code), stream)
     elif args.format == "github":
-        for d, an, base in entries:
-            print(github.diagnostic_github(d, an, base, ctx.environ), file=stream)
-        github.print_inert(summary_line([d for d, _, _ in entries], files), stream)
+        github.print_diagnostics_github(entries, ctx.environ, stream, summary_line([d for d, _, _ in entries], files))
     else:
         render_text(entries, files, stream, ctx)
     if output.text is not None:

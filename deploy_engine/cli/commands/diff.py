@@ -25,7 +25,7 @@ from deploy_engine.cli.commands._args import add_ci_arguments
 from deploy_engine.cli.formats import github, markdown, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count
-from deploy_engine.cli.inputs import catalog_for, entries_of, files_read
+from deploy_engine.cli.inputs import catalog_for, entries_of, files_read, warn_same_product
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
@@ -133,7 +133,7 @@ def _sides(args: argparse.Namespace, ctx: Context) -> tuple[Side, Side]:
 
 def exit_code(diff: PlanDiff, head: Side, max_increase: Decimal | None = None) -> int:
     """1 head invalid; 2 a head environment over its cap or growing by more than ``max_increase``; else 0."""
-    if head.invalid:
+    if head.invalid or any(e.head_verdict == "invalid" for e in diff.environments):
         return EXIT_INVALID
     if any(e.head_verdict in ("over-cap", "unpriced") for e in diff.environments):
         return EXIT_REFUSED
@@ -156,12 +156,24 @@ def _render(fmt: str, diff: PlanDiff, base: Side, head: Side, args: argparse.Nam
     elif fmt == "markdown":
         stream.write(markdown.diff_markdown(diff, base.label, head.label, args.comment_tag))
     elif fmt == "github":
-        loaded = head.loaded
-        for line in github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase):
-            print(line, file=stream)
-        github.print_inert(text.diff_text(diff, base.label, head.label, text.Style(stream, {"NO_COLOR": "1"})), stream)
+        _print_github([(diff, base, head)], args, stream, ctx)
     else:
         stream.write(text.diff_text(diff, base.label, head.label, text.Style(stream, ctx.environ)))
+
+
+def _print_github(diffs: list[tuple[PlanDiff, Side, Side]], args: argparse.Namespace, stream: Any, ctx: Context) -> None:
+    """``--format github`` of one or several products: every annotation of the run, capped to
+    what GitHub shows per step (:func:`~deploy_engine.cli.formats.github.capped`: the text
+    after them says everything), then each product's text, inert."""
+    lines = []
+    for diff, _, head in diffs:
+        loaded = head.loaded
+        lines += github.diff_github(diff, loaded.analysis if loaded else None, loaded.base if loaded else ".", ctx.environ, args.max_increase)
+    kept, _ = github.capped([(line, "") for line in lines])
+    for line in kept:
+        print(line, file=stream)
+    style = text.Style(stream, {"NO_COLOR": "1"})
+    github.print_inert("\n".join(text.diff_text(diff, base.label, head.label, style) for diff, base, head in diffs), stream)
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -239,6 +251,8 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
     output = Output(args, ctx)
     pairs = product_pairs(list(args.sides), args.base, catalog_for(args.catalog), lambda line: print(line, file=ctx.stderr))
     try:
+        warn_same_product([(p.path, p.head.plan.product if p.head.plan.present else p.base.plan.product) for p in pairs],
+                          lambda line: print(line, file=ctx.stderr))
         results = []
         for pair in pairs:
             add_refused_changes(pair.base, pair.head)
@@ -264,6 +278,8 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
                 return  # --skip-unchanged and nothing changed: nothing to post
             elif fmt == "markdown":
                 stream.write(markdown.products_markdown([(p.path, d) for p, d, _ in kept], base_label, head_label, args.comment_tag))
+            elif fmt == "github":
+                _print_github([(d, p.base, p.head) for p, d, _ in kept], args, stream, ctx)
             else:
                 for p, d, _ in kept:
                     _render(fmt, d, p.base, p.head, args, stream, ctx)

@@ -15,7 +15,7 @@ from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argumen
 from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
-from deploy_engine.cli.formats._shared import count, file_count
+from deploy_engine.cli.formats._shared import ci_path, count, file_count
 from deploy_engine.cli.inputs import Loaded, entries_of, files_read, runway_file, selected_environments
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
@@ -68,10 +68,8 @@ def _render(fmt: str, item: Loaded, plan: Plan, args: argparse.Namespace, stream
     elif fmt == "github":
         # Annotations on stdout (the runner reads workflow commands there), then the plain table,
         # which holds the runway's own names: never read as commands.
-        for d in diags:
-            print(github.diagnostic_github(d, an, base, ctx.environ), file=stream)
-        if plan.environments:
-            github.print_inert(text.plan_text(plan, args.details, text.Style(stream, {"NO_COLOR": "1"})), stream)
+        github.print_diagnostics_github([(d, an, base) for d in diags], ctx.environ, stream,
+                                        text.plan_text(plan, args.details, text.Style(stream, {"NO_COLOR": "1"})) if plan.environments else "")
     elif plan.environments:
         stream.write(text.plan_text(plan, args.details, text.Style(stream, ctx.environ)))
     else:
@@ -90,6 +88,13 @@ def exit_code(item: Loaded, plan: Plan) -> int:
     if invalid or (an.spec is None and an.files[an.root_file].role != "member"):
         return EXIT_INVALID
     return EXIT_REFUSED if any(p.refused for p in plan.environments) else EXIT_OK
+
+
+def product_path(item: Loaded, environ: Any) -> str:
+    """The folder of a product's root runway as every path is shown (docs/cli.md, "Paths"):
+    relative to ``$GITHUB_WORKSPACE`` or the current folder, ``/`` separators."""
+    folder = os.path.dirname(os.path.abspath(item.analysis.root_file))
+    return ci_path(folder, os.getcwd(), environ)
 
 
 def several(args: argparse.Namespace) -> bool:
@@ -111,7 +116,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         json_format.dump(sarif.sarif_log(entries, ctx.environ, command=NAME, exit_code=code), output.formatted)
     elif args.format == "json" and several(args):
         # A monorepo: one document, each product's the one-product document unchanged.
-        docs = [json_format.plan_document(plan, item.analysis, item.analysis.all_diagnostics(), item.base, ctx.environ)
+        # Each with its folder in front, as `diff`'s products (docs/cli.md, "plan").
+        docs = [{"path": product_path(item, ctx.environ),
+                 **json_format.plan_document(plan, item.analysis, item.analysis.all_diagnostics(), item.base, ctx.environ)}
                 for item, plan in zip(loaded, plans)]
         json_format.dump({"format_version": FORMAT_VERSION, "products": docs}, output.formatted)
     else:

@@ -97,6 +97,34 @@ def pct(p: EnvironmentPlan) -> str | None:
     return None if value is None else f"{value}%"
 
 
+def not_estimated(p: EnvironmentPlan) -> tuple[str, ...]:
+    """The items of an environment the planner could not estimate at all: no line item and no
+    missing price (an unknown size, RW130: "not in the catalogue; not estimated"). They count
+    as $0, so the total is a lower bound (as ``diff``'s ``not_estimated``, docs/cli.md)."""
+    return tuple(i.name for i in p.items if not i.line_items and not i.missing_prices)
+
+
+def plan_verdict(p: EnvironmentPlan) -> str:
+    """The verdict every plan format shows: the planner's, except ``invalid`` when an item is
+    not estimated (:func:`not_estimated`) and the verdict would pass (``ok``, ``no-cap``): a
+    lower bound under the cap proves nothing (fail closed; ``diff`` calls such a head
+    ``invalid`` too). A refusal (``over-cap``, ``unpriced``) stays: it holds for a lower bound."""
+    return "invalid" if p.verdict in ("ok", "no-cap") and not_estimated(p) else p.verdict
+
+
+def plan_total(p: EnvironmentPlan) -> str:
+    """The total as the plan formats print it: ``at least $X`` when it is a lower bound
+    (a price missing for the region, or an item not estimated)."""
+    return ("at least " if p.missing_prices or not_estimated(p) else "") + usd(p.total)
+
+
+def confidence_text(p: EnvironmentPlan) -> str:
+    """How much of ``p``'s total rests on each price confidence, the levels with a share:
+    ``prices: $361.54 price-list, $616.49 secondary`` (docs/cli.md, "price_confidence")."""
+    parts = [f"{usd(v)} {c}" for c, v in p.price_confidence().items() if v]
+    return "prices: " + (", ".join(parts) if parts else "none")
+
+
 def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str], str] = printable) -> list[tuple[str, str]]:
     """(text-table marker, note) pairs, each printed once per output; ``esc`` renders the
     runway's own words in them (region, environment names, price keys)."""
@@ -111,10 +139,16 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
     if missing:
         notes.append(("!", f"missing prices for {esc(plan.region)}: {', '.join(esc(k) for k in missing)}; those items are not fully estimated"
                       " (the total is a lower bound), and no other region's price is used."))
+    unknown = [f"{esc(name)} ({esc(p.name)})" for p in plans for name in not_estimated(p)]
+    if unknown:
+        notes.append(("", f"not estimated: {', '.join(unknown)} (a size the catalogue lacks has no price); those totals are lower bounds"
+                      " and no such environment is ok (`runway-deploy check` lists the errors)."))
     for p in plans:
         if p.cap_source == "default" and p.cap is not None:
             notes.append(("", f"{esc(p.name)}: default cap of {usd(p.cap)}; set `environments.{esc(p.name)}.limits.monthly` to change it."))
-    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK)]
+    # With a usage file's network quantities the planner's own note says what is estimated.
+    network = next((n for p in plans for n in p.notes if n.startswith("network: only")), None)
+    notes += [("", NOTE_UNITS), ("", NOTE_FREE_TIERS), ("", NOTE_NETWORK if network is None else network[0].upper() + network[1:] + ".")]
     return notes
 
 
@@ -167,6 +201,18 @@ def plain_value(v: Any) -> str:
     return str(v)
 
 
+def item_delta(i: ItemDiff) -> str:
+    """An item's delta as every diff format shows it: ``+$12.00``, or ``not estimated`` when
+    head has the item but could not price it (its $0 is no saving)."""
+    return "not estimated" if not i.head_priced and i.change != "removed" else signed_usd(i.delta_monthly_usd)
+
+
+def env_delta(e: EnvironmentDiff) -> str:
+    """An environment's delta in a summary cell: ``+$12.00``, or ``not known`` when head's
+    total is a lower bound (an item not estimated)."""
+    return "not known" if e.not_estimated or e.head_unread else signed_usd(e.delta)
+
+
 def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
     """What changed in a ``changed`` item: ``size medium -> large, tasks 3 -> 4`` (arrows
     ``→``); empty for an added, removed or unchanged item."""
@@ -175,8 +221,17 @@ def change_details(i: ItemDiff, esc: Callable[[str], str] = printable) -> str:
     parts = []
     if i.base_size != i.head_size:
         parts.append(f"size {esc(i.base_size or '-')} → {esc(i.head_size or '-')}")
-    parts += [f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}" for c in i.capacity_changes]
+    parts += [_capacity_change(c, esc) for c in i.capacity_changes]
     return ", ".join(parts)
+
+
+def _capacity_change(c: Any, esc: Callable[[str], str]) -> str:
+    """``tasks 3 → 4``; a usage file's quantity (``usage_<key>``, docs/format.md "Usage file")
+    says where it came from: ``requests_millions assumed → 400 (usage file)``."""
+    if c.key.startswith("usage_"):
+        side = lambda v: "assumed" if v is None else f"{esc(plain_value(v))} (usage file)"  # noqa: E731
+        return f"{esc(c.key[len('usage_'):])} {side(c.base)} → {side(c.head)}"
+    return f"{esc(c.key)} {esc(plain_value(c.base))} → {esc(plain_value(c.head))}"
 
 
 def cap_bar(percent: int | None) -> str:
@@ -198,8 +253,17 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
     (``cap $2,000.00 → $2,500.00``), items head could not price and an exceeded
     ``--max-increase`` are said in it: a refusal is never hidden behind "ok"."""
     name = esc(e.name)
-    if not e.in_head:
+    missing = e.not_estimated
+    if e.head_unread:
+        money = f"{strong('not compared')}: head could not be read ({usd(e.base_total)}/month at base)"
+    elif not e.in_head:
         money = f"removed ({usd(e.base_total)}/month before)"
+    elif missing:
+        # Head's total is a lower bound: its difference from base is no saving and no
+        # increase anyone can know (never "−$139.47" for a size that could not be priced).
+        money = f"{strong('change not known')} ({usd(e.base_total) if e.in_base else '-'} → at least {usd(e.head_total)})"
+        if e.cap is not None:
+            money += f", at least {e.head_percent}% of the {usd(e.cap)} cap"
     elif e.delta.is_zero():
         money = f"no change ({usd(e.head_total)}/month"
         money += f", {e.head_percent}% of the {usd(e.cap)} cap)" if e.cap is not None and e.head_percent is not None else ")"
@@ -210,11 +274,12 @@ def headline(e: EnvironmentDiff, esc: Callable[[str], str] = printable, strong: 
             money += f", {before}{e.head_percent}% of the {usd(e.cap)} cap"
     if e.cap_changed:
         money += f"; cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → {usd(e.cap) if e.cap is not None else 'none'}"
-    missing = e.not_estimated
     if missing:
         money += f"; {len(missing)} item(s) not estimated ({esc(', '.join(missing))}): the total is a lower bound"
     verdicts = [HEAD_VERDICTS.get(e.head_verdict, e.head_verdict or "")]
     if e.max_increase_exceeded:
+        # The environment fails the job: its verdict is never "ok" (nor "no cap") beside that.
+        verdicts = [v for v in verdicts if v not in ("ok", "no cap")]
         assert e.max_increase is not None
         verdicts.append(f"OVER --max-increase {usd(e.max_increase)} by {usd(e.delta - e.max_increase)} (refused)")
     verdict = "; ".join(v for v in verdicts if v)
@@ -230,7 +295,10 @@ def product_notes(diff: PlanDiff, esc: Callable[[str], str] = printable, *, chan
         out.append("product added: every item is new (base has no such product)")
     elif changes and diff.change == "removed":
         out.append("product removed: every item is removed (head total $0.00)")
-    if errors and diff.head_errors:
+    if errors and not diff.head_read:
+        out.append(f"head could not be read ({plural(diff.head_errors, 'error')}; `runway-deploy check` lists them): nothing is "
+                   "compared, its region, caps and items are unknown and no environment is ok")
+    elif errors and diff.head_errors:
         out.append(f"head has {plural(diff.head_errors, 'error')} (`runway-deploy check` lists them): its totals are lower bounds "
                    "and no environment is ok")
     if diff.region_changed:

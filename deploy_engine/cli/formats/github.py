@@ -5,9 +5,9 @@ between ``::stop-commands::`` lines so no runway text is read as a command."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, IO, Mapping
+from typing import TYPE_CHECKING, IO, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import change_details, ci_path, headline, one_based_range, signed_usd
+from deploy_engine.cli.formats._shared import change_details, ci_path, headline, item_delta, one_based_range, signed_usd
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 
@@ -64,14 +64,72 @@ def diagnostic_github(d: Diagnostic, an: Analysis, base: str, environ: Mapping[s
     return f"::{_GITHUB_COMMAND[d.severity]} {joined}::{github_escape_data(d.message)}"
 
 
+#: GitHub shows at most this many annotations of each level (error, warning, notice) per step
+#: and drops the rest silently: actions/runner src/Runner.Worker/ExecutionContext.cs
+#: (``_maxIssueCount = 10``, counted per issue type), and GitHub's REST docs ("Update a check
+#: run": "GitHub Actions are limited to 10 warning annotations and 10 error annotations per
+#: step"); a job shows at most 50. One run keeps within 10 per level, 30 in all.
+MAX_ANNOTATIONS_PER_LEVEL = 10
+
+
+def annotation_level(line: str) -> str:
+    """``error``, ``warning`` or ``notice`` of a ``::level ...::message`` line."""
+    return line[2:].split(" ", 1)[0].split("::", 1)[0]
+
+
+def capped(annotations: Sequence[tuple[str, str]], limit: int = MAX_ANNOTATIONS_PER_LEVEL) -> tuple[list[str], list[str]]:
+    """(annotation lines to print, plain lines of those left out) from ``(annotation, plain
+    text)`` pairs, in order: when a level has more than ``limit``, its first ``limit - 1`` are
+    kept and one more annotation of that level says how many were left out, so none is lost
+    without a word; the left-out ones belong in the log as text (:func:`print_inert`)."""
+    totals: dict[str, int] = {}
+    for line, _ in annotations:
+        totals[annotation_level(line)] = totals.get(annotation_level(line), 0) + 1
+    kept: list[str] = []
+    left: list[str] = []
+    seen: dict[str, int] = {}
+    for line, plain in annotations:
+        level = annotation_level(line)
+        seen[level] = seen.get(level, 0) + 1
+        if totals[level] <= limit or seen[level] < limit:
+            kept.append(line)
+        else:
+            left.append(plain)
+    for level, total in totals.items():
+        if total > limit:
+            more = total - (limit - 1)
+            kept.append(f"::{level} title={github_escape_property(f'runway-deploy: {more} more')}::"
+                        + github_escape_data(f"{more} more {level} annotation(s) not shown: GitHub shows {limit} per step; "
+                                             "the step's log lists every one"))
+    return kept, left
+
+
+def print_diagnostics_github(entries: Sequence[tuple[Diagnostic, Analysis, str]], environ: Mapping[str, str], stream: IO[str],
+                             trailer: str = "") -> None:
+    """Each diagnostic as an annotation, :func:`capped` (GitHub would drop the rest without a
+    word), then the left-out ones as ``file:line:col: severity CODE: message`` lines and
+    ``trailer``, inert (:func:`print_inert`)."""
+    from deploy_engine.cli.formats.text import Style, diagnostic_text
+
+    style = Style(stream, {"NO_COLOR": "1"})
+    kept, left = capped([(diagnostic_github(d, an, base, environ), diagnostic_text(d, base, style, environ)) for d, an, base in entries])
+    for line in kept:
+        print(line, file=stream)
+    text = "\n".join([*left, trailer] if trailer else left)
+    if text:
+        print_inert(text, stream)
+
+
 def diff_github(diff: PlanDiff, an: Analysis | None, base: str, environ: Mapping[str, str], max_increase: Decimal | None = None) -> list[str]:
-    """Workflow-command annotations of a diff: per changed item a ``notice`` (``warning`` when
-    it costs more) on its declaration in head (``an``: head's analysis; none for a removed
-    item or a plan JSON head), and an ``error`` per environment over its cap or growing by more
-    than ``max_increase`` USD per month."""
+    """Workflow-command annotations of a diff, each naming the product: per changed item a
+    ``notice`` (``warning`` when it costs more or is not estimated) on its declaration in head
+    (``an``: head's analysis; none for a removed item or a plan JSON head), and an ``error``
+    per environment over its cap, invalid or growing by more than ``max_increase`` USD per
+    month. Not yet :func:`capped`: the caller caps all of a run's annotations at once."""
     lines: list[str] = []
+    who = f"{diff.product} " if diff.product else ""
     for e in diff.environments:
-        for i in e.changed_items:
+        for i in (() if e.head_unread else e.changed_items):
             sym = an.symbols.get(i.name) if an is not None else None
             props: list[tuple[str, str]] = []
             if sym is not None and sym.file is not None and sym.range is not None:
@@ -79,21 +137,22 @@ def diff_github(diff: PlanDiff, an: Analysis | None, base: str, environ: Mapping
                 line, col, end_line, end_col = one_based_range(d, an)  # type: ignore[arg-type]
                 props += [("file", ci_path(sym.file, base, environ)), ("line", str(line)), ("col", str(col)),
                           ("endLine", str(end_line)), ("endColumn", str(end_col))]
-            props.append(("title", f"cost {i.change}: {e.name}"))
+            props.append(("title", f"cost {i.change}: {who}{e.name}"))
             details = change_details(i)
-            msg = f"{i.name} ({i.kind}) in {e.name}: {signed_usd(i.delta_monthly_usd)}/month" + (f" ({details})" if details else "")
-            level = "warning" if i.delta_monthly_usd > 0 else "notice"
+            delta = item_delta(i)
+            msg = f"{who}{i.name} ({i.kind}) in {e.name}: {delta}" + ("" if delta == "not estimated" else "/month") + (f" ({details})" if details else "")
+            level = "warning" if i.delta_monthly_usd > 0 or delta == "not estimated" else "notice"
             lines.append(f"::{level} {','.join(f'{k}={github_escape_property(v)}' for k, v in props)}::{github_escape_data(msg)}")
         if e.head_verdict == "invalid":
-            lines.append(f"::error title={github_escape_property('head invalid: ' + e.name)}::{github_escape_data(headline(e))}")
+            lines.append(f"::error title={github_escape_property('head invalid: ' + who + e.name)}::{github_escape_data(who + headline(e))}")
         elif e.head_verdict in ("over-cap", "unpriced"):
-            lines.append(f"::error title={github_escape_property('over the cap: ' + e.name)}::{github_escape_data(headline(e))}")
+            lines.append(f"::error title={github_escape_property('over the cap: ' + who + e.name)}::{github_escape_data(who + headline(e))}")
         elif e.max_increase_exceeded or (max_increase is not None and e.delta > max_increase):
             max_increase = e.max_increase if e.max_increase is not None else max_increase
             assert max_increase is not None
-            lines.append(f"::error title={github_escape_property('over --max-increase: ' + e.name)}::"
-                         f"{github_escape_data(headline(e) + f'; more than the allowed increase of {signed_usd(max_increase)}/month')}")
+            lines.append(f"::error title={github_escape_property('over --max-increase: ' + who + e.name)}::"
+                         f"{github_escape_data(who + headline(e) + f'; more than the allowed increase of {signed_usd(max_increase)}/month')}")
     return lines
 
 
-__all__ = ["diff_github", "diagnostic_github", "github_escape_data", "github_escape_property", "github_stop_commands", "print_inert"]
+__all__ = ["MAX_ANNOTATIONS_PER_LEVEL", "annotation_level", "capped", "diff_github", "print_diagnostics_github", "diagnostic_github", "github_escape_data", "github_escape_property", "github_stop_commands", "print_inert"]

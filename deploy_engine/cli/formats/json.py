@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import ci_path, counts, file_count
+from deploy_engine.cli.formats._shared import ci_path, counts, file_count, not_estimated, plan_verdict
 from deploy_engine.context import json_ascii
 from deploy_engine.terminal import rel_path
 from runway_core.facts import Analysis
@@ -192,11 +192,18 @@ def plan_document(plan: Plan, an: Analysis, diags: Sequence[Diagnostic], base: s
     ``plan_digest`` (for ``up --plan-digest``: the plan reviewed is the plan deployed), and the
     diagnostics."""
     doc = plan_json(plan, reveal_secrets=True)
-    for env_doc in doc["environments"]:
+    for env, env_doc in zip(plan.environments, doc["environments"]):
         # The digest of the environment document just built (no second environment_json), then
         # secret-looking env values masked for printing (the digest covers the real values).
         env_doc["plan_digest"] = environment_digest(env_doc, plan.product, plan.region)
         hide_secret_env(env_doc)
+        unknown = not_estimated(env)
+        if unknown:
+            # An item not estimated (an unknown size) counts as 0: the total is a lower bound
+            # and the verdict never passes (docs/cli.md, "JSON"). Set after the digest, which
+            # is the planner's (`up --plan-digest`); such a runway is invalid (exit 1) anyway.
+            env_doc["verdict"] = plan_verdict(env)
+            env_doc["not_estimated"] = list(unknown)
     doc["diagnostics"] = [diagnostic_json(d, an, base, environ) for d in diags]
     return doc
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_line, unit_price
+from deploy_engine.cli.formats._shared import HEAD_VERDICTS, cap_bar, change_details, ci_path, confidence_text, env_delta, footnotes, headline, item_delta, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_line, unit_price
 from deploy_engine.terminal import printable
 from runway_core import markdown
 from runway_core.facts import Analysis
@@ -32,9 +32,13 @@ def plan_markdown(plan: Plan, details: bool) -> str:
     out = [f"Runway plan for **{md(plan.product)}** in {md(plan.region)} (USD per month).", ""]
     for p in plan.environments:
         cap = usd(p.cap) if p.cap is not None else "no cap"
-        out.append(f"## {md(p.name)} — {usd(p.total)} / {cap}")
+        unknown = not_estimated(p)
+        out.append(f"## {md(p.name)} — {plan_total(p) if unknown else usd(p.total)} / {cap}")
         out.append("")
-        if p.verdict == "over-cap":
+        if plan_verdict(p) == "invalid":
+            out.append(f"Verdict: **invalid — not estimated** ({md(', '.join(unknown))}: a size the catalogue lacks has no price, "
+                       "so the total is a lower bound and the cap is not checked; `runway-deploy check` lists the errors).")
+        elif p.verdict == "over-cap":
             assert p.cap is not None
             out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
         elif p.verdict == "unpriced":
@@ -49,13 +53,16 @@ def plan_markdown(plan: Plan, details: bool) -> str:
             out.append("Verdict: **ok**" + (f" ({share} of the cap)." if share else "."))
         out.append("")
         rows = [[md(i.name) + (" (implicit)" if i.implicit else "") + (" (missing prices)" if i.missing_prices else ""),
-                 md(i.kind), md(i.size or "-"), usd(i.monthly_usd)] for i in p.items]
-        rows.append(["**total**", "", "", f"**{usd(p.total)}**"])
+                 md(i.kind), md(i.size or "-"), "**not estimated**" if i.name in unknown else usd(i.monthly_usd)] for i in p.items]
+        rows.append(["**total**", "", "", f"**{plan_total(p) if unknown else usd(p.total)}**"])
         out.extend(markdown.table(["item", "kind", "size", "monthly"], rows, right={3}))
+        out.append("")
+        out.append(f"Price confidence: {md(confidence_text(p)[len('prices: '):])}.")
         out.append("")
         if details:
             rows = [[md(i.name), md(li.description), f"{qty(li.quantity)} x {unit_price(li.unit_usd)} per {md(li.unit)}",
-                     usd(li.monthly_usd), li.confidence, md(short_source(li.source, "")) + (f" (`{li.price_key}`)" if li.price_key else "")] for i in p.items for li in i.line_items]
+                     usd(li.monthly_usd), li.confidence + (f"; quantity from {li.quantity_source}" if li.quantity_source.startswith("usage file") else ""),
+                     md(short_source(li.source, "")) + (f" (`{li.price_key}`)" if li.price_key else "")] for i in p.items for li in i.line_items]
             out.extend(markdown.table(["item", "line item", "quantity x unit price", "monthly", "confidence", "source"], rows, right={3}))
             out.append("")
     out.extend(f"- {note}" for _, note in footnotes(plan, plan.environments, md))
@@ -110,15 +117,15 @@ def diff_body(diff: PlanDiff) -> list[str]:
         out.append("- no environment on either side")
     for e in diff.environments:
         changed = e.changed_items
-        if not changed:
+        if not changed or e.head_unread:
             continue
         out += ["", f"#### {md(e.name)}", ""]
         if e.in_head and e.cap is not None and e.head_percent is not None:
-            out += [f"`{cap_bar(e.head_percent)}` {e.head_percent}% of the {usd(e.cap)} cap", ""]
+            out += [f"`{cap_bar(e.head_percent)}` {'at least ' if e.not_estimated else ''}{e.head_percent}% of the {usd(e.cap)} cap", ""]
         rows = [[
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
             f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
-            _money_cell(i), signed_usd(i.delta_monthly_usd),
+            _money_cell(i), item_delta(i),
         ] for i in changed]
         out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
         unchanged = len(e.items) - len(changed)
@@ -165,7 +172,10 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         f"{n} {c}" for c, n in counts.items() if n) + ")"
     failing: list[str] = []
     for path, d in products:
-        if d.head_errors:
+        if not d.head_read:
+            failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head could not be read ({d.head_errors} error(s); "
+                           "`runway-deploy check` lists them): nothing is compared, no environment is ok")
+        elif d.head_errors:
             # One line for an invalid head, not one per environment: every one of them is invalid.
             failing.append(f"- **{md(d.product or path)}** (`{md(path)}`): head has {d.head_errors} error(s) (`runway-deploy check` "
                            "lists them); its totals are lower bounds, no environment is ok")
@@ -175,11 +185,17 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     # A cap change explains a verdict as much as a price does: said above the fold too.
     notes += [f"- **{md(d.product or path)}** {md(e.name)}: cap {usd(e.base_cap) if e.base_cap is not None else 'none'} → "
               f"{usd(e.cap) if e.cap is not None else 'none'}" for path, d in products for e in d.environments if e.cap_changed]
-    head = [diff_marker(tag), title, ""]
-    if failing:
-        head += ["**The job fails:**", "", *failing, ""]
-    if notes:
-        head += [*notes, ""]
+    def top(failing: list[str]) -> list[str]:
+        out = [diff_marker(tag), title, ""]
+        if failing:
+            out += ["**The job fails:**", "", *failing, ""]
+        if notes:
+            # Under their own heading: a list right after the failing one would join it (one
+            # Markdown list), and a region or cap change fails nothing by itself.
+            out += ["**Region and cap changes:**", "", *notes, ""]
+        return out
+
+    head = top(failing)
     # The summary table: a row per product, a column per environment (in the order they first
     # appear), each cell the delta and head's verdict.
     env_names: list[str] = []
@@ -190,26 +206,29 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
         cells = []
         for name in env_names:
             e = d.environment(name)
-            cells.append("-" if e is None else f"{signed_usd(e.delta)} {_cell_verdict(e)}")
+            cells.append("-" if e is None else f"{env_delta(e)} {_cell_verdict(e)}")
         rows.append((d.change == "unchanged", [f"{md(d.product or '(no product)')} (`{md(path)}`)", d.change, *cells]))
     details = [(path, d, "\n".join(diff_body(d))) for path, d in products if d.change != "unchanged"]
     header = ["product", "change", *(md(n) for n in env_names)]
 
-    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int) -> str:
+    def render(kept_rows: list[list[str]], folded: list[str], dropped_rows: int, cut_rows: int = 0) -> str:
         out = list(head)
         out += markdown.table(header, kept_rows, right=set(range(2, len(header))))
         if dropped_rows:
             out += ["", f"… and {dropped_rows} unchanged product(s) (comment size limit)."]
+        if cut_rows:
+            out += ["", f"… and {cut_rows} more changed product(s) (comment size limit; `runway-deploy diff --format json` lists them)."]
         for path, d, body in details:
             if path in folded:
                 continue
             out += ["", "<details>", f"<summary><b>{md(d.product or '(no product)')}</b> <code>{md(path)}</code> — {d.change}</summary>",
                     "", body, "", "</details>"]
-        if folded or dropped_rows:
+        if folded or dropped_rows or cut_rows:
             shown = ", ".join(f"`{md(p)}`" for p in folded[:20]) + (", …" if len(folded) > 20 else "")
             out += ["", f"<sub>Left out to stay under GitHub's {limit:,}-character comment limit: "
-                    + (f"the details of {len(folded)} product(s) ({shown})" if folded else "")
-                    + (" and " if folded and dropped_rows else "") + (f"{dropped_rows} unchanged table row(s)" if dropped_rows else "")
+                    + "; ".join(part for part in (f"the details of {len(folded)} product(s) ({shown})" if folded else "",
+                                                  f"{dropped_rows} unchanged table row(s)" if dropped_rows else "",
+                                                  f"{cut_rows} changed table row(s)" if cut_rows else "") if part)
                     + "; `runway-deploy diff --format json` (or `--format text`) has everything.</sub>"]
         out += ["", _footer(base_label, head_label)]
         return "\n".join(out) + "\n"
@@ -227,14 +246,24 @@ def products_markdown(products: Sequence[tuple[str, PlanDiff]], base_label: str,
     if utf16_len(text) > limit:
         kept = [r for unchanged, r in rows if not unchanged]
         text = render(kept, folded, len(all_rows) - len(kept))
+    total = len(failing)  # counted once, before any is cut
     while utf16_len(text) > limit and len(failing) > 1:
         # Still over: the failing list's tail (the table still marks each failure in bold).
         cut = max(1, len(failing) // 10)
-        total = len([line for line in head if line.startswith("- **")])
         failing = failing[:-cut - 1] if failing[-1].startswith("- … and") else failing[:-cut]
         failing.append(f"- … and {total - len(failing)} more (the table marks each)")
-        head[:] = [diff_marker(tag), title, "", "**The job fails:**", "", *failing, "", *notes, *([""] if notes else [])]
+        head[:] = top(failing)
         text = render(kept, folded, len(all_rows) - len(kept))
+    dropped = len(all_rows) - len(kept)
+    shown_rows = kept
+    while utf16_len(text) > limit and len(shown_rows) > 1:
+        # Thousands of failing products: the table's tail too, never a comment GitHub refuses.
+        shown_rows = shown_rows[:-max(1, len(shown_rows) // 10)]
+        if failing and failing[-1].startswith("- … and"):
+            # The table no longer marks each: say where they all are.
+            failing[-1] = failing[-1].replace("(the table marks each)", "(`runway-deploy diff --format json` lists each)")
+            head[:] = top(failing)
+        text = render(shown_rows, folded, dropped, len(kept) - len(shown_rows))
     return text
 
 
@@ -242,7 +271,10 @@ def _cell_verdict(e: EnvironmentDiff) -> str:
     """Head's verdict in a summary-table cell (failures in bold)."""
     verdict = {"over-cap": "**over cap**", "unpriced": "**unpriced**", "invalid": "**invalid**", "no-cap": "no cap",
                None: "removed"}.get(e.head_verdict, e.head_verdict or "")
-    return verdict + (" **over --max-increase**" if e.max_increase_exceeded else "")
+    if e.max_increase_exceeded:
+        # It fails the job: never "ok" beside that.
+        return ("" if verdict in ("ok", "no cap") else verdict + " ") + "**over --max-increase**"
+    return verdict
 
 
 __all__ = ["DIFF_MARKER", "MAX_COMMENT_CHARS", "diagnostics_markdown", "diff_body", "diff_marker", "diff_markdown", "products_markdown", "md", "plan_markdown"]

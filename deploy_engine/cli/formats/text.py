@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, footnotes, headline, pct, product_notes, qty, short_source, signed_usd, summary_text, unit_price
+from deploy_engine.cli.formats._shared import NOTE_UNITS, change_details, ci_path, confidence_text, footnotes, headline, item_delta, not_estimated, pct, plan_total, plan_verdict, product_notes, qty, short_source, signed_usd, summary_text, unit_price
 from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
@@ -48,6 +48,8 @@ def print_diagnostics(an: Analysis, diags: Sequence[Diagnostic], base: str, stre
 
 
 def _verdict_text(p: EnvironmentPlan) -> str:
+    if plan_verdict(p) == "invalid":
+        return f"INVALID: not estimated: {printable(', '.join(not_estimated(p)))}; the total is a lower bound"
     if p.verdict == "over-cap":
         assert p.cap is not None
         return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
@@ -60,9 +62,10 @@ def _verdict_text(p: EnvironmentPlan) -> str:
 
 def _heading(p: EnvironmentPlan, style: Style) -> str:
     verdict = _verdict_text(p)
-    color = {"ok": "1;32", "over-cap": "1;31", "unpriced": "1;31", "no-cap": "1;33"}.get(p.verdict, "1")
-    # A price missing for the region makes the total a lower bound (RW161): say so here too.
-    total = ("at least " if p.missing_prices else "") + usd(p.total)
+    color = {"ok": "1;32", "over-cap": "1;31", "unpriced": "1;31", "no-cap": "1;33", "invalid": "1;31"}.get(plan_verdict(p), "1")
+    # A price missing for the region (RW161) or an item not estimated (RW130) makes the total a
+    # lower bound: say so here too.
+    total = plan_total(p)
     if p.cap is None:
         money = total
     else:
@@ -77,9 +80,12 @@ def _item_label(i: ItemPlan) -> str:
 
 
 def _line_item_text(li: Any) -> str:
+    # A quantity from the usage file says its line; the catalogue's assumptions already say
+    # "assumed" in their description (docs/format.md, "Usage file").
+    origin = f"; quantity from {li.quantity_source}" if li.quantity_source.startswith("usage file") else ""
     return (
         f"{printable(li.description)}: {qty(li.quantity)} x {unit_price(li.unit_usd)} per {printable(li.unit)}"
-        f" = {usd(li.monthly_usd)} ({li.confidence})"
+        f" = {usd(li.monthly_usd)} ({li.confidence}{origin})"
     )
 
 
@@ -87,11 +93,14 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
     """Per environment a heading and an aligned table (monthly USD right-aligned)."""
     out: list[str] = []
     for p in plan.environments:
-        rows = [(_item_label(i), printable(i.kind), i.size or "-", usd(i.monthly_usd), i) for i in p.items]
+        unknown = not_estimated(p)
+        rows = [(_item_label(i), printable(i.kind), i.size or "-", "not estimated" if i.name in unknown else usd(i.monthly_usd), i)
+                for i in p.items]
         w_name = max([len("item"), len("total")] + [len(r[0]) for r in rows])
         w_kind = max([len("kind")] + [len(r[1]) for r in rows])
         w_size = max([len("size")] + [len(r[2]) for r in rows])
-        w_money = max([len("monthly"), len(usd(p.total))] + [len(r[3]) for r in rows])
+        total = plan_total(p) if unknown else usd(p.total)
+        w_money = max([len("monthly"), len(total)] + [len(r[3]) for r in rows])
         width = w_name + w_kind + w_size + w_money + 6
         out.append(_heading(p, style))
         out.append("  " + style(f"{'item':<{w_name}}  {'kind':<{w_kind}}  {'size':<{w_size}}  {'monthly':>{w_money}}", "2"))
@@ -105,7 +114,8 @@ def plan_text(plan: Plan, details: bool, style: Style) -> str:
                 for key in item.missing_prices:
                     out.append(f"      price {key}: missing for {plan.region}, not estimated")
         out.append("  " + "-" * width)
-        out.append(f"  {'total':<{w_name + w_kind + w_size + 4}}  {usd(p.total):>{w_money}}")
+        out.append(f"  {'total':<{w_name + w_kind + w_size + 4}}  {total:>{w_money}}")
+        out.append(f"  {confidence_text(p)}")
         out.append("")
     out.extend(f"{mark} {note}" if mark else note for mark, note in footnotes(plan, plan.environments))
     return "\n".join(out) + "\n"
@@ -131,8 +141,8 @@ def diff_text(diff: PlanDiff, base_label: str, head_label: str, style: Style) ->
             f"{i.base_size or '-'} → {i.head_size or '-'}" if i.base_size != i.head_size else (i.head_size or "-"),
             f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → "
             + ("-" if i.head_monthly_usd is None else usd(i.head_monthly_usd) if i.head_priced else "not estimated"),
-            signed_usd(i.delta_monthly_usd), change_details(i),
-        ) for i in e.changed_items]
+            item_delta(i), change_details(i),
+        ) for i in (() if e.head_unread else e.changed_items)]
         widths = [max([len(r[k]) for r in rows] + [0]) for k in range(6)]
         for r in rows:
             cells = [f"{r[0]}", f"{r[1]:<{widths[1]}}", f"{r[2]:<{widths[2]}}", f"{r[3]:<{widths[3]}}", f"{r[4]:<{widths[4]}}", f"{r[5]:>{widths[5]}}"]

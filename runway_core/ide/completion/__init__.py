@@ -78,6 +78,11 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
         return []
     pos = Position(pos.line, min(pos.character, len(lines.line_text(pos.line))))
     texts = lines.all_lines()
+    if src is not None and src.role == "usage":
+        from .._usage import usage_completions  # a usage file: its own keys (docs/format.md "Usage file")
+
+        return [CompletionCandidate(label, kind, rng, text, detail=detail, documentation=doc, sort_text=order)
+                for label, kind, rng, text, detail, doc, order in usage_completions(an, texts, pos)]
     facts = _Facts(an, file, parsed, src.role if src is not None else None, pos.line)
     ctx = None
     if not parsed.partial and parsed.root is not None:

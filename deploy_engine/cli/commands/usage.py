@@ -1,0 +1,65 @@
+"""``usage init [PATH] [--output FILE] [--force]``: write a commented usage file for the runway
+at PATH (docs/cli.md, "usage init"; docs/format.md, "Usage file"): every environment and item
+with usage keys, each at the catalogue's assumption for its size, commented out, like
+Infracost's ``--sync-usage-file``. A usage file that already exists is read and its values
+kept (written uncommented) with ``--force``; without it, an existing file is refused (exit 3).
+Exit 1 when the runway cannot be planned, or its usage file has errors (rewriting it would
+lose the values it could not read)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from deploy_engine.cli.commands._args import add_path_arguments
+from deploy_engine.cli.inputs import load
+from deploy_engine.cli.output import open_regular_for_writing
+from deploy_engine.context import Context
+from deploy_engine.exits import EXIT_INVALID, EXIT_OK, InputError
+from runway_core.analysis.usage import usage_path, usage_template
+from runway_core.diagnostics import Severity
+
+NAME = "usage"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(NAME, help="write a usage file of the team's own usage quantities",
+                       description="Usage files (runway.usage.yaml): `usage init` writes a commented template with every item and the catalogue's assumptions.")
+    actions = p.add_subparsers(dest="usage_action", metavar="ACTION", required=True)
+    init = actions.add_parser("init", help="write runway.usage.yaml beside the root runway: every item, the catalogue's assumptions commented out",
+                              description="Write a commented usage file: every environment and item with usage keys, at the catalogue's assumption for its size.")
+    add_path_arguments(init)
+    init.add_argument("--output", metavar="FILE", default=None,
+                      help="write to FILE (`-`: standard output) instead of runway.usage.yaml beside the root (or the --usage file)")
+    init.add_argument("--force", action="store_true",
+                      help="replace an existing usage file, keeping the values it gives (default: refuse, exit 3)")
+    return p
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    """Write the template; exit 0, 1 (the runway or its usage file has errors), 3 (the file
+    exists without --force, or cannot be written)."""
+    an, _base = load(args)
+    current = usage_path(an.root_file, os.path.abspath(args.usage) if args.usage else None)
+    if an.spec is None:
+        print("runway-deploy usage init: the runway cannot be read as a product; run `runway-deploy check` and fix it first", file=ctx.stderr)
+        return EXIT_INVALID
+    errors = [d for d in an.diagnostics.get(current, ()) if d.severity == Severity.ERROR]
+    if errors:
+        print(f"runway-deploy usage init: {current} has {len(errors)} error(s); run `runway-deploy check` and fix them first", file=ctx.stderr)
+        return EXIT_INVALID
+    text = usage_template(an)
+    if args.output == "-":
+        ctx.stdout.write(text)
+        return EXIT_OK
+    target = os.path.abspath(args.output) if args.output else current
+    if os.path.lexists(target) and not args.force:
+        raise InputError(f"{target}: already exists; pass --force to rewrite it (its values are kept)")
+    try:
+        with open_regular_for_writing(target, append=False, label="--output") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    print(f"wrote {target}", file=ctx.stderr)
+    return EXIT_OK
