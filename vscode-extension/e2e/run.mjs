@@ -43,6 +43,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
+// runway_lsp/typing_pause.py PAUSE_S: the server holds a changed message until the line rests this long.
+const PAUSE_MS = 400;
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXT = path.resolve(HERE, '..');
 const REPO = path.resolve(EXT, '..');
@@ -847,9 +850,15 @@ try {
     await goToLine(typoText.split('\n').findIndex((l) => l === '      cache: smal') + 1);
     await page.keyboard.press('End');
     // Sample the status item and the Problems panel in the page every 25 ms while typing.
+    // Each key's time (keydown, in the page's clock) is kept too: on this shared 2-core machine a
+    // key can reach the page late, and a gap of PAUSE_MS between two keys IS the pause the
+    // server waits for (runway_lsp/typing_pause.py PAUSE_S), so words shown after such a gap are
+    // legitimate; words shown while every gap so far was under the pause are not.
     await page.evaluate(() => {
-      const seen = { status: [], problems: [] };
+      const seen = { status: [], problems: [], keys: [] };
       globalThis.__runwaySeen = seen;
+      globalThis.__runwayKeys = (e) => seen.keys.push(globalThis.performance.now());
+      globalThis.document.addEventListener('keydown', globalThis.__runwayKeys, true);
       globalThis.__runwaySampler = globalThis.setInterval(() => {
         for (const el of globalThis.document.querySelectorAll('.part.statusbar .statusbar-item')) {
           const t = el.innerText.trim();
@@ -858,7 +867,7 @@ try {
         for (const el of globalThis.document.querySelectorAll('.markers-panel .monaco-list-row')) {
           const t = el.innerText.replace(/\s+/g, ' ').trim();
           // scratch/typo's RW130 only (scratch/broken's `lage` is in the panel too)
-          if (/unknown size `s[a-z]*`/.test(t) && !seen.problems.includes(t)) seen.problems.push(t);
+          if (/unknown size `s[a-z]*`/.test(t) && !seen.problems.some((p) => p.text === t)) seen.problems.push({ text: t, at: globalThis.performance.now() });
         }
       }, 25);
     });
@@ -870,12 +879,20 @@ try {
     await sleep(2000);
     const seen = await page.evaluate(() => {
       globalThis.clearInterval(globalThis.__runwaySampler);
+      globalThis.document.removeEventListener('keydown', globalThis.__runwayKeys, true);
       return globalThis.__runwaySeen;
     });
     const figures = [...new Set([shownBefore.text, ...seen.status].map((t) => (t.match(/(≥ )?\$[\d,.]+/) ?? [t])[0].replace('≥ ', '')))];
-    mark(`while fixing: status ${[shownBefore.text, ...seen.status].join(' → ')}; problems seen: ${seen.problems.join(' | ')}`);
-    const words = seen.problems.filter((t) => !t.includes('unknown size `smal`'));
-    if (words.length) throw new Error(`new diagnostic words before the pause: ${words.join(' | ')}`);
+    const gaps = seen.keys.slice(1).map((t, i) => Math.round(t - seen.keys[i]));
+    mark(`while fixing: status ${[shownBefore.text, ...seen.status].join(' → ')}; key gaps ${gaps.join('/')} ms; problems seen: ${seen.problems.map((p) => p.text).join(' | ')}`);
+    // A pause before a word was shown: two keys PAUSE_MS apart, or the last key PAUSE_MS before it.
+    const pausedBefore = (at) => {
+      const before = seen.keys.filter((k) => k < at);
+      return before.some((k, i) => (i + 1 < before.length ? before[i + 1] : at) - k >= PAUSE_MS);
+    };
+    const words = seen.problems.filter((p) => !p.text.includes('unknown size `smal`') && !pausedBefore(p.at)).map((p) => p.text);
+    if (words.length) throw new Error(`new diagnostic words before the pause (key gaps ${gaps.join('/')} ms): ${words.join(' | ')}`);
+    if (seen.keys.length < 7) throw new Error(`only ${seen.keys.length} of the 7 keys reached the page`);
     if (figures.length > 2) throw new Error(`the status bar showed ${figures.length} figures: ${figures.join(', ')}`);
     const after = (await statusTexts()).find((i) => /^dev /.test(i.text));
     if (!after || /≥/.test(after.text)) throw new Error(`after the fix the status bar says ${after?.text}`);
