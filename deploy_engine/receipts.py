@@ -374,10 +374,6 @@ def _folder_problem(doc: dict[str, Any], prefix: str) -> str | None:
     return None
 
 
-def receipt_dir(root: Path | str, environment: str) -> Path:
-    return Path(root) / ".runway" / "receipts" / environment
-
-
 def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
     """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
@@ -452,7 +448,6 @@ __all__ = [
     "public_backend_url",
     "url_secrets",
     "list_receipts",
-    "receipt_dir",
     "receipt_problem",
     "read_checked",
     "ReadRecord",
