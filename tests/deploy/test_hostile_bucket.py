@@ -185,19 +185,24 @@ def test_dir_itself_may_be_a_symlink_to_the_folder_meant(capsys, tmp_path, moto_
     assert len(list(real.rglob("*.json"))) == 1 and (real / "SHA256SUMS").is_file()
 
 
-def test_receipts_reads_only_the_newest_limit_of_a_crowded_bucket(capsys, tmp_path, moto_server):
-    """3,000 receipts made `receipts --format json` take 199 s with no word of progress: each one
-    read (and its lock looked up). Now the newest ``--limit N`` (default 50, as ``git log -n``)
-    are read and listed, stderr says how many older ones were left out, ``omitted`` counts them."""
-    import test_deploy_cli
-
+def _bucket_with_one_receipt(capsys, tmp_path: Path, moto_server) -> tuple[Path, str, dict, str, bytes]:
+    """(runway root, bucket, environ, the receipt's object key, its bytes) after one real `up`."""
     root = orders(tmp_path)
     bucket = moto_server.bucket()
     environ = _env(moto_server, bucket)
     _one_good_receipt(capsys, root, environ)
     s3 = moto_server.client()
     (good,) = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="orders/runway/receipts/orders/dev/")["Contents"]]
-    body = s3.get_object(Bucket=bucket, Key=good)["Body"].read()
+    return root, bucket, environ, good, s3.get_object(Bucket=bucket, Key=good)["Body"].read()
+
+
+def test_receipts_reads_only_the_newest_limit_of_a_crowded_bucket(capsys, tmp_path, moto_server):
+    """3,000 receipts made `receipts --format json` take 199 s with no word of progress: each one
+    read (and its lock looked up). Now the newest ``--limit N`` (default 50, as ``git log -n``)
+    are read and listed, stderr says how many older ones were left out, ``omitted`` counts them."""
+    import test_deploy_cli
+
+    root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
     for i in range(70):  # older than the good one (2026-11-30T09:01)
         _put(moto_server, bucket, f"receipts/orders/dev/20261130T08{i // 60:02d}{i % 60:02d}.000000Z.json", body)
     rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", environ=environ)
@@ -218,13 +223,8 @@ def test_a_receipt_whose_environment_is_not_its_folders_is_unreadable(capsys, tm
     environment and product must be its folder's: else `unreadable`, and not exported."""
     import test_deploy_cli
 
-    root = orders(tmp_path)
-    bucket = moto_server.bucket()
-    environ = _env(moto_server, bucket)
-    _one_good_receipt(capsys, root, environ)
-    s3 = moto_server.client()
-    (good,) = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="orders/runway/receipts/orders/dev/")["Contents"]]
-    doc = json.loads(s3.get_object(Bucket=bucket, Key=good)["Body"].read())
+    root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
+    doc = json.loads(body)
     _put(moto_server, bucket, "receipts/orders/dev/10env.json", json.dumps({**doc, "environment": "production\n\x1b]0;pwn\x07"}).encode())
     _put(moto_server, bucket, "receipts/orders/dev/11prod.json", json.dumps({**doc, "product": "billing"}).encode())
     rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", environ=environ)
