@@ -107,8 +107,19 @@ def test_costs_for_a_segment_over_name_max_is_answered_empty(server: RawServer) 
     assert server.response("c")["result"]["environments"] == []
 
 
-def test_invalid_params_leave_no_traceback(server: RawServer) -> None:
-    server.send({"jsonrpc": "2.0", "id": 24, "method": "workspace/executeCommand",
-                 "params": {"command": "runway.applyFix", "arguments": []}})
-    assert server.response(24)["error"]["code"] == -32602
-    assert "result" in _next_answered(server)
+@pytest.mark.parametrize("before_load", [False, True])
+def test_invalid_params_leave_no_traceback(tmp_path: Path, before_load: bool) -> None:
+    # before_load: the request is read with `initialize`, before runway's features (and the
+    # log filter they brought) were loaded: pygls' "Exception occurred for message" traceback.
+    srv = RawServer(tmp_path)
+    srv.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+              "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}})
+    if not before_load:
+        srv.response("init")
+    srv.send({"jsonrpc": "2.0", "id": 24, "method": "workspace/executeCommand",
+              "params": {"command": "runway.applyFix", "arguments": []}})
+    assert srv.response(24)["error"]["code"] == -32602
+    assert "result" in _next_answered(srv)
+    rc, stderr = srv.close()
+    assert rc == 0 and "Traceback" not in stderr, stderr[-3000:]
+    assert "answered with error -32602" in stderr
