@@ -141,8 +141,15 @@ def _ancestors(folder: str) -> list[str]:
     if len(folder) > limit:
         cut = folder.rfind(os.sep, 0, limit + 1)
         folder = folder[:cut] if cut > 0 else os.sep
+    bad_at = None  # where the first name longer than NAME_MAX begins: no ancestor reaching it is openable
+    at = 0
+    for part in folder.split(os.sep):
+        if len(part) > NAME_MAX:
+            bad_at = at
+            break
+        at += len(part) + 1
     while True:
-        if all(len(part) <= NAME_MAX for part in folder.split(os.sep)):
+        if bad_at is None or len(folder) < bad_at:
             out.append(folder)
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -150,9 +157,9 @@ def _ancestors(folder: str) -> list[str]:
         folder = parent
 
 
-def _is_file(f: Path) -> bool:
+def _is_file(f: str) -> bool:
     try:
-        return f.is_file()
+        return os.path.isfile(f)
     except (OSError, ValueError):
         return False
 
@@ -174,23 +181,23 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
     first: str | None = None
     for d in _ancestors(folder):
         for name in ROOT_NAMES:
-            f = Path(d, name)
+            f = os.path.join(d, name)  # strings: a Path per ancestor re-parses every part (quadratic)
             if _is_file(f) or read is not None:
                 try:
-                    head = (read or read_disk)(str(f))[:4096]
+                    head = (read or read_disk)(f)[:4096]
                 except (OSError, UnicodeDecodeError, ValueError):
                     if not _is_file(f):
                         continue
                     # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
                     # RW001 on it) from a member; never walk past a broken root to another one.
                     try:
-                        head = open_regular(str(f), 4096)[0].decode("utf-8", "replace")
+                        head = open_regular(f, 4096)[0].decode("utf-8", "replace")
                     except OSError:
                         head = ""
                 if first is None:
-                    first = str(f)
+                    first = f
                 if "\nproduct:" in "\n" + head:
-                    return str(f)
+                    return f
                 break  # a member (or a broken file): keep walking up
     return first
 
