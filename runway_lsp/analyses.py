@@ -44,7 +44,7 @@ from runway_core.catalog import Catalog
 from runway_core.usage import USAGE_FILE_NAME
 
 from .documents import Buffers
-from .uris import uri_file_path
+from .uris import real_path, uri_file_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -282,7 +282,7 @@ class Analyses:
 
     def _recording_reader(self, record: dict[str, Any]) -> Callable[[str], str]:
         def read(path: str) -> str:
-            real = os.path.realpath(path)
+            real = real_path(path)
             record[real] = self.version(real)
             return self.buffers.read_live(real)
 
@@ -524,7 +524,7 @@ class Analyses:
                 record[key] = stat(key)  # the answer for this buffer, though it is never read
 
             def read(path: str) -> str:
-                real = os.path.realpath(path)
+                real = real_path(path)
                 record[real] = stat(real)
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text

@@ -32,6 +32,7 @@ from typing import Any, BinaryIO, Callable
 from pygls.exceptions import JsonRpcException
 
 from .convert import messages
+from .uris import NAME_MAX, unopenable, uri_file_path, uri_in
 
 log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filters apply)
 
@@ -325,6 +326,16 @@ def notification_methods() -> frozenset[str]:
     return _NOTIFICATIONS
 
 
+def _unopenable_document(params: Any) -> bool:
+    """True when ``params.textDocument.uri`` is a ``file:`` URI whose path no system call can
+    open (runway_lsp.uris.unopenable); linear in the URI."""
+    uri = uri_in(params)
+    if uri is None or not uri.startswith("file:") or len(uri) <= NAME_MAX:
+        return False
+    path = uri_file_path(uri)
+    return path is not None and unopenable(path)
+
+
 def _valid_id(value: Any) -> bool:
     """LSP 3.17 ``RequestMessage.id``: ``integer | string`` (JSON-RPC 2.0 §4 also allows
     null and fractions, and says they SHOULD NOT be used)."""
@@ -435,6 +446,14 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
             refused = refusal(item)
             if refused is None and isinstance(item, dict) and "id" in item and item.get("method") in notification_methods():
                 refused = [item["id"]], "a notification method sent as a request (with an id)"
+            if refused is None and isinstance(item, dict) and "method" in item and _unopenable_document(item.get("params")):
+                # Adversary F3: a 200 KB file: path sent the analysis through CPython's realpath
+                # (quadratic in the segments) in several places; no such file can be opened.
+                log.warning("a %s for a document whose path is over PATH_MAX or NAME_MAX: %s", item["method"],
+                            "answered with Invalid Params (-32602)" if "id" in item else "ignored")
+                if "id" in item:
+                    send_error(protocol, item["id"], -32602, "Invalid params: the document's path is longer than the OS opens (PATH_MAX 4096, NAME_MAX 255)")
+                return
             if refused is not None:
                 answers, reason = refused
                 log.warning("%s: %s", reason, f"answered with Invalid Request (-32600) {len(answers)}x" if answers else "dropped")

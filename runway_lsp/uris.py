@@ -43,6 +43,13 @@ def uri_to_path(uri: str) -> str:
     return os.path.realpath(path) if path is not None else os.path.abspath(uri.replace("\x00", "%00"))
 
 
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)``, except for a path no system call can open
+    (:func:`unopenable`): returned as it is (it holds no symlink the OS would follow, and
+    CPython's realpath joins its segments one by one, quadratic: 200 KB paths hung analyses)."""
+    return path if unopenable(path) else os.path.realpath(path)
+
+
 def unopenable(path: str) -> bool:
     """True for a path no system call can open on Linux: longer than PATH_MAX (4096 bytes,
     linux/limits.h) or holding a name longer than NAME_MAX (255): ENAMETOOLONG. A URI that

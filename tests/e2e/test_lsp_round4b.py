@@ -123,3 +123,17 @@ def test_invalid_params_leave_no_traceback(tmp_path: Path, before_load: bool) ->
     rc, stderr = srv.close()
     assert rc == 0 and "Traceback" not in stderr, stderr[-3000:]
     assert "answered with error -32602" in stderr
+
+
+def test_a_document_opened_under_an_over_long_path_is_answered(server: RawServer) -> None:
+    # didOpen, hover and codeLens: before, CPython's realpath (quadratic in the segments) in
+    # the analysis, the usage-file read and the git baseline: no answer. Now the didOpen is
+    # ignored and each request is Invalid Params (-32602), at once (docs/protocol.md).
+    uri = "file:///" + "a/" * 100_000 + "runway.yaml"
+    server.open(uri, "product: p\nregion: us-east-1\n")
+    server.send({"jsonrpc": "2.0", "id": "h", "method": "textDocument/hover",
+                 "params": {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}}})
+    assert server.response("h")["error"]["code"] == -32602
+    server.send({"jsonrpc": "2.0", "id": "l", "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}})
+    assert server.response("l")["error"]["code"] == -32602
+    assert "result" in _next_answered(server)
