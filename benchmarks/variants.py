@@ -56,6 +56,7 @@ def _patch(names: set[str]) -> None:
     import runway_core.baseline as B
     import runway_core.planner.pricing as PP
     import runway_lsp.analyses as AN
+    import runway_lsp.analysis_thread as AT
     import runway_lsp.publish as PUB
     import runway_lsp.schedule as SCH
 
@@ -72,7 +73,7 @@ def _patch(names: set[str]) -> None:
                     next(steps)
                 except StopIteration as done:
                     return done.value
-        A.analyze = R.analyze = B.analyze = AN.analyze = analyze
+        A.analyze = R.analyze = B.analyze = AN.analyze = AT.analyze = analyze
         A.step = R.step = AN.step = step
     if "freeze" in names:
         gc.freeze = lambda: None

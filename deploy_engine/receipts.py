@@ -345,10 +345,6 @@ def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = T
     return ReadRecord(key, record, doc, problem)
 
 
-def receipt_dir(root: Path | str, environment: str) -> Path:
-    return Path(root) / ".runway" / "receipts" / environment
-
-
 def store_receipt(store: RecordStore, receipt: Receipt, redactor: Redactor, *, now: datetime | None = None) -> Written:
     """Scrub, check and write ``receipt`` to ``store`` as a new record; returns where it went.
 
@@ -423,7 +419,6 @@ __all__ = [
     "public_backend_url",
     "url_secrets",
     "list_receipts",
-    "receipt_dir",
     "receipt_problem",
     "read_checked",
     "ReadRecord",

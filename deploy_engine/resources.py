@@ -29,6 +29,7 @@ import asyncio
 import json
 from typing import Any, Collection, Mapping
 
+from runway_core import kinds
 from runway_core.text import REDACTED, secret_shape
 
 #: The account id the mocked ``aws.get_caller_identity`` answers (an AWS documentation example id).
@@ -179,7 +180,7 @@ def declared_resources(
     from .secrets import PREVIEW_PLACEHOLDER
 
     if credentials is None:
-        credentials = {i.name: PREVIEW_PLACEHOLDER for i in plan.items if i.kind == "postgres"}
+        credentials = {i.name: PREVIEW_PLACEHOLDER for i in plan.items if (k := kinds.get(i.kind)) is not None and k.credentials}
 
     def program() -> Any:
         return declare_environment(

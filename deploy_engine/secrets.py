@@ -387,26 +387,6 @@ class Redactor:
         return f"Redactor({len(self._values)} values)"
 
 
-class RedactingWriter:
-    """A text stream wrapper that scrubs every ``write`` (for Pulumi's output and our own lines)."""
-
-    def __init__(self, stream: Any, redactor: Redactor) -> None:
-        self._stream = stream
-        self._redactor = redactor
-
-    def write(self, text: str) -> int:
-        return self._stream.write(self._redactor.scrub(text))
-
-    def flush(self) -> None:
-        flush = getattr(self._stream, "flush", None)
-        if flush is not None:
-            flush()
-
-    def isatty(self) -> bool:
-        isatty = getattr(self._stream, "isatty", None)
-        return bool(isatty and isatty())
-
-
 __all__ = [
     "GENERATED",
     "INITIAL_VERSION",
@@ -423,7 +403,6 @@ __all__ = [
     "CredentialPlan",
     "PostgresCredentials",
     "Redactor",
-    "RedactingWriter",
     "SecretValue",
     "generate_credentials",
     "flavor_switches",

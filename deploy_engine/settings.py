@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from runway_core import kinds
 from runway_core.planner import DISPOSABLE_BY_DEFAULT
 from runway_core.workspace import JsonDocumentError, read_json
 
@@ -326,8 +327,9 @@ def plan_network_check(network: NetworkSettings, plan: Any, environ: Mapping[str
     workload_names = {w.name for w in workloads}
     if not network.allowed_cidr:
         for item in plan.items:
-            if item.kind not in ("postgres", "cache"):
-                continue
+            kind = kinds.get(item.kind)
+            if kind is None or not kind.resource or not kind.in_vpc:
+                continue  # only what sits in the VPC is reached through its security groups
             members = [c for c in item.consumers if c not in workload_names]
             if members:
                 warnings.append(f"{env}: {item.name} is used by member(s) {', '.join(members)}, which do not run in this environment's ECS: "

@@ -44,6 +44,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .files import NotRegularFile, open_regular
+from .kinds import BOOL as _BOOL, BY_NAME as _KINDS, INT as _INT, NUM as _NUM, POS as _POS, POSINT as _POSINT, SIZED_KINDS, STR as _STR
 
 __all__ = [
     "CONFIDENCE_LEVELS",
@@ -75,11 +76,12 @@ DEFAULT_UNCERTAINTY_PCT: dict[str, Decimal] = {"derived": Decimal(5), "unverifie
 #: The size names every kind must define.
 SIZES: tuple[str, ...] = ("small", "medium", "large")
 
-#: Kinds that have a size table in ``sizes.toml``.
-KINDS: tuple[str, ...] = ("postgres", "cache", "queue", "topic", "bucket", "workload")
+#: Kinds that have a size table in ``sizes.toml``: those whose declaration in
+#: :mod:`runway_core.kinds` has one, in its order.
+KINDS: tuple[str, ...] = SIZED_KINDS
 
 #: Flavors of ``postgres``; the first is the default.
-POSTGRES_FLAVORS: tuple[str, ...] = ("rds", "aurora")
+POSTGRES_FLAVORS: tuple[str, ...] = _KINDS["postgres"].flavors
 
 SIZES_FILE = "sizes.toml"
 PRICES_FILE = "prices.csv"
@@ -92,37 +94,9 @@ _REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 _KEY_RE = re.compile(r"^[a-z0-9][a-z0-9.:_-]*$")
 _SIZE_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 
-# Field types of the capacity tables.
-_STR = "a non-empty string"
-_BOOL = "a boolean"
-_NUM = "a non-negative number"
-_POS = "a positive number"
-_INT = "a non-negative whole number"
-_POSINT = "a positive whole number"
-
-_CAPACITY_SCHEMAS: dict[tuple[str, str | None], dict[str, str]] = {
-    ("postgres", "rds"): {
-        "instance_class": _STR,
-        "multi_az": _BOOL,
-        "storage_gb": _NUM,
-        "vcpus": _POSINT,
-    },
-    ("postgres", "aurora"): {
-        "instance_class": _STR,
-        "instances": _POSINT,
-        "storage_gb": _NUM,
-        "io_requests_millions": _NUM,
-        "vcpus": _POSINT,
-    },
-    ("cache", None): {"node_type": _STR, "nodes": _POSINT},
-    ("queue", None): {"requests_millions": _NUM},
-    ("topic", None): {"publishes_millions": _NUM},
-    ("bucket", None): {
-        "storage_gb": _NUM,
-        "put_requests_thousands": _NUM,
-        "get_requests_thousands": _NUM,
-    },
-    ("workload", None): {"vcpu": _POS, "memory_gb": _POS, "log_ingested_gb": _NUM},
+#: The fields of each size table, by (kind, flavor or None): each kind's declaration.
+_CAPACITY_SCHEMAS: dict[tuple[str, str | None], Mapping[str, str]] = {
+    (k, flavor): fields for k in KINDS for flavor, fields in (_KINDS[k].size_fields or {}).items()
 }
 
 _ENVIRONMENT_SCHEMA: dict[str, str] = {
@@ -252,8 +226,9 @@ class Catalog:
 def _table_id(kind: str, flavor: str | None) -> tuple[str, str | None]:
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
-    if kind == "postgres":
-        return (kind, POSTGRES_FLAVORS[0] if flavor is None else flavor)
+    flavors = _KINDS[kind].flavors
+    if flavors:
+        return (kind, flavors[0] if flavor is None else flavor)
     if flavor is not None:
         raise ValueError(f"kind {kind!r} has no flavors (got flavor {flavor!r})")
     return (kind, None)
@@ -501,18 +476,19 @@ def _parse_sizes(
     capacity: dict[tuple[str, str | None], Mapping[str, Mapping[str, Any]]] = {}
     for kind in KINDS:
         kind_table = _table(doc[kind], f"{name}: {kind}")
-        if kind == "postgres":
-            extra = [f for f in kind_table if f not in POSTGRES_FLAVORS]
+        flavors = _KINDS[kind].flavors
+        if flavors:
+            extra = [f for f in kind_table if f not in flavors]
             if extra:
-                raise CatalogError(f"{name}: postgres: unknown flavor(s) {', '.join(map(repr, extra))}; expected {', '.join(POSTGRES_FLAVORS)}")
+                raise CatalogError(f"{name}: {kind}: unknown flavor(s) {', '.join(map(repr, extra))}; expected {', '.join(flavors)}")
             reference: tuple[str, ...] | None = None
-            for flavor in POSTGRES_FLAVORS:
+            for flavor in flavors:
                 if flavor not in kind_table:
-                    raise CatalogError(f"{name}: missing table [postgres.{flavor}]")
-                sizes = _size_tables(kind_table[flavor], (kind, flavor), name, f"postgres.{flavor}")
+                    raise CatalogError(f"{name}: missing table [{kind}.{flavor}]")
+                sizes = _size_tables(kind_table[flavor], (kind, flavor), name, f"{kind}.{flavor}")
                 if reference is not None and tuple(sizes) != reference:
                     raise CatalogError(
-                        f"{name}: postgres.{flavor}: sizes {', '.join(sizes)} differ from postgres.{POSTGRES_FLAVORS[0]} ({', '.join(reference)})"
+                        f"{name}: {kind}.{flavor}: sizes {', '.join(sizes)} differ from {kind}.{flavors[0]} ({', '.join(reference)})"
                     )
                 reference = tuple(sizes)
                 capacity[(kind, flavor)] = sizes

@@ -28,6 +28,7 @@ import os
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
+from . import kinds
 from .diagnostics import CODES, Diagnostic, Severity
 from .plan_diff import PlanDocumentError, PlanSide, SideItem, side_of_json
 from .planner import FORMAT_VERSION
@@ -38,8 +39,6 @@ from .yamlsrc import YMap
 if TYPE_CHECKING:
     from .facts import Analysis
 
-#: Kinds whose resources hold data a region move would leave behind (a queue's messages too).
-DATA_KINDS = ("postgres", "cache", "bucket", "queue")
 #: The codes this module reports.
 CHANGE_CODES = ("RW190", "RW191", "RW192", "RW193")
 #: Records read for the deployed plan: at most this many receipts per environment, newest first.
@@ -93,7 +92,7 @@ def refused_changes(an: "Analysis", deployed: PlanSide, source: str) -> list[Dia
         disposable = plan.disposable
         before = {i.name: i for i in base.items}
         if deployed.region and deployed.region != an.spec.region:
-            data_items = sorted(i.name for i in plan.items if i.kind in DATA_KINDS and i.name in before)
+            data_items = sorted(i.name for i in plan.items if i.kind in kinds.DATA_KINDS and i.name in before)
             if data_items:
                 out.append(_diag(
                     an.root_file, _region_range(an), "RW190",
@@ -227,4 +226,4 @@ def with_recorded_changes(an: "Analysis") -> "Analysis":
     return an
 
 
-__all__ = ["CHANGE_CODES", "DATA_KINDS", "add_diagnostics", "deployed_from_records", "refused_changes", "side_of_deployed", "with_recorded_changes"]
+__all__ = ["CHANGE_CODES", "add_diagnostics", "deployed_from_records", "refused_changes", "side_of_deployed", "with_recorded_changes"]

@@ -75,6 +75,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW112": ("error", "a resource and a workload share one name"),
     "RW120": ("error", "unknown kind (closest kind suggested)"),
     "RW121": ("error", "reserved kind (kafka, opensearch): why, and what brings it back"),
+    "RW122": ("error", "a kind the tooling cannot price (no size table or quantities): not estimated, a capped plan refused"),
     "RW130": ("error", "unknown size"),
     "RW131": ("error", "size or scale for an undeclared environment"),
     "RW140": ("error", "image not pinned by digest"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from .catalog import Catalog
 from .diagnostics import Diagnostic, Severity
-from .model import MemberRunway, Resource, RootRunway, Workload
+from .model import Environment, MemberRunway, Resource, RootRunway, Workload
 from .planner import EnvironmentPlan, RunwaySpec
 from .positions import Range
 from .yamlsrc import ParsedYaml
@@ -55,13 +55,17 @@ class Reference:
     via: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Analysis:
     """Everything known about one root runway and its members.
 
     ``diagnostics`` has an entry (maybe empty) for every file read or named; ``spec`` is the
     planner's input (None only when the root is unreadable or not a mapping); ``plans`` maps
     environment name to its :class:`EnvironmentPlan`.
+
+    Every field is declared (``slots``: nothing can be attached later, as rust-analyzer's
+    ``Analysis`` is a snapshot of declared state). Built by :func:`runway_core.analysis.analyze`
+    and not changed once returned, but for :attr:`occurrences`, the one memo, filled on first use.
     """
 
     root_file: str
@@ -86,6 +90,12 @@ class Analysis:
     #: file -> (count, errors among them) of diagnostics known to fall past the per-file cap,
     #: counted in RW012 but never built (issue 7: an 85,000-item `members` line).
     uncounted: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: environment name -> its validated model (entries that fail validation are left out: their
+    #: cap is unknown until fixed, so RW162/RW170 do not judge them).
+    env_models: dict[str, Environment] = field(default_factory=dict)
+    #: The navigation index (``runway_core.ide.navigation.occurrences``: every name's
+    #: declaration and uses), built on first use and then shared; never compared.
+    occurrences: list[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def root(self) -> SourceFile:

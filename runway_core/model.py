@@ -16,7 +16,8 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-RESOURCE_KINDS = ("postgres", "queue", "topic", "cache", "bucket")
+from .kinds import REGISTRY
+
 #: Kinds ADR 0493 §5 reserves: the schema refuses them with why and what brings them back.
 RESERVED_KINDS = {
     "kafka": "deferred by ADR 0227; it returns with the event-bus trigger (0142) and a new ADR",
@@ -56,10 +57,6 @@ def _version_to_str(v: Any) -> Any:
     if isinstance(v, int):
         return str(v)
     return v
-
-
-SizeSpec = Union[str, dict[str, str]]
-ScaleSpec = Union[int, dict[str, int]]
 
 
 #: The error type of a map with bad entries: its context lists every bad entry, and the
@@ -212,8 +209,14 @@ ENGINE_MODELS: dict[str, type[_Strict]] = {
 }
 
 
+def _kinds_in_words() -> str:
+    """``postgres (RDS or Aurora), queue (SQS), ... or bucket (S3)``, from the kinds' declarations."""
+    words = [f"{k.name} ({k.service})" for k in REGISTRY if k.resource]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
 class Resource(_Strict):
-    kind: str = Field(description="Managed kind: postgres (RDS or Aurora), queue (SQS), topic (SNS), cache (ElastiCache for Valkey) or bucket (S3).")
+    kind: str = Field(description=f"Managed kind: {_kinds_in_words()}.")
     engine: dict[str, Any] | None = Field(None, description="Engine options of the kind (all optional).")
     size: Any = Field(
         None,

@@ -26,7 +26,8 @@ from typing import Any, Sequence
 from pydantic.json_schema import models_json_schema
 
 from .catalog import SIZES
-from .model import ENGINE_MODELS, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, MemberRunway, RootRunway
+from .kinds import RESOURCE_KINDS
+from .model import ENGINE_MODELS, REASON_GROUNDS, RESERVED_KINDS, MemberRunway, RootRunway
 from .names import DIGEST, DNS_LABEL, ENV_NAME, NAME_LABEL, UPPER_SNAKE
 
 DRAFT = "http://json-schema.org/draft-07/schema#"

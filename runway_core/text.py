@@ -7,7 +7,7 @@
   that a secret pasted in the wrong place is never quoted back into CI logs, annotations or
   SARIF uploads (docs/reliability.md).
 
-A leaf: imports only the standard library and :mod:`runway_core.diagnostics`.
+A leaf: imports only the standard library, :mod:`runway_core.diagnostics` and :mod:`runway_core.kinds`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import re
 from typing import Any, Iterable
 
 from .diagnostics import Diagnostic
+from .kinds import REGISTRY
 
 
 #: (word, options) -> every option with a difflib ratio >= 0.6 to word, closest first: what
@@ -103,10 +104,10 @@ def _ratio(a: str, b: str) -> float:
 #: prefix, a body of letters, digits and ``-``: GitLab, OpenAI, Slack, Pulumi, Databricks) also
 #: matches in that form, with the same prefix and minimum length and a body that stops before
 #: the injected suffix, so that ``<redacted>_URL`` still says which variable it is. The suffixes
-#: are those of docs/format.md "Uses and injected variables" (``runway_core.planner.spec.VARIABLES``;
-#: tests/core/test_secret_shapes_round3.py checks that the two lists agree). Linear: each step
-#: of the body looks ahead at most 9 characters.
-INJECTED_SUFFIXES: tuple[str, ...] = ("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE", "ARN", "NAME")
+#: are those of docs/format.md "Uses and injected variables": every kind's
+#: (:attr:`runway_core.kinds.Kind.variables`), each once, in declaration order. Linear: each
+#: step of the body looks ahead at most 9 characters.
+INJECTED_SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(v for k in REGISTRY for v in k.variables))
 _VAR_BODY = r"(?:[A-Z0-9]|_(?!(?:" + "|".join(INJECTED_SUFFIXES) + r")(?![A-Za-z0-9_])))"
 
 _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (

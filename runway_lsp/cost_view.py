@@ -75,8 +75,9 @@ class View:
     one; a :class:`LineMap` per file for the last analysis that parsed (``current`` is the
     analysis of the real text)."""
 
-    def __init__(self, an: Analysis, current: Analysis | None = None) -> None:
+    def __init__(self, an: Analysis, current: Analysis | None = None, editing: tuple[str, ...] = ()) -> None:
         self.an = an
+        self.editing = editing  # items whose size is being fixed: their last complete cost (runway_lsp/held.py)
         self._current = current
         self._maps: dict[str, LineMap | None] = {}
 
@@ -103,6 +104,40 @@ class View:
             return pos
         m = self._map(path)
         return m.position_to_old(pos) if m is not None else None
+
+
+#: What a lens of an item whose size is being fixed adds to its title (runway_lsp/held.py);
+#: the status bar and the plan view say the same (docs/features.md, "Calm while fixing").
+EDITING = "editing: last complete cost"
+
+
+def _mark_editing(lenses: list[Lens], editing: tuple[str, ...]) -> list[Lens]:
+    """``lenses`` with the cost lens of each item in ``editing`` marked (its first lens)."""
+    if not editing:
+        return lenses
+    out, marked = [], set()
+    for lens in lenses:
+        name = lens.data.get("name")
+        if name in editing and name not in marked:
+            marked.add(name)
+            tip = "the size is being edited: this is its last complete cost"
+            lens = dataclasses.replace(lens, title=f"{lens.title} · {EDITING}", tooltip=f"{tip}; {lens.tooltip}" if lens.tooltip else tip)
+        out.append(lens)
+    return out
+
+
+#: What an environment lens adds while it shows the last analysis that parsed (a syntax error
+#: no blanking repairs): the status bar says `(stale)` and the plan view a *stale:* banner too.
+STALE = "stale"
+
+
+def _mark_stale(lenses: list[Lens]) -> list[Lens]:
+    """``lenses`` with each environment lens marked :data:`STALE` (its figures are the last plan's)."""
+    tip = "stale: the runway has no plan right now (a YAML syntax error?), so this is the last estimate"
+    return [
+        dataclasses.replace(lens, title=f"{lens.title} · {STALE}", tooltip=f"{tip}; {lens.tooltip}" if lens.tooltip else tip) if "env" in lens.data else lens
+        for lens in lenses
+    ]
 
 
 def _parses(an: Analysis) -> bool:
@@ -159,15 +194,17 @@ class CostView:
         ls = self.session
         an = ls.analysis(key)
         if _parses(an):
+            held = ls.held(key, an)  # an item whose size is being fixed keeps its cost
             if an.plans:
-                self._good[key] = an
-            return View(an)
+                self._good[key] = held.an
+            return View(held.an, editing=held.editing)
         hit = self._views.get(key)
         if hit is not None and hit[0] is an:
             return hit[1]
         tolerant = tolerant_analysis(an, ls.read_live)
         if tolerant is not None and tolerant.plans:
-            view = View(tolerant)
+            held = ls.held(key, tolerant)
+            view = View(held.an, editing=held.editing)
         elif key in self._good:
             view = View(self._good[key], current=an)
         else:
@@ -219,7 +256,9 @@ class CostView:
         lines = self._lines(key, path, view)
         if src is None or src.role not in ("root", "member") or lines is None:
             return []
-        lenses = code_lenses(an, path, self.baselines(key))
+        lenses = _mark_editing(code_lenses(an, path, self.baselines(key)), view.editing)
+        if view.shifted:
+            lenses = _mark_stale(lenses)
         self.served(key)
         out = []
         for lens in lenses:
@@ -289,7 +328,8 @@ class CostView:
     # --- refresh ----------------------------------------------------------------------------
 
     def _signature(self, key: str) -> Any:
-        an = self.view(key).an
+        view = self.view(key)
+        an = view.an
         plans = tuple(
             (p.name, p.total, p.cap, p.verdict, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
         )
@@ -297,7 +337,7 @@ class CostView:
         totals = None
         if b is not None:
             totals = tuple(tuple((e, p.total) for e, p in base.items()) if base is not None else None for base in (b.saved, b.head))
-        return plans, totals
+        return plans, totals, view.editing  # a lens marks an item being edited (runway_lsp/held.py)
 
     def served(self, key: str) -> None:
         """Note what the lenses and hints of group ``key`` showed the client just now."""
@@ -311,7 +351,9 @@ class CostView:
         ls = self.session
         cached = ls.analyses.cached(key)  # never re-analyse a group publish_group just dropped
         if cached is not None and cached.plans and _parses(cached):
-            self._good[key] = cached  # what stays in view if the next keystroke breaks the YAML
+            # what stays in view if the next keystroke breaks the YAML; held() also notes the
+            # sizes now known, what an item keeps while its size is fixed (runway_lsp/held.py)
+            self._good[key] = ls.held(key, cached).an
         previous = self._signatures.get(key)
         if previous is None:
             return
@@ -319,6 +361,7 @@ class CostView:
             self._signatures.pop(key, None)
             self._views.pop(key, None)
             self._good.pop(key, None)
+            ls.held_costs.forget(key)
             return
         sig = self._signature(key)
         if sig != previous:
@@ -363,6 +406,8 @@ class CostView:
         self._signatures.clear()
         self._views.clear()
         self._good.clear()  # priced with the catalogue of the old settings
+        # (the held costs stay: a new catalogue forgets them, Session.use_catalog; a setting that
+        # selects an environment must not, or the next half-typed size has nothing to keep)
         if old != new:
             self.schedule_refresh()
 

@@ -11,6 +11,10 @@ JSON as ``runway-deploy plan --format json``, docs/cli.md).
 - ``runway/plan`` (request, params ``{uri}``): the plan JSON of every environment
   (``format_version``, product, region, catalogue, ``environments[]`` with their items and
   line items), plus the group's URIs and diagnostic counts, for the plan view.
+- Both answer ``editing``: the items whose size is being fixed (a size the catalogue lacks,
+  RW130, on an item whose size was known): they keep their last complete cost, and the
+  totals and verdicts include it (runway_lsp/held.py); their RW130 is not counted in
+  ``errors``.
 - ``runway/costsChanged`` (notification, server to client, params ``{uri, uris}``): sent
   after the diagnostics of a group are published, when what ``runway/costs`` or
   ``runway/plan`` answer for it changed since the last notification for that group (and the
@@ -37,6 +41,7 @@ from runway_core.planner import Plan, plan_json
 
 from .convert.messages import COSTS, COSTS_CHANGED, PLAN
 from .guard import degrades
+from .held import UNKNOWN_SIZE, Held
 from .session import Session
 from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
 from .uris import path_to_uri, unopenable, uri_to_path
@@ -61,9 +66,11 @@ def _params(params: Any) -> dict[str, Any]:
     return {k: getattr(params, k) for k in ("uri", "environment") if hasattr(params, k)}
 
 
-def _analysis(session: Session, uri: Any) -> tuple[Analysis, str] | None:
-    """The analysis of the group of ``uri`` and the document's path; None for a file that
-    is neither open nor named like a runway (never read a file the client did not give us)."""
+def _analysis(session: Session, uri: Any) -> Held | None:
+    """What the cost views show for the group of ``uri``: its analysis, with the last
+    complete cost of each item whose size is being fixed (runway_lsp/held.py); None for a
+    file that is neither open nor named like a runway (never read a file the client did not
+    give us)."""
     if not isinstance(uri, str) or not uri:
         return None
     path = uri_to_path(uri)
@@ -71,7 +78,8 @@ def _analysis(session: Session, uri: Any) -> tuple[Analysis, str] | None:
         return None
     if os.path.basename(path) not in ROOT_NAMES and path not in session.documents:
         return None
-    return session.analysis_for(path), path
+    an = session.analysis_for(path)
+    return session.held(session.group_of(path), an)
 
 
 def _selected(settings: SettingsManager, an: Analysis, wanted: Any) -> str | None:
@@ -89,8 +97,8 @@ def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str,
     uri = p.get("uri")
     found = _analysis(session, uri)
     if found is None:
-        return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None, "complete": False, "errors": 0}
-    an, _path = found
+        return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None, "complete": False, "errors": 0, "editing": []}
+    an = found.an
     envs = []
     for plan in an.plans.values():
         envs.append(
@@ -112,9 +120,16 @@ def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str,
         "environment": _selected(settings, an, p.get("environment")),
         # errors that may drop items from the plan (an unknown size or kind): totals are then
         # lower bounds; the over-cap verdict and workload-only checks leave the estimate whole
-        "errors": (errors := sum(1 for ds in an.diagnostics.values() for d in ds if d.severity == Severity.ERROR and d.code not in _ESTIMATE_KEEPING)),
+        # (an unknown size on an item that keeps its last complete cost drops nothing)
+        "errors": (errors := sum(1 for ds in an.diagnostics.values() for d in ds if d.severity == Severity.ERROR and d.code not in _ESTIMATE_KEEPING and not _held_error(found, d))),
         "complete": errors == 0 and not any(plan.missing_prices for plan in an.plans.values()),
+        # items whose size is being fixed: their last complete cost is in the totals
+        "editing": list(found.editing),
     }
+
+
+def _held_error(held: Held, d: Any) -> bool:
+    return d.code == UNKNOWN_SIZE and held.held_error(d.file, d.range.start.line, d.data)
 
 
 def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
@@ -125,8 +140,8 @@ def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, 
     uri = p.get("uri")
     found = _analysis(session, uri)
     if found is None:
-        return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None)}
-    an, _path = found
+        return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None), "editing": []}
+    an = found.an
     spec = an.spec
     doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin))  # type: ignore[arg-type]
     doc.update(
@@ -135,6 +150,7 @@ def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, 
         uris=[path_to_uri(f) for f in an.files],
         environment=_selected(settings, an, p.get("environment")),
         diagnostics=_counts(an),
+        editing=list(found.editing),
     )
     return doc
 
@@ -183,7 +199,8 @@ class CostsNotifier:
         if not any(p in ls.documents for p in an.files):
             self._sent.pop(key, None)
             return
-        sig = _signature(an)
+        held = ls.held(key, an)  # what the views show: an item being fixed keeps its cost
+        sig = (_signature(held.an), held.editing)
         if self._sent.get(key) == sig:
             return
         self._sent[key] = sig

@@ -25,7 +25,7 @@ from runway_core.diagnostics import Diagnostic
 from runway_core.positions import LineIndex
 
 from . import convert
-from .analyses import DISK
+from .analysis_thread import DISK
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")

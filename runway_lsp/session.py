@@ -33,6 +33,7 @@ from . import convert
 from .analyses import Analyses
 from .convert import messages
 from .documents import Buffers, Document
+from .held import Held, HeldCosts
 from .publish import Publisher
 from .request_receipts import MAX_RECEIPTS, RequestReceipts
 from .schedule import PublishSchedule
@@ -69,6 +70,8 @@ class Session:
         self.keeps_closed: Callable[[str], bool] = lambda key: False
         self._stop_listeners: list[Callable[[], None]] = []
         self.requests = RequestReceipts()  # which request arrived before which edit
+        #: The last complete cost of items whose size is being fixed (runway_lsp/held.py).
+        self.held_costs = HeldCosts()
 
     # --- the client -------------------------------------------------------------------------
 
@@ -109,6 +112,11 @@ class Session:
         """The analysis of group ``key`` for the current buffers (cached while they hold)."""
         return self.analyses.analysis(key)
 
+    def held(self, key: str, an: Analysis | None = None) -> Held:
+        """What the cost views of group ``key`` show for ``an`` (its analysis when None):
+        items whose size is being fixed keep their last complete cost (runway_lsp/held.py)."""
+        return self.held_costs.view(key, self.analysis(key) if an is None else an)
+
     def group_of(self, path: str) -> str:
         """The group (root runway, or ``path`` alone) that ``path`` belongs to."""
         return self.analyses.group_of(path)
@@ -141,6 +149,7 @@ class Session:
         """Analyse every open runway again with ``catalog`` and re-publish diagnostics."""
         self.analyses.catalog = catalog
         self.analyses.clear()  # cached analyses priced with the old catalogue
+        self.held_costs.forget()  # ... and the costs held while a size is fixed
         log.info("catalogue: %s", catalog.origin)
         for path in list(self.documents):
             self.touch(path)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from runway_core import kinds
+
 from deploy_engine.exits import PROG
 from deploy_engine.pipeline.run import DeployRun
 
@@ -70,17 +72,13 @@ class VpcMove(RefusedChange):
     databases with them. Refused before Pulumi (exit 1)."""
 
 
-#: Kinds whose data lives in the VPC (a bucket, queue or topic is no VPC resource).
-VPC_DATA_KINDS = ("postgres", "cache")
-
-
 def check_vpc(run: DeployRun, stored: Any, target: Any) -> None:
     """Raise :class:`VpcMove` (or say it, in a disposable environment) when ``RUNWAY_VPC_ID``
     is not the VPC the stack records."""
     before, after = getattr(stored, "vpc_id", None), getattr(target.network, "vpc_id", None)
     if not before or not after or before == after:
         return
-    data = [i.name for i in run.plan.items if i.kind in VPC_DATA_KINDS]
+    data = [i.name for i in run.plan.items if i.kind in kinds.VPC_DATA_KINDS]
     what = f"{run.env}: the VPC changed against the deployed stack ({before} -> {after})"
     if run.plan.disposable or not data:
         run.err(f"{PROG} {run.command}: {what}: every networked resource is created again in {after}")

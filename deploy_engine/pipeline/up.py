@@ -159,7 +159,9 @@ def workload_urns(product: str, environment: str, workloads: Sequence[str]) -> t
     root) that phase 1 excludes with their children (``--exclude-dependents``)."""
     from deploy_engine.automation import project_name, stack_name
 
-    prefix = f"urn:pulumi:{stack_name(product, environment)}::{project_name(product)}::runway:aws:Workload::"
+    from runway_core.kinds import BY_NAME
+
+    prefix = f"urn:pulumi:{stack_name(product, environment)}::{project_name(product)}::{BY_NAME['workload'].component}::"
     return tuple(f"{prefix}{environment}-{w}" for w in workloads)
 
 

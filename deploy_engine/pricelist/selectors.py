@@ -272,26 +272,15 @@ def catalogue_keys(sizes: "object") -> list[str]:
     ``multi_az``); Aurora classes and cache node types come from their tables.
     """
     from runway_core.catalog import Catalog
+    from runway_core.kinds import REGISTRY
 
     assert isinstance(sizes, Catalog)
-    keys = {
-        "rds:gp3:single-az", "rds:gp3:multi-az", "aurora:storage:standard", "aurora:io:standard",
-        "rds-proxy:vcpu", "secretsmanager:secret", "sqs:standard", "sqs:fifo", "sns:standard", "sns:fifo", "sns:fifo:payload",
-        "s3:storage", "s3:tier1", "s3:tier2", "fargate:arm:vcpu", "fargate:arm:memory",
-        "fargate:x86:vcpu", "fargate:x86:memory",
-        "alb:hour", "alb:lcu", "vpc:public-ipv4", "route53:private-zone", "cloudmap:instance",
-        "logs:ingestion", "logs:storage",
-    }
-    for size in sizes.sizes("postgres"):
-        rds = sizes.capacity("postgres", size, "rds")
-        if rds is not None:
-            keys.add(f"rds:{rds['instance_class']}:single-az")
-            keys.add(f"rds:{rds['instance_class']}:multi-az")
-        aurora = sizes.capacity("postgres", size, "aurora")
-        if aurora is not None:
-            keys.add(f"aurora:{aurora['instance_class']}:standard")
-    for size in sizes.sizes("cache"):
-        cache = sizes.capacity("cache", size)
-        if cache is not None:
-            keys.add(f"valkey:{cache['node_type']}")
+    # The per-environment and fixed keys; each kind's from its declaration (Kind.price_keys).
+    keys = {"alb:hour", "alb:lcu", "vpc:public-ipv4", "route53:private-zone", "cloudmap:instance"}
+    for kind in REGISTRY:
+        if kind.price_keys is None or kind.size_fields is None:
+            continue
+        rows = {flavor: [cap for size in sizes.sizes(kind.name) if (cap := sizes.capacity(kind.name, size, flavor)) is not None]
+                for flavor in (kind.flavors or (None,))}
+        keys.update(kind.price_keys(rows))
     return sorted(keys)

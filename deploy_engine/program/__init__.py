@@ -35,11 +35,12 @@ Network settings come from the ``network`` argument, else from the stack configu
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 import pulumi
 from ._aws import load as _load_aws
 
+from runway_core import kinds
 from runway_core.planner import EnvironmentPlan, env_prefix
 
 from ..layout import listener_priorities, required_parameters
@@ -54,18 +55,18 @@ from .workload import LABEL_CREDENTIALS, LABEL_VALUES, Workload, workload_url
 
 aws = _load_aws()
 
-#: Component type tokens, by item kind (and the environment-wide one).
-COMPONENT_TYPES = {
-    "environment": "runway:aws:Environment",
-    "postgres": "runway:aws:Postgres",
-    "queue": "runway:aws:Queue",
-    "topic": "runway:aws:Topic",
-    "cache": "runway:aws:Cache",
-    "bucket": "runway:aws:Bucket",
-    "workload": "runway:aws:Workload",
+#: The component of each kind of :mod:`runway_core.kinds` (whose ``component`` is its type
+#: token), as ``(item, ctx, environment, opts) -> component``: the resource kinds, declared from
+#: the plan's items first; the workload, declared after them with their offers
+#: (:class:`.workload.Workload`). A kind without one is refused before anything is declared.
+COMPONENTS: Mapping[str, Callable[..., Any]] = {
+    "postgres": lambda item, ctx, env, opts: Postgres(item, ctx, env, opts),
+    "queue": lambda item, ctx, env, opts: Queue(item, ctx, opts),
+    "topic": lambda item, ctx, env, opts: Topic(item, ctx, opts),
+    "cache": lambda item, ctx, env, opts: Cache(item, ctx, env, opts),
+    "bucket": lambda item, ctx, env, opts: Bucket(item, ctx, opts),
+    "workload": Workload,
 }
-#: The kinds whose components ``up`` deploys before the services phase (everything but workloads).
-DATA_KINDS = ("postgres", "queue", "topic", "cache", "bucket")
 #: Logical name of the explicit AWS provider.
 PROVIDER_NAME = "runway-aws"
 
@@ -81,9 +82,14 @@ def _check(plan: EnvironmentPlan, network: NetworkSettings, credentials: Mapping
             "set RUNWAY_PUBLIC_DOMAIN"
         )
     for item in plan.items:
-        if item.kind in ("postgres", "queue", "topic", "cache", "bucket", "workload") and not item.capacity:
+        if item.origin == "environment":
+            continue  # the ALB and the Cloud Map namespace: the Environment component's
+        kind = kinds.get(item.kind)
+        if kind is None or item.kind not in COMPONENTS:
+            raise ValueError(f"{plan.name}: {item.kind} {item.name!r}: the kind has no component in deploy_engine.program.COMPONENTS; nothing is declared")
+        if not item.capacity:
             raise ValueError(f"{plan.name}: {item.kind} {item.name!r} has no capacity in the plan (size not in the catalogue)")
-        if item.kind == "postgres":
+        if kind.credentials:
             value = credentials.get(item.name)
             if value is None or (isinstance(value, str) and not value):
                 raise ValueError(f"credentials: no generated password for postgres resource {item.name!r}")
@@ -168,25 +174,17 @@ def declare_environment(
     components: dict[str, pulumi.Resource] = {f"{plan.name}-environment": env}
     offers: dict[str, Offer] = {}
     for item in plan.items:
-        if item.kind == "postgres":
-            component: Any = Postgres(item, ctx, env, opts)
-        elif item.kind == "queue":
-            component = Queue(item, ctx, opts)
-        elif item.kind == "topic":
-            component = Topic(item, ctx, opts)
-        elif item.kind == "cache":
-            component = Cache(item, ctx, env, opts)
-        elif item.kind == "bucket":
-            component = Bucket(item, ctx, opts)
-        else:
-            continue
+        kind = kinds.get(item.kind)
+        if item.origin == "environment" or kind is None or not kind.resource:
+            continue  # the Environment's items; workloads below, once every offer is known
+        component = COMPONENTS[item.kind](item, ctx, env, opts)
         offers[item.name] = component.offer
         components[f"{plan.name}-{item.name}"] = component
     for item in ctx.workloads:
         offers[item.name] = Offer(values={"URL": workload_url(ctx, env, item)})
     resources: dict[str, dict[str, Any]] = {name: dict(o.outputs) for name, o in offers.items()}
     for item in ctx.workloads:
-        workload = Workload(item, ctx, env, offers, opts)
+        workload = COMPONENTS["workload"](item, ctx, env, offers, opts)
         components[f"{plan.name}-{item.name}"] = workload
         resources[item.name].update(workload.outputs)
     for item in plan.items:
@@ -213,8 +211,7 @@ def declare_environment(
 __all__ = [
     "ADMIN_USERNAME",
     "ALB_SG_DESCRIPTION",
-    "COMPONENT_TYPES",
-    "DATA_KINDS",
+    "COMPONENTS",
     "DISPOSABLE_ENVIRONMENTS",
     "INITIAL_CREDENTIAL_VERSION",
     "LABEL_CREDENTIALS",

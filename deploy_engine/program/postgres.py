@@ -29,6 +29,7 @@ from typing import Any, Mapping
 import pulumi
 from ._aws import load as _load_aws
 
+from runway_core import kinds
 from runway_core.planner import ItemPlan, env_prefix
 
 from .common import (
@@ -59,7 +60,7 @@ class Postgres(pulumi.ComponentResource):
     """One postgres item; ``offer`` is what its consumers get (values, credential version)."""
 
     def __init__(self, item: ItemPlan, ctx: Context, env: Environment, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Postgres", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["postgres"].component, f"{ctx.env}-{item.name}", None, opts)
         self.ctx, self.item = ctx, item
         cap, r = item.capacity, item.name
         self.prefix = f"{ctx.env}-{r}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import pulumi
 from ._aws import load as _load_aws
 
+from runway_core import kinds
 from runway_core.planner import ItemPlan
 
 from .common import LIMIT_BUCKET_PREFIX, LIMIT_CACHE_ID, LIMIT_SNS, LIMIT_SQS, VALKEY_PORT, Context, Offer, child, policy, to_json
@@ -35,7 +36,7 @@ PRODUCTION_SNAPSHOT_DAYS = 7
 
 class Queue(pulumi.ComponentResource):
     def __init__(self, item: ItemPlan, ctx: Context, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Queue", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["queue"].component, f"{ctx.env}-{item.name}", None, opts)
         cap, r, tags = item.capacity, item.name, ctx.tags(item.name)
         fifo = bool(cap["fifo"])
         suffix = ".fifo" if fifo else ""
@@ -79,7 +80,7 @@ class Queue(pulumi.ComponentResource):
 
 class Topic(pulumi.ComponentResource):
     def __init__(self, item: ItemPlan, ctx: Context, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Topic", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["topic"].component, f"{ctx.env}-{item.name}", None, opts)
         cap, r = item.capacity, item.name
         fifo = bool(cap["fifo"])
         suffix = ".fifo" if fifo else ""
@@ -98,7 +99,7 @@ class Topic(pulumi.ComponentResource):
 
 class Cache(pulumi.ComponentResource):
     def __init__(self, item: ItemPlan, ctx: Context, env: Environment, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Cache", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["cache"].component, f"{ctx.env}-{item.name}", None, opts)
         cap, r, tags = item.capacity, item.name, ctx.tags(item.name)
         nodes = int(cap["nodes"])
         subnets = aws.elasticache.SubnetGroup(
@@ -135,7 +136,7 @@ class Cache(pulumi.ComponentResource):
 
 class Bucket(pulumi.ComponentResource):
     def __init__(self, item: ItemPlan, ctx: Context, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Bucket", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["bucket"].component, f"{ctx.env}-{item.name}", None, opts)
         cap, r, tags, env = item.capacity, item.name, ctx.tags(item.name), ctx.env
         prefix = ctx.name(r, limit=LIMIT_BUCKET_PREFIX - 1) + "-"
         bucket = aws.s3.Bucket(

@@ -58,6 +58,7 @@ from typing import Any, Mapping, Sequence
 import pulumi
 from ._aws import load as _load_aws
 
+from runway_core import kinds
 from runway_core.planner import ItemPlan, env_prefix
 
 from ..layout import HEALTH_PROBE_IMAGE, health_probe_image, needs_probe, used_items, workload_parameters
@@ -154,7 +155,7 @@ def values_digest(pairs: Sequence[tuple[str, Any]]) -> str:
 class Workload(pulumi.ComponentResource):
     def __init__(self, item: ItemPlan, ctx: Context, env: Environment, offers: Mapping[str, Offer],
                  opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("runway:aws:Workload", f"{ctx.env}-{item.name}", None, opts)
+        super().__init__(kinds.BY_NAME["workload"].component, f"{ctx.env}-{item.name}", None, opts)
         w, cap, tags = item.name, item.capacity, ctx.tags(item.name)
         p = f"{ctx.env}-{w}"
         port = int(cap["port"])

@@ -155,7 +155,7 @@ def _analyze_root(an: Analysis, parsed: ParsedYaml) -> None:
             m = _validate(Environment, to_python(v) or {}, ("environments", k.text), parsed, an)
             if m is not None:
                 env_models[k.text] = m
-    an._env_models = env_models  # type: ignore[attr-defined]
+    an.env_models = env_models
 
     # Declared symbols: resources and workloads share one namespace (RW112 reports clashes;
     # the resource keeps the name).

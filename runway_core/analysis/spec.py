@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 
 from ..facts import Analysis, Symbol
-from ..model import DEFAULT_CAPS, RESOURCE_KINDS, Environment
+from ..kinds import RESOURCE_KINDS
+from ..model import DEFAULT_CAPS, Environment
 from ..names import UPPER_SNAKE
 from ..planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, default_environments, engine_defaults, scale_map, size_map
 from ..positions import Position, Range
@@ -38,7 +39,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     # Without a valid root model, still price in the region written (never another region's price).
     data_region = root.get("region")
     region = an.root_model.region if an.root_model else (data_region.value if isinstance(data_region, YScalar) and isinstance(data_region.value, str) else "us-east-1")
-    env_models: dict[str, Environment] = getattr(an, "_env_models", {})
+    env_models: dict[str, Environment] = an.env_models
     if an.environments_declared:
         envs = []
         for name in an.environment_names:

@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from .. import kinds
 from ..money import usd
 from ..planner import EnvironmentPlan, ItemPlan
 
@@ -70,53 +71,15 @@ def item_usd(item: ItemPlan) -> str:
     return ("at least " if item.missing_prices else "") + usd(item.monthly_usd)
 
 
-def _used(c: dict, key: str) -> str:
-    """A usage quantity of a capacity: the usage file's (``400 (usage file)``) when the plan
-    has one (``usage_<key>``), else the catalogue's (``assumed 25``)."""
-    if c.get(f"usage_{key}") is not None:
-        return f"{quantity(c[f'usage_{key}'])} (usage file)"
-    return f"assumed {quantity(c.get(f'assumed_{key}'))}"
-
-
 def capacity_text(item: ItemPlan) -> str:
     """One line of concrete capacity for an item (instance class, Multi-AZ, storage, nodes,
     vCPU/memory, tasks)."""
     c = dict(item.capacity)
-    k = item.kind
     if not c:
         return "not in the catalogue"
-    if k == "postgres":
-        if c.get("flavor") == "aurora":
-            text = f"{c.get('instances')} x {c.get('instance_class')} (Aurora PostgreSQL Standard), {c.get('storage_gb')} GB storage, {_used(c, 'io_requests_millions')} M I/O requests"
-        else:
-            text = f"{c.get('instance_class')}, {'Multi-AZ' if c.get('multi_az') else 'Single-AZ'}, {c.get('storage_gb')} GB gp3"
-        text += f", PostgreSQL {c.get('engine_version')}"
-        if c.get("proxy"):
-            text += f", RDS Proxy ({c.get('proxy_vcpus')} vCPU billed)"
-        text += f", backups {c.get('backup_retention_days')} days"
-        return text
-    if k == "cache":
-        return f"{c.get('nodes')} x {c.get('node_type')} node(s), Valkey {c.get('engine_version')}"
-    if k == "queue":
-        return f"SQS {'FIFO' if c.get('fifo') else 'Standard'}, {_used(c, 'requests_millions')} M requests/month"
-    if k == "topic":
-        return (f"SNS {'FIFO' if c.get('fifo') else 'Standard'}, {_used(c, 'publishes_millions')} M publishes/month"
-                + (f", {quantity(c['usage_payload_gb'])} GB payload (usage file)" if c.get("usage_payload_gb") is not None else ""))
-    if k == "bucket":
-        return (
-            f"S3 Standard, {_used(c, 'storage_gb')} GB stored, "
-            f"{_used(c, 'put_requests_thousands')}k PUT-class and "
-            f"{_used(c, 'get_requests_thousands')}k GET-class requests/month"
-            + (", versioning on" if c.get("versioning") else "")
-        )
-    if k == "workload":
-        tasks = c.get("tasks")
-        return (
-            f"Fargate {c.get('architecture', 'ARM64')}, {quantity(c.get('vcpu'))} vCPU, {quantity(c.get('memory_gb'))} GB memory per task, "
-            f"{tasks} task{'s' if tasks != 1 else ''}, {c.get('expose')}"
-            + (f", {_used(c, 'log_ingested_gb')} GB logs/month per task ({c.get('log_retention_days')}-day retention)"
-               if c.get("assumed_log_ingested_gb") is not None else "")
-        )
+    declared = kinds.get(item.kind)
+    if declared is not None and declared.describe is not None:
+        return declared.describe(c, quantity)
     return ", ".join(f"{key}: {quantity(v)}" for key, v in c.items() if v is not None)
 
 

@@ -33,7 +33,9 @@ from pydantic import BaseModel
 from .. import markdown
 from ..baseline import Baselines
 from ..catalog import SIZES
-from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
+from .. import kinds
+from ..kinds import RESOURCE_KINDS
+from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
 from ..money import cap_percent, usd
 from ..planner import EnvironmentPlan, ItemPlan, injected_variables, refresh_command
 from ..positions import Position, Range
@@ -186,16 +188,11 @@ def _rel(an: "Analysis", path: str) -> str:
 
 
 def _kind_label(kind: str | None, implicit: bool, typ: str | None) -> str:
-    if kind == "workload" or typ == "workload":
-        return "workload (ECS Fargate)"
-    aws = {
-        "postgres": "postgres (RDS / Aurora PostgreSQL)",
-        "queue": "queue (SQS)",
-        "topic": "topic (SNS)",
-        "cache": "cache (ElastiCache for Valkey)",
-        "bucket": "bucket (S3)",
-    }.get(kind or "", kind or "unknown kind")
-    return ("implicit " if implicit else "") + aws
+    declared = kinds.get("workload" if typ == "workload" else kind)
+    if declared is not None and not declared.resource:
+        return declared.label
+    label = declared.label if declared is not None else (kind or "unknown kind")
+    return ("implicit " if implicit else "") + label
 
 
 def _missing_lines(an: "Analysis", missing_by_env: dict[str, tuple[str, ...]]) -> list[str]:
@@ -262,7 +259,8 @@ def _entity(an: "Analysis", name: str) -> str | None:
     rows = [["size", *(i.size or "—" for _, i in items)]]
     if is_workload:
         rows.append(["tasks", *(str(i.capacity.get("tasks", "—")) for _, i in items)])
-    rows.append(["monthly", *(usd(i.monthly_usd) + ("*" if i.missing_prices else "") for _, i in items)])
+    # An item whose kind has no price (RW122) is not estimated, never $0.00.
+    rows.append(["monthly", *((usd(i.monthly_usd) + ("*" if i.missing_prices else "")) if i.estimated else "not estimated" for _, i in items)])
     out.extend(markdown.table(["", *(p.name for p, _ in items)], rows, right=range(1, len(items) + 1)))
     out.append("")
     first = items[0][1]
@@ -276,9 +274,9 @@ def _entity(an: "Analysis", name: str) -> str | None:
     if variables:
         what = "its consumers receive" if is_workload else "each consumer receives"
         out.append(f"- **Injected variables** ({what}): {', '.join(f'`{v}`' for v in variables)}")
-    out.append(f"- **Infisical:** `<env>:/runtime/{name}/` (values written blind by the deploy job, never shown)")
+    out.append(f"- **Infisical:** `{kinds.infisical_path('<env>', name)}` (values written blind by the deploy job, never shown)")
     if an.spec is not None:
-        out.append(f"- **SSM parameters:** `/runway/{an.spec.product}/<env>/{name}/<VAR>`")
+        out.append(f"- **SSM parameters:** `{kinds.ssm_parameter(an.spec.product, '<env>', name, '<VAR>')}`")
     missing = {p.name: i.missing_prices for p, i in items if i.missing_prices}
     if missing:
         out.append("")

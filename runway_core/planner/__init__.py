@@ -20,7 +20,6 @@ injected variable names), :mod:`~runway_core.planner.items` (the plan's value ty
 :mod:`~runway_core.planner.output` (the documented JSON and the receipt digest).
 """
 
-from ..model import RESOURCE_KINDS
 from .items import REFUSED_VERDICTS, VERDICTS, EnvironmentPlan, ItemPlan, LineItem, Plan, cap_unchecked_text, refresh_command
 from .output import FORMAT_VERSION, environment_json, hide_secret_env, plan_digest, plan_json
 from .plan import clear_memos, plan_all, plan_environment
@@ -45,7 +44,6 @@ from .spec import (
 __all__ = [
     "FORMAT_VERSION",
     "VARIABLES",
-    "RESOURCE_KINDS",
     "DISPOSABLE_BY_DEFAULT",
     "EnvSpec",
     "is_disposable",

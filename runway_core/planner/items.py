@@ -37,6 +37,9 @@ class ItemPlan:
 
     ``monthly_usd`` is USD per month (sum of the line items). ``missing_prices`` names the
     price keys the catalogue lacks for the region (the estimate is then a lower bound).
+    ``estimated`` is False for an item whose kind has no price at all (declared in
+    :mod:`runway_core.kinds` without a size table or quantities: RW122; its environment's plan
+    is refused when capped). Not part of the plan JSON: its note says it.
     """
 
     name: str
@@ -53,6 +56,7 @@ class ItemPlan:
     ssm_parameters: Mapping[str, str] = field(default_factory=dict)
     missing_prices: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    estimated: bool = True
 
 
 #: The verdicts of an environment's plan: ``ok`` (priced, under its cap), ``over-cap``
@@ -148,6 +152,9 @@ def cap_unchecked_text(plan: EnvironmentPlan, region: str) -> str:
     """Why an ``unpriced`` plan is refused, one sentence every face prints the same way:
     ``cannot check the cap: no eu-west-1 price for k1, k2; run `runway-deploy catalog refresh
     --region eu-west-1```."""
+    unestimated = [i.name for i in plan.items if not i.estimated]
+    if unestimated and not plan.missing_prices:
+        return f"cannot check the cap: {', '.join(unestimated)} not estimated (its kind has no price: RW122)"
     return (f"cannot check the cap: no {region} price for {', '.join(plan.missing_prices)}; "
             f"run `{refresh_command(region)}` (or pass a catalogue that prices it with --catalog)")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterable
 
+from .. import kinds
 from ..catalog import Catalog
 from ..model import DEFAULT_CAPS
 from ..text import redact
@@ -23,14 +24,18 @@ from ..usage import CATALOGUE_ASSUMPTION, NETWORK
 NETWORK_NOTE = "network (VPC, NAT gateways, endpoints, data transfer) is outside the runway and not estimated"
 NETWORK_NOTE_USAGE = "network: only the NAT data processed and data transfer out the usage file gives are estimated (VPC, NAT gateway hours, endpoints are not)"
 
-_LAST_CONSUMERS: list[Any] = [None, None]  # (spec, its consumers): the spec's environments share it
+#: (spec, its consumers): the spec's environments share it. An immutable pair read once and
+#: replaced whole, as ``pricing._LAST_PRICED`` (the loop and the analysis thread both plan).
+_LAST_CONSUMERS: tuple[Any, Any] = (None, None)
 
 
 def _consumers(spec: RunwaySpec) -> dict[str, list[str]]:
-    if _LAST_CONSUMERS[0] is spec:
-        return _LAST_CONSUMERS[1]
+    global _LAST_CONSUMERS
+    last = _LAST_CONSUMERS  # one read: another thread may swap the pair meanwhile
+    if last[0] is spec:
+        return last[1]
     out = _consumers_of(spec)
-    _LAST_CONSUMERS[:] = [spec, out]
+    _LAST_CONSUMERS = (spec, out)
     return out
 
 
@@ -82,7 +87,12 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
             continue
         size, capacity, lines, missing = pricing._priced_entry(spec, entry, env, catalog, pricer)
         notes: list[str] = []
-        if size is None:
+        estimated = pricing.estimable(entry.kind)
+        if not estimated:
+            # A kind the registry declares without a size table or quantities: never $0 "ok"
+            # (fail closed: RW122, and a capped environment's plan is refused).
+            notes.append(f"not estimated: kind {entry.kind!r} has no price (no size table or quantities in runway_core/kinds.py)")
+        elif size is None:
             notes.append(redact(f"size {entry.size_in(env)!r} is not in the catalogue; not estimated"))
         variables = injected_variables(entry.name, entry.kind)
         if entry.kind == "workload":
@@ -104,10 +114,11 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
                 monthly_usd=sum((li.monthly_usd for li in lines), Decimal("0.00")),
                 consumers=tuple(consumers.get(entry.name, ())),
                 variables=variables,
-                infisical_path=f"{env}:/runtime/{entry.name}/",
-                ssm_parameters={v: f"/runway/{spec.product}/{env}/{entry.name}/{v}" for v in variables},
+                infisical_path=kinds.infisical_path(env, entry.name),
+                ssm_parameters={v: kinds.ssm_parameter(spec.product, env, entry.name, v) for v in variables},
                 missing_prices=missing,
                 notes=tuple(notes),
+                estimated=estimated,
             )
         )
     h = pricer.hours
@@ -166,9 +177,10 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         verdict = "no-cap"
     elif total > envspec.cap:
         verdict = "over-cap"  # a lower bound already over the cap: over it whatever is missing
-    elif pricer.missing:
-        # A capped environment whose estimate misses a price cannot be shown to be under its
-        # cap: refused, never "ok" on a lower bound (fail closed, ADR 0493 §3; issue 13).
+    elif pricer.missing or any(not i.estimated for i in items):
+        # A capped environment whose estimate misses a price, or an item of a kind that has no
+        # price at all, cannot be shown to be under its cap: refused, never "ok" on a lower
+        # bound (fail closed, ADR 0493 §3; issues 13 and 21).
         verdict = "unpriced"
     else:
         verdict = "ok"
@@ -189,8 +201,9 @@ def clear_memos() -> None:
     """Forget the memoised line items and variable names (benchmarks measure a cold start)."""
     pricing._LINE_MEMO.clear()
     injected_variables.cache_clear()
-    _LAST_CONSUMERS[:] = [None, None]
-    pricing._LAST_PRICED[:] = [None, None, {}]
+    global _LAST_CONSUMERS
+    _LAST_CONSUMERS = (None, None)
+    pricing._LAST_PRICED = (None, None, {})
 
 
 def _reusable(spec: RunwaySpec, env: str, previous: tuple[RunwaySpec, EnvironmentPlan] | None) -> dict[str, tuple[EntrySpec, ItemPlan]]:

@@ -14,17 +14,15 @@ import dataclasses
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
+from .. import kinds
 from ..catalog import Catalog
 from ..money import cents
 from ..usage import CATALOGUE_ASSUMPTION, NETWORK, RUNWAY_SIZE, UsageValue
 from .items import LineItem
-from .spec import PLATFORMS, EntrySpec, RunwaySpec
+from .spec import EntrySpec, RunwaySpec
 
 #: One line to price: (price key, description, quantity, where the quantity came from).
 Spec = tuple[str, str, Decimal, str]
-
-#: Fargate task sizes in ECS units (cpu units, MiB) by vCPU/GB, for the task definition.
-_FARGATE_UNITS = {Decimal("0.25"): 256, Decimal("0.5"): 512, Decimal("1"): 1024, Decimal("2"): 2048, Decimal("4"): 4096, Decimal("8"): 8192, Decimal("16"): 16384}
 
 
 class _Pricer:
@@ -88,196 +86,50 @@ def _price_specs(pricer: _Pricer, specs: Iterable[tuple[str, str, Decimal] | Spe
     return tuple(items), tuple(missing)
 
 
-def _usage(usage: Mapping[str, UsageValue], key: str, assumed: Decimal) -> tuple[Decimal, str, str]:
-    """``(quantity, its source, its words)`` of usage ``key``: the usage file's value
-    (``"400 M"``-style words without "assumed"), else the catalogue's ``assumed`` one."""
-    v = usage.get(key)
-    if v is None:
-        return assumed, CATALOGUE_ASSUMPTION, "assumed "
-    return v.quantity, v.source, ""
-
-
-def _postgres(entry: EntrySpec, size: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue]) -> tuple[dict, list]:
-    eng = entry.engine
-    flavor = eng.get("flavor") or "rds"
-    cap = catalog.capacity("postgres", size, flavor)
-    if cap is None:
-        return {}, []
-    h = pricer.hours
-    proxy = bool(eng.get("proxy", True))
-    storage = Decimal(eng["storage_gb"]) if eng.get("storage_gb") else cap["storage_gb"]
-    specs: list[tuple[str, str, Decimal]] = []
-    min_vcpus = catalog.environment.get("proxy_min_vcpus", Decimal(2))
-    if flavor == "aurora":
-        n = cap["instances"]
-        capacity = {
-            "engine": "aurora-postgresql",
-            "flavor": "aurora",
-            "instance_class": cap["instance_class"],
-            "instances": int(n),
-            "storage_gb": int(storage),
-            "assumed_io_requests_millions": cap["io_requests_millions"],
-        }
-        specs.append((f"aurora:{cap['instance_class']}:standard", f"{int(n)} x {cap['instance_class']} (Aurora Standard), {h} h", n * h))
-        specs.append(("aurora:storage:standard", f"Aurora storage, {int(storage)} GB", storage))
-        io, src, words = _usage(usage, "io_requests_millions", cap["io_requests_millions"])
-        _note_usage(capacity, usage, "io_requests_millions")
-        specs.append(("aurora:io:standard", f"Aurora I/O, {words}{io} M requests", io, src))
-        vcpus = cap["vcpus"] * n
-    else:
-        multi = bool(cap["multi_az"])
-        az = "multi-az" if multi else "single-az"
-        capacity = {
-            "engine": "postgres",
-            "flavor": "rds",
-            "instance_class": cap["instance_class"],
-            "multi_az": multi,
-            "storage_type": "gp3",
-            "storage_gb": int(storage),
-        }
-        specs.append((f"rds:{cap['instance_class']}:{az}", f"{cap['instance_class']} {'Multi-AZ' if multi else 'Single-AZ'}, {h} h", h))
-        specs.append((f"rds:gp3:{az}", f"gp3 storage {'Multi-AZ' if multi else 'Single-AZ'}, {int(storage)} GB", storage))
-        vcpus = cap["vcpus"]
-    capacity["engine_version"] = eng.get("version") or "16"
-    capacity["proxy"] = proxy
-    capacity["backup_retention_days"] = eng.get("backup_retention_days") if eng.get("backup_retention_days") is not None else 7
-    if proxy:
-        billed = max(vcpus, min_vcpus)
-        capacity["proxy_vcpus"] = int(billed)
-        specs.append(("rds-proxy:vcpu", f"RDS Proxy, {int(billed)} vCPU x {h} h (minimum {int(min_vcpus)} vCPU)", billed * h))
-        # The proxy logs in only through Secrets Manager (ADR 0493 §4): one secret-month.
-        specs.append(("secretsmanager:secret", "Secrets Manager secret (RDS Proxy admin login)", Decimal(1)))
-    return capacity, specs
-
-
-def _note_usage(capacity: dict, usage: Mapping[str, UsageValue], *keys: str) -> None:
-    """Record the usage file's quantities for ``keys`` in ``capacity`` as ``usage_<key>``
-    (hovers show them in place of the assumption, ``diff`` lists them as capacity changes).
-    The line they came from is in the line items' ``quantity_source``, not here: moving a
-    line of the usage file changes no plan."""
-    for k in keys:
-        if k in usage:
-            capacity[f"usage_{k}"] = usage[k].quantity
-
-
 def _entry_specs(entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer, usage: Mapping[str, UsageValue] | None = None) -> tuple[str | None, dict, list]:
-    """The size, the capacity and the line specs of ``entry`` in ``env``; ``usage`` is the
-    usage file's quantities for it (:meth:`RunwaySpec.usage_of`), in place of the catalogue's
-    assumptions."""
+    """``(size, plan capacity, line specs)`` of ``entry`` in ``env``, by its kind's declaration
+    (:attr:`runway_core.kinds.Kind.quantities`); ``(None, {}, [])`` when it is not estimated:
+    a size the catalogue lacks (RW130), or a kind without a size table or quantities
+    (:func:`estimable` is False: RW122). ``usage`` is the usage file's quantities for it
+    (:meth:`RunwaySpec.usage_of`), in place of the catalogue's assumptions."""
     size = entry.size_in(env)
-    kind = entry.kind
-    h = pricer.hours
-    usage = usage or {}
-    if kind == "postgres":
-        cap, specs = _postgres(entry, size, catalog, pricer, usage)
-        return (size if cap else None), cap, specs
-    cap = catalog.capacity(kind, size) if kind in ("cache", "queue", "topic", "bucket", "workload") else None
+    kind = kinds.get(entry.kind)
+    if kind is None or not kind.estimated:
+        return None, {}, []
+    cap = catalog.capacity(kind.name, size, kind.flavor_of(entry.engine))
     if cap is None:
         return None, {}, []
-    eng = entry.engine
-    if kind == "cache":
-        n = cap["nodes"]
-        capacity = {"engine": "valkey", "node_type": cap["node_type"], "nodes": int(n), "engine_version": eng.get("version") or "8.0"}
-        return size, capacity, [(f"valkey:{cap['node_type']}", f"{int(n)} x {cap['node_type']} node, {h} h", n * h)]
-    if kind == "queue":
-        fifo = bool(eng.get("fifo"))
-        capacity = {
-            "fifo": fifo,
-            "assumed_requests_millions": cap["requests_millions"],
-            "visibility_timeout_s": eng.get("visibility_timeout_s"),
-            "dead_letter": eng.get("dead_letter"),
-        }
-        key = "sqs:fifo" if fifo else "sqs:standard"
-        n, src, words = _usage(usage, "requests_millions", cap["requests_millions"])
-        _note_usage(capacity, usage, "requests_millions")
-        return size, capacity, [(key, f"SQS {'FIFO' if fifo else 'Standard'} requests, {words}{n} M", n, src)]
-    if kind == "topic":
-        fifo = bool(eng.get("fifo"))
-        capacity = {"fifo": fifo, "assumed_publishes_millions": cap["publishes_millions"]}
-        key = "sns:fifo" if fifo else "sns:standard"
-        n, src, words = _usage(usage, "publishes_millions", cap["publishes_millions"])
-        _note_usage(capacity, usage, "publishes_millions", "payload_gb")
-        lines = [(key, f"SNS {'FIFO' if fifo else 'Standard'} publishes, {words}{n} M", n, src)]
-        if fifo and "payload_gb" in usage:
-            # SNS FIFO also bills the payload data published (per GB); no catalogue
-            # assumption: priced only when the usage file gives it (docs/catalog.md).
-            lines.append(("sns:fifo:payload", f"SNS FIFO payload data, {usage['payload_gb'].quantity} GB", usage["payload_gb"].quantity, usage["payload_gb"].source))
-        return size, capacity, lines
-    if kind == "bucket":
-        capacity = {
-            "storage_class": "STANDARD",
-            "versioning": bool(eng.get("versioning")),
-            "assumed_storage_gb": cap["storage_gb"],
-            "assumed_put_requests_thousands": cap["put_requests_thousands"],
-            "assumed_get_requests_thousands": cap["get_requests_thousands"],
-        }
-        gb, gb_src, gb_words = _usage(usage, "storage_gb", cap["storage_gb"])
-        put, put_src, put_words = _usage(usage, "put_requests_thousands", cap["put_requests_thousands"])
-        get, get_src, get_words = _usage(usage, "get_requests_thousands", cap["get_requests_thousands"])
-        _note_usage(capacity, usage, "storage_gb", "put_requests_thousands", "get_requests_thousands")
-        return size, capacity, [
-            ("s3:storage", f"S3 Standard storage, {gb_words}{gb} GB", gb, gb_src),
-            ("s3:tier1", f"PUT/COPY/POST/LIST requests, {put_words}{put}k", put, put_src),
-            ("s3:tier2", f"GET and other requests, {get_words}{get}k", get, get_src),
-        ]
-    # workload: ECS Fargate Linux, ARM64 or x86 by its platform, per task x scale (docs/catalog.md)
-    architecture, price = PLATFORMS.get(entry.platform, PLATFORMS["linux/arm64"])
-    tasks = Decimal(entry.scale_in(env))
-    vcpu, mem = cap["vcpu"], cap["memory_gb"]
-    logs_gb, logs_src, logs_words = _usage(usage, "log_ingested_gb", cap["log_ingested_gb"])
-    retention = catalog.environment["log_retention_days"]
-    # Steady state of a log group kept `retention` days: that many days of ingestion stored,
-    # in 30-day months (a 730 h month is 30.4 days: rounding the month down is conservative).
-    stored_gb = logs_gb * tasks * retention / 30
-    capacity = {
-        "launch_type": "FARGATE",
-        "architecture": architecture,
-        "platform": entry.platform if entry.platform in PLATFORMS else "linux/arm64",
-        "vcpu": vcpu,
-        "memory_gb": mem,
-        "cpu_units": _FARGATE_UNITS.get(vcpu, int(vcpu * 1024)),
-        "memory_mib": int(mem * 1024),
-        "tasks": int(tasks),
-        "assumed_log_ingested_gb": logs_gb,
-        "log_retention_days": int(retention),
-        "expose": entry.expose,
-        "image": entry.image,
-        "port": entry.port,
-        # The container's own settings, so the Pulumi program declares it from the plan alone
-        # (secret *names* only, never values: docs/format.md "Workloads").
-        "health": dict(entry.health or {}),
-        "env": dict(entry.env),
-        "secrets": tuple(entry.secrets),
-        "uses": tuple(entry.uses),
-    }
-    _note_usage(capacity, usage, "log_ingested_gb")
-    return size, capacity, [
-        (f"fargate:{price}:vcpu", f"Fargate {price.upper()} vCPU, {vcpu} vCPU x {int(tasks)} task(s) x {h} h", vcpu * tasks * h),
-        (f"fargate:{price}:memory", f"Fargate {price.upper()} memory, {mem} GB x {int(tasks)} task(s) x {h} h", mem * tasks * h),
-        ("logs:ingestion", f"CloudWatch Logs ingestion, {logs_words}{logs_gb} GB x {int(tasks)} task(s)", logs_gb * tasks, logs_src),
-        ("logs:storage", f"CloudWatch Logs storage, {logs_words}{_gb(stored_gb)} GB kept {int(retention)} days", stored_gb, logs_src),
-    ]
+    tasks = Decimal(entry.scale_in(env)) if not kind.resource else Decimal(1)
+    capacity, specs = kind.quantities(kinds.Sizing(cap, entry.engine, pricer.hours, catalog.environment, tasks, entry,
+                                                              usage or {}, CATALOGUE_ASSUMPTION))
+    return size, capacity, specs
 
 
-def _gb(value: Decimal) -> str:
-    """A stored volume for a description: at most 2 decimals, no trailing zeros."""
-    q = value.quantize(Decimal("0.01"))
-    return f"{q.normalize():f}" if q != q.to_integral_value() else str(int(q))
+def estimable(kind: str) -> bool:
+    """Whether the planner can price an entry of ``kind``: it is declared with a size table
+    (which the catalogue then must have) and its quantities (docs/format.md, "Plan": otherwise not estimated)."""
+    k = kinds.get(kind)
+    return k is not None and k.estimated
 
 
 #: (spec, catalog, {(entry name, size, tasks): (size, capacity, line items, missing keys)}):
 #: an entry at the same size and task count costs the same in every environment of one spec,
-#: so a spec's environments price it once (issue 6: 7 environments, 215 entries).
-_LAST_PRICED: list[Any] = [None, None, {}]
+#: so a spec's environments price it once (issue 6: 7 environments, 215 entries). An immutable
+#: tuple, read once and replaced whole: the server's event loop and its analysis thread both
+#: plan (docs/architecture.md, "Threads of the server"), and a planner that checked the spec
+#: and then read the memo in two steps could price one spec from another's entries.
+_LAST_PRICED: tuple[Any, Any, dict] = (None, None, {})
 
 
 def _priced_entry(spec: RunwaySpec, entry: EntrySpec, env: str, catalog: Catalog, pricer: _Pricer) -> tuple[str | None, dict, tuple[LineItem, ...], tuple[str, ...]]:
     """``_entry_specs`` then ``_collect`` for ``entry`` in ``env``, shared across the
     environments of ``spec`` (the result holds no environment name; the capacity dict is
     copied, so no two items share one)."""
-    if _LAST_PRICED[0] is not spec or _LAST_PRICED[1] is not catalog:
-        _LAST_PRICED[:] = [spec, catalog, {}]
-    memo = _LAST_PRICED[2]
+    global _LAST_PRICED
+    last = _LAST_PRICED  # one read: another thread may swap the tuple meanwhile
+    if last[0] is not spec or last[1] is not catalog:
+        last = _LAST_PRICED = (spec, catalog, {})
+    memo = last[2]
     usage = spec.usage_of(env, entry.name)
     key = (entry.name, entry.size_in(env), entry.scale_in(env) if entry.kind == "workload" else None, tuple(sorted(usage.items())))
     hit = memo.get(key)

@@ -13,20 +13,16 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping
 
+from ..kinds import REGISTRY, WORKLOAD_PLATFORMS
 from ..model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, ENGINE_MODELS
 from ..usage import UsageValue
 
-#: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables").
-VARIABLES: dict[str, tuple[str, ...]] = {
-    "postgres": ("URL", "HOST", "PORT", "USER", "PASSWORD", "DATABASE"),
-    "queue": ("URL", "ARN"),
-    "topic": ("ARN",),
-    "cache": ("URL", "HOST", "PORT"),
-    "bucket": ("NAME", "ARN"),
-    "workload": ("URL",),
-}
+#: Injected variable suffixes per kind (docs/format.md, "Uses and injected variables"): each
+#: kind's declaration (:attr:`runway_core.kinds.Kind.variables`).
+VARIABLES: Mapping[str, tuple[str, ...]] = MappingProxyType({k.name: k.variables for k in REGISTRY})
 
 
 def env_prefix(name: str) -> str:
@@ -68,9 +64,9 @@ def is_disposable(name: str, written: bool | None) -> bool:
     return bool(written) if written is not None else name in DISPOSABLE_BY_DEFAULT
 
 
-#: A workload's ``platform`` -> (ECS ``runtimePlatform.cpuArchitecture``, Fargate price-key part).
-#: One self-contained table per kind's choice, to fold into the kind registry.
-PLATFORMS: dict[str, tuple[str, str]] = {"linux/arm64": ("ARM64", "arm"), "linux/amd64": ("X86_64", "x86")}
+#: A workload's ``platform`` -> (ECS ``runtimePlatform.cpuArchitecture``, Fargate price-key part):
+#: the workload's declaration in the kind registry (:data:`runway_core.kinds.WORKLOAD_PLATFORMS`).
+PLATFORMS: Mapping[str, tuple[str, str]] = WORKLOAD_PLATFORMS
 
 
 @dataclass(frozen=True)

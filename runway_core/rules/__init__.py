@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ._common import Rule
 from .costs import caps, region, verdict_margin
-from .kinds import kinds, sizes, undeclared_environments
+from .kinds import kinds, sizes, undeclared_environments, unpriced_kinds
 from .naming import ENVIRONMENT_ITEM_NAMES, format_version, name_clash, names, shared_collision
 from .references import unused, uses
 from .secrets import secret_looking_env, secret_looking_sizes, variable_names
@@ -29,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     shared_collision,
     name_clash,
     kinds,
+    unpriced_kinds,
     sizes,
     undeclared_environments,
     image_digest,

@@ -19,6 +19,17 @@ def _d(an: "Analysis", file: str, rng: Range, code: str, msg: str, data: dict | 
     return Diagnostic(file, rng, sev, code, msg, data, tags)
 
 
+def _item_place(an: "Analysis", name: str) -> tuple[str, Range] | None:
+    """Where an item of the plan is declared: its key, or (an implicit ``shared-<kind>``) the
+    first place that asks for it; None for an item no file declares (the ALB...)."""
+    sym = an.symbols.get(name)
+    if sym is not None and sym.file is not None and sym.range is not None:
+        return sym.file, sym.range
+    if sym is not None and sym.origins:
+        return sym.origins[0]
+    return None
+
+
 def _root(an: "Analysis") -> YMap | None:
     r = an.root.parsed.root
     return r if isinstance(r, YMap) else None

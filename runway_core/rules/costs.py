@@ -19,7 +19,7 @@ from ..positions import Position, Range
 from ..catalog import aws_regions
 from ..text import suggest
 from ..yamlsrc import YMap
-from ._common import _d, _first_key_range, _root, _section
+from ._common import _d, _first_key_range, _item_place, _root, _section
 
 if TYPE_CHECKING:
     from ..facts import Analysis
@@ -54,7 +54,7 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
                  f"region `{reg}` has no prices in the catalogue ({_partition(known, reg)}; priced regions: "
                  f"{', '.join(sorted(an.catalog.regions))}); `{refresh}` prices it from the AWS Price List",
                  {"region": reg, "command": refresh})
-    env_models = getattr(an, "_env_models", {})
+    env_models = an.env_models
     refused: dict[str, list[str]] = {}  # missing key -> capped environments it leaves unchecked
     lower: dict[str, list[str]] = {}  # missing key -> environments where the total is only a lower bound
     for env, plan in an.plans.items():
@@ -120,13 +120,7 @@ def _unpriced_items(an: "Analysis", reg: str, refresh: str) -> Iterator[Diagnost
             envs.append(env)
             keys.extend(k for k in item.missing_prices if k not in keys)
     for name, (envs, keys) in by_item.items():
-        sym = an.symbols.get(name)
-        if sym is not None and sym.file is not None and sym.range is not None:
-            file, rng = sym.file, sym.range
-        elif sym is not None and sym.origins:
-            file, rng = sym.origins[0]
-        else:
-            file, rng = an.root_file, _env_anchor(an, envs[0], False)
+        file, rng = _item_place(an, name) or (an.root_file, _env_anchor(an, envs[0], False))
         yield _d(an, file, rng, "RW163",
                  f"`{name}` has no {reg} price for {_names(sorted(keys))}: it is not estimated, so the cap of {_names(envs)} "
                  f"cannot be checked and the plan is refused; run `{refresh}`",
@@ -159,7 +153,7 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
-    env_models = getattr(an, "_env_models", {})
+    env_models = an.env_models
     for env, plan in an.plans.items():
         if env in an.env_keys and env not in env_models:
             continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
@@ -193,7 +187,7 @@ def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
     its derived and unverified prices (``EnvironmentPlan.verdict_could_flip``; each price's
     uncertainty is its catalogue row's, docs/catalog.md "Uncertainty"). A warning naming the
     prices to refresh, largest possible error first."""
-    env_models = getattr(an, "_env_models", {})
+    env_models = an.env_models
     reg = an.spec.region if an.spec is not None else ""
     for env, plan in an.plans.items():
         if env in an.env_keys and env not in env_models:

@@ -1,17 +1,21 @@
-"""Kinds and sizes: RW120/RW121 (unknown or reserved kind), RW130 (a size the catalogue
-lacks) and RW131 (a size or scale for an undeclared environment).
+"""Kinds and sizes: RW120/RW121 (unknown or reserved kind), RW122 (a kind the tooling cannot
+price), RW130 (a size the catalogue lacks) and RW131 (a size or scale for an undeclared
+environment).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from .. import kinds as registry
 from ..catalog import SIZES
 from ..diagnostics import Diagnostic
-from ..model import RESERVED_KINDS, RESOURCE_KINDS
+from ..kinds import RESOURCE_KINDS
+from ..model import RESERVED_KINDS
+from ..planner.pricing import estimable
 from ..text import suggest
 from ..yamlsrc import YMap, YNode, YScalar, YSeq
-from ._common import _d, _entries, _scalar_str, _section, _shared_entries
+from ._common import _d, _entries, _item_place, _scalar_str, _section, _shared_entries
 
 if TYPE_CHECKING:
     from ..facts import Analysis
@@ -53,6 +57,29 @@ def kinds(an: "Analysis") -> Iterator[Diagnostic]:
             yield d
 
 
+def unpriced_kinds(an: "Analysis") -> Iterator[Diagnostic]:
+    """RW122 at each entry whose kind :mod:`runway_core.kinds` declares without a size table or
+    quantities: the planner cannot price it, so it is never counted as $0 and a capped
+    environment's plan is refused (fail closed, docs/format.md "Plan"). At the entry's key; an
+    implicit ``shared-<kind>`` at the first place that asks for it."""
+    if an.spec is None:
+        return
+    for name, entry in an.spec.entries.items():
+        if estimable(entry.kind):
+            continue
+        place = _item_place(an, name)
+        if place is None:
+            continue
+        file, rng = place
+        capped = [env for env, plan in an.plans.items() if plan.cap is not None]
+        refused = (f"; the plan{'s' if len(capped) > 1 else ''} of {', '.join(capped)} {'are' if len(capped) > 1 else 'is'} refused"
+                   if capped else "")
+        yield _d(an, file, rng, "RW122",
+                 f"not estimated: `{name}` has no price: kind `{entry.kind}` declares no size table or quantities "
+                 f"(runway_core/kinds.py){refused}",
+                 {"name": name, "kind": entry.kind, "environments": capped})
+
+
 def _size_values(v: YNode | None) -> Iterator[tuple[str | None, YScalar]]:
     """(env or None, size scalar) for a `size:` node."""
     if isinstance(v, YScalar) and isinstance(v.value, str):
@@ -64,7 +91,7 @@ def _size_values(v: YNode | None) -> Iterator[tuple[str | None, YScalar]]:
 
 
 def _size_diag(an: "Analysis", node: YScalar, kind: str, env: str | None) -> Diagnostic | None:
-    valid = an.catalog.sizes("postgres" if kind == "postgres" else kind) if kind in ("postgres", "cache", "queue", "topic", "bucket", "workload") else SIZES
+    valid = an.catalog.sizes(kind) if kind in registry.SIZED_KINDS else SIZES
     if node.value in valid:
         return None
     sug = suggest(node.value, valid)

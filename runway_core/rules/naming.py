@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..model import RESOURCE_KINDS
+from ..kinds import RESOURCE_KINDS
 from ..names import DNS_LABEL, NAME_LABEL
 from ..yamlsrc import YMap, YScalar
 from ._common import _d, _root, _section

@@ -10,7 +10,8 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..model import REASON_GROUNDS, RESOURCE_KINDS
+from ..kinds import RESOURCE_KINDS
+from ..model import REASON_GROUNDS
 from ..names import DIGEST
 from ..planner import injected_variables
 from ..yamlsrc import YMap, YNode, YScalar, YSeq

@@ -99,7 +99,7 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
     Returns a :class:`ParsedYaml`; problems are diagnostics with codes RW001 (syntax),
     RW002 (duplicate key), RW003 (more than one document), RW004 (empty file), RW005 (alias
     bomb), RW006 (tab indentation), RW007 (byte-order mark), RW008 (unsupported tag), RW009
-    (non-scalar key), RW010 (nesting too deep).
+    (non-scalar key), RW010 (nesting too deep), RW013 (a ``%YAML`` directive other than 1.2).
     """
     lines = LineIndex(text)
     shift = 0
@@ -123,6 +123,23 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
         # `...` with no document: an empty stream in YAML 1.2 (§9.2), an error to libyaml.
         body = ""  # an empty runway (RW004), not a syntax error
     comp.diags.extend(pre)
+    partial = _compose(comp, body, text, lines, shift) or comp.undefined_alias
+    root = comp.root
+    if isinstance(root, YScalar) and root.value is None and root.style == "" and root.text == "" and root.tag is None and root.anchor is None:
+        comp.root = None  # `---` and nothing else: an empty document is an empty runway (RW004)
+    if comp.root is None and not partial:
+        comp.diag(
+            Range(Position(0, 0), lines.position(len(text))) if text.strip() == "" else Range(Position(0, 0), Position(0, 0)),
+            "RW004",
+            "the runway file is empty; it needs at least `runway: 1`",
+        )
+    comp.diags.sort(key=lambda d: (d.range.start, d.code))
+    return ParsedYaml(path, text, lines, comp.root, comp.diags, partial, comp.count)
+
+
+def _compose(comp: _Composer, body: str, text: str, lines: LineIndex, shift: int) -> bool:
+    """Feed libyaml's events of ``body`` (``text`` past a BOM, tabs blanked, masked) to ``comp``;
+    True when the tree is partial (an alias bomb, nesting too deep, a syntax error)."""
     partial = False
     docs = 0
     try:
@@ -187,23 +204,7 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
                 comp.alias(ev)
             elif name == "DocumentStartEvent":
                 docs += 1
-                version = getattr(ev, "version", None)
-                if docs == 1 and version and tuple(version) != (1, 2):
-                    # yaml-language-server reads every file as its `yaml.yamlVersion` (1.2 by
-                    # default) whatever the directive says; we do the same but say so, at the
-                    # directive: `on`/`no`/`0755` mean what YAML 1.2 says (docs/format.md).
-                    at = text.find("%YAML")
-                    end = text.find("\n", at) if at >= 0 else -1
-                    rng = comp.rng(at, end if end >= 0 else len(text)) if at >= 0 else comp.rng(ev.start_mark.index, ev.end_mark.index)
-                    comp.diag(rng, "RW013", f"this file asks for YAML {'.'.join(map(str, version))}; runway files are read as YAML 1.2 "
-                              "(`on`, `no`, `yes` are strings and `0755` is 755): remove the directive or write `%YAML 1.2`",
-                              Severity.WARNING)
-                if docs == 2:
-                    comp.diag(
-                        comp.rng(ev.start_mark.index, ev.end_mark.index),
-                        "RW003",
-                        "a runway file holds one YAML document; this second document is ignored",
-                    )
+                if _document_start(comp, ev, text, docs):
                     break
             elif name == "DocumentEndEvent":
                 comp.anchors.clear()
@@ -218,49 +219,70 @@ def parse_yaml(text: str, path: str = "runway.yaml") -> ParsedYaml:
     except YAMLError as exc:
         partial = True
         comp.close_open()
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        if mark is not None:
-            offset = mark.index + shift
-        else:
-            offset = int(getattr(exc, "position", 0) or 0) + shift
-        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
-        context = getattr(exc, "context", None)
-        rng = _error_range(lines, text, offset)
-        ch = text[offset] if 0 <= offset < len(text) else ""
-        if ch == "\t" or ("\t" in lines.line_text(rng.start.line)[: rng.start.character + 1] and "cannot start any token" in str(problem)):
-            comp.diag(rng, "RW006", "tabs cannot indent YAML; use spaces")
-        elif "control characters" in str(problem) or "unacceptable character" in str(problem):
-            comp.diag(rng, "RW001", f"the file holds a character YAML does not allow ({problem}); is it a text file?")
-        else:
-            msg = str(problem)
-            cmark = getattr(exc, "context_mark", None)
-            if "could not find expected ':'" in msg and context == "while scanning a simple key" and cmark is not None and mark is not None and mark.line == cmark.line \
-                    and mark.index - cmark.index > 1024:
-                # libyaml's generic message for a plain key past YAML's 1,024-character limit.
-                comp.diag(rng, "RW001", f"YAML syntax error: a key of {mark.index - cmark.index:,} characters (from column {cmark.column + 1}); "
-                                        "YAML allows at most 1,024 characters in an implicit key")
-                context = None
-                msg = ""
-            elif "found unexpected ':'" in msg:
-                # libyaml (YAML 1.1) refuses ':' inside a plain scalar in [ ] or { } (a URL).
-                msg += "; inside [ ] or { }, quote a value that holds ':' (e.g. \"postgres://host/db\")"
-            if context:
-                cline = lines.position(cmark.index + shift).line + 1 if cmark is not None else None
-                msg = f"{msg} ({context}" + (f" started on line {cline})" if cline is not None and cline != rng.start.line + 1 else ")")
-            if msg:
-                comp.diag(rng, "RW001", f"YAML syntax error: {msg}")
+        _syntax_error(comp, exc, lines, text, shift)
     except RecursionError:  # pragma: no cover - defensive; the composer does not recurse
         partial = True
         comp.diag(Range(Position(0, 0), Position(0, 0)), "RW010", "the file nests too deeply to read")
-    partial = partial or comp.undefined_alias
-    root = comp.root
-    if isinstance(root, YScalar) and root.value is None and root.style == "" and root.text == "" and root.tag is None and root.anchor is None:
-        comp.root = None  # `---` and nothing else: an empty document is an empty runway (RW004)
-    if comp.root is None and not partial:
+    return partial
+
+
+def _document_start(comp: _Composer, ev: Any, text: str, docs: int) -> bool:
+    """The ``docs``-th document starts: RW013 for a ``%YAML`` directive other than 1.2 (the first
+    document), RW003 at a second document. True when reading stops (the second document)."""
+    version = getattr(ev, "version", None)
+    if docs == 1 and version and tuple(version) != (1, 2):
+        # yaml-language-server reads every file as its `yaml.yamlVersion` (1.2 by
+        # default) whatever the directive says; we do the same but say so, at the
+        # directive: `on`/`no`/`0755` mean what YAML 1.2 says (docs/format.md).
+        at = text.find("%YAML")
+        end = text.find("\n", at) if at >= 0 else -1
+        rng = comp.rng(at, end if end >= 0 else len(text)) if at >= 0 else comp.rng(ev.start_mark.index, ev.end_mark.index)
+        comp.diag(rng, "RW013", f"this file asks for YAML {'.'.join(map(str, version))}; runway files are read as YAML 1.2 "
+                  "(`on`, `no`, `yes` are strings and `0755` is 755): remove the directive or write `%YAML 1.2`",
+                  Severity.WARNING)
+    if docs == 2:
         comp.diag(
-            Range(Position(0, 0), lines.position(len(text))) if text.strip() == "" else Range(Position(0, 0), Position(0, 0)),
-            "RW004",
-            "the runway file is empty; it needs at least `runway: 1`",
+            comp.rng(ev.start_mark.index, ev.end_mark.index),
+            "RW003",
+            "a runway file holds one YAML document; this second document is ignored",
         )
-    comp.diags.sort(key=lambda d: (d.range.start, d.code))
-    return ParsedYaml(path, text, lines, comp.root, comp.diags, partial, comp.count)
+        return True
+    return False
+
+
+def _syntax_error(comp: _Composer, exc: YAMLError, lines: LineIndex, text: str, shift: int) -> None:
+    """The diagnostic of a syntax error libyaml raised: RW006 for a tab, RW001 otherwise (a
+    control character, a key over YAML's 1,024 characters, a ':' inside [ ] or { }, or the
+    error as libyaml words it, with where its context started)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        offset = mark.index + shift
+    else:
+        offset = int(getattr(exc, "position", 0) or 0) + shift
+    problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    rng = _error_range(lines, text, offset)
+    ch = text[offset] if 0 <= offset < len(text) else ""
+    if ch == "\t" or ("\t" in lines.line_text(rng.start.line)[: rng.start.character + 1] and "cannot start any token" in str(problem)):
+        comp.diag(rng, "RW006", "tabs cannot indent YAML; use spaces")
+    elif "control characters" in str(problem) or "unacceptable character" in str(problem):
+        comp.diag(rng, "RW001", f"the file holds a character YAML does not allow ({problem}); is it a text file?")
+    else:
+        msg = str(problem)
+        cmark = getattr(exc, "context_mark", None)
+        if "could not find expected ':'" in msg and context == "while scanning a simple key" and cmark is not None and mark is not None and mark.line == cmark.line \
+                and mark.index - cmark.index > 1024:
+            # libyaml's generic message for a plain key past YAML's 1,024-character limit.
+            comp.diag(rng, "RW001", f"YAML syntax error: a key of {mark.index - cmark.index:,} characters (from column {cmark.column + 1}); "
+                                    "YAML allows at most 1,024 characters in an implicit key")
+            context = None
+            msg = ""
+        elif "found unexpected ':'" in msg:
+            # libyaml (YAML 1.1) refuses ':' inside a plain scalar in [ ] or { } (a URL).
+            msg += "; inside [ ] or { }, quote a value that holds ':' (e.g. \"postgres://host/db\")"
+        if context:
+            cline = lines.position(cmark.index + shift).line + 1 if cmark is not None else None
+            msg = f"{msg} ({context}" + (f" started on line {cline})" if cline is not None and cline != rng.start.line + 1 else ")")
+        if msg:
+            comp.diag(rng, "RW001", f"YAML syntax error: {msg}")
+

@@ -21,6 +21,11 @@ USAGE = BROKEN / "runway.usage.yaml"
 #: Codes that cannot appear together with the others in one analysis, and why. Each is
 #: shown on the same example by a test of its own.
 EXCLUDED = {
+    "RW122": (
+        "No kind the tooling ships is without a size table or quantities (tests/core/test_kinds.py "
+        "fails on one). The golden case rw122_kind_without_price declares such a kind for the test, "
+        "and tests/core/test_kinds.py::test_a_kind_alone_in_the_registry_is_refused shows it."
+    ),
     "RW160": (
         "One root has one region, and the packaged catalogue prices every key in the example's "
         "(issue 13). test_unknown_region_is_refused shows RW160, RW161, RW162 and RW163 on the "

@@ -38,6 +38,7 @@ from runway_core.catalog import load_catalog
 from runway_core.changes import with_recorded_changes
 from runway_core.diagnostics import CODES
 from runway_core.workspace import MAX_FILE_CHARS
+from kindtree import STREAM_ALONE, run_python, tree_with_kind
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -139,6 +140,23 @@ SETUP: dict[str, Callable[[Path], None]] = {
 }
 
 
+#: Cases analysed by a copy of the packages whose registry declares one more kind
+#: (tests/kindtree.py), in a fresh interpreter: case name -> the declaration.
+KIND_CASES: dict[str, str] = {"rw122_kind_without_price": STREAM_ALONE}
+
+#: The analysis of a KIND_CASES case, run inside that copy: expected.txt's lines on stdout.
+_ANALYSE = """
+import os, sys
+from runway_core.analysis import analyze
+from runway_core.catalog import load_catalog
+case = sys.argv[1]
+for d in analyze(os.path.join(case, "runway.yaml"), load_catalog()).all_diagnostics():
+    r = d.range
+    rel = os.path.relpath(d.file, case).replace(os.sep, "/")
+    print(f"{rel}:{r.start.line}:{r.start.character}-{r.end.line}:{r.end.character} {d.severity.label} {d.code} {d.message}")
+"""
+
+
 def _cases() -> list[Path]:
     return sorted(p for p in GOLDEN.iterdir() if (p / "expected.txt").is_file())
 
@@ -171,6 +189,11 @@ def _run(case: Path, tmp_path: Path, catalog) -> list[str]:
         shutil.copy(Path(__file__).resolve().parents[2] / "catalog" / "sizes.toml", folder / "sizes.toml")
         shutil.copy(case / "prices.csv", folder / "prices.csv")
         catalog = load_catalog(folder)
+    if case.name in KIND_CASES:
+        tree = tree_with_kind(tmp_path / "tree", KIND_CASES[case.name])
+        done = run_python(tree, _ANALYSE, str(work))
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
     an = analyze(str(work / "runway.yaml"), catalog)
     # As `check` and the editor do: the changes AWS refuses against the product's .runway/ records.
     with_recorded_changes(an)

@@ -30,33 +30,31 @@ SHIM_MARKER = "# shim: removed when callers move (issue 11)"
 #: Any issue's marker counts (the next move names its own issue).
 SHIM_RE = re.compile(r"# shim: removed when callers move \(issue \d+\)")
 
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def documented_layers(text: str) -> dict[str, int]:
+    """The layer table of docs/architecture.md ("runway_core: the pure core, in layers"):
+    module -> rank, from each ``| rank | layer | modules | what |`` row's modules column, the
+    backticked names outside parentheses (``planner/`` (``spec``, ...) is ``planner``)."""
+    out: dict[str, int] = {}
+    for m in re.finditer(r"^\| (\d) \| [^|]+ \| ([^|]+) \|", text, re.M):
+        column = m.group(2)
+        while True:  # drop parenthesised detail, innermost first
+            shorter = re.sub(r"\([^()]*\)", "", column)
+            if shorter == column:
+                break
+            column = shorter
+        for name in re.findall(r"`([a-z_]+)/?`", column):
+            out[f"runway_core.{name}"] = int(m.group(1))
+    return out
+
+
 #: runway_core's layers: a module may import modules of its own rank or lower. The longest
-#: matching prefix decides (``runway_core.ide.hover`` is ``runway_core.ide``'s rank).
-LAYERS: dict[str, int] = {
-    "runway_core": 0,
-    "runway_core.positions": 0,
-    "runway_core.diagnostics": 0,
-    "runway_core.money": 0,
-    "runway_core.text": 0,
-    "runway_core.names": 0,
-    "runway_core.markdown": 0,
-    "runway_core.files": 0,
-    "runway_core.yamlsrc": 1,
-    "runway_core.catalog": 1,
-    "runway_core.model": 1,
-    "runway_core.schema": 1,
-    "runway_core.usage": 1,
-    "runway_core.planner": 2,
-    "runway_core.workspace": 2,
-    "runway_core.facts": 2,
-    "runway_core.rules": 3,
-    "runway_core.analysis": 4,
-    "runway_core.whatif": 5,
-    "runway_core.baseline": 5,
-    "runway_core.plan_diff": 5,
-    "runway_core.changes": 5,
-    "runway_core.ide": 6,
-}
+#: matching prefix decides (``runway_core.ide.hover`` is ``runway_core.ide``'s rank). Read
+#: from docs/architecture.md's layer table, which ``runway_core/__init__.py``'s docstring
+#: repeats (test_the_layer_table_is_the_one_the_package_documents).
+LAYERS: dict[str, int] = {"runway_core": 0, **documented_layers(ARCHITECTURE.read_text(encoding="utf-8"))}
 
 #: The editor queries: none may import another.
 QUERIES = (
@@ -253,6 +251,13 @@ def test_every_runway_core_module_has_a_layer_unless_it_is_a_marked_shim():
         assert inside and all(s for _t, s in inside), f"{m} has no layer and is not a marked shim"
 
 
+def test_the_architecture_page_has_a_layer_table():
+    # The parse found the table: every rank, and the modules the rows name.
+    assert sorted(set(LAYERS.values())) == list(range(7))
+    assert LAYERS["runway_core.kinds"] == 0 and LAYERS["runway_core.plan_diff"] == 5 and LAYERS["runway_core.ide"] == 6
+    assert "runway_core.nodes" not in LAYERS  # yamlsrc's submodules, in parentheses, are not layers
+
+
 def test_the_layer_table_is_the_one_the_package_documents():
     doc = ast.get_docstring(ast.parse((ROOT / "runway_core" / "__init__.py").read_text(encoding="utf-8"))) or ""
     documented = {}
@@ -341,3 +346,63 @@ def test_deploy_engine_rooms_import_only_lower_tiers(room):
         if target in tier and target != mod and tier[target] >= tier[mod]
     ]
     assert problems == []
+
+
+# --------------------------------------------------------------------------------------
+# docs/architecture.md's code map names what exists (issue 21)
+# --------------------------------------------------------------------------------------
+
+
+def _defined(package: str) -> set[str]:
+    """Every module, package, module-level name and class member of ``package``."""
+    root = ROOT / package
+    out = {p.stem for p in root.rglob("*.py")} | {p.name for p in root.rglob("*") if p.is_dir()}
+    for path in root.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+                if isinstance(node, ast.ClassDef):
+                    out.update(n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            elif isinstance(node, ast.Assign):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out.add(node.target.id)
+    return out
+
+
+#: LSP and custom method names the code map quotes (not modules).
+_METHOD = re.compile(r"^(textDocument|workspace|runway|window)/[A-Za-z]+$")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_module_the_code_map_names_exists(package):
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    heading = f"### `{package}`"
+    start = text.index(heading)
+    end = text.find("\n### ", start + len(heading))
+    section = text[start:end if end >= 0 else None]
+    defined = _defined(package)
+    named, missing = 0, []
+    column = None  # the "modules" column of the table being read
+    for row in re.findall(r"^\|(.*)\|$", section, re.M):
+        cells = [c.strip() for c in row.split(" | ")]
+        if "modules" in cells:
+            column = cells.index("modules")
+            continue
+        if column is None or len(cells) <= column or set(cells[0]) <= {"-", " "}:
+            continue
+        for token in re.findall(r"`([A-Za-z_][A-Za-z0-9_./]*)`", cells[column]):
+            if _METHOD.match(token):
+                continue
+            named += 1
+            last = token.rstrip("/").split("/")[-1].split(".")[-1]
+            if last not in defined:
+                missing.append(token)
+    assert named > 20 and missing == [], f"docs/architecture.md names what {package} does not have: {missing}"
+
+
+def test_the_architecture_page_keeps_no_test_counts():
+    # Counts go stale with every test added (942 against 1,727 in round 3): pytest says them.
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert not re.search(r"\b\d[\d,]* tests\b", text), re.search(r"\b\d[\d,]* tests\b", text)
+

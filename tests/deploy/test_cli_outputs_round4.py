@@ -62,7 +62,8 @@ def test_schema_output_refuses_a_symlink_to_a_runway_and_writes_a_new_file(capsy
     ["plan", "{root}", "--output", "   "],
     ["receipts", "export", "{root}", "--to", ""],
 ])
-def test_an_empty_file_or_folder_argument_is_a_usage_error(capsys, tmp_path, argv):
+def test_an_empty_file_or_folder_argument_is_a_usage_error(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)  # a regression writes its "   " file here, not into the checkout
     root = orders(tmp_path)
     rc, out, err = run(capsys, *[a.format(root=root) for a in argv])
     assert rc == 64, (out, err)

@@ -23,9 +23,10 @@ from typing import Any
 
 import pytest
 
-import runway_lsp.analyses as analyses_module
+import runway_lsp.analysis_thread as analyses_module  # the thread's analyses run there
 from runway_core.catalog import load_catalog
-from runway_lsp.analyses import BIG_PRODUCT_FILES, Analyses
+from runway_lsp.analyses import Analyses
+from runway_lsp.analysis_thread import BIG_PRODUCT_FILES
 from runway_lsp.documents import Buffers, Document
 
 MEMBERS = BIG_PRODUCT_FILES  # the smallest product analysed on the thread

@@ -34,7 +34,13 @@ def test_a_late_cancel_is_not_a_warning():
 
 
 class _Session:
+    """What SettingsManager.apply calls on its session (runway_lsp/settings.py): a warning,
+    and the usage file the settings point at (issue 25's ``usagePath``)."""
+
     def warn(self, message: str) -> None:
+        pass
+
+    def use_usage_file(self, usage_file: str | None) -> None:
         pass
 
 

@@ -43,6 +43,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
+// runway_lsp/typing_pause.py PAUSE_S: the server holds a changed message until the line rests this long.
+const PAUSE_MS = 400;
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXT = path.resolve(HERE, '..');
 const REPO = path.resolve(EXT, '..');
@@ -249,6 +252,11 @@ const typoRoot = path.join(typo, 'runway.yaml');
 const typoText = readFileSync(typoRoot, 'utf8').replace('product: orders', 'product: orders-typo').replace('      cache: small', '      cache: smal');
 if (!typoText.includes('cache: smal\n')) throw new Error('the typo copy could not be made');
 writeFileSync(typoRoot, typoText);
+// A whole copy whose staging cache size is typed over a key at a time (medium -> large).
+const retype = path.join(checkout, 'scratch', 'retype');
+cpSync(path.join(checkout, 'examples', 'orders'), retype, { recursive: true });
+const retypeText = readFileSync(path.join(retype, 'runway.yaml'), 'utf8').replace('product: orders', 'product: orders-retype');
+writeFileSync(path.join(retype, 'runway.yaml'), retypeText);
 const memberPaths = ['checkout', 'billing'].map((m) => path.join(checkout, 'examples', 'orders', 'services', m, 'runway.yaml'));
 const memberTexts = memberPaths.map((f) => readFileSync(f, 'utf8'));
 const workspaceSettings = path.join(checkout, '.vscode', 'settings.json');
@@ -586,6 +594,25 @@ try {
     await hover.waitFor({ timeout: 15_000 });
     const text = await hover.innerText();
     for (const e of ['dev', 'staging', 'production']) if (!text.includes(e)) throw new Error(`hover lacks ${e}: ${text}`);
+    // The cells are padded as rendered (VS Code draws hover cells with no padding): each
+    // non-empty cell's text begins and ends with the non-breaking spaces the extension adds.
+    const cells = await hover.evaluate((el) => [...el.querySelectorAll('table td, table th')].map((c) => c.textContent).filter((t) => t.trim()));
+    const bare = cells.filter((t) => !t.startsWith('\u00a0\u00a0') || !t.endsWith('\u00a0\u00a0'));
+    if (!cells.length || bare.length) throw new Error(`hover table cells not padded: ${JSON.stringify(bare.length ? bare : cells)}`);
+    const gaps = await hover.evaluate((el) => {
+      const out = [];
+      for (const tr of el.querySelectorAll('table tr')) {
+        const spans = [...tr.children].map((c) => {
+          const r = globalThis.document.createRange();
+          r.selectNodeContents(c);
+          return r.getBoundingClientRect();
+        });
+        for (let k = 1; k < spans.length; k++) if (spans[k].width && spans[k - 1].width) out.push(Math.round(spans[k].left - spans[k - 1].right));
+      }
+      return out;
+    });
+    mark(`hover table: ${cells.length} cells padded; gaps between cell contents ${[...new Set(gaps)].join(', ')} px`);
+    await sleep(400); // the hover's fade-in, for the picture
     await shot('hover');
     await page.mouse.move(1300, 850);
   });
@@ -823,9 +850,15 @@ try {
     await goToLine(typoText.split('\n').findIndex((l) => l === '      cache: smal') + 1);
     await page.keyboard.press('End');
     // Sample the status item and the Problems panel in the page every 25 ms while typing.
+    // Each key's time (keydown, in the page's clock) is kept too: on this shared 2-core machine a
+    // key can reach the page late, and a gap of PAUSE_MS between two keys IS the pause the
+    // server waits for (runway_lsp/typing_pause.py PAUSE_S), so words shown after such a gap are
+    // legitimate; words shown while every gap so far was under the pause are not.
     await page.evaluate(() => {
-      const seen = { status: [], problems: [] };
+      const seen = { status: [], problems: [], keys: [] };
       globalThis.__runwaySeen = seen;
+      globalThis.__runwayKeys = (e) => seen.keys.push(globalThis.performance.now());
+      globalThis.document.addEventListener('keydown', globalThis.__runwayKeys, true);
       globalThis.__runwaySampler = globalThis.setInterval(() => {
         for (const el of globalThis.document.querySelectorAll('.part.statusbar .statusbar-item')) {
           const t = el.innerText.trim();
@@ -834,7 +867,7 @@ try {
         for (const el of globalThis.document.querySelectorAll('.markers-panel .monaco-list-row')) {
           const t = el.innerText.replace(/\s+/g, ' ').trim();
           // scratch/typo's RW130 only (scratch/broken's `lage` is in the panel too)
-          if (/unknown size `s[a-z]*`/.test(t) && !seen.problems.includes(t)) seen.problems.push(t);
+          if (/unknown size `s[a-z]*`/.test(t) && !seen.problems.some((p) => p.text === t)) seen.problems.push({ text: t, at: globalThis.performance.now() });
         }
       }, 25);
     });
@@ -846,16 +879,74 @@ try {
     await sleep(2000);
     const seen = await page.evaluate(() => {
       globalThis.clearInterval(globalThis.__runwaySampler);
+      globalThis.document.removeEventListener('keydown', globalThis.__runwayKeys, true);
       return globalThis.__runwaySeen;
     });
     const figures = [...new Set([shownBefore.text, ...seen.status].map((t) => (t.match(/(≥ )?\$[\d,.]+/) ?? [t])[0].replace('≥ ', '')))];
-    mark(`while fixing: status ${[shownBefore.text, ...seen.status].join(' → ')}; problems seen: ${seen.problems.join(' | ')}`);
-    const words = seen.problems.filter((t) => !t.includes('unknown size `smal`'));
-    if (words.length) throw new Error(`new diagnostic words before the pause: ${words.join(' | ')}`);
+    const gaps = seen.keys.slice(1).map((t, i) => Math.round(t - seen.keys[i]));
+    mark(`while fixing: status ${[shownBefore.text, ...seen.status].join(' → ')}; key gaps ${gaps.join('/')} ms; problems seen: ${seen.problems.map((p) => p.text).join(' | ')}`);
+    // A pause before a word was shown: two keys PAUSE_MS apart, or the last key PAUSE_MS before it.
+    const pausedBefore = (at) => {
+      const before = seen.keys.filter((k) => k < at);
+      return before.some((k, i) => (i + 1 < before.length ? before[i + 1] : at) - k >= PAUSE_MS);
+    };
+    const words = seen.problems.filter((p) => !p.text.includes('unknown size `smal`') && !pausedBefore(p.at)).map((p) => p.text);
+    if (words.length) throw new Error(`new diagnostic words before the pause (key gaps ${gaps.join('/')} ms): ${words.join(' | ')}`);
+    if (seen.keys.length < 7) throw new Error(`only ${seen.keys.length} of the 7 keys reached the page`);
     if (figures.length > 2) throw new Error(`the status bar showed ${figures.length} figures: ${figures.join(', ')}`);
     const after = (await statusTexts()).find((i) => /^dev /.test(i.text));
     if (!after || /≥/.test(after.text)) throw new Error(`after the fix the status bar says ${after?.text}`);
     if (/unknown size `s[a-z]*`/.test(await problemsText())) throw new Error('the fixed size is still reported');
+  });
+
+  await check('retyping a whole size key by key: the status figure and lens stay, marked editing, until the new size is whole', async () => {
+    // staging's shared cache `medium` -> `large`: l, la, lar, larg are sizes the catalogue lacks
+    // (RW130); the server keeps medium's cost, named in `editing` (docs/protocol.md).
+    await runCommand('View: Close All Editors');
+    await openFile('scratch/retype/runway.yaml');
+    await runCommand('Runway: Select Environment');
+    const envInput = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'staging' }).first().waitFor();
+    await envInput.fill('staging');
+    await page.keyboard.press('Enter');
+    const shownBefore = await waitFor('the staging figure', async () => (await statusTexts()).find((i) => /^staging \$/.test(i.text)));
+    await page.locator('.editor-group-container.active .monaco-editor').first().click();
+    await goToLine(retypeText.split('\n').findIndex((l) => l === '      cache: medium') + 1);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Shift+Control+ArrowLeft'); // the word `medium`, typed over
+    await page.evaluate(() => {
+      const seen = { status: [], lenses: [] };
+      globalThis.__runwayRetype = seen;
+      globalThis.__runwayRetypeSampler = globalThis.setInterval(() => {
+        for (const el of globalThis.document.querySelectorAll('.part.statusbar .statusbar-item')) {
+          const t = el.innerText.trim();
+          if (/^staging /.test(t) && seen.status[seen.status.length - 1] !== t) seen.status.push(t);
+        }
+        for (const el of globalThis.document.querySelectorAll('.editor-group-container.active .codelens-decoration')) {
+          const t = el.innerText.trim();
+          if (/editing: last complete cost/.test(t) && !seen.lenses.includes(t)) seen.lenses.push(t);
+        }
+      }, 25);
+    });
+    // A pause mid-word (past the 0.4 s typing pause: RW130 is shown; and past VS Code's lens
+    // debounce: the lenses are asked again), then the rest of the word.
+    await page.keyboard.type('lar', { delay: 150 });
+    await sleep(1500);
+    await page.keyboard.type('ge', { delay: 150 });
+    await sleep(2000);
+    const seen = await page.evaluate(() => {
+      globalThis.clearInterval(globalThis.__runwayRetypeSampler);
+      return globalThis.__runwayRetype;
+    });
+    const texts = [shownBefore.text, ...seen.status];
+    mark(`retyping medium as large: status ${texts.join(' → ')}; editing lenses: ${seen.lenses.join(' | ') || 'none'}`);
+    const figures = [...new Set(texts.map((t) => (t.match(/(≥ )?\$[\d,.]+/) ?? [t])[0]))];
+    if (figures.length > 2) throw new Error(`the status bar showed ${figures.length} figures: ${figures.join(', ')}`);
+    if (texts.some((t) => /≥|no plan/.test(t))) throw new Error(`a lower bound or "no plan" while typing: ${texts.join(' → ')}`);
+    if (!texts.some((t) => /\(editing\)$/.test(t))) throw new Error(`the status bar never said editing: ${texts.join(' → ')}`);
+    const after = (await statusTexts()).find((i) => /^staging /.test(i.text));
+    if (!after || /editing/.test(after.text) || after.text === shownBefore.text) throw new Error(`after the new size the status bar says ${after?.text}`);
+    if (!seen.lenses.some((t) => /shared-cache/.test(t) && /\$/.test(t))) throw new Error(`no lens kept shared-cache's cost marked editing: ${seen.lenses.join(' | ')}`);
   });
 
   await check('a quick fix through the UI changes the file', async () => {

@@ -27,6 +27,7 @@ import { enabledGlobs, filterConfigurationResult, injectEnvironment, mergedExclu
 import { codeLines, diagnosticCode } from './docs';
 import { isUsageLens, SHOW_COST, SHOW_USAGES } from './lensCommands';
 import { NOT_RUNNING } from './status';
+import { padTables } from './format';
 import { ServerLogParser } from './serverLog';
 import { COSTS_CHANGED, INITIALIZATION_OPTIONS, type CostsChangedParams } from './protocol';
 import {
@@ -279,6 +280,20 @@ export class RunwayClient implements vscode.Disposable {
               withExclusions(params.items, filterConfigurationResult(params.items, await next(params, token)), (scope) => filesExcludeGlobs(scope)),
               this.environment(),
             ) as never,
+        },
+        // Hover tables render with no cell padding in VS Code: pad them (format.ts padTables).
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          if (!hover) return hover;
+          const contents = hover.contents.map((c) => {
+            if (!(c instanceof vscode.MarkdownString)) return c;
+            const padded = new vscode.MarkdownString(padTables(c.value), c.supportThemeIcons);
+            padded.isTrusted = c.isTrusted;
+            padded.supportHtml = c.supportHtml;
+            padded.baseUri = c.baseUri;
+            return padded;
+          });
+          return new vscode.Hover(contents, hover.range);
         },
         // "used by N" opens the references peek (see lensCommands.ts).
         provideCodeLenses: async (document, token, next) => {

@@ -42,3 +42,27 @@ export function escapeHtml(text: unknown): string {
 export function escapeMarkdown(text: unknown): string {
   return String(text ?? '').replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
+
+/** A table row of Markdown (`| a | b |`), not its delimiter row (`|---|--:|`). */
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const DELIMITER_ROW = /^\s*\|[\s:|-]+\|\s*$/;
+
+/**
+ * `markdown` with every table cell padded by two non-breaking spaces each side (`&nbsp;`, an
+ * entity VS Code's Markdown renderer keeps): VS Code's hover draws table cells with no padding,
+ * so `$36.28$139.47` ran together (issue 26). The source pads with spaces for plain-text
+ * readers (Neovim); rendered, those collapse. Cells split on unescaped `|`; fenced code is left.
+ */
+export function padTables(markdown: string): string {
+  let fenced = false;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      if (fenced || !TABLE_ROW.test(line) || DELIMITER_ROW.test(line)) return line;
+      const inner = line.trim().slice(1, -1);
+      const cells = inner.split(/(?<!\\)\|/).map((c) => c.trim());
+      return `| ${cells.map((c) => (c ? `&nbsp;&nbsp;${c}&nbsp;&nbsp;` : c)).join(' | ')} |`;
+    })
+    .join('\n');
+}

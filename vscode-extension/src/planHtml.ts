@@ -5,7 +5,7 @@
  */
 import { chartSvg } from './chart';
 import { capUsd, escapeHtml, plural, usd } from './format';
-import { NOT_RUNNING } from './status';
+import { editingText, NOT_RUNNING } from './status';
 import type { PlanView } from './planModel';
 import type { LineItem } from './protocol';
 
@@ -70,10 +70,10 @@ function comparisonTable(view: PlanView): string {
         .join('');
       const name = escapeHtml(row.name);
       return (
-        `<tr class="item-row${row.implicit ? ' implicit' : ''}" data-item="${name}"><th scope="row" class="item"${title}>` +
+        `<tr class="item-row${row.implicit ? ' implicit' : ''}${view.editing.includes(row.name) ? ' editing' : ''}" data-item="${name}"><th scope="row" class="item"${title}>` +
         `<button type="button" class="disclose" aria-expanded="false" aria-controls="${id}" aria-label="Line items of ${name}"${details ? '' : ' disabled'}><span aria-hidden="true">▸</span></button>` +
         `<button type="button" class="open" data-item="${name}" title="Open ${name} in its runway">${name}</button>${row.implicit ? '<span class="star">*</span>' : ''}` +
-        ` <span class="kind">${escapeHtml(row.kind)}</span></th>${cells}</tr>\n` +
+        ` <span class="kind">${escapeHtml(row.kind)}</span>${view.editing.includes(row.name) ? ' <span class="kind">(editing)</span>' : ''}</th>${cells}</tr>\n` +
         `<tr class="detail" id="${id}" hidden><td colspan="${envs.length + 1}">${details}</td></tr>`
       );
     })
@@ -124,10 +124,17 @@ export function planBody(view: PlanView): string {
     return `<p class="empty">No plan. ${escapeHtml(why)}</p>`;
   }
   const stale = view.stale ? `<p class="stale" role="status">${escapeHtml(view.stale)}</p>` : '';
-  const problems =
-    view.errors && !view.stale ? `<p class="problems">${escapeHtml(`${plural(view.errors, 'error')} in the runway (see the Problems panel): an error that drops an item makes the totals lower bounds.`)}</p>` : '';
+  const editing = view.editing.length ? `<p class="stale editing" role="status">${escapeHtml(`${editingText(view.editing)}.`)}</p>` : '';
+  // A kept plan keeps its own lower-bound warning: it was computed with these errors.
+  const problems = view.errors
+    ? `<p class="problems">${escapeHtml(
+        view.stale
+          ? `The plan shown was computed with ${plural(view.errors, 'error')}: an error that drops an item makes its totals lower bounds.`
+          : `${plural(view.errors, 'error')} in the runway (see the Problems panel): an error that drops an item makes the totals lower bounds.`,
+      )}</p>`
+    : '';
   const catalogue = `catalogue: ${view.catalog || 'packaged default'}`;
-  return `${stale}<div class="${view.stale ? 'kept' : 'live'}"><header><h1>${escapeHtml(view.product || 'runway')} <span class="sub">${escapeHtml(view.region)}</span></h1>
+  return `${stale}${editing}<div class="${view.stale ? 'kept' : 'live'}"><header><h1>${escapeHtml(view.product || 'runway')} <span class="sub">${escapeHtml(view.region)}</span></h1>
 <p class="sub">${escapeHtml(`Monthly estimates in USD (730 hours a month); ${catalogue}; * implicit item; network is not estimated.`)}</p>${problems}</header>
 <figure><figcaption class="sub">Each environment against its own cap (the dashed line is 100 %).</figcaption>${chartSvg(view)}${miniChart(view)}</figure>
 <div class="table-wrap">${comparisonTable(view)}</div>
@@ -142,6 +149,7 @@ h1 { font-size: 1.4em; margin: 12px 0 4px; overflow-wrap: anywhere; } h3 { font-
 .problems { color: var(--vscode-errorForeground); }
 .stale { margin: 10px 0 0; padding: 6px 10px; border-left: 3px solid var(--vscode-editorWarning-foreground, #cca700); background: var(--vscode-inputValidation-warningBackground, #cca70022); overflow-wrap: anywhere; }
 .kept { opacity: 0.75; }
+tr.editing td.cell { font-style: italic; }
 figure { margin: 8px 0 16px; max-width: 100%; }
 figcaption { margin: 0 0 4px; }
 .chart { display: block; width: 100%; min-width: 560px; max-width: 960px; height: auto; }

@@ -62,6 +62,8 @@ export interface PlanView {
   serverRunning: boolean;
   /** Set when this is the last good plan, kept while the runway cannot be planned: why. */
   stale: string | null;
+  /** Items whose size is being fixed: their last complete cost is shown (the server's `editing`). */
+  editing: string[];
 }
 
 function capPercent(total: number, cap: number | null): number | null {
@@ -132,6 +134,7 @@ export function planView(plan: PlanResult, selected?: string | null, serverRunni
     warnings: plan.diagnostics?.warning ?? 0,
     serverRunning,
     stale,
+    editing: plan.editing ?? [],
   };
 }
 

@@ -105,6 +105,14 @@ export class PlanPanel implements vscode.Disposable {
     );
   }
 
+  /**
+   * The plan this view keeps for `uri` (its last good one, maybe restored after a reload), if
+   * `uri` is of its group: the status bar shows it, stale, rather than "no plan" (issue 26).
+   */
+  keptFor(uri: string): PlanResult | undefined {
+    return this.lastGood && this.groupUris().includes(uri) ? this.lastGood : undefined;
+  }
+
   private groupUris(): string[] {
     return [...new Set([this.uri.toString(), ...(this.last?.uris ?? []), ...(this.lastGood?.uris ?? [])])];
   }

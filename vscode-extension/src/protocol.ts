@@ -43,6 +43,8 @@ export interface CostsResult {
   complete?: boolean;
   /** Error diagnostics of the group that may drop items from the plan. */
   errors?: number;
+  /** Items whose size is being fixed: they keep their last complete cost in the totals. */
+  editing?: string[];
 }
 
 export interface CostsChangedParams {
@@ -102,4 +104,6 @@ export interface PlanResult {
   root_uri?: string | null;
   uris?: string[];
   diagnostics?: { error: number; warning: number; information: number; hint: number };
+  /** Items whose size is being fixed: they keep their last complete cost (and size). */
+  editing?: string[];
 }

@@ -2,7 +2,7 @@
  * The status bar item's content for the active runway: text, colour and tooltip from a
  * `runway/costs` answer. Pure: the extension maps `level` to theme colours.
  */
-import type { CostsResult, EnvironmentCost } from './protocol';
+import type { CostsResult, EnvironmentCost, PlanResult } from './protocol';
 import { capUsd, escapeMarkdown, plural, usd, usdWhole } from './format';
 
 /** At or above this share of the cap the item turns to the warning colour. */
@@ -75,6 +75,42 @@ export function incompleteReasons(costs: CostsResult, env: EnvironmentCost): str
   return out;
 }
 
+/** What every view says of items that keep their last complete cost while their size is typed. */
+export function editingText(names: string[]): string {
+  const list = names.join(', ');
+  return `editing: ${list} ${names.length === 1 ? 'keeps its' : 'keep their'} last complete cost while the size is typed`;
+}
+
+/** What every view says over a kept plan (a YAML syntax error, or errors that leave no plan). */
+export const STALE_TEXT = 'stale: the runway has no plan right now (a YAML syntax error?), so this is the last estimate. See the Problems panel.';
+
+/**
+ * The `runway/costs` shape of a `runway/plan` answer: what the status bar shows of the plan
+ * view's kept plan (restored after a reload) before it has one of its own. `complete` is false
+ * when the plan had errors (they may have dropped items) or a missing price.
+ */
+export function costsOfPlan(plan: PlanResult): CostsResult {
+  const errors = plan.diagnostics?.error ?? 0;
+  const environments = plan.environments.map((e) => ({
+    name: e.name,
+    total_monthly_usd: e.total_monthly_usd,
+    cap_monthly_usd: e.cap_monthly_usd,
+    verdict: e.verdict,
+    percent: null,
+    missing_prices: (e.missing_prices ?? []).length > 0,
+  }));
+  return {
+    uri: plan.uri,
+    root_uri: plan.root_uri,
+    product: plan.product,
+    environments,
+    environment: plan.environment,
+    errors,
+    complete: errors === 0 && !environments.some((e) => e.missing_prices),
+    editing: plan.editing ?? [],
+  };
+}
+
 /**
  * The status bar of a `runway/costs` answer. `lastGood` is the last answer with a plan for the
  * same runway: while the runway has none (a YAML syntax error) its figure stays, marked stale.
@@ -89,8 +125,9 @@ export function statusView(costs: CostsResult | undefined, wanted?: string | nul
         text,
         level: levelOf(good),
         tooltip: [
-          '$(warning) **Stale**: the runway has no plan right now (a YAML syntax error?), so this is the last estimate. See the Problems panel.',
+          `$(warning) **Stale**: ${escapeMarkdown(STALE_TEXT.replace(/^stale: /, ''))}`,
           '',
+          ...(lastGood.complete === false ? [`$(warning) **Estimate incomplete**: ${incompleteReasons(lastGood, good).join('; ') || 'the plan may be missing items'}.`, ''] : []),
           tooltipMarkdown(lastGood, good.name),
         ].join('\n'),
         environment: good.name,
@@ -102,8 +139,11 @@ export function statusView(costs: CostsResult | undefined, wanted?: string | nul
   }
   const reasons = incompleteReasons(costs, env);
   const incomplete = costs.complete === false || reasons.length > 0;
-  const text = `${incomplete ? '$(warning)' : '$(graph)'} ${env.name} ${amountText(env, incomplete)}`;
+  const editing = costs.editing ?? [];
+  // While a size is typed the figure stays the last complete one: marked, not changed.
+  const text = `${incomplete ? '$(warning)' : editing.length ? '$(edit)' : '$(graph)'} ${env.name} ${amountText(env, incomplete)}${editing.length ? ' (editing)' : ''}`;
   const lines = reasons.length ? [`$(warning) **Estimate incomplete**: ${reasons.join('; ')}.`, ''] : [];
+  if (editing.length) lines.push(`$(edit) **Editing**: ${escapeMarkdown(editingText(editing).replace(/^editing: /, ''))}.`, '');
   return {
     text,
     level: levelOf(env),

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { isRunwayDocument, type RunwayClient } from './client';
 import type { EnvironmentStore } from './environment';
 import { COSTS, type CostsResult } from './protocol';
-import { notRunningView, statusView, type StatusView } from './status';
+import { PlanPanel } from './planPanel';
+import { costsOfPlan, notRunningView, statusView, type StatusView } from './status';
 
 export class CostStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('runway.cost', vscode.StatusBarAlignment.Left, 50);
@@ -87,7 +88,11 @@ export class CostStatus implements vscode.Disposable {
       this.lastGood.set(key, costs);
       this.lastGood.set(doc.uri.toString(), costs);
     }
-    this.show(statusView(costs, wanted, costs ? this.lastGood.get(key) ?? this.lastGood.get(doc.uri.toString()) : undefined), 'runway.selectEnvironment');
+    // With none of its own (a reload, then a syntax error), the plan the plan view keeps: the
+    // status bar never says "no plan" while the plan view shows one.
+    const kept = PlanPanel.current?.keptFor(doc.uri.toString()) ?? (costs?.root_uri ? PlanPanel.current?.keptFor(costs.root_uri) : undefined);
+    const good = this.lastGood.get(key) ?? this.lastGood.get(doc.uri.toString()) ?? (kept ? costsOfPlan(kept) : undefined);
+    this.show(statusView(costs, wanted, costs ? good : undefined), 'runway.selectEnvironment');
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, escapeMarkdown, usd, usdWhole } from '../src/format';
+import { escapeHtml, escapeMarkdown, padTables, usd, usdWhole } from '../src/format';
 
 test('usd: cents and thousands', () => {
   assert.equal(usd(0), '$0.00');
@@ -23,4 +23,23 @@ test('escapeHtml escapes markup and both quotes', () => {
 
 test('escapeMarkdown escapes table and emphasis characters', () => {
   assert.equal(escapeMarkdown('a|b*c_'), 'a\\|b\\*c\\_');
+});
+
+test('hover tables: every cell padded with non-breaking spaces, delimiter rows and code left alone', () => {
+  const md = ['### main-db', '', '|         |    dev | staging |', '|---------|-------:|--------:|', '| monthly | $36.28 | $139.47 |', '', '```', '| a | b |', '```', '| x \\| y | z |'].join('\n');
+  assert.equal(
+    padTables(md),
+    [
+      '### main-db',
+      '',
+      '|  | &nbsp;&nbsp;dev&nbsp;&nbsp; | &nbsp;&nbsp;staging&nbsp;&nbsp; |',
+      '|---------|-------:|--------:|',
+      '| &nbsp;&nbsp;monthly&nbsp;&nbsp; | &nbsp;&nbsp;$36.28&nbsp;&nbsp; | &nbsp;&nbsp;$139.47&nbsp;&nbsp; |',
+      '',
+      '```',
+      '| a | b |',
+      '```',
+      '| &nbsp;&nbsp;x \\| y&nbsp;&nbsp; | &nbsp;&nbsp;z&nbsp;&nbsp; |',
+    ].join('\n'),
+  );
 });

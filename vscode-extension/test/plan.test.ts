@@ -197,6 +197,23 @@ test('narrow widths: a meter per environment instead of the chart, every cell la
   assert.match(html, /button:focus-visible/);
 });
 
+test('a size being fixed: the banner and the row say editing; the cost shown is the last complete one', () => {
+  const editing: PlanResult = { ...orders, editing: [orders.environments[0].items[0].name] };
+  const view = planView(editing, 'dev');
+  assert.deepEqual(view.editing, [orders.environments[0].items[0].name]);
+  const body = planBody(view);
+  assert.match(body, new RegExp(`^<p class="stale editing" role="status">editing: ${orders.environments[0].items[0].name} keeps its last complete cost while the size is typed\\.</p>`));
+  assert.match(body, /<tr class="item-row editing"/);
+  assert.doesNotMatch(planBody(planView(orders, 'dev')), /editing/);
+});
+
+test('a kept plan computed with errors keeps its lower-bound warning under the stale banner', () => {
+  const lost: PlanResult = { ...orders, diagnostics: { error: 1, warning: 0, information: 0, hint: 0 } };
+  const body = planBody(planView(lost, 'dev', true, 'stale: the runway has a syntax error at 12:5. Showing the last good plan.'));
+  assert.match(body, /^<p class="stale" role="status">stale:/);
+  assert.match(body, /The plan shown was computed with 1 error: an error that drops an item makes its totals lower bounds\./);
+});
+
 test('each total says what it rests on: price confidence per environment, usage lines named', () => {
   const env = orders.environments[0];
   const withShares: PlanResult = {

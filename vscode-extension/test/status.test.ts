@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CostsResult, EnvironmentCost } from '../src/protocol';
-import { accessibilityLabel, amountText, levelOf, NEAR_PERCENT, notRunningView, selectEnvironment, statusView, tooltipMarkdown } from '../src/status';
+import type { CostsResult, EnvironmentCost, PlanResult } from '../src/protocol';
+import { accessibilityLabel, amountText, costsOfPlan, levelOf, NEAR_PERCENT, notRunningView, selectEnvironment, statusView, tooltipMarkdown } from '../src/status';
 
 const env = (name: string, total: number, cap: number | null, verdict = 'ok', percent: number | null = cap ? Math.round((total * 100) / cap) : null): EnvironmentCost => ({
   name,
@@ -95,4 +95,36 @@ test('server not running: says so and where to look; the label follows the text'
   assert.match(view.tooltip, /The runway server is not running — see the Runway output/);
   assert.equal(view.label, 'Runway: runway: server not running');
   assert.equal(accessibilityLabel('$(loading~spin) runway: starting'), 'Runway: runway: starting');
+});
+
+test('a size being fixed: the last complete figure stays, marked editing, not a lower bound', () => {
+  // The server's answer while `size: smal` is typed (docs/protocol.md `editing`).
+  const editing: CostsResult = { ...orders, complete: true, errors: 0, editing: ['pdf-renderer'] };
+  const view = statusView(editing, 'dev');
+  assert.equal(view.text, '$(edit) dev $127 / $150 (editing)');
+  assert.equal(view.label, 'Runway: dev $127 / $150 (editing)');
+  assert.match(view.tooltip, /\*\*Editing\*\*: pdf\\-renderer keeps its last complete cost while the size is typed/);
+  assert.doesNotMatch(view.tooltip, /incomplete/);
+  // The figure is the one before and after the keystrokes: only the marker comes and goes.
+  const figure = (t: string) => t.match(/\$[\d,.]+/)?.[0];
+  assert.equal(figure(view.text), figure(statusView(orders, 'dev').text));
+});
+
+test('a kept plan restored after a reload: stale, with its lower-bound warning, never "no plan"', () => {
+  // The plan view's kept plan had lost the database: an error (RW130) that dropped an item.
+  const kept: PlanResult = {
+    product: 'orders',
+    region: 'eu-west-1',
+    environment: 'dev',
+    uri: 'file:///w/runway.yaml',
+    root_uri: 'file:///w/runway.yaml',
+    environments: [{ name: 'dev', cap_monthly_usd: 150, cap_source: 'declared', total_monthly_usd: 98.71, verdict: 'ok', missing_prices: [], notes: [], items: [] }],
+    diagnostics: { error: 1, warning: 0, information: 0, hint: 0 },
+  };
+  const broken: CostsResult = { environments: [], environment: null, complete: false, errors: 1 };
+  const view = statusView(broken, 'dev', costsOfPlan(kept));
+  assert.equal(view.text, '$(graph) dev ≥ $99 / $150 (stale)');
+  assert.match(view.tooltip, /\*\*Stale\*\*/);
+  assert.match(view.tooltip, /\*\*Estimate incomplete\*\*: 1 error: items may be missing from the plan/);
+  assert.doesNotMatch(view.text, /no plan/);
 });

@@ -100,8 +100,9 @@ def pct(p: EnvironmentPlan) -> str | None:
 def not_estimated(p: EnvironmentPlan) -> tuple[str, ...]:
     """The items of an environment the planner could not estimate at all: no line item and no
     missing price (an unknown size, RW130: "not in the catalogue; not estimated"). They count
-    as $0, so the total is a lower bound (as ``diff``'s ``not_estimated``, docs/cli.md)."""
-    return tuple(i.name for i in p.items if not i.line_items and not i.missing_prices)
+    as $0, so the total is a lower bound (as ``diff``'s ``not_estimated``, docs/cli.md); and an
+    item whose kind has no price at all (``estimated`` False, RW122)."""
+    return tuple(i.name for i in p.items if not i.estimated or (not i.line_items and not i.missing_prices))
 
 
 def plan_verdict(p: EnvironmentPlan) -> str:

@@ -41,6 +41,9 @@ def plan_markdown(plan: Plan, details: bool) -> str:
         elif p.verdict == "over-cap":
             assert p.cap is not None
             out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
+        elif p.verdict == "unpriced" and not p.missing_prices:
+            out.append(f"Verdict: **cannot check the cap — refused** "
+                       f"({md(', '.join(i.name for i in p.items if not i.estimated))} not estimated: its kind has no price, RW122).")
         elif p.verdict == "unpriced":
             out.append(f"Verdict: **cannot check the cap — refused** (no {md(plan.region)} price for "
                        f"{md(', '.join(p.missing_prices))}; run `runway-deploy catalog refresh --region {md(plan.region)}`).")

@@ -54,6 +54,9 @@ def _verdict_text(p: EnvironmentPlan) -> str:
         assert p.cap is not None
         return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
     if p.verdict == "unpriced":
+        unestimated = [printable(i.name) for i in p.items if not i.estimated]
+        if unestimated and not p.missing_prices:
+            return f"REFUSED: cannot check the cap ({', '.join(unestimated)} not estimated: RW122)"
         return "REFUSED: cannot check the cap (unit prices missing)"
     if p.verdict == "no-cap":
         return "cap invalid (RW100): not checked" if p.cap_source == "invalid" else "no cap"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...kinds import REGISTRY
 from ...positions import Range
 
 #: What a candidate is, for the editor's icon: a key, a plain value, a resource kind, a size,
@@ -12,14 +13,8 @@ from ...positions import Range
 #: a fixed set of values (expose, flavor, booleans, reason grounds, regions).
 CANDIDATE_KINDS = ("key", "value", "kind", "size", "environment", "reference", "snippet", "enum")
 
-#: One line per kind (docs/format.md, "Resource kinds").
-KIND_SUMMARIES = {
-    "postgres": "RDS for PostgreSQL (or Aurora PostgreSQL), RDS Proxy in front",
-    "queue": "Amazon SQS queue",
-    "topic": "Amazon SNS topic",
-    "cache": "ElastiCache for Valkey",
-    "bucket": "Amazon S3 bucket (Standard)",
-}
+#: One line per resource kind (docs/format.md, "Resource kinds"): each kind's declaration.
+KIND_SUMMARIES = {k.name: k.summary for k in REGISTRY if k.resource}
 
 #: The three grounds a workload may stand on (ADR 0493 §5), in plain words.
 GROUND_SUMMARIES = {

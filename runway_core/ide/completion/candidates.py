@@ -15,7 +15,8 @@ from pydantic import BaseModel
 
 from ... import markdown
 from ...catalog import SIZES, aws_regions
-from ...model import REASON_GROUNDS, RESERVED_KINDS, RESOURCE_KINDS, Health, MemberRunway, PostgresEngine, Resource, RootRunway, Workload, model_for
+from ...kinds import RESOURCE_KINDS
+from ...model import REASON_GROUNDS, RESERVED_KINDS, Health, MemberRunway, PostgresEngine, Resource, RootRunway, Workload, model_for
 from ...money import cap_percent, usd
 from ...planner import EnvironmentPlan, ItemPlan
 from ...whatif import resized_entry

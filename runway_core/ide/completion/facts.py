@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from ...analysis import blank_lines, tolerant_text
 from ...catalog import SIZES
-from ...model import DEFAULT_CAPS, EXPOSE_VALUES, MAX_CAP_USD, RESOURCE_KINDS
+from ...kinds import RESOURCE_KINDS
+from ...model import DEFAULT_CAPS, EXPOSE_VALUES, MAX_CAP_USD
 from ...planner import EntrySpec, EnvironmentPlan, EnvSpec, ItemPlan, RunwaySpec, default_environments, engine_defaults, plan_environment, scale_map, size_map
 from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, parse_yaml, to_python
 

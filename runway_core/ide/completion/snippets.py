@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ...catalog import SIZES
-from ...model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, EXPOSE_VALUES, REASON_GROUNDS, RESOURCE_KINDS
+from ...kinds import RESOURCE_KINDS
+from ...model import DEFAULT_CAPS, DEFAULT_ENVIRONMENTS, EXPOSE_VALUES, REASON_GROUNDS
 from ._writer import _esc, _Writer
 
 

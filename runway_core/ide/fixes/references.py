@@ -7,21 +7,16 @@ import difflib
 import re
 
 from ...diagnostics import Diagnostic
-from ...model import RESOURCE_KINDS
+from ...kinds import DEFAULT_GUESS, HINT_ORDER, RESOURCE_KINDS
 from ...names import NAME_LABEL
 from ...yamlsrc import YMap, YScalar, YSeq
 from .._edit import TextEdit
 from ._context import CLOSE_NAMES, Fix, _Ctx, _new_section, _scalar_at
 from ._source import _local_path, _Src
 
-#: Name hints for the kind of a new resource (word of the name -> kind), checked in order.
-KIND_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("queue", ("queue", "queues", "q", "sqs", "jobs", "job", "tasks", "work", "worker")),
-    ("topic", ("topic", "topics", "sns", "events", "event", "notifications", "notify", "pubsub", "fanout")),
-    ("cache", ("cache", "redis", "valkey", "memcache", "memcached", "sessions", "session")),
-    ("bucket", ("bucket", "buckets", "s3", "files", "storage", "assets", "uploads", "media", "blobs", "objects", "static")),
-    ("postgres", ("db", "pg", "postgres", "postgresql", "sql", "database", "rds", "aurora")),
-)
+#: Name hints for the kind of a new resource (word of the name -> kind), checked in order:
+#: each kind's synonyms, the default guess last (:data:`runway_core.kinds.HINT_ORDER`).
+KIND_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = tuple((k.name, k.synonyms) for k in HINT_ORDER)
 
 
 def kind_hint(name: str) -> str | None:
@@ -41,7 +36,7 @@ def kind_hint(name: str) -> str | None:
 def guess_kind(name: str) -> str:
     """The kind a new resource called ``name`` most likely has: :func:`kind_hint`, else
     ``postgres``."""
-    return kind_hint(name) or "postgres"
+    return kind_hint(name) or DEFAULT_GUESS
 
 
 def _uses_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:

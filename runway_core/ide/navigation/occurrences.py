@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
-from ...model import RESOURCE_KINDS
+from ...kinds import RESOURCE_KINDS
 from ...positions import Position, Range
 from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq
 
@@ -127,11 +127,10 @@ def occurrences(an: "Analysis") -> list[Occurrence]:
     changed once made): a member's outline in a product of 1,000 members asks for it at
     every request (issue 16 item 7: ~0.3 s each). The list returned is shared: do not change it.
     """
-    memo = an.__dict__.get("_occurrences")
+    memo = an.occurrences
     if memo is not None:
         return memo
-    out = _occurrences(an)
-    an.__dict__["_occurrences"] = out
+    out = an.occurrences = _occurrences(an)
     return out
 
 
