@@ -124,6 +124,46 @@ def read_json(path: str, *, limit: int = MAX_JSON_BYTES, parse_float: Callable[[
     return loads_json(data, parse_float=parse_float)
 
 
+#: Linux's PATH_MAX and NAME_MAX (linux/limits.h): no longer path, nor longer name in it,
+#: can be opened, so no runway can be found through one.
+PATH_MAX = 4096
+NAME_MAX = 255
+
+
+def _ancestors(folder: str) -> list[str]:
+    """``folder`` and each folder above it that a runway file in it could be opened in: by
+    string slicing, linear in the path (``[p, *p.parents]`` builds each parent from its parts,
+    quadratic: 100,000 segments did not finish in 40 s, adversary F3); those whose
+    ``runway.yaml`` would be longer than :data:`PATH_MAX`, or whose name is longer than
+    :data:`NAME_MAX`, skipped."""
+    out: list[str] = []
+    limit = PATH_MAX - len("/runway.yaml") - 1
+    if len(folder) > limit:
+        cut = folder.rfind(os.sep, 0, limit + 1)
+        folder = folder[:cut] if cut > 0 else os.sep
+    bad_at = None  # where the first name longer than NAME_MAX begins: no ancestor reaching it is openable
+    at = 0
+    for part in folder.split(os.sep):
+        if len(part) > NAME_MAX:
+            bad_at = at
+            break
+        at += len(part) + 1
+    while True:
+        if bad_at is None or len(folder) < bad_at:
+            out.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return out
+        folder = parent
+
+
+def _is_file(f: str) -> bool:
+    try:
+        return os.path.isfile(f)
+    except (OSError, ValueError):
+        return False
+
+
 def find_root(start: str, read: Reader | None = None) -> str | None:
     """Walk up from ``start`` (a file or folder) to the nearest root runway: a runway file with
     a top-level ``product`` key. Returns its path; when none is found above, the first runway
@@ -131,28 +171,33 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
 
     ``read`` (default :func:`read_disk`) supplies file text, so that an editor's open buffers
     decide root-or-member (and count even when not yet saved to disk)."""
-    p = Path(start).resolve()
-    folder = p if p.is_dir() else p.parent
+    try:
+        if len(start) > PATH_MAX:  # names nothing; realpath would be quadratic in its segments
+            raise OSError("ENAMETOOLONG")
+        p = Path(start).resolve()
+        folder = str(p) if p.is_dir() else str(p.parent)
+    except (OSError, ValueError):  # ENAMETOOLONG, ELOOP, a NUL: the path names no folder
+        folder = os.path.dirname(os.path.abspath(start))
     first: str | None = None
-    for d in [folder, *folder.parents]:
+    for d in _ancestors(folder):
         for name in ROOT_NAMES:
-            f = d / name
-            if f.is_file() or read is not None:
+            f = os.path.join(d, name)  # strings: a Path per ancestor re-parses every part (quadratic)
+            if _is_file(f) or read is not None:
                 try:
-                    head = (read or read_disk)(str(f))[:4096]
-                except (OSError, UnicodeDecodeError):
-                    if not f.is_file():
+                    head = (read or read_disk)(f)[:4096]
+                except (OSError, UnicodeDecodeError, ValueError):
+                    if not _is_file(f):
                         continue
                     # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
                     # RW001 on it) from a member; never walk past a broken root to another one.
                     try:
-                        head = open_regular(str(f), 4096)[0].decode("utf-8", "replace")
+                        head = open_regular(f, 4096)[0].decode("utf-8", "replace")
                     except OSError:
                         head = ""
                 if first is None:
-                    first = str(f)
+                    first = f
                 if "\nproduct:" in "\n" + head:
-                    return str(f)
+                    return f
                 break  # a member (or a broken file): keep walking up
     return first
 

@@ -39,7 +39,7 @@ from runway_core.workspace import root_link_escapes
 from .analysis_thread import DISK, AnalysisThread, OffLoop, _from_disk, _Job
 from .documents import Buffers
 from .grouping import Grouping
-from .uris import uri_file_path
+from .uris import real_path, uri_file_path
 
 
 @dataclass
@@ -157,7 +157,7 @@ class Analyses(OffLoop, Grouping):
 
     def _recording_reader(self, record: dict[str, Any]) -> Callable[[str], str]:
         def read(path: str) -> str:
-            real = os.path.realpath(path)
+            real = real_path(path)
             record[real] = self.version(real)
             return self.buffers.read_live(real)
 

@@ -26,6 +26,7 @@ from runway_core.changes import with_recorded_changes
 from runway_core.workspace import read_disk
 
 from .documents import Buffers
+from .uris import real_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -269,7 +270,7 @@ class OffLoop:
                 record[key] = stat(key)  # the answer for this buffer, though it is never read
 
             def read(path: str) -> str:
-                real = os.path.realpath(path)
+                real = real_path(path)
                 record[real] = stat(real)
                 text = reads[real] = texts[real] if real in texts else read_disk(real)
                 return text

@@ -44,7 +44,7 @@ from .guard import degrades
 from .held import UNKNOWN_SIZE, Held
 from .session import Session
 from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
-from .uris import path_to_uri, uri_to_path
+from .uris import path_to_uri, unopenable, uri_to_path
 
 log = logging.getLogger("runway_lsp.custom")
 
@@ -74,6 +74,8 @@ def _analysis(session: Session, uri: Any) -> Held | None:
     if not isinstance(uri, str) or not uri:
         return None
     path = uri_to_path(uri)
+    if unopenable(path) and path not in session.documents:
+        return None
     if os.path.basename(path) not in ROOT_NAMES and path not in session.documents:
         return None
     an = session.analysis_for(path)

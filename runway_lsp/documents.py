@@ -15,6 +15,8 @@ from typing import Iterator
 
 from runway_core.workspace import read_disk
 
+from .uris import real_path
+
 
 @dataclass
 class Document:
@@ -64,7 +66,7 @@ class Buffers:
         """Text of ``path``: the open buffer if any, else the disk (may raise OSError)."""
         # Analyses ask by real path (the buffers' keys): one dict lookup, no realpath (its
         # lstat per path component cost ~3 ms per keystroke's analysis on the benchmark).
-        doc = self._active.get(path) or self._active.get(os.path.realpath(path))
+        doc = self._active.get(path) or self._active.get(real_path(path))
         return doc.text if doc is not None else read_disk(path)
 
     # --- changing -----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import os
 from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from . import __version__, convert
@@ -193,7 +193,17 @@ class _SupersededFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, Superseded)
+        if isinstance(exc, Superseded):
+            return False
+        if type(exc).__module__ == "pygls.exceptions" and not isinstance(exc, JsonRpcInternalError):
+            # A protocol error meant for the client (InvalidParams for an unknown command,
+            # MethodNotFound): its answer says it all; one line, from the first message on
+            # (runway_lsp.navigation's filter, which says the same, is installed only when the
+            # features load: a request read with `initialize` left a traceback, adversary F4).
+            record.msg, record.args = "answered with error %s: %s", (exc.code, exc.message)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 class _Features:

@@ -32,6 +32,7 @@ from typing import Any, BinaryIO, Callable
 from pygls.exceptions import JsonRpcException
 
 from .convert import messages
+from .uris import NAME_MAX, unopenable, uri_file_path, uri_in
 
 log = logging.getLogger("pygls.server")  # where pygls' own loop logs (its filters apply)
 
@@ -54,11 +55,14 @@ MAX_BODY_BYTES = 64 << 20
 
 class FramingError(ValueError):
     """A frame the server cannot trust (its header part, its ``Content-Length``, or a body
-    that is not UTF-8 JSON); ``msg_id``: the request id read from the body when one could be."""
+    that is not UTF-8 JSON); ``msg_id``: the request id read from the body when one could be;
+    ``answer``: False when the body is a response (logged, never answered)."""
 
-    def __init__(self, reason: str, msg_id: int | str | None = None) -> None:
+    def __init__(self, reason: str, msg_id: int | str | None = None, answer: bool = True) -> None:
         super().__init__(reason)
         self.msg_id = msg_id
+        #: False for a body known to be a response: answering it would answer an answer.
+        self.answer = answer
 
 
 class TooDeep(ValueError):
@@ -103,8 +107,38 @@ def decode_body(body: bytes) -> Any:
         raise TooDeep(body) from None
     except UnicodeDecodeError as exc:
         raise FramingError(f"the body is not UTF-8 (byte {exc.start})", _request_id(body)) from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise FramingError(f"the body is not one JSON value ({exc.msg}, byte {exc.pos})", _request_id(body)) from None
+    except ValueError:
+        # Valid JSON that CPython will not carry: an integer of more than
+        # sys.get_int_max_str_digits() digits (4,300 by default since 3.11; a plain ValueError
+        # from int(), no JSONDecodeError: it has no .msg). Adversary F1: the reader thread
+        # died on it (AttributeError) and the server exited.
+        return _unrepresentable(body)
+    except MemoryError:  # a body within MAX_BODY_BYTES that still does not fit in memory
+        raise FramingError("the body is too large to decode", None) from None
+
+
+class _HugeInt:
+    """Stands for an integer of too many digits while a body is re-read for its shape."""
+
+
+def _unrepresentable(body: bytes) -> Any:
+    """A :class:`FramingError` for a body that is JSON but holds an integer over CPython's
+    digit limit, under the request's id when its id is a usable one (the request is settled
+    with Parse error, JSON-RPC 2.0 §5.1); a response (no ``method``) is never answered."""
+    def huge_or_int(digits: str) -> Any:
+        return _HugeInt() if len(digits.lstrip("-")) > 4000 else int(digits)
+
+    try:
+        value = json.loads(body.decode("utf-8").removeprefix("\ufeff"), parse_int=huge_or_int)
+    except (ValueError, RecursionError, MemoryError):
+        value = None
+    reason = "the body holds an integer of more digits than the server reads (JSON-RPC 2.0 §5.1)"
+    if isinstance(value, dict) and "method" not in value:
+        raise FramingError(reason, None, answer=False)
+    msg_id = value.get("id") if isinstance(value, dict) else None
+    raise FramingError(reason, msg_id if _valid_id(msg_id) else None)
 
 
 def _request_id(body: bytes) -> int | str | None:
@@ -206,7 +240,17 @@ def read_messages(read: Callable[[], bytes], deliver: Callable[[Any], None]) -> 
     ``deliver(item)`` on this thread for each :meth:`Framer.next` item."""
     framer = Framer(read)
     while True:
-        item = framer.next()
+        try:
+            item = framer.next()
+        except (OSError, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a frame nothing above foresaw: refuse it, resynchronise
+            # Never the reader thread's death (that was a live server gone for good, or an
+            # exit): the frame is refused like any untrusted one, and reading resumes at the
+            # next Content-Length line after its first byte.
+            del framer.buf[:1]
+            framer.resync = True
+            item = FramingError(f"a frame that could not be read ({type(exc).__name__})")
         if item is END:
             if framer.buf.strip():
                 log.warning("stdin ended inside a message (%d bytes not framed)", len(framer.buf))
@@ -262,6 +306,34 @@ def refuse_too_deep(protocol: Any, body: bytes) -> None:
                 "not handled" if msg_id is None else "answered with Invalid Request (-32600)")
     if msg_id is not None:
         protocol._send_response(msg_id, error=messages.response_error(-32600, "message nested too deep to decode; not handled"))
+
+
+_NOTIFICATIONS: frozenset[str] | None = None
+
+
+def notification_methods() -> frozenset[str]:
+    """The methods the LSP 3.17 meta-model (lsprotocol's ``METHOD_TO_TYPES``) defines as
+    notifications (every one the server registers among them: ``textDocument/didSave``,
+    ``$/cancelRequest``, ``$/setTrace``...). A message that names one with an ``id`` is a
+    request nobody would answer (pygls runs the notification handler and sends nothing; the
+    client waits forever: adversary F2), so it is refused with Invalid Request (-32600).
+    JSON-RPC 2.0 §4: "The Server MUST reply with a Response" to every request."""
+    global _NOTIFICATIONS
+    if _NOTIFICATIONS is None:
+        from lsprotocol.types import METHOD_TO_TYPES
+
+        _NOTIFICATIONS = frozenset(m for m, kinds in METHOD_TO_TYPES.items() if kinds[1] is None and kinds[0].__name__.endswith("Notification"))
+    return _NOTIFICATIONS
+
+
+def _unopenable_document(params: Any) -> bool:
+    """True when ``params.textDocument.uri`` is a ``file:`` URI whose path no system call can
+    open (runway_lsp.uris.unopenable); linear in the URI."""
+    uri = uri_in(params)
+    if uri is None or not uri.startswith("file:") or len(uri) <= NAME_MAX:
+        return False
+    path = uri_file_path(uri)
+    return path is not None and unopenable(path)
 
 
 def _valid_id(value: Any) -> bool:
@@ -359,6 +431,9 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
         if done.done():
             return  # after exit: nothing more is handled (stdout is closed)
         try:
+            if isinstance(item, FramingError) and not item.answer:
+                log.warning("a response that cannot be read: %s; dropped", item)
+                return
             if isinstance(item, FramingError):
                 # JSON-RPC 2.0 §5.1 Parse error, under the request's id when one could be read
                 # (the client's request is settled, not left waiting), else null (§5).
@@ -369,6 +444,16 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
                 refuse_too_deep(protocol, item.body)
                 return
             refused = refusal(item)
+            if refused is None and isinstance(item, dict) and "id" in item and item.get("method") in notification_methods():
+                refused = [item["id"]], "a notification method sent as a request (with an id)"
+            if refused is None and isinstance(item, dict) and "method" in item and _unopenable_document(item.get("params")):
+                # Adversary F3: a 200 KB file: path sent the analysis through CPython's realpath
+                # (quadratic in the segments) in several places; no such file can be opened.
+                log.warning("a %s for a document whose path is over PATH_MAX or NAME_MAX: %s", item["method"],
+                            "answered with Invalid Params (-32602)" if "id" in item else "ignored")
+                if "id" in item:
+                    send_error(protocol, item["id"], -32602, "Invalid params: the document's path is longer than the OS opens (PATH_MAX 4096, NAME_MAX 255)")
+                return
             if refused is not None:
                 answers, reason = refused
                 log.warning("%s: %s", reason, f"answered with Invalid Request (-32600) {len(answers)}x" if answers else "dropped")

@@ -11,6 +11,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+#: As runway_core.workspace.PATH_MAX / NAME_MAX (linux/limits.h); not imported from there:
+#: this module loads before initialize is answered, runway_core's loaders after it.
+PATH_MAX = 4096
+NAME_MAX = 255
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -33,7 +38,24 @@ else:
 def uri_to_path(uri: str) -> str:
     """The key of a document: the real path of a ``file:`` URI, else an absolute pseudo-path."""
     path = uri_file_path(uri)
+    if path is not None and unopenable(path):
+        return path  # no symlink to resolve in what names no file (and realpath is quadratic in its segments)
     return os.path.realpath(path) if path is not None else os.path.abspath(uri.replace("\x00", "%00"))
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)``, except for a path no system call can open
+    (:func:`unopenable`): returned as it is (it holds no symlink the OS would follow, and
+    CPython's realpath joins its segments one by one, quadratic: 200 KB paths hung analyses)."""
+    return path if unopenable(path) else os.path.realpath(path)
+
+
+def unopenable(path: str) -> bool:
+    """True for a path no system call can open on Linux: longer than PATH_MAX (4096 bytes,
+    linux/limits.h) or holding a name longer than NAME_MAX (255): ENAMETOOLONG. A URI that
+    decodes to one (adversary F3: ``file:///a/a/…`` of 100,000 segments) names no runway;
+    it is answered from nothing, at once."""
+    return len(path) > PATH_MAX or any(len(part) > NAME_MAX for part in path.split(os.sep))
 
 
 def uri_file_path(uri: str) -> str | None:
