@@ -50,7 +50,8 @@ class Publisher:
         self._sent: dict[str, tuple[Any, tuple]] = {}
         # path -> the diagnostics the client shows for an open file (pushed or pulled), and
         # the paths whose newest diagnostics were held back while a line was being typed.
-        self._shown: dict[str, tuple[Diagnostic, ...]] = {}
+        #: path -> (the URI they were sent under, the diagnostics the client shows there)
+        self._shown: dict[str, tuple[str | None, tuple[Diagnostic, ...]]] = {}
         self.held: dict[str, bool] = {}
 
     # --- queries ------------------------------------------------------------------------------
@@ -267,9 +268,15 @@ class Publisher:
     def _quiet(self, path: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
         """What to send now for the open file ``path``: the diagnostics on lines being typed
         on wait for the pause (runway_lsp/typing_pause.py); notes that some were held."""
-        now, held = self.session.typing.split(path, diags, self._shown.get(path, ()))
+        # What the client shows is per URI: a file open under two URIs (a symlinked folder)
+        # shows its diagnostics only under the one published to last (``push``), so the other
+        # URI's words are never what this one shows.
+        doc = self.session.documents.get(path)
+        uri = doc.uri if doc is not None else None
+        shown_uri, shown_before = self._shown.get(path, (None, ()))
+        now, held = self.session.typing.split(path, diags, shown_before if shown_uri == uri else ())
         shown = tuple(now)
-        self._shown[path] = shown
+        self._shown[path] = (uri, shown)
         if held:
             self.held[path] = True
         return shown
