@@ -60,8 +60,26 @@ def _lsprotocol_constructors(tree: ast.Module) -> list[tuple[int, str]]:
             parts.append(func.attr)
             func = func.value
         if isinstance(func, ast.Name) and ((parts and func.id in modules) or (func.id in names)):
-            found.append((node.lineno, ".".join([func.id, *reversed(parts)])))
+            dotted = [func.id, *reversed(parts)]
+            if _is_lsprotocol_class(dotted[1:] if func.id in modules else dotted):
+                found.append((node.lineno, ".".join(dotted)))
     return found
+
+
+def _is_lsprotocol_class(path: list[str]) -> bool:
+    """True when ``path`` names a class of ``lsprotocol.types`` (``Diagnostic``,
+    ``Position``...): a call of it builds a value. Reading a table of the module
+    (``METHOD_TO_TYPES.items()``) builds none."""
+    from lsprotocol import types
+
+    value: object = types
+    for part in path:
+        if part == "types" and value is types:
+            continue
+        value = getattr(value, part, None)
+        if value is None:
+            return False
+    return isinstance(value, type)
 
 
 def test_lsprotocol_values_are_built_only_in_the_conversion_package():
