@@ -29,7 +29,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW110": ("a name that is not a DNS label", "lowercase letters, digits and `-`, starting with a letter"),
     "RW111": ("a resource or workload named `shared-<kind>`, `alb` or `service-discovery`", "choose another name"),
     "RW112": ("the same name under `resources` and `workloads`", "rename one of them"),
-    "RW120": ("a kind that is not postgres, queue, topic, cache, bucket", "use one of the five kinds"),
+    "RW120": ("a kind that is not postgres, queue, topic, cache, bucket", "use one of the kinds the first column names"),
     "RW121": ("`kafka` or `opensearch`", "use a managed kind; the message names the trigger that brings it back"),
     "RW122": ("a kind the tooling declares (`runway_core/kinds.py`) without a size table or price quantities: a kind still being added",
               "finish the kind (its size table, quantities, prices, component: docs/architecture.md, \"a resource kind\"), or use another kind"),

@@ -296,3 +296,19 @@ def test_every_component_uses_only_the_pulumi_aws_names_the_program_loads():
     done = run_python(ROOT, _SLIM, str(ROOT / "tests" / "deploy"))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"loaded whole": [], "not in USED": []}, "program/_aws.py's USED misses what a component uses"
+
+
+def test_the_diagnostics_page_names_the_registrys_kinds_for_rw120():
+    """docs/diagnostics.md's RW120 row and section name exactly the resource kinds of the
+    registry, so a kind added there cannot leave the page's list short (issue 21)."""
+    import re
+
+    from runway_core.kinds import RESOURCE_KINDS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| RW120 |"))
+    section = page.split("### RW120", 1)[1].split("```", 1)[0]
+    in_row = re.search(r"a kind that is not ([a-z, ]+) \|", row).group(1)
+    assert [k.strip() for k in in_row.split(",")] == list(RESOURCE_KINDS)
+    listed = section.split("not", 1)[1]  # "... key that is not `postgres`, `queue` ... or `bucket`."
+    assert re.findall(r"`([a-z]+)`", listed) == list(RESOURCE_KINDS)
