@@ -29,6 +29,7 @@ from .catalog import SIZES
 from .kinds import RESOURCE_KINDS
 from .model import ENGINE_MODELS, REASON_GROUNDS, RESERVED_KINDS, MemberRunway, RootRunway
 from .names import DIGEST, DNS_LABEL, ENV_NAME, NAME_LABEL, UPPER_SNAKE
+from .usage import MAX_USAGE, NETWORK_KEYS, USAGE_KEYS, USAGE_VERSION, UsageKey
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 _REF = "#/definitions/{model}"
@@ -223,9 +224,55 @@ def member_schema() -> dict[str, Any]:
     return _document(member, defs, "runway.yaml (member runway)", _MEMBER_TEXT)
 
 
-def schema_text(member: bool = False) -> str:
-    """The schema as the committed file's text: indented JSON with a final newline."""
-    return json.dumps(member_schema() if member else root_schema(), indent=2, ensure_ascii=False) + "\n"
+def _quantities(keys: Sequence[tuple[str, UsageKey]]) -> dict[str, Any]:
+    """An object of usage quantities: each key a number from 0 to :data:`MAX_USAGE` in its
+    unit; no other key."""
+    return {
+        "type": ["object", "null"],
+        "additionalProperties": False,
+        "properties": {
+            k.key: {"type": "number", "minimum": 0, "maximum": int(MAX_USAGE),
+                    "description": f"{k.what} ({owner}), in {k.unit}" + ("" if k.assumption else "; not estimated without it")}
+            for owner, k in keys
+        },
+    }
 
 
-__all__ = ["root_schema", "member_schema", "schema_text", "DRAFT"]
+def usage_schema() -> dict[str, Any]:
+    """The JSON Schema (draft-07) of a usage file, ``runway.usage.yaml`` (docs/format.md,
+    "Usage file"; :mod:`runway_core.usage`): ``usage: 1`` and, per environment, ``items``
+    (item name -> its usage keys) and ``network``. An item's kind is in the runway, not here,
+    so an item may hold any kind's keys (each described with its kind); which keys its kind
+    has (RW202), and which environments and items exist (RW201), are the analysis's."""
+    item_keys = [(kind, k) for kind, keys in USAGE_KEYS.items() for k in keys]
+    network = [("network", k) for k in NETWORK_KEYS]
+    environment = {
+        "type": ["object", "null"],
+        "additionalProperties": False,
+        "properties": {
+            "items": {"type": ["object", "null"], "description": "resources and workloads (shared-<kind> pools too), by name",
+                      "propertyNames": {"pattern": NAME_LABEL.pattern}, "additionalProperties": _quantities(item_keys)},
+            "network": {**_quantities(network), "description": "the environment's network: NAT data processed, data transfer out"},
+        },
+    }
+    top = {
+        "type": "object",
+        "required": ["usage"],
+        "additionalProperties": False,
+        "properties": {
+            "usage": {"const": USAGE_VERSION, "description": "the usage file format's version"},
+            "environments": {"type": ["object", "null"], "description": "declared environments of the root runway",
+                             "propertyNames": {"pattern": NAME_LABEL.pattern}, "additionalProperties": environment},
+        },
+    }
+    return _document(top, {}, "runway.usage.yaml", "A usage file: the team's own usage quantities per environment and item, in place of the catalogue's assumptions.")
+
+
+def schema_text(member: bool = False, usage: bool = False) -> str:
+    """The schema as the committed file's text: indented JSON with a final newline
+    (``usage``: the usage file's, :func:`usage_schema`)."""
+    doc = usage_schema() if usage else member_schema() if member else root_schema()
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+__all__ = ["root_schema", "member_schema", "usage_schema", "schema_text", "DRAFT"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -13,12 +14,14 @@ import pytest
 from ruamel.yaml import YAML
 
 from deploy_engine.cli import main
-from runway_core.schema import member_schema, root_schema, schema_text
+from runway_core.schema import member_schema, root_schema, schema_text, usage_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "vscode-extension" / "schemas"
 ORDERS = ROOT / "examples" / "orders"
-REGENERATE = "runway-deploy schema --output vscode-extension/schemas/runway.schema.json; runway-deploy schema --member --output vscode-extension/schemas/runway-member.schema.json"
+REGENERATE = ("runway-deploy schema --output vscode-extension/schemas/runway.schema.json; "
+              "runway-deploy schema --member --output vscode-extension/schemas/runway-member.schema.json; "
+              "runway-deploy schema --usage-file --output vscode-extension/schemas/runway-usage.schema.json")
 
 
 def load(path: Path):
@@ -29,9 +32,57 @@ def errors(schema: dict, doc) -> list[str]:
     return sorted(e.message for e in jsonschema.Draft7Validator(schema).iter_errors(doc))
 
 
-@pytest.mark.parametrize(("name", "member"), [("runway.schema.json", False), ("runway-member.schema.json", True)])
-def test_committed_schemas_are_in_sync(name: str, member: bool):
-    assert (SCHEMAS / name).read_text(encoding="utf-8") == schema_text(member), f"regenerate: {REGENERATE}"
+@pytest.mark.parametrize(("name", "member", "usage"), [("runway.schema.json", False, False), ("runway-member.schema.json", True, False),
+                                                   ("runway-usage.schema.json", False, True)])
+def test_committed_schemas_are_in_sync(name: str, member: bool, usage: bool):
+    assert (SCHEMAS / name).read_text(encoding="utf-8") == schema_text(member, usage), f"regenerate: {REGENERATE}"
+
+
+def test_the_extension_maps_each_committed_schema_to_its_file():
+    """package.json's ``contributes.yamlValidation`` (Red Hat YAML's contribution point) names
+    the usage file's schema for ``runway.usage.yaml`` and the runway's for ``runway.yaml``."""
+    package_json = ROOT / "vscode-extension" / "package.json"
+    if not package_json.exists():
+        pytest.skip("the sdist ships the schemas, not the extension's package.json (tests/deploy/test_packaging.py)")
+    manifest = json.loads(package_json.read_text(encoding="utf-8"))
+    mapping = {m: entry["url"] for entry in manifest["contributes"]["yamlValidation"] for m in entry["fileMatch"]}
+    assert mapping["runway.usage.yaml"] == "./schemas/runway-usage.schema.json"
+    assert mapping["runway.yaml"] == "./schemas/runway.schema.json"
+    for url in mapping.values():
+        assert (ROOT / "vscode-extension" / url).is_file()
+
+
+def test_the_usage_template_validates_against_the_usage_schema(tmp_path: Path):
+    """``usage init`` writes every key commented out; the template, and the template with every
+    key uncommented at the catalogue's assumption, are valid usage files for the schema."""
+    target = tmp_path / "runway.usage.yaml"
+    assert main(["usage", "init", str(ORDERS), "--output", str(target)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    text = target.read_text(encoding="utf-8")
+    uncommented = re.sub(r"^(\s*)# ([a-z_]+: [0-9.]+)", r"\1  \2", text, flags=re.M)
+    assert uncommented != text
+    for doc_text in (text, uncommented):
+        assert errors(usage_schema(), YAML(typ="safe").load(doc_text)) == []
+    keys = YAML(typ="safe").load(uncommented)["environments"]["production"]["items"]["invoices"]
+    assert set(keys) == {"storage_gb", "put_requests_thousands", "get_requests_thousands"}
+
+
+@pytest.mark.parametrize(("doc", "expected"), [
+    ({"usage": 2}, "1 was expected"),
+    ({"usage": 1, "environments": {"prod": {"items": {"orders": {"requests_millions": -1}}}}}, "-1 is less than the minimum of 0"),
+    ({"usage": 1, "environments": {"prod": {"items": {"orders": {"requests_milions": 4}}}}}, "Additional properties are not allowed ('requests_milions' was unexpected)"),
+    ({"usage": 1, "environments": {"prod": {"network": {"nat_processed_gb": "lots"}}}}, "'lots' is not of type 'number'"),
+    ({"usage": 1, "environments": {"prod": {"items": {"Orders": {}}}}}, "'Orders' is not valid under any of the given schemas"),
+    ({"environments": {}}, "'usage' is a required property"),
+])
+def test_the_usage_schema_refuses_what_rw200_refuses(doc, expected: str):
+    assert any(expected in e for e in errors(usage_schema(), doc)), errors(usage_schema(), doc)
+
+
+def test_cli_writes_the_usage_schema(tmp_path: Path):
+    out = io.StringIO()
+    assert main(["schema", "--usage-file"], stdout=out, stderr=io.StringIO()) == 0
+    assert json.loads(out.getvalue()) == usage_schema()
+    assert main(["schema", "--usage-file", "--member"], stdout=io.StringIO(), stderr=io.StringIO()) == 64
 
 
 def test_cli_prints_and_writes_the_schema(tmp_path: Path):

@@ -1,5 +1,5 @@
-"""``schema [--member] [--output FILE]``: the JSON Schema (draft-07) of runway.yaml
-(:mod:`runway_core.schema`), for YAML editors; exit 3 when FILE cannot be written or is a runway
+"""``schema [--member | --usage-file] [--output FILE]``: the JSON Schema (draft-07) of runway.yaml
+(:mod:`runway_core.schema`), or of the usage file ``runway.usage.yaml``, for YAML editors; exit 3 when FILE cannot be written or is a runway
 file (``runway.yaml``/``runway.yml``, through a symlink too: never replaced by the schema);
 64 for an empty FILE."""
 
@@ -19,7 +19,9 @@ NAME = "schema"
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="print the JSON Schema of runway.yaml (for YAML editors)",
                        description="Print the JSON Schema (draft-07) of runway.yaml: a root runway when it has `product`, else a member.")
-    p.add_argument("--member", action="store_true", help="the schema of a member runway only")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--member", action="store_true", help="the schema of a member runway only")
+    which.add_argument("--usage-file", action="store_true", help="the schema of the usage file, runway.usage.yaml (docs/format.md, \"Usage file\")")
     p.add_argument("--output", metavar="FILE", default=None, type=named("--output FILE"), help="write the schema to FILE instead of standard output")
     return p
 
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     """The JSON Schema of runway.yaml; exit 3 when FILE cannot be written."""
     from runway_core.schema import schema_text
 
-    schema = schema_text(member=args.member)
+    schema = schema_text(member=args.member, usage=args.usage_file)
     if args.output is None:
         ctx.stdout.write(schema)
         return EXIT_OK
