@@ -166,6 +166,9 @@ class WorkspaceScan:
         self.published_roots: set[str] = set()
         self.done = asyncio.Event()
         self.task: asyncio.Task | None = None
+        #: (exclude, diagnostic mode) the running or last scan read; None while a scan waits
+        #: for the client's first settings (it will read them: no second scan for them).
+        self.scanned_with: tuple[Any, str] | None = None
 
     def keeps(self, root: str) -> bool:
         """Whether the scan reports ``root``'s closed files (the ``workspace`` diagnostic mode,
@@ -259,6 +262,8 @@ class WorkspaceScan:
                 progress.begin(token, messages.progress_begin("Scanning runway files"))
             folders = only if only is not None else self.folders()
             settings = await self.config.ready() if self.config is not None else None
+            if settings is not None:
+                self.scanned_with = (settings.exclude, settings.diagnostic_mode)
             exclude = exclusions(settings.exclude if settings is not None else ())
             publish = settings is None or settings.diagnostic_mode == "workspace"
             # The walk and the first read of every file: off the event loop.
@@ -342,11 +347,19 @@ class WorkspaceScan:
         before the first scan ran, change nothing)."""
         if (old.exclude, old.diagnostic_mode) == (new.exclude, new.diagnostic_mode) or self.task is None:
             return
+        if self.scanned_with is None and not self.task.done():
+            # The start-up scan is still waiting in ``ready()`` for this very answer (VS Code's
+            # first settings differ from the defaults: ``files.exclude`` joins the list): it
+            # reads them; a second scan would walk and publish the workspace twice.
+            return
+        if self.scanned_with == (new.exclude, new.diagnostic_mode):
+            return  # the last scan used these already
         for root in sorted(self.published_roots):
             self.session.publisher.clear_closed_group(root)  # open files keep theirs
         self.published_roots.clear()
         self.roots.clear()
         self.done.clear()
+        self.scanned_with = None
         self.task = asyncio.ensure_future(self._scan())
 
     @degrades("workspace/symbol", list)

@@ -13,7 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import EXAMPLES, TIMEOUT, codes, did_close, did_open, init, neovim_caps, until
+from lspclient import EXAMPLES, TIMEOUT, codes, did_close, did_open, init, neovim_caps, until, vscode_caps
 
 BROKEN = "runway: 1\nproduct: fixture\nregion: us-east-1\nenvironments: {dev: {}}\nresources:\n  db:\n    kind: postgress\n"
 
@@ -115,3 +115,20 @@ async def test_closing_in_open_files_only_clears(client: LanguageClient, tmp_pat
     await until(client, lambda: codes(client, root) == ["RW140"])
     did_close(client, root)
     await until(client, lambda: codes(client, root) == [])
+
+
+async def test_the_first_settings_do_not_scan_the_workspace_twice(client: LanguageClient, tmp_path: Path):
+    """Issue 26 (seen in code-server): VS Code's first ``workspace/configuration`` answer is
+    not the defaults (the extension adds ``files.exclude`` to ``runway.exclude``), and it came
+    while the start-up scan waited for it: the scan read it, and the settings change started a
+    second scan of the whole workspace. One ``begin`` of "Scanning runway files" at start."""
+    ws = _workspace(tmp_path)
+    caps = vscode_caps()  # pulls settings with workspace/configuration; work-done progress
+    client.set_configuration({"exclude": ["tests/**", "examples/broken", "**/.git"]}, section="runway")
+    await init(client, caps, ws)
+    await _scanned(client)
+    await asyncio.sleep(1.0)  # a second scan would have begun by now (it starts at the answer)
+    begins = [v for values in client.progress_reports.values() for v in values
+              if isinstance(v, types.WorkDoneProgressBegin) and v.title == "Scanning runway files"]
+    assert len(begins) == 1, begins
+    assert _published(client, ws) == {"examples/orders/runway.yaml"}

@@ -857,7 +857,7 @@ try {
     await page.evaluate(() => {
       const seen = { status: [], problems: [], keys: [] };
       globalThis.__runwaySeen = seen;
-      globalThis.__runwayKeys = (e) => seen.keys.push(globalThis.performance.now());
+      globalThis.__runwayKeys = () => seen.keys.push(globalThis.performance.now());
       globalThis.document.addEventListener('keydown', globalThis.__runwayKeys, true);
       globalThis.__runwaySampler = globalThis.setInterval(() => {
         for (const el of globalThis.document.querySelectorAll('.part.statusbar .statusbar-item')) {
