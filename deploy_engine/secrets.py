@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import quote
 
+from deploy_engine.terminal import workflow_escaped, workflow_property_escaped
 from runway_core.planner import EnvironmentPlan, env_prefix
 from runway_core.text import redact
 
@@ -314,7 +315,8 @@ class Redactor:
     """Scrubs every known secret value from strings (and from JSON-like documents).
 
     A value is registered with :meth:`add` (a :class:`SecretValue` or a plain string); its
-    percent-encoded form is registered too, since values travel inside URLs. Only values of at
+    percent-encoded form is registered too, since values travel inside URLs, and its GitHub
+    workflow-command escaped forms (``%25``, ``%0A``). Only values of at
     least :data:`MIN_SCRUBBED_CHARS` characters are scrubbed literally: replacing a short value
     (`able`, `e`) everywhere garbles every message and reveals the value by where the
     placeholder lands ("Un[redacted] to locate credentials"). Where a short value can be
@@ -335,7 +337,9 @@ class Redactor:
         raw = value.reveal() if isinstance(value, SecretValue) else value
         if not raw or len(raw) < MIN_SCRUBBED_CHARS:
             return
-        for form in {raw, quote(raw, safe=""), quote(raw, safe="/:")}:
+        # Escaped as a GitHub workflow command writes it (`%25`, `%0A`, issue 23): the output
+        # stream scrubs what ``--format github`` already escaped.
+        for form in {raw, quote(raw, safe=""), quote(raw, safe="/:"), workflow_escaped(raw), workflow_property_escaped(raw)}:
             self._values.add(form)
         # Longest first, so a connection string is scrubbed whole before its password.
         alternatives = sorted(self._values, key=len, reverse=True)

@@ -22,6 +22,21 @@ def printable_lines(text: str) -> str:
     return "\n".join(printable(line) for line in text.split("\n"))
 
 
+def workflow_escaped(text: str) -> str:
+    """``text`` escaped as a GitHub workflow command's message, nothing else: control characters
+    other than CR and LF as escapes (:func:`printable`), then ``%`` -> ``%25``, CR -> ``%0D``,
+    LF -> ``%0A`` (``@actions/core`` ``command.ts`` ``escapeData``). No redaction: the caller
+    redacts first (:func:`deploy_engine.cli.formats.github.github_escape_data`), and the run's
+    :class:`deploy_engine.secrets.Redactor` also knows each value in this form."""
+    text = "".join(c if c.isprintable() or c in "\r\n" else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_property_escaped(text: str) -> str:
+    """:func:`workflow_escaped`, plus ``:`` -> ``%3A`` and ``,`` -> ``%2C`` (``escapeProperty``)."""
+    return workflow_escaped(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def rel_path(path: str, base: str) -> str:
     """``path`` relative to ``base`` with ``/`` separators (``path`` itself on another drive)."""
     try:
@@ -31,4 +46,4 @@ def rel_path(path: str, base: str) -> str:
     return Path(rel).as_posix()
 
 
-__all__ = ["printable", "printable_lines", "rel_path"]
+__all__ = ["printable", "printable_lines", "rel_path", "workflow_escaped", "workflow_property_escaped"]

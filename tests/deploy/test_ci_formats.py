@@ -392,3 +392,40 @@ def test_a_credential_pasted_anywhere_is_never_printed(capsys, tmp_path, where, 
             printed += out + err
     assert "<a value that looks like a secret>" in printed, where
     assert not [v for v in ("AKIAIOSFODNN7EXAMPLE", "hunter2pass", "eyJzdWIiOiIxIn0") if v in printed], where
+
+
+# Issue 23: redaction runs before the workflow-command escaping. The output stream redacts what
+# is written, but once a newline is `%0A` and a `%` is `%25` (@actions/core command.ts
+# escapeData), a credential split by a newline or holding `%` no longer has the shape (or the
+# literal text) the redactor looks for.
+PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+       "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----")
+
+
+def _through_stream(line: str, redactor=None) -> str:
+    import io
+
+    from deploy_engine.context import Redacting
+
+    buf = io.StringIO()
+    stream = Redacting(buf)
+    stream.scrubber = redactor
+    stream.write(line + "\n")
+    return buf.getvalue()
+
+
+def test_a_private_key_split_by_newlines_is_redacted_before_escaping():
+    d = Diagnostic("/w/runway.yaml", Range(Position(0, 0), Position(0, 4)), Severity.ERROR, "RW100", f"bad value {PEM}")
+    out = _through_stream(diagnostic_github(d, SimpleNamespace(files={}), "/w", {}))
+    assert "MIIEowIBAAKCAQEA" not in out and "VTLw7onLRnrq0" not in out, out
+    assert "<a value that looks like a secret>" in out and "\n" == out[-1] and out.count("\n") == 1
+
+
+def test_a_known_value_with_percent_or_newline_is_redacted_in_annotations():
+    from deploy_engine.secrets import Redactor
+
+    for value in ("s3cr%t-Value-2024", "first-line-x\nsecond-line-y"):
+        d = Diagnostic("/w/runway.yaml", Range(Position(0, 0), Position(0, 4)), Severity.WARNING, "RW100", f"got {value} here")
+        out = _through_stream(diagnostic_github(d, SimpleNamespace(files={}), "/w", {}), Redactor([value]))
+        assert "s3cr" not in out and "line-x" not in out and "second-line" not in out, out
+        assert "::got [redacted] here" in out

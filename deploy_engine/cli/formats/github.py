@@ -8,7 +8,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, IO, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import change_details, ci_path, headline, item_delta, one_based_range, signed_usd
+from deploy_engine.terminal import workflow_escaped, workflow_property_escaped
 from runway_core.facts import Analysis
+from runway_core.text import redact
 from runway_core.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
@@ -21,15 +23,17 @@ def github_escape_data(text: str) -> str:
     """Escape a workflow command's message: ``%`` -> ``%25``, CR -> ``%0D``, LF -> ``%0A``.
 
     (GitHub Actions toolkit, ``@actions/core`` ``command.ts`` ``escapeData``.) Other control
-    characters are shown as escapes so a runway cannot drive the log.
+    characters are shown as escapes so a runway cannot drive the log. Credential shapes are
+    redacted (:func:`runway_core.text.redact`) BEFORE escaping: the output stream redacts again,
+    but once a line break is ``%0A`` (a private key block) or a ``%`` is ``%25``, the escaped
+    text no longer has the shape the redactor looks for (issue 23).
     """
-    text = "".join(c if c.isprintable() or c in "\r\n" else c.encode("unicode_escape").decode("ascii") for c in text)
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return workflow_escaped(redact(text))
 
 
 def github_escape_property(text: str) -> str:
     """Escape a workflow command property: as the message, plus ``:`` -> ``%3A`` and ``,`` -> ``%2C`` (``escapeProperty``)."""
-    return github_escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return workflow_property_escaped(redact(text))
 
 
 def github_stop_commands() -> tuple[str, str]:
