@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import unquote
 
 from runway_core.money import usd
 from runway_core.planner import EnvironmentPlan, plan_digest
@@ -149,6 +150,30 @@ def public_backend_url(url: str) -> str:
     return m.group("scheme") + ("***@" if m.group("userinfo") is not None else "") + rest
 
 
+#: Query parameters whose value is a credential: OAuth's ``access_token`` (RFC 6750 §2.3), a
+#: SigV4 presigned URL's ``X-Amz-Security-Token``/``X-Amz-Signature``/``X-Amz-Credential``
+#: (Amazon S3 API Reference, "Authenticating Requests: Using Query Parameters"), an Azure SAS
+#: ``sig``, and any ``*token``, ``*secret``, ``*key``, ``password`` (the same family as
+#: :data:`runway_core.text.SECRET_NAME`).
+_QUERY_TOKEN_NAME = re.compile(r"(?:token|secret|api_?key|apikey|password|passwd|pwd|^sig|signature|credential|^key|^auth)$", re.IGNORECASE)
+
+#: ``AWS_ENDPOINT_URL`` and ``AWS_ENDPOINT_URL_<SERVICE>``: the endpoints botocore reads from the
+#: environment (AWS SDKs and Tools Reference Guide, "Service-specific endpoints").
+_ENDPOINT_VARIABLE = re.compile(r"^AWS_ENDPOINT_URL(?:_[A-Z0-9_]+)?$")
+
+
+def endpoint_secrets(environ: Mapping[str, str]) -> list[str]:
+    """:func:`url_secrets` of every ``AWS_ENDPOINT_URL``/``AWS_ENDPOINT_URL_<SERVICE>`` value of
+    ``environ``: a CI someone else configures may put a proxy's ``http://KEY:SECRET@host`` or a
+    ``?token=`` there, and botocore quotes the endpoint in its errors ("Could not connect to
+    the endpoint URL", ``EndpointResolutionError``)."""
+    out: list[str] = []
+    for name, value in environ.items():
+        if _ENDPOINT_VARIABLE.match(name) and value:
+            out += url_secrets(value)
+    return list(dict.fromkeys(out))
+
+
 def url_secrets(url: str) -> list[str]:
     """The parts of ``url`` a redactor must know: its user info (and the password in it, and
     each piece of a pasted one between ``/``, ``?``, ``#`` and ``:``) and its query string,
@@ -166,6 +191,11 @@ def url_secrets(url: str) -> list[str]:
     query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
     if query:
         out.append(query)
+        # A token parameter's value alone (`?token=T`, `X-Amz-Security-Token=T`, `sig=T`): a
+        # message may quote it without its neighbours (issue 23).
+        for name, _eq, value in (part.partition("=") for part in re.split(r"[&;]", query)):
+            if value and _QUERY_TOKEN_NAME.search(name):
+                out += [value, unquote(value)]
     if "#" in url:  # a fragment is never sent anywhere, so never needed in a message
         out.append(url.split("#", 1)[1])
     if m is not None and m.group("userinfo") is None and m.group("scheme").lower() == "s3://":

@@ -195,6 +195,15 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("a connection string with a password",
      r"(?<![A-Za-z0-9_])(?:password|passwd):[ \t]{0,4}(?![\[<*$])(?=[^;&:\s\"'<>`]{0,255}[0-9!#%+/=?@^_~-])[^;&:\s\"'<>`]{1,256}",
      ("password:", "passwd:"), True),
+    # A token in a URL's query string (issue 23): OAuth's `access_token` (RFC 6750 §2.3), a
+    # presigned URL's `X-Amz-Security-Token`/`X-Amz-Signature`/`X-Amz-Credential` (Amazon S3
+    # API Reference, "Authenticating Requests: Using Query Parameters"), an Azure SAS `sig`,
+    # any `*token`, `*secret`, `*signature`, `*api_key`; after `?`, `&` or `;` only (a query
+    # parameter, not prose), not an already redacted value nor a `${...}` reference. The name's
+    # prefix is bounded (40 characters), so each start scans a bounded stretch: linear.
+    ("a URL with a token in its query string",
+     r"(?<=[?&;])(?:[a-z0-9_.-]{0,40}(?:token|secret|signature|api_?key|apikey)|sig|x-amz-credential)=(?![\[<*$])[^&#;\s\"'<>`]{1,4096}",
+     ("token=", "secret=", "signature=", "key=", "sig=", "x-amz-credential="), True),
     # HTTP Basic credentials: `Basic ` and base64 that holds a digit, `+`, `/`, `=` or a capital
     # past its first letter (so that prose such as "Basic Authentication" is not taken for one).
     ("a Basic-auth credential",

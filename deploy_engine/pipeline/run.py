@@ -83,7 +83,7 @@ class DeployRun:
     """One ``preview``/``up``/``drift`` run: its redactor, its output and (for ``up``) its receipt."""
 
     def __init__(self, options: DeployOptions, ctx: Context, an: Analysis, env_plan: EnvironmentPlan) -> None:
-        from deploy_engine.receipts import Receipt, actor, ci_run, git_commit, url_secrets
+        from deploy_engine.receipts import Receipt, actor, ci_run, endpoint_secrets, git_commit, url_secrets
         from deploy_engine.records import backend_url
         from deploy_engine.secrets import Redactor
 
@@ -108,7 +108,7 @@ class DeployRun:
         # The records store follows the backend (docs/deploy.md, "Records"); opened before any
         # guard, so a refused run's receipt goes there too. A URL's user info is a credential.
         url = backend_url(options.backend, ctx.environ)
-        for value in url_secrets(url):
+        for value in url_secrets(url) + endpoint_secrets(ctx.environ):
             self.redactor.add(value)
         self.store = _open_records(url, self.root, ctx.environ, self.redactor)
         if self.command in ("up", "destroy"):

@@ -52,3 +52,22 @@ def test_the_round_4_shapes_are_redacted_and_rw147(text, secret):
 @pytest.mark.parametrize("text", ORDINARY_NEAR + list(ORDINARY))
 def test_ordinary_strings_stay(text):
     assert redact(text) == text
+
+
+def test_rw147_flags_a_query_token_in_an_env_url(tmp_path, catalog):
+    # Issue 23: a URL whose query string carries the credential (`?token=`, a presigned
+    # `X-Amz-Security-Token=`, an Azure SAS `sig=`) is as much a secret as `user:pw@`.
+    from runway_core.analysis import analyze
+
+    (tmp_path / "runway.yaml").write_text(
+        "runway: 1\nproduct: shop\nregion: us-east-1\nenvironments:\n  dev: {}\n"
+        "workloads:\n  api:\n    image: nginx@sha256:aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899\n"
+        "    port: 80\n    health: {path: /h}\n    expose: internal\n    reason: \"no-managed-fit: x\"\n"
+        "    env:\n      FEED_URL: \"https://feed.example.com/v1?token=Tk9UQVNFQ1JFVDEyMw\"\n"
+        "      BLOB_URL: \"https://a.blob.core.windows.net/c?sv=2020-08-04&sig=c2lnbmF0dXJlMTIz\"\n"
+        "      PAGE_URL: \"https://feed.example.com/v1?page=2&region=us-east-1\"\n", encoding="utf-8")
+    an = analyze(str(tmp_path / "runway.yaml"), catalog)
+    rw147 = [d for d in an.all_diagnostics() if d.code == "RW147"]
+    assert sorted(d.range.start.line for d in rw147) == [13, 14], [(d.range.start.line, d.message) for d in rw147]
+    text = " ".join(d.message + str(d.data) for d in an.all_diagnostics())
+    assert "Tk9UQVNFQ1JFVDEyMw" not in text and "c2lnbmF0dXJlMTIz" not in text

@@ -66,7 +66,7 @@ FRAGMENTS = [
     "-----BEGIN RSA PRIVATE KEY-----", "PRIVATE KEY-----", "ghp_" + "a" * 30, "github_pat_" + "b" * 22, "gho_short",
     "glpat-" + "x" * 20, "glpat-short", "npm_" + "N" * 36, "npm_" + "n" * 35, "SG." + "s" * 16 + "." + "t" * 16, "SG.",
     "sk-" + "o" * 32, "sk-proj-" + "p" * 32, "sk-short", "Basic dXNlcjpwYXNzd29yZA==", "Basic Authentication", "Basic ",
-    "jdbc:postgresql://h/db?user=u&password=hunter2", "Password=s3cr3t;", "PWD=", "password=[redacted]",
+    "jdbc:postgresql://h/db?user=u&password=hunter2", "https://h/x?token=abc123", "?a=1&X-Amz-Security-Token=IQo", "&sig=", "?sig=[redacted]", "Password=s3cr3t;", "PWD=", "password=[redacted]",
     "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "0123456789abcdef0123456789abcdef01234567", "A" * 39 + "a", "Ab1" * 13 + "x", "=", "-",
     "xoxb-1234567890-abc", "xox", "sk_live_" + "c" * 16, "rk_test_" + "d" * 20, "_live_", "AIza" + "e" * 35,

@@ -103,3 +103,43 @@ def test_the_url_helpers_hide_a_fragment_and_a_colon_in_the_bucket():
             parse_s3_url(url)
         assert_clean(str(exc.value))
     assert parse_s3_url("s3://Legacy_Bucket.1/p").bucket == "Legacy_Bucket.1"
+
+
+# Issue 23: the AWS endpoint variables are URLs someone else's CI sets. botocore reads
+# AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (AWS SDKs and Tools Reference Guide,
+# "Service-specific endpoints"); a user info or a query token in them (a proxy's
+# `http://KEY:SECRET@host`, a presigned-style `?X-Amz-Security-Token=`, an Azure-style `sig=`)
+# is quoted back by botocore's "Could not connect to the endpoint URL" and urllib3's errors.
+@pytest.mark.parametrize("variable", ["AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"])
+@pytest.mark.parametrize("endpoint", [
+    "http://AKIAIOSFODNN7EXAMPLE:PASSWORD123@127.0.0.1:9",
+    "http://PASSWORD123@127.0.0.1:9",
+    "http://127.0.0.1:9/?token=PASSWORD123",
+    "http://127.0.0.1:9/?a=1&X-Amz-Security-Token=PASSWORD123",
+    "http://127.0.0.1:9/?sig=PASSWORD123&sv=2020",
+])
+@pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"]])
+def test_an_endpoint_variable_credential_is_never_printed(capsys, tmp_path, variable, endpoint, command):
+    root = orders(tmp_path)
+    argv = [a.format(root=root) for a in command] + ["--backend", "s3://bucket/p"]
+    environ = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y", "AWS_REGION": "us-east-1",
+               variable: endpoint, "AWS_MAX_ATTEMPTS": "1", "RUNWAY_DEBUG": "1"}
+    rc, text = run(capsys, *argv, environ=environ)
+    assert rc == 3, text
+    assert_clean(text)
+
+
+def test_a_query_token_in_a_url_is_redacted_and_flagged():
+    from runway_core.text import REDACTED, redact, secret_shape
+
+    for url in ("https://mirror.example.com/index.json?token=abc123def",
+                "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4&X-Amz-Security-Token=IQoJb3Jp&X-Amz-Signature=0fa1",
+                "https://acct.blob.core.windows.net/c/b?sv=2020-08-04&sig=Zm9vYmFy%2B"):
+        out = redact(f"fetching {url} failed")
+        for secret in ("abc123def", "IQoJb3Jp", "0fa1", "Zm9vYmFy"):
+            assert secret not in out, out
+        assert REDACTED in out
+        assert secret_shape("MIRROR", url) is not None
+    # Ordinary query strings are no credential.
+    for url in ("https://h.example.com/x?region=us-east-1&page=2", "s3://bucket/p?region=eu-west-1", "https://h/?tokens=5"):
+        assert redact(url) == url and secret_shape("MIRROR", url) is None

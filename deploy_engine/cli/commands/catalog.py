@@ -86,8 +86,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     ``catalog diff``: the diff on stdout; its exit code (module docstring)."""
     if args.catalog_action == "diff":
         return _diff(args, ctx)
-    from deploy_engine.receipts import url_secrets
+    from deploy_engine.receipts import endpoint_secrets, url_secrets
     from deploy_engine.secrets import Redactor
 
-    ctx.redactor = Redactor(url_secrets(args.source or ""))
+    ctx.redactor = Redactor(url_secrets(args.source or "") + endpoint_secrets(ctx.environ))
     return command.run(args, ctx.stderr)

@@ -66,7 +66,7 @@ def _words(args: argparse.Namespace) -> tuple[bool, str]:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from deploy_engine.backend import DeployConfigError, check_backend_scheme
-    from deploy_engine.receipts import list_receipts, url_secrets
+    from deploy_engine.receipts import endpoint_secrets, list_receipts, url_secrets
     from deploy_engine.records import backend_url, open_store
     from deploy_engine.records.store import StoreError
     from deploy_engine.secrets import Redactor
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return EXIT_INVALID
     root = Path(an.root_file).resolve().parent
     url = backend_url(args.backend, ctx.environ)
-    redactor = Redactor(url_secrets(url))
+    redactor = Redactor(url_secrets(url) + endpoint_secrets(ctx.environ))
     ctx.redactor = redactor
     product = an.spec.product
     try:

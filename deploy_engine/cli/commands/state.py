@@ -29,14 +29,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from deploy_engine.receipts import public_backend_url, url_secrets
+    from deploy_engine.receipts import endpoint_secrets, public_backend_url, url_secrets
     from deploy_engine.records import backend_url, open_store
     from deploy_engine.records.s3_store import S3Store
     from deploy_engine.secrets import Redactor
     from deploy_engine.state_check import check_bucket, report_text
 
     url = backend_url(args.backend, ctx.environ)
-    redactor = Redactor(url_secrets(url))
+    redactor = Redactor(url_secrets(url) + endpoint_secrets(ctx.environ))
     ctx.redactor = redactor
 
     def refuse(message: str) -> int:
