@@ -24,6 +24,7 @@ Must not import pulumi.
 from __future__ import annotations
 
 import getpass
+import math
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -300,6 +301,11 @@ MAX_RECEIPT_BYTES = 1024 * 1024
 #: Deepest nesting read in a receipt (one nests 3 deep: ``lease`` / ``ci`` / ``extra``).
 MAX_RECEIPT_DEPTH = 16
 
+#: Smallest amount (USD, ``*_usd`` fields) a receipt is refused for: a float holds whole
+#: cents exactly only below 2**53 / 100 (~9.0e13 USD), and no monthly cost is near it (a cap is
+#: at most 1e9, docs/format.md).
+MAX_RECEIPT_USD = 1e15
+
 # The fields a receipt's readers use, and the JSON types each may have (None: null allowed).
 _RECEIPT_FIELDS: dict[str, tuple[type, ...]] = {
     "command": (str,), "product": (str,), "environment": (str,), "region": (str,), "stack": (str,),
@@ -316,8 +322,9 @@ def receipt_problem(doc: Any) -> str | None:
     """Why ``doc`` (a parsed JSON document from a store someone else may write) is not a receipt
     this version reads, or None: an object with ``format_version`` 1 (the integer), the required
     ``environment``, ``outcome`` (one of :data:`OUTCOMES`) and ``started_at``, each field of
-    ``to_json`` of its JSON type, and no string that cannot be written as UTF-8 (a lone surrogate
-    from a ``\udc80`` escape). Never raises."""
+    ``to_json`` of its JSON type, no string that cannot be written as UTF-8 (a lone surrogate
+    from a ``\udc80`` escape), no number that is not finite and no ``*_usd`` amount of
+    :data:`MAX_RECEIPT_USD` or more. Never raises."""
     if not isinstance(doc, dict):
         return f"a JSON {type(doc).__name__.replace('dict', 'object').replace('list', 'array')}, not a receipt object"
     version = doc.get("format_version")
@@ -346,6 +353,11 @@ def receipt_problem(doc: Any) -> str | None:
                         text.encode("utf-8")
                     except UnicodeEncodeError:
                         return "holds a string that is not valid Unicode (a lone surrogate)"
+            if isinstance(v, float) and not math.isfinite(v):
+                return "holds a number that is not finite (NaN or Infinity)"
+            if isinstance(k, str) and k.endswith("_usd") and isinstance(v, (int, float)) and not isinstance(v, bool) \
+                    and abs(v) >= MAX_RECEIPT_USD:
+                return f"{k} is {MAX_RECEIPT_USD:,.0f} USD or more: not an amount of exact cents"
             if isinstance(v, (dict, list)):
                 stack.append(v)
     return None

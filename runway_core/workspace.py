@@ -79,6 +79,18 @@ def _no_constant(name: str) -> Any:
     raise JsonDocumentError(f"{name} is not a JSON number (NaN and Infinity are refused)")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent as a float; JsonDocumentError when it does
+    not fit one (``1e999999`` is ``inf`` to ``float``: RFC 8259 §6 numbers are finite)."""
+    value = float(text)
+    if value in (_INF, -_INF):
+        raise JsonDocumentError(f"the number {text[:20]}{'…' if len(text) > 20 else ''} is out of range (not a finite number)")
+    return value
+
+
+_INF = float("inf")
+
+
 def _check_depth(doc: Any, limit: int) -> None:
     """Iterative (no recursion) walk: JsonDocumentError past ``limit`` levels."""
     stack: list[tuple[Any, int]] = [(doc, 1)]
@@ -94,11 +106,12 @@ def _check_depth(doc: Any, limit: int) -> None:
 def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = None,
                max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``data`` (UTF-8 bytes, a BOM allowed, or text) parsed as JSON. NaN, Infinity and
-    -Infinity are refused, as is nesting deeper than ``max_depth``. Raises
+    -Infinity are refused, and (without ``parse_float``) a number too large for a float
+    (``1e999999``, which ``float`` reads as ``inf``), as is nesting deeper than ``max_depth``. Raises
     :class:`JsonDocumentError` for any of these, invalid UTF-8 or invalid JSON."""
     try:
         text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
-        doc = json.loads(text, parse_float=parse_float, parse_constant=_no_constant)
+        doc = json.loads(text, parse_float=parse_float or _finite_float, parse_constant=_no_constant)
     except JsonDocumentError:
         raise
     except UnicodeDecodeError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -237,3 +238,42 @@ def test_a_receipt_whose_environment_is_not_its_folders_is_unreadable(capsys, tm
     rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
     assert rc == 3 and err.count("is not its folder's") == 2, err
     assert not list((tmp_path / "audit").rglob("1*.json"))
+
+
+def test_a_receipt_with_a_non_finite_or_huge_number_is_unreadable(capsys, tmp_path, moto_server):
+    """Python's ``json.loads`` reads ``1e999999`` as ``inf`` and accepts ``NaN``/``Infinity``
+    (json module docs: "parse_constant ... can be used to raise an exception if invalid JSON
+    numbers are encountered"; RFC 8259 §6 allows neither). Such a receipt printed ``inf`` and
+    ``Infinity``; an amount of 1e15 USD or more cannot be exact cents in a float (2**53 / 100
+    is about 9e13). Each is listed as unreadable, never printed, never a crash."""
+    import test_deploy_cli
+
+    root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
+    doc = json.loads(body)
+    assert isinstance(doc["estimate"]["total_monthly_usd"], (int, float))
+    bad = {
+        "20261130T090200.000000Z.json": {**doc, "extra_number": "@1e999999@"},
+        "20261130T090300.000000Z.json": {**doc, "estimate": {**doc["estimate"], "total_monthly_usd": "@NaN@"}},
+        "20261130T090400.000000Z.json": {**doc, "estimate": {**doc["estimate"], "cap_monthly_usd": "@-Infinity@"}},
+        "20261130T090500.000000Z.json": {**doc, "estimate": {**doc["estimate"], "total_monthly_usd": 1e15}},
+        "20261130T090600.000000Z.json": {**doc, "estimate": {**doc["estimate"], "total_monthly_usd": 10 ** 400}},
+    }
+    for name, d in bad.items():
+        text = json.dumps(d).replace('"@', "").replace('@"', "")
+        _put(moto_server, bucket, f"receipts/orders/dev/{name}", text.encode())
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--env", "dev", environ=environ)
+    assert rc == 0, err
+    assert out.count("unreadable") == len(bad), out
+    assert not re.search(r"\binf\b", out, re.IGNORECASE) and "exit Infinity" not in out, out
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--env", "dev", "--format", "json", environ=environ)
+    assert rc == 0, err
+    def strict(name):
+        raise AssertionError(f"{name} printed as a JSON value")
+
+    rows = {r["key"].rsplit("/", 1)[1]: r for r in json.loads(out, parse_constant=strict)["receipts"]}
+    for name in bad:
+        assert rows[name]["error"].startswith("unreadable: "), rows[name]
+    assert "exact cents" in rows["20261130T090500.000000Z.json"]["error"]
+    rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
+    assert rc == 3, err
+    assert len(list((tmp_path / "audit").rglob("*.json"))) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import IO, Any, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import ci_path, counts, file_count, not_estimated, plan_verdict
@@ -34,12 +35,21 @@ def diagnostic_json(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str
 
 
 def _float(o: float) -> str:
-    # As json's encoder: repr, and JavaScript's names for the non-finite values.
-    if o != o:
-        return "NaN"
-    if o in (_INF, -_INF):
-        return "Infinity" if o > 0 else "-Infinity"
+    # As json's encoder with allow_nan=False: RFC 8259 §6 has no NaN nor Infinity, and a
+    # document holding JavaScript's names for them is one no strict parser reads (issue 23).
+    if o != o or o in (_INF, -_INF):
+        raise ValueError(f"Out of range float values are not JSON compliant: {o!r}")
     return float.__repr__(o)
+
+
+#: Characters json's encoder writes raw that a terminal or a log viewer does not take as text:
+#: DEL, the C1 controls U+0080–U+009F (U+009B is CSI, an escape sequence to a VT terminal) and
+#: U+2028/U+2029 (line breaks to editors, and line terminators to JavaScript before ES2019).
+#: Written as ``\uXXXX`` (RFC 8259 §7 allows it for any character). They can only be inside a
+#: string of the output (the rest is ASCII punctuation, digits and names), so the whole text is
+#: translated at once.
+_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+_UNSAFE_ESCAPES = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), 0x2028, 0x2029]}
 
 
 _INF = float("inf")
@@ -79,7 +89,9 @@ def dumps(doc: Any, ensure_ascii: bool = False) -> str:
     scalars only (most of a plan: line items, capacities) goes through json's own C encoder,
     with ``,\\n<indent>`` as its item separator, and the rest through a small recursive
     function. Strings use json's C ``encode_basestring`` functions; a value json cannot encode
-    raises the same ``TypeError``."""
+    raises the same ``TypeError``. Unlike ``json.dumps``: NaN and Infinity raise ValueError
+    (``allow_nan=False``), and DEL, C1 controls and U+2028/U+2029 are ``\\uXXXX`` escapes
+    (:data:`_UNSAFE`)."""
     enc = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
     parts: list[str] = []
     append = parts.append
@@ -88,7 +100,7 @@ def dumps(doc: Any, ensure_ascii: bool = False) -> str:
     def c_encoder(inner: str) -> Any:
         e = flat.get(inner)
         if e is None:
-            e = flat[inner] = _c_make_encoder(None, _no_default, enc, None, ": ", "," + inner, False, False, True)
+            e = flat[inner] = _c_make_encoder(None, _no_default, enc, None, ": ", "," + inner, False, False, False)
         return e
 
     scalar_types = _SCALAR_TYPES
@@ -153,7 +165,8 @@ def dumps(doc: Any, ensure_ascii: bool = False) -> str:
             raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
     value(doc, "\n")
-    return "".join(parts)
+    out = "".join(parts)
+    return out.translate(_UNSAFE_ESCAPES) if _UNSAFE.search(out) else out
 
 
 def dump(doc: Any, stream: IO[str]) -> None:
