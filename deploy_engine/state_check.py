@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from .records.kinds import DRIFT_RETENTION_DAYS, LEASE_HISTORY_DAYS
 from .records.s3_store import S3Store, client_error
+from .terminal import printable
 
 SSE_ALGORITHMS = ("AES256", "aws:kms", "aws:kms:dsse")
 PUBLIC_ACCESS_BLOCK = ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")
@@ -255,7 +256,8 @@ def check_bucket(store: S3Store) -> BucketReport:
 
 
 def report_text(report: BucketReport) -> str:
-    """One line per check (``ok``, ``MISSING``, ``warning``), each failing one followed by its fixes."""
+    """One line per check (``ok``, ``MISSING``, ``warning``), each failing one followed by its
+    fixes; each line :func:`deploy_engine.terminal.printable`."""
     lines = [f"state bucket {report.bucket}, records under {report.records}"]
     for c in report.checks:
         mark = "warning" if c.warning else ("ok" if c.ok else "MISSING")
@@ -267,7 +269,9 @@ def report_text(report: BucketReport) -> str:
                 lines += [f"               {ln}" for ln in c.pulumi]
     missing = [c.name for c in report.checks if not c.ok]
     lines.append("the bucket keeps the records as docs/deploy.md requires" if not missing else f"missing: {', '.join(missing)}")
-    return "\n".join(lines) + "\n"
+    # A rule's ID and prefix are the bucket owner's text, an error quotes the CI's endpoint:
+    # control characters as escapes, so neither drives the terminal (issue 23).
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 __all__ = ["BucketReport", "Check", "LifecycleRule", "check_bucket", "lifecycle_document", "report_text", "required_rules"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
+from deploy_engine.terminal import printable
+
 from .fetch import DEADLINE_S, DEFAULT_SOURCE, check_source
 from .refresh import RefreshError, refresh
 
@@ -50,7 +52,9 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace, stderr: IO[str]) -> int:
-    """Run the refresh described by ``args``; progress and the summary go to ``stderr``."""
+    """Run the refresh described by ``args``; progress and the summary go to ``stderr``, each
+    line through :func:`deploy_engine.terminal.printable`: a mirror's paths, SKUs and error
+    texts are someone else's, and an ESC in them must not drive the terminal (issue 23)."""
     regions = [r.strip() for r in args.region]
     if "all" in regions and len(regions) > 1:
         print("catalog refresh: --region all cannot be combined with other regions", file=stderr)
@@ -58,25 +62,25 @@ def run(args: argparse.Namespace, stderr: IO[str]) -> int:
     try:
         check_source(args.source)
     except ValueError as exc:
-        print(f"catalog refresh: {exc}", file=stderr)
+        print(printable(f"catalog refresh: {exc}"), file=stderr)
         return EXIT_USAGE
 
     def progress(message: str) -> None:
-        print(f"catalog refresh: {message}", file=stderr, flush=True)
+        print(printable(f"catalog refresh: {message}"), file=stderr, flush=True)
 
     try:
         result = refresh(args.source, regions, args.output, catalog_dir=args.catalog,
                          file_format=args.offer_format, progress=progress, timeout_s=args.timeout)
     except RefreshError as exc:
-        print(f"catalog refresh: {exc}", file=stderr)
+        print(printable(f"catalog refresh: {exc}"), file=stderr)
         return EXIT_NO_INPUT
     except ValueError as exc:
-        print(f"catalog refresh: {exc}", file=stderr)
+        print(printable(f"catalog refresh: {exc}"), file=stderr)
         return EXIT_USAGE
     for m in sorted(result.missing, key=lambda m: (m.region, m.key)):
-        print(f"catalog refresh: no {m.region} price for {m.key}: {m.reason}", file=stderr)
-    print(f"catalog refresh: wrote {result.output}: {len(result.found)} prices for {len(result.regions)} region(s)"
-          f" ({', '.join(result.regions)}); {len(result.missing)} missing", file=stderr)
+        print(printable(f"catalog refresh: no {m.region} price for {m.key}: {m.reason}"), file=stderr)
+    print(printable(f"catalog refresh: wrote {result.output}: {len(result.found)} prices for {len(result.regions)} region(s)"
+                    f" ({', '.join(result.regions)}); {len(result.missing)} missing"), file=stderr)
     return EXIT_INCOMPLETE if result.missing else EXIT_OK
 
 

@@ -277,3 +277,23 @@ def test_a_receipt_with_a_non_finite_or_huge_number_is_unreadable(capsys, tmp_pa
     rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
     assert rc == 3, err
     assert len(list((tmp_path / "audit").rglob("*.json"))) == 1
+
+
+def test_state_check_prints_control_characters_from_the_bucket_or_ci_escaped(capsys, tmp_path):
+    """Issue 23: a lifecycle rule's ID and prefix are the bucket owner's text, botocore's errors
+    quote the CI's ``AWS_ENDPOINT_URL``; ``state check`` printed both raw (an ESC clears the
+    terminal, a CSI recolours it). Each line now goes through ``printable``."""
+    import test_deploy_cli
+    from deploy_engine.state_check import BucketReport, Check, report_text
+
+    report = BucketReport("b", "s3://b/p/runway/", [Check("lifecycle rules", False, "rule \x1b]0;pwn\x07 on \x9b2J would expire receipts",
+                                                          ["aws s3api x"], ["line"], False)])
+    text = report_text(report)
+    assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text and "\\x1b" in text
+    assert text.endswith("\n") and text.count("\n") == len(text.splitlines())  # line breaks kept
+    environ = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y", "AWS_REGION": "us-east-1",
+               "AWS_ENDPOINT_URL": "http://127.0.0.1:9/\x1b[2J\x9b31m", "AWS_MAX_ATTEMPTS": "1"}
+    for fmt in ("text", "json"):
+        rc, out, err = test_deploy_cli.deploy(capsys, "state", "check", "--backend", "s3://bucket/p", "--format", fmt, environ=environ)
+        assert rc == 3, err
+        assert "\x1b" not in out + err and "\x9b" not in out + err, out + err

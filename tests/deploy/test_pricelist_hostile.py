@@ -373,3 +373,18 @@ def test_an_offer_file_that_is_not_utf8_costs_its_keys_only(tmp_path) -> None:
     path.write_bytes(path.read_bytes().replace(b'"products"', b'"pro\x80ducts"', 1))
     code, err = _run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
     assert code == command.EXIT_INCOMPLETE and "not UTF-8" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("url", ["/../\x1b]0;pwn\x07/index.json", "/offers/v1.0/aws/AWSELB/\x1b[2J\x9b31m/index.json"])
+def test_a_mirror_path_with_control_characters_is_printed_escaped(tmp_path, url) -> None:
+    # Issue 23: a mirror's text reaches the terminal through the refresh's messages; ESC, BEL
+    # and the C1 CSI (U+009B) are shown as escapes (deploy_engine.terminal.printable).
+    root = _mirror(tmp_path / "m")
+    reg = root / "offers/v1.0/aws/AWSELB/current/region_index.json"
+    doc = json.loads(reg.read_text(encoding="utf-8"))
+    doc["regions"][REGION]["currentVersionUrl"] = url
+    reg.write_text(json.dumps(doc), encoding="utf-8")
+    code, err = _run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
+    assert code == command.EXIT_INCOMPLETE, err
+    assert "\x1b" not in err and "\x07" not in err and "\x9b" not in err, err
+    assert "\\x1b" in err, err

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         omitted = max(0, len(keys) - args.limit) if args.limit else 0
         rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in keys[omitted:]]
     except (StoreError, ValueError, DeployConfigError) as exc:
-        print(redactor.scrub(f"{PROG} receipts: {exc}"), file=ctx.stderr)
+        print(redactor.scrub(printable(f"{PROG} receipts: {exc}")), file=ctx.stderr)
         if args.format == "json":
             dump({"error": {"exit_code": EXIT_CONFIG, "message": redactor.scrub(str(exc))}}, ctx.stdout)
         return EXIT_CONFIG

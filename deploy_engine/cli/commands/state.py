@@ -12,6 +12,7 @@ from typing import Any
 from deploy_engine.cli.formats.json import dump
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_CONFIG, EXIT_OK, PROG
+from deploy_engine.terminal import printable
 
 NAME = "state"
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     def refuse(message: str) -> int:
         message = redactor.scrub(message)
-        print(f"{PROG} state check: {message}", file=ctx.stderr)
+        print(printable(f"{PROG} state check: {message}"), file=ctx.stderr)
         if args.format == "json":
             dump({"error": {"exit_code": EXIT_CONFIG, "message": message}}, ctx.stdout)
         return EXIT_CONFIG
