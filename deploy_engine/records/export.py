@@ -24,6 +24,7 @@ Linux and macOS only (``dir_fd`` and ``O_NOFOLLOW``), as the deploy tooling is.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -37,11 +38,23 @@ from typing import Iterator
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.json$")
 
 
+#: An S3 object key is at most 1,024 bytes of UTF-8, its prefixes included (Amazon S3 User
+#: Guide, "Naming Amazon S3 objects", formerly "Creating object key names"). A store that
+#: lists a longer one (an S3-compatible server that does not check) is not S3's.
+MAX_KEY_BYTES = 1024
+#: A file name (one path segment) is at most NAME_MAX = 255 bytes (linux/limits.h; macOS's
+#: is 255 too): a longer record name cannot be written below DIR, whatever DIR is.
+NAME_MAX = 255
+
+
 def key_problem(key: str, prefix: str) -> str | None:
     """Why ``key`` (listed under ``prefix``, e.g. ``receipts/orders/dev/``) may not be used, or
-    None. ``leaves its prefix``: a segment empty, ``.``, ``..``, absolute, or holding a backslash,
-    NUL or control character; ``not a record name``: anything else that is not ``prefix`` plus
-    one record name."""
+    None. Over :data:`MAX_KEY_BYTES`: longer than S3 allows; ``leaves its prefix``: a segment
+    empty, ``.``, ``..``, absolute, or holding a backslash, NUL or control character; ``not a
+    record name``: anything else that is not ``prefix`` plus one record name."""
+    size = len(key.encode("utf-8", "surrogatepass"))
+    if size > MAX_KEY_BYTES:
+        return f"is {size:,} bytes, over the {MAX_KEY_BYTES:,} bytes of UTF-8 an S3 object key may hold"
     if not key.startswith(prefix):
         return "leaves its prefix"
     if key.startswith("/") or any(c == "\\" or not c.isprintable() for c in key):
@@ -52,6 +65,24 @@ def key_problem(key: str, prefix: str) -> str | None:
     if "/" in name or not _NAME.match(name) or ".." in name:
         return "not a record name"
     return None
+
+
+def file_name_problem(key: str) -> str | None:
+    """Why ``key`` cannot be a path below a folder on this machine, or None: a segment over
+    :data:`NAME_MAX` bytes (the OS would say only "File name too long")."""
+    for seg in key.split("/"):
+        size = len(seg.encode("utf-8", "surrogatepass"))
+        if size > NAME_MAX:
+            return f"holds a name of {size:,} bytes, over the {NAME_MAX} bytes a file name may hold (NAME_MAX)"
+    return None
+
+
+def _refusal(path: Path, exc: OSError, what: str) -> "Refused":
+    """:class:`Refused` for an ``O_NOFOLLOW`` open that failed: ``what`` (a symlink) only when
+    the OS says so (ELOOP; ENOTDIR for a folder), else the OS's own reason."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return Refused(f"{path} {what}")
+    return Refused(f"{path}: {exc.strerror or exc}")
 
 
 class Refused(Exception):
@@ -92,8 +123,8 @@ class FolderWriter:
             os.mkdir(name, 0o755, dir_fd=pfd)
         try:
             fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=pfd)
-        except OSError:
-            raise Refused(f"{self.dest / rel} is a symlink or not a folder; not followed") from None
+        except OSError as exc:
+            raise _refusal(self.dest / rel, exc, "is a symlink or not a folder; not followed") from None
         self._fds[rel] = fd
         return fd
 
@@ -106,8 +137,8 @@ class FolderWriter:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=pfd)
         except FileNotFoundError:
             return None
-        except OSError:
-            raise Refused(f"{self.dest / rel} is a symlink; not followed") from None
+        except OSError as exc:
+            raise _refusal(self.dest / rel, exc, "is a symlink; not followed") from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise Refused(f"{self.dest / rel} is not a regular file; not read")

@@ -297,3 +297,25 @@ def test_state_check_prints_control_characters_from_the_bucket_or_ci_escaped(cap
         rc, out, err = test_deploy_cli.deploy(capsys, "state", "check", "--backend", "s3://bucket/p", "--format", fmt, environ=environ)
         assert rc == 3, err
         assert "\x1b" not in out + err and "\x9b" not in out + err, out + err
+
+
+def test_export_names_the_true_reason_for_a_key_too_long(capsys, tmp_path, moto_server):
+    """Issue 23: a record name over NAME_MAX (255 bytes, linux/limits.h: no file can be named
+    so) and a key over S3's 1,024 bytes of UTF-8 (AWS docs, "Naming Amazon S3 objects", formerly
+    "Creating object key names": "a maximum length of 1,024 bytes"; moto_server accepts longer
+    ones, as another S3-compatible store may) were exported as "is a symlink; not followed"
+    (ENAMETOOLONG taken for ELOOP). Each is named with its true reason, the rest exported."""
+    import test_deploy_cli
+
+    root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
+    long_name = "20261130T090200.000000Z" + "1" * 300 + ".json"  # one segment of 328 bytes
+    huge_name = "20261130T090300.000000Z" + "2" * 1100 + ".json"  # the key itself over 1,024 bytes
+    for name in (long_name, huge_name):
+        _put(moto_server, bucket, f"receipts/orders/dev/{name}", body.replace(b'"environment": "dev"', b'"environment": "dev"'))
+    dest = tmp_path / "audit"
+    rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(dest), environ=environ)
+    assert rc == 3, err
+    assert "symlink" not in err, err
+    assert "over the 1,024 bytes of UTF-8 an S3 object key may hold" in err, err
+    assert "over the 255 bytes a file name may hold (NAME_MAX)" in err, err
+    assert len(list(dest.rglob("*.json"))) == 1

@@ -173,14 +173,21 @@ def _export(ctx: Context, store: Any, product: str, env: str | None, envs: list[
 def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: list[str], wanted: list[tuple[str, str]],
                  redactor: Any) -> int:
     from deploy_engine.receipts import MAX_RECEIPT_BYTES, read_checked
-    from deploy_engine.records.export import Refused
+    from deploy_engine.records.export import Refused, file_name_problem, key_problem
 
     dest = writer.dest
     new = same = 0
     problems: list[str] = []
     with writer as out:
         for key, kind in wanted:
-            got = read_checked(store, key, _prefix(store, kind, product, owned, key), receipt=kind == "receipts")
+            prefix = _prefix(store, kind, product, owned, key)
+            # A valid S3 key no file can be named after: said so, not read (a key S3 itself
+            # would refuse is read_checked's to name).
+            too_long = None if key_problem(key, prefix) is not None else file_name_problem(key)
+            if too_long is not None:
+                problems.append(f"{store.location(key)}: key {too_long}; not exported")
+                continue
+            got = read_checked(store, key, prefix, receipt=kind == "receipts")
             if got.problem is not None or got.record is None:
                 problems.append(f"{store.location(key)}: {got.problem}; not exported")
                 continue
