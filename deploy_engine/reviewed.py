@@ -73,12 +73,113 @@ def store_reviewed_plan(store: RecordStore, env_plan: EnvironmentPlan, product: 
 
 
 class StoredPlanInvalid(StoreError):
-    """The record stored under a digest is not a reviewed plan of that digest (altered, truncated)."""
+    """The record stored under a digest is not a reviewed plan of that digest (altered,
+    truncated, or a field of the wrong JSON type: the message names it)."""
+
+
+# JSON types by name: what a field of a plan document may be (None: null allowed).
+_STR, _NUM, _BOOL, _OBJ, _ARR, _NULL = "a string", "a number", "true or false", "an object", "an array", "null"
+
+#: The JSON type of each field of :func:`plan_document` that is read (runway_core.planner.output
+#: ``environment_json``); a field absent is not checked here (the plan comparison and
+#: :func:`runway_core.changes.side_of_deployed` name a required one that is missing).
+_PLAN_FIELDS = {"format_version": (_NUM,), "product": (_STR,), "region": (_STR,), "environment": (_OBJ,)}
+_ENV_FIELDS = {
+    "name": (_STR,), "cap_monthly_usd": (_NUM, _NULL), "cap_source": (_STR, _NULL), "total_monthly_usd": (_NUM,),
+    "verdict": (_STR,), "price_confidence": (_OBJ,), "disposable": (_BOOL,), "missing_prices": (_ARR,), "notes": (_ARR,),
+    "items": (_ARR,),
+}
+_ITEM_FIELDS = {
+    "name": (_STR,), "kind": (_STR,), "size": (_STR, _NULL), "implicit": (_BOOL,), "capacity": (_OBJ, _NULL),
+    "monthly_usd": (_NUM,), "line_items": (_ARR,), "consumers": (_ARR,), "variables": (_ARR,),
+    "infisical_path": (_STR, _NULL), "ssm_parameters": (_OBJ,), "missing_prices": (_ARR,), "notes": (_ARR,),
+}
+_LINE_FIELDS = {
+    "description": (_STR,), "quantity": (_NUM,), "unit": (_STR,), "unit_usd": (_NUM,), "monthly_usd": (_NUM,),
+    "source": (_STR, _NULL), "confidence": (_STR, _NULL), "price_key": (_STR, _NULL), "quantity_source": (_STR, _NULL),
+}
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a parsed value, by the names above (``true`` is no number)."""
+    if value is None:
+        return _NULL
+    if isinstance(value, bool):
+        return _BOOL
+    if isinstance(value, (int, float)):
+        return _NUM
+    return _STR if isinstance(value, str) else _OBJ if isinstance(value, dict) else _ARR if isinstance(value, list) else type(value).__name__
+
+
+def _fields_problem(doc: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], where: str) -> str | None:
+    for name, types in fields.items():
+        if name in doc and _json_type(doc[name]) not in types:
+            return f"{where}{name} must be {' or '.join(types)}, not {_json_type(doc[name])}"
+    return None
+
+
+def _strings_problem(values: Any, where: str) -> str | None:
+    for n, v in enumerate(values):
+        if not isinstance(v, str):
+            return f"{where}[{n}] must be a string, not {_json_type(v)}"
+    return None
+
+
+def reviewed_plan_problem(plan: Any) -> str | None:
+    """Why ``plan`` (the ``plan`` of a reviewed-plan record read from a store someone else may
+    write) is not a :func:`plan_document` this version can compare, or None: each field read
+    of its JSON type (:data:`_PLAN_FIELDS` and below; ``true`` is no number, ``"150"`` no
+    amount), ``format_version`` the integer 1, each ``consumers``/``variables`` entry a string,
+    each ``capacity.env`` value a string (its hash). The message names the field
+    (``plan.environment.items[0].monthly_usd must be a number, not a string``). Never raises."""
+    if not isinstance(plan, dict):
+        return f"plan must be an object, not {_json_type(plan)}"
+    problem = _fields_problem(plan, _PLAN_FIELDS, "plan.")
+    if problem is not None:
+        return problem
+    if "format_version" in plan and (type(plan["format_version"]) is not int or plan["format_version"] != FORMAT_VERSION):
+        return f"plan.format_version must be the integer {FORMAT_VERSION}"
+    env = plan.get("environment")
+    if env is None:
+        return "plan.environment is missing"
+    where = "plan.environment."
+    problem = _fields_problem(env, _ENV_FIELDS, where)
+    if problem is not None:
+        return problem
+    for key, value in (env.get("price_confidence") or {}).items():
+        if _json_type(value) != _NUM:
+            return f"{where}price_confidence.{key} must be a number, not {_json_type(value)}"
+    for n, item in enumerate(env.get("items") or ()):
+        iw = f"{where}items[{n}]"
+        if not isinstance(item, dict):
+            return f"{iw} must be an object, not {_json_type(item)}"
+        missing = [name for name in ("name", "kind") if name not in item]  # plan_changes names items by them
+        problem = f"{iw}.{missing[0]} is missing" if missing else _fields_problem(item, _ITEM_FIELDS, iw + ".")
+        for name in ("consumers", "variables"):
+            problem = problem or _strings_problem(item.get(name) or (), f"{iw}.{name}")
+        if problem is not None:
+            return problem
+        capacity = item.get("capacity") or {}
+        if "env" in capacity:
+            if not isinstance(capacity["env"], dict):
+                return f"{iw}.capacity.env must be an object, not {_json_type(capacity['env'])}"
+            for k, v in capacity["env"].items():
+                if not isinstance(v, str):
+                    return f"{iw}.capacity.env.{k} must be a string (its sha256), not {_json_type(v)}"
+        for k, li in enumerate(item.get("line_items") or ()):
+            if not isinstance(li, dict):
+                return f"{iw}.line_items[{k}] must be an object, not {_json_type(li)}"
+            problem = _fields_problem(li, _LINE_FIELDS, f"{iw}.line_items[{k}].")
+            if problem is not None:
+                return problem
+    return None
 
 
 def load_reviewed_plan(store: RecordStore, product: str, environment: str, digest: str) -> dict[str, Any] | None:
     """The reviewed plan document (:func:`plan_document`) stored under ``digest``, or None. Raises
-    :class:`StoredPlanInvalid` when the record is not one of that digest, ``StoreError``."""
+    :class:`StoredPlanInvalid` when the record is not one of that digest or a field is of the
+    wrong JSON type (:func:`reviewed_plan_problem`; the record's own ``format_version`` must be
+    the integer 1 and ``env_values`` the string ``sha256``), ``StoreError``."""
     record = store.read(plan_key(store, product, environment, digest))
     if record is None:
         return None
@@ -86,8 +187,16 @@ def load_reviewed_plan(store: RecordStore, product: str, environment: str, diges
         doc = record.json()
     except ValueError:
         doc = None
-    if not isinstance(doc, dict) or doc.get("plan_digest") != digest or not isinstance(doc.get("plan"), dict):
-        raise StoredPlanInvalid(f"{store.location(record.key)} is not the reviewed plan {digest}: the stored plan was altered")
+    where = store.location(record.key)
+    if not isinstance(doc, dict) or doc.get("plan_digest") != digest or "plan" not in doc:
+        raise StoredPlanInvalid(f"{where} is not the reviewed plan {digest}: the stored plan was altered")
+    if type(doc.get("format_version")) is not int or doc["format_version"] != 1:
+        raise StoredPlanInvalid(f"{where} is not a reviewed plan record: format_version must be the integer 1")
+    if "env_values" in doc and doc["env_values"] != "sha256":
+        raise StoredPlanInvalid(f"{where} is not a reviewed plan record: env_values must be the string sha256, not {_json_type(doc['env_values'])}")
+    problem = reviewed_plan_problem(doc["plan"])
+    if problem is not None:
+        raise StoredPlanInvalid(f"{where} is not a reviewed plan record: {problem}")
     return doc["plan"]
 
 
@@ -151,6 +260,7 @@ __all__ = [
     "canonical_plan",
     "load_reviewed_plan",
     "plan_changes",
+    "reviewed_plan_problem",
     "plan_document",
     "plan_key",
     "store_reviewed_plan",
