@@ -396,7 +396,9 @@ def test_secret_shapes_run_in_linear_time_on_hostile_text():
         "          'SK_' * (N // 3), 'SK_' + 'A_' * (N // 2), 'XOXB_' * (N // 5), 'DAPI' * (N // 4), 'PUL_' * (N // 4),\n"
         # round 3: a key glued to a character beside a word that names a key
         "          ('key xwJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ' * (N // 46)), 'key ' + 'aB3+' * (N // 4),\n"
-        "          ('aB3+' * 11 + ' ') * (N // 45), ('aB3+' * 11 + '\\n') * (N // 45), 'key ' + ('aB3+' * 10 + 'x ') * (N // 42)]:\n"
+        "          ('aB3+' * 11 + ' ') * (N // 45), ('aB3+' * 11 + '\\n') * (N // 45), 'key ' + ('aB3+' * 10 + 'x ') * (N // 42),\n"
+        # round 4 (issue 23): a token in a URL's query string
+        "          '?token=' * (N // 7), '?' * N, '&' + 'a' * N, ('&' + 'a-' * 20) * (N // 41), '?sig=' + 'a' * N, '&key=' * (N // 5)]:\n"
         "    redact(t); secret_shape('X_TOKEN', t)\n"
         "print('ok')\n"
     )
