@@ -39,13 +39,33 @@ json_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(json_values)
 def test_dumps_is_json_dumps_indent_2(doc):
-    assert dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
-    assert dumps(doc, ensure_ascii=True) == json.dumps(doc, indent=2)
+    # Issue 23: as json.dumps(allow_nan=False) (NaN/Infinity raise ValueError), with DEL, C1
+    # controls and U+2028/U+2029 as \\uXXXX escapes (tests/deploy/test_json_writer.py).
+    for ensure_ascii in (False, True):
+        try:
+            want = json.dumps(doc, indent=2, ensure_ascii=ensure_ascii, allow_nan=False)
+        except ValueError:
+            try:
+                dumps(doc, ensure_ascii=ensure_ascii)
+            except ValueError:
+                continue
+            raise AssertionError(f"dumps accepted {doc!r}")
+        assert dumps(doc, ensure_ascii=ensure_ascii) == _escaped(want)
+
+
+def _escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" else c for c in text)
 
 
 def test_dumps_keys_and_errors_as_json():
-    doc = {1: "a", 2.5: [True, None], True: {}, None: [], "ü": [math.inf, -math.inf], "n": math.nan}
+    doc = {1: "a", 2.5: [True, None], True: {}, None: [], "ü": [1.5, -2.0], "n": 0.0}
     assert dumps(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
+    for bad in ({"ü": [math.inf]}, [-math.inf], {"n": math.nan}, {math.inf: 1}):
+        try:
+            dumps(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"dumps accepted {bad!r}")
     for bad in ({"a": object()}, [1, {2}], {(1, 2): 3}, {"d": __import__("decimal").Decimal("1")}):
         try:
             json.dumps(bad, indent=2)
