@@ -1,6 +1,6 @@
 """Issue 23, the holes left after round 4 (docs/reliability.md, "Round 4 (issue 23): the
-holes left"): a usage file that is a symlink out of the product, and runway.exclude patterns
-that made the glob matcher backtrack exponentially."""
+holes left"): a usage file that is a symlink out of the product is refused, never read, by
+the one check the CLI and the language server share (``check_usage``)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,4 @@ def test_the_cli_refuses_a_usage_file_linked_out_of_the_product(tmp_path, capsys
     out, err = capsys.readouterr()
     assert rc == 1 and "TOPSECRET" not in out + err
     assert outside.read_text() == SECRET
+
