@@ -1,0 +1,68 @@
+"""Issue 23, the holes left after round 4 (docs/reliability.md, "Round 4 (issue 23): the
+holes left"): writers that wrote through a symlink, a gzip refresh that failed midway after
+replacing the catalogue, and a file store that followed symlinks out of its folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from deploy_engine.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+ORDERS = REPO / "examples" / "orders"
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _clean_product(tmp_path: Path) -> Path:
+    from test_cli import copy_orders
+
+    return copy_orders(tmp_path)
+
+
+# --- hole 3: --force / --output never write through a symlink -------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ("usage", "init", "{product}", "--output", "{link}", "--force"),
+    ("schema", "--output", "{link}"),
+    ("check", "{product}", "--format", "json", "--output", "{link}"),
+])
+def test_an_output_that_is_a_symlink_is_replaced_not_written_through(tmp_path, capsys, argv) -> None:
+    product = _clean_product(tmp_path)
+    outside = tmp_path / "elsewhere" / "precious.txt"
+    outside.parent.mkdir()
+    outside.write_text("precious\n")
+    link = product / "out.txt"
+    os.symlink(outside, link)
+    rc, _out, err = _run(capsys, *(a.format(product=product, link=link) for a in argv))
+    assert rc in (0, 1), err
+    assert outside.read_text() == "precious\n"  # the link's target untouched
+    assert not link.is_symlink() and link.stat().st_size > 0  # the link itself replaced
+    assert [p.name for p in product.iterdir() if p.name.startswith(".out.txt")] == []  # no temporary left
+
+
+def test_usage_init_force_replaces_a_symlinked_usage_file_inside_the_product(tmp_path, capsys) -> None:
+    product = _clean_product(tmp_path)
+    (product / "shared").mkdir()
+    target = product / "shared" / "usage.yaml"
+    target.write_text("usage: 1\n")
+    os.symlink("shared/usage.yaml", product / "runway.usage.yaml")
+    rc, _out, err = _run(capsys, "usage", "init", str(product), "--force")
+    assert rc == 0, err
+    assert target.read_text() == "usage: 1\n"
+    assert not (product / "runway.usage.yaml").is_symlink()
+    assert "environments:" in (product / "runway.usage.yaml").read_text()
+
+
+def test_an_output_to_dev_null_is_still_written(tmp_path, capsys) -> None:
+    rc, _out, err = _run(capsys, "schema", "--output", "/dev/null")
+    assert rc == 0, err
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
