@@ -66,3 +66,47 @@ def test_an_output_to_dev_null_is_still_written(tmp_path, capsys) -> None:
     rc, _out, err = _run(capsys, "schema", "--output", "/dev/null")
     assert rc == 0, err
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+# --- hole 4: a refresh whose gzip offer file fails midway leaves --output as it was ---------
+
+def _gzip_mirror(tmp_path: Path, cut: bool) -> Path:
+    """The hostile-mirror test's file:// mirror with AWSELB's offer file gzipped (as a
+    ``.json.gz`` the region index names), cut in half when ``cut``."""
+    import gzip
+    import json
+
+    from test_pricelist_hostile import REGION, _mirror, _offer_path
+
+    root = _mirror(tmp_path / "mirror")
+    offer = _offer_path(root, "AWSELB")
+    data = gzip.compress(offer.read_bytes())
+    (offer.parent / "index.json.gz").write_bytes(data[: len(data) // 2] if cut else data)
+    reg = root / "offers/v1.0/aws/AWSELB/current/region_index.json"
+    doc = json.loads(reg.read_text())
+    doc["regions"][REGION]["currentVersionUrl"] += ".gz"
+    reg.write_text(json.dumps(doc))
+    return root
+
+
+def test_a_gzip_offer_file_is_read(tmp_path) -> None:
+    from deploy_engine.pricelist import command
+    from runway_core.catalog import load_catalog
+    from test_pricelist_hostile import REGION, _run as refresh_run
+
+    root = _gzip_mirror(tmp_path, cut=False)
+    code, err = refresh_run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
+    assert code in (command.EXIT_OK, command.EXIT_INCOMPLETE), err
+    assert "alb:hour" in {p.key for p in load_catalog(tmp_path / "out").prices_for(REGION)}, err
+
+
+def test_a_truncated_gzip_offer_file_leaves_output_as_it_was(tmp_path) -> None:
+    from deploy_engine.pricelist import command
+    from test_pricelist_hostile import REGION, _previous_catalogue, _run as refresh_run
+
+    root = _gzip_mirror(tmp_path, cut=True)
+    before = _previous_catalogue(tmp_path / "out")
+    code, err = refresh_run("--source", root.as_uri(), "--region", REGION, "--output", str(tmp_path / "out"))
+    assert code == command.EXIT_NO_INPUT, err
+    assert "gzip" in err and "left as it was" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
