@@ -110,3 +110,35 @@ def test_a_truncated_gzip_offer_file_leaves_output_as_it_was(tmp_path) -> None:
     assert code == command.EXIT_NO_INPUT, err
     assert "gzip" in err and "left as it was" in err and "Traceback" not in err
     assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
+
+
+# --- hole 5: the file store never follows a symlink out of .runway/ -------------------------
+
+def test_the_file_store_never_follows_a_symlink_out_of_its_folder(tmp_path) -> None:
+    from deploy_engine.records.file_store import FileStore
+    from deploy_engine.receipts import read_checked
+    from test_cli_hostile_inputs import SHOP, run as cli_run
+
+    product = tmp_path / "p"
+    folder = product / ".runway" / "receipts" / "dev"
+    folder.mkdir(parents=True)
+    (product / "runway.yaml").write_text(SHOP, encoding="utf-8")
+    secret_dir = tmp_path / "secret"
+    (secret_dir / "deep").mkdir(parents=True)
+    (secret_dir / "x.json").write_text('{"TOPSECRET": 1}')
+    (secret_dir / "deep" / "2026-01-03T00-00-00Z.json").write_text('{"TOPSECRET": 2}')
+    os.symlink(secret_dir / "x.json", folder / "2026-01-01T00-00-00Z.json")
+    os.symlink(secret_dir, folder / "linked")
+    store = FileStore(product)
+    keys = store.list("receipts/dev/")
+    # The links are listed (so a reader can say why they were skipped); nothing behind them is.
+    assert keys == ["receipts/dev/2026-01-01T00-00-00Z.json", "receipts/dev/linked"]
+    linked = read_checked(store, keys[0], "receipts/dev/")
+    assert linked.record is None and "symlink" in (linked.problem or "") and "not followed" in linked.problem
+    folder_link = read_checked(store, keys[1], "receipts/dev/")
+    assert folder_link.record is None and folder_link.problem  # not a record name: never read
+    with pytest.raises(Exception, match="not followed"):
+        store.read("receipts/dev/linked/deep/2026-01-03T00-00-00Z.json")
+    rc, out, err = cli_run("receipts", str(product), "--format", "json")
+    assert "TOPSECRET" not in out + err and "internal error" not in err
+    assert "not followed" in out
