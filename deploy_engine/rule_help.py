@@ -67,7 +67,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW192": ("a postgres or cache `version` below the deployed one", "keep the version; restore a snapshot into a new resource"),
     "RW193": ("`flavor` differs from the deployed one", "add a second resource and migrate (docs/deploy.md, \"Switching flavor\")"),
     "RW172": ("an environment under its cap by less than (or over it by no more than) the sum of its derived and unverified prices' shares × their stated uncertainty", "refresh the named prices (`runway-deploy catalog refresh --region <region>`), or leave more room under the cap"),
-    "RW200": ("a `runway.usage.yaml` without `usage: 1`, an unknown top-level key, a quantity that is text or negative; a `--usage` file that cannot be read", "write the format of docs/format.md \"Usage file\" (`runway-deploy usage init` writes a template)"),
+    "RW200": ("a `runway.usage.yaml` without `usage: 1`, an unknown top-level key, a quantity that is text or negative; a `--usage` file that cannot be read; a `runway.usage.yaml` that is a symlink leaving the product", "write the format of docs/format.md \"Usage file\" (`runway-deploy usage init` writes a template)"),
     "RW201": ("an environment or item the runway does not declare", "name a declared environment and resource or workload (the closest is suggested)"),
     "RW202": ("a key the item's kind has no usage quantity for, or one its options do not bill", "use one of the kind's keys (the message lists them)"),
 }

@@ -250,6 +250,26 @@ def root_link_escapes(path: str) -> str | None:
     return f"{os.path.basename(path)} is a symlink that leaves the product's folder; refused, never read"
 
 
+def usage_link_escapes(path: str, root_file: str) -> str | None:
+    """Why the usage file ``path`` of the root runway ``root_file`` is refused, or None: a
+    symlink inside the root's folder whose target lies outside it (resolved) leaves the
+    product, as a root or member runway linked out does (docs/format.md "Usage file"); such a
+    file is never opened, so none of its lines come back quoted in a diagnostic. A named
+    file that lies outside the product itself (``--usage /shared/u.yaml``) was asked for and
+    is not refused here. Costs one ``lstat`` when ``path`` is no symlink."""
+    try:
+        if not os.path.islink(path):
+            return None
+        base = os.path.realpath(os.path.dirname(os.path.abspath(root_file)))
+        if not _inside(base, os.path.realpath(os.path.dirname(os.path.abspath(path)))):
+            return None
+        if _inside(base, os.path.realpath(path)):
+            return None
+    except (OSError, ValueError):
+        return None
+    return f"the usage file {os.path.basename(path)} is a symlink that leaves the product's folder; refused, never read"
+
+
 def member_folder(base: str, rel: str) -> tuple[str | None, str | None]:
     """Resolve a member path against ``base``, the root runway's resolved folder; (folder,
     None) or (None, reason) when it escapes or is absolute."""
@@ -318,6 +338,7 @@ def member_runway(folder: str, rel: str, base: str, root_real: str) -> tuple[str
 
 __all__ = [
     "root_link_escapes",
+    "usage_link_escapes",
     "ROOT_NAMES",
     "MAX_FILE_CHARS",
     "MAX_FILE_BYTES",

@@ -14,11 +14,23 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
+
+
+#: Longest ``runway.exclude`` glob accepted, in characters, and most globs in the list (VS
+#: Code's ``files.exclude`` defaults are 7 short globs): past either, the setting is refused
+#: with one warning naming the bound (runway_lsp/settings.py), and :class:`Exclusions` drops
+#: what lies beyond. With the matcher below, a path costs O(glob length x path length) per
+#: glob; the bounds keep a whole list of hostile globs to milliseconds per scanned file.
+MAX_GLOB_CHARS = 256
+MAX_EXCLUDE_GLOBS = 100
 
 
 def glob_regex(glob: str) -> str:
-    """The regular expression (anchored) of one glob."""
+    """The regular expression (anchored) of one glob: for reading only (tests, logs). Python's
+    backtracking ``re`` must never run it on a path: ``**/`` thirty times, or ``*a`` thirty
+    times, takes exponential / O(n^30) time on a path it does not match (issue 23); paths are
+    matched by :func:`compile_glob`'s automaton instead."""
     out = []
     i = 0
     depth = 0  # inside {…}
@@ -61,6 +73,157 @@ def glob_regex(glob: str) -> str:
     return "^" + "".join(out) + "$"
 
 
+# The automaton: a Pike VM program (Thompson's construction; Russ Cox, "Regular Expression
+# Matching Can Be Simple And Fast"). Instructions: ("chr", test) consumes one character that
+# passes ``test``; ("split", a, b) and ("jmp", a) move without consuming; ("match",). Running
+# it keeps the set of live instructions per character, so a path costs at most
+# len(program) steps per character, whatever the glob: no backtracking.
+_Program = list
+
+
+def _class_test(body: str) -> Callable[[str], bool]:
+    """The test of a ``[...]`` class body: ``!`` or ``^`` first negates; ``a-z`` a range (a
+    reversed range matches nothing); never ``/`` (a class stays inside one path segment)."""
+    negated = body[:1] in ("!", "^")
+    if negated:
+        body = body[1:]
+    singles: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            ranges.append((body[i], body[i + 2]))
+            i += 3
+        else:
+            singles.add(body[i])
+            i += 1
+
+    def test(c: str) -> bool:
+        if c == "/":
+            return False
+        hit = c in singles or any(lo <= c <= hi for lo, hi in ranges)
+        return hit != negated
+
+    return test
+
+
+def _any(c: str) -> bool:
+    return True
+
+
+def _not_slash(c: str) -> bool:
+    return c != "/"
+
+
+def compile_glob(glob: str) -> _Program:
+    """The automaton of one glob, with the meaning :func:`glob_regex` writes: ``**/`` any
+    number of leading folders (consecutive ones collapsed: ``**/**/`` is ``**/``), ``**``
+    anything, ``*`` anything but ``/``, ``?`` one character but ``/``, ``{a,b}`` alternatives
+    (an unclosed ``{`` closed at the end), ``[...]`` a class (an unclosed ``[`` a literal).
+    Never raises."""
+    prog: _Program = []
+    n = len(glob)
+
+    def emit(*ins: Any) -> int:
+        prog.append(list(ins))
+        return len(prog) - 1
+
+    def star(test: Callable[[str], bool]) -> None:
+        loop = emit("split", None, None)
+        prog[loop][1] = emit("chr", test)
+        emit("jmp", loop)
+        prog[loop][2] = len(prog)
+
+    def seq(i: int, depth: int) -> int:
+        while i < n:
+            c = glob[i]
+            if depth and c in ",}":
+                return i
+            if glob.startswith("**/", i):
+                while glob.startswith("**/", i):  # (?:.*/)?(?:.*/)? is (?:.*/)?
+                    i += 3
+                skip = emit("split", None, None)
+                prog[skip][1] = len(prog)
+                star(_any)
+                emit("chr", "/".__eq__)
+                prog[skip][2] = len(prog)
+                continue
+            if glob.startswith("**", i):
+                while glob.startswith("*", i):
+                    i += 1
+                star(_any)
+                continue
+            if c == "*":
+                while glob.startswith("*", i) and not glob.startswith("**", i):
+                    i += 1
+                star(_not_slash)
+                continue
+            if c == "?":
+                emit("chr", _not_slash)
+            elif c == "{":
+                i = alternatives(i + 1, depth + 1)
+                continue
+            elif c == "[" and glob.find("]", i + 1) != -1:
+                end = glob.find("]", i + 1)
+                emit("chr", _class_test(glob[i + 1 : end]))
+                i = end
+            else:
+                emit("chr", c.__eq__)
+            i += 1
+        return i
+
+    def alternatives(i: int, depth: int) -> int:
+        exits = []
+        while True:
+            fork = emit("split", None, None)
+            prog[fork][1] = len(prog)
+            i = seq(i, depth)
+            if i < n and glob[i] == ",":
+                exits.append(emit("jmp", None))
+                prog[fork][2] = len(prog)
+                i += 1
+                continue
+            prog[fork][2] = prog[fork][1]  # the last alternative: no other branch
+            for j in exits:
+                prog[j][1] = len(prog)
+            return i + 1 if i < n else i  # past the `}` (an unclosed group ends here)
+
+    seq(0, 0)
+    emit("match")
+    return prog
+
+
+def _closure(prog: _Program, pcs: Iterable[int]) -> set[int]:
+    live: set[int] = set()
+    stack = list(pcs)
+    while stack:
+        pc = stack.pop()
+        if pc in live:
+            continue
+        live.add(pc)
+        ins = prog[pc]
+        if ins[0] == "split":
+            stack.append(ins[1])
+            stack.append(ins[2])
+        elif ins[0] == "jmp":
+            stack.append(ins[1])
+    return live
+
+
+def _matches_or_parent(prog: _Program, rel: str) -> bool:
+    """Whether ``rel`` or a folder above it (each prefix ending before a ``/``) matches:
+    one pass over ``rel``, O(len(prog) x len(rel))."""
+    done = len(prog) - 1
+    live = _closure(prog, [0])
+    for c in rel:
+        if c == "/" and done in live:
+            return True
+        live = _closure(prog, [pc + 1 for pc in live if prog[pc][0] == "chr" and prog[pc][1](c)])
+        if not live:
+            return False
+    return done in live
+
+
 @dataclass(frozen=True)
 class Exclusions:
     """Compiled ``runway.exclude`` globs."""
@@ -68,8 +231,10 @@ class Exclusions:
     globs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_relative", [re.compile(glob_regex(g.strip().rstrip("/"))) for g in self.globs if g.strip() and not _absolute(g)])
-        object.__setattr__(self, "_absolute", [re.compile(glob_regex(g.strip().rstrip("/").replace("\\", "/"))) for g in self.globs if g.strip() and _absolute(g)])
+        # Beyond the bounds (settings refuse such a list; this holds for any other caller).
+        globs = [g for g in self.globs[:MAX_EXCLUDE_GLOBS] if g.strip() and len(g) <= MAX_GLOB_CHARS]
+        object.__setattr__(self, "_relative", [compile_glob(g.strip().rstrip("/")) for g in globs if not _absolute(g)])
+        object.__setattr__(self, "_absolute", [compile_glob(g.strip().rstrip("/").replace("\\", "/")) for g in globs if _absolute(g)])
 
     def __bool__(self) -> bool:
         return bool(self.globs)
@@ -94,11 +259,6 @@ class Exclusions:
 def _absolute(glob: str) -> bool:
     g = glob.strip()
     return g.startswith("/") or bool(re.match(r"^[A-Za-z]:[\\/]", g))
-
-
-def _matches_or_parent(rx: "re.Pattern[str]", rel: str) -> bool:
-    parts = rel.split("/")
-    return any(rx.match("/".join(parts[:n])) for n in range(len(parts), 0, -1))
 
 
 def exclusions(globs: Iterable[str] | None) -> Exclusions:

@@ -65,6 +65,7 @@ from runway_core.text import redact, suggest
 from runway_core.catalog import Catalog, CatalogError, load_catalog
 
 from .convert import messages
+from .exclude import MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS
 from .session import Session, log_failure
 
 log = logging.getLogger("runway_lsp.settings")
@@ -109,6 +110,10 @@ def _globs(value: Any) -> tuple[bool, Any]:
     if value is None:
         return True, ()
     if isinstance(value, list) and all(isinstance(g, str) for g in value):
+        if len(value) > MAX_EXCLUDE_GLOBS or any(len(g.strip()) > MAX_GLOB_CHARS for g in value):
+            # Refused whole, with one warning naming the bounds: the glob matcher is linear,
+            # but a thousand 10,000-character globs would still cost seconds per scanned file.
+            return False, None
         return True, tuple(dict.fromkeys(g.strip() for g in value if g.strip()))
     return False, None
 
@@ -129,7 +134,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
     "inlayHints.enabled": ("inlay_hints_enabled", _flag, "true or false"),
     "codeLens.enabled": ("code_lens_enabled", _flag, "true or false"),
     "costDelta.enabled": ("cost_delta_enabled", _flag, "true or false"),
-    "exclude": ("exclude", _globs, "a list of glob strings"),
+    "exclude": ("exclude", _globs, f"a list of at most {MAX_EXCLUDE_GLOBS:,} glob strings of at most {MAX_GLOB_CHARS:,} characters each"),
     "diagnosticMode": ("diagnostic_mode", _mode, "`workspace` or `openFilesOnly`"),
 }
 _GROUPS = {k.split(".")[0] for k in KEYS if "." in k}

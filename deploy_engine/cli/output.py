@@ -9,7 +9,9 @@ with no reader is refused (exit 3, ENXIO) instead of blocking the run forever; a
 folder is refused (exit 3). A
 FILE that is one of the files the command read (the runway itself, a member, a plan JSON side,
 a catalogue file) is refused too (exit 3), the file untouched: ``check DIR --output
-DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics."""
+DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics. A regular
+FILE, or a symlink to one, is written as a temporary file beside it renamed over the name:
+the link itself replaced, its target never written (issue 23)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,13 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
+    if not append and _replaced(path, mode):
+        try:
+            return _replacing(path, mode)
+        except OSError:
+            if mode is None or os.path.islink(path):
+                raise
+            # A writable file in a folder that is not: truncated in place, as before.
     if mode is not None and not _writable_kind(mode):
         raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
     try:
@@ -63,6 +72,82 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _replaced(path: str, mode: int | None) -> bool:
+    """Whether a truncating write of ``path`` goes to a new file renamed over it: when it is a
+    symlink to a regular file (or to nothing), so the link itself is replaced and its target
+    (maybe outside the folder asked for: issue 23) never written; and when it is a regular
+    file or absent, so a reader never sees half a report. A symlink to a character device or
+    a FIFO (``/dev/stdout`` -> ``/proc/self/fd/1``) is written through, as ``tee`` does."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # the open reports it
+    return mode is None or stat.S_ISREG(mode)
+
+
+class _ReplaceOnClose(io.TextIOWrapper):
+    """A temporary file beside ``target``, renamed over it (``os.replace``: the name, a
+    symlink included, now names the new file) when closed without an exception; removed
+    when the ``with`` block raised."""
+
+    _tmp: str
+    _target: str
+
+    def __exit__(self, kind, value, tb):  # type: ignore[no-untyped-def]
+        if kind is None:
+            self.close()
+        else:
+            super().close()
+            _unlink(self._tmp)
+        return False
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            super().close()
+            os.replace(self._tmp, self._target)
+        except BaseException:
+            _unlink(self._tmp)
+            raise
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _replacing(path: str, mode: int | None) -> IO[str]:
+    """``path`` written through :class:`_ReplaceOnClose`; a regular file's permission bits
+    kept (a new one: 0666 less the umask)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    for n in range(100):
+        tmp = os.path.join(folder, f".{base}.{os.getpid()}.{n}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", path)
+    try:
+        if mode is not None and stat.S_ISREG(mode) and not os.path.islink(path):
+            os.fchmod(fd, stat.S_IMODE(mode))
+        fh = _ReplaceOnClose(io.FileIO(fd, "w", closefd=True), encoding="utf-8", newline="\n")
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    fh._tmp = tmp
+    fh._target = path
+    return fh
 
 
 def _writable_kind(mode: int) -> bool:

@@ -12,6 +12,7 @@ consume incrementally (bounded memory, catalog/README.md).
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import io
 import os
@@ -23,6 +24,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from pathlib import Path
 from typing import IO, Any, Callable
 
@@ -305,4 +307,47 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
         if isinstance(exc, http.client.HTTPException):
             raise SourceError(f"{url}: {type(exc).__name__}") from None
         raise SourceError(f"{url}: {exc.strerror or exc}") from None
-    return io.BufferedReader(_Counting(raw, label, total, progress, url, watch), buffer_size=1 << 20)
+    gzipped = urllib.parse.urlsplit(url).path.endswith(".gz")
+    if scheme != "file":
+        encoding = (raw.headers.get("Content-Encoding") or "").strip().lower()
+        gzipped = gzipped or encoding in ("gzip", "x-gzip")
+    counted = io.BufferedReader(_Counting(raw, label, total, progress, url, watch), buffer_size=1 << 20)
+    if not gzipped:
+        return counted
+    return io.BufferedReader(_Gunzip(counted, url), buffer_size=1 << 20)
+
+
+class _Gunzip(io.RawIOBase):
+    """The decompressed bytes of a gzip download (a ``.gz`` path, or ``Content-Encoding:
+    gzip``): a stream that is corrupt or ends before its trailer (a transfer cut midway) is a
+    :class:`SourceError`, never a short document read as complete; at most
+    :data:`MAX_DOWNLOAD_BYTES` decompressed (a gzip bomb stops there)."""
+
+    def __init__(self, inner: IO[bytes], url: str) -> None:
+        self._inner = inner
+        self._gz = gzip.GzipFile(fileobj=inner, mode="rb")
+        self._url = url
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+        try:
+            n = self._gz.readinto(b)
+        except SourceError:
+            raise
+        except (OSError, EOFError, zlib.error) as exc:
+            why = "ends before its end (truncated)" if isinstance(exc, EOFError) else "is corrupt"
+            raise SourceError(f"{self._url}: the gzip stream {why}; refused") from None
+        self.count += n
+        if self.count > MAX_DOWNLOAD_BYTES:
+            raise SourceError(f"{self._url}: over the {MAX_DOWNLOAD_BYTES:,}-byte limit of a download once decompressed; refused")
+        return n
+
+    def close(self) -> None:
+        try:
+            self._gz.close()
+            self._inner.close()
+        finally:
+            super().close()

@@ -243,7 +243,7 @@ def refresh(
     written to a temporary folder beside ``output``, loaded as a catalogue, and only then
     moved in (:func:`write_catalogue`). Raises :class:`RefreshError` when nothing can be
     refreshed (bad source, unreachable, truncated or malformed offer index, invalid sizes,
-    unwritable output, a written catalogue that does not load): ``output`` is then as it was.
+    unwritable output, a written catalogue that does not load, an offer file whose download failed midway): ``output`` is then as it was.
     ``ValueError`` for a bad argument.
     """
     say = progress or (lambda _m: None)
@@ -307,6 +307,7 @@ def refresh(
             result.missing.append(Missing(key, region, "this engine has no selector for the key"))
 
     read_cache: dict[str, tuple[OfferFile, dict[str, Product]] | str] = {}
+    broken: list[str] = []  # offer files whose download failed midway
     for offer, sels in selectors.items():
         for region in wanted:
             if offer in offer_missing:
@@ -333,10 +334,20 @@ def refresh(
                 label = f"{offer} {file_region}"
                 say(f"{label}: reading {url}")
                 try:
-                    with open_stream(url, label, progress, timeout_s) as stream:
-                        got = read_offer(stream, lambda p, _s=sels, _r=region: any(s.rank(p, _r) is not None for s in _s))
-                except (SourceError, OfferFormatError) as exc:
+                    opened = open_stream(url, label, progress, timeout_s)
+                except SourceError as exc:  # not there (HTTP 404, no such file): its keys
                     got = f"{url}: {exc}"
+                else:
+                    try:
+                        with opened as stream:
+                            got = read_offer(stream, lambda p, _s=sels, _r=region: any(s.rank(p, _r) is not None for s in _s))
+                    except SourceError as exc:
+                        # The download failed midway (truncated, corrupt gzip, past its
+                        # deadline): the refresh failed, --output is not touched (issue 23).
+                        got = f"{url}: {exc}"
+                        broken.append(got)
+                    except OfferFormatError as exc:
+                        got = f"{url}: {exc}"
                 read_cache[url] = got
                 if not isinstance(got, str):
                     info, kept = got
@@ -350,6 +361,9 @@ def refresh(
                 outcome = select(s, region, kept.values(), info)
                 (result.found if isinstance(outcome, Found) else result.missing).append(outcome)
 
+    if broken:
+        raise RefreshError(f"{len(broken)} offer file(s) could not be read whole ({'; '.join(broken)}); "
+                           f"{Path(output)} left as it was")
     result.output = write_catalogue(output, sizes_bytes, result.found)
     return result
 

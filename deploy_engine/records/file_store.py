@@ -69,6 +69,9 @@ class FileStore(RecordStore):
 
     def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
         path = self.path(key)
+        why = self._leaves(path)
+        if why is not None:
+            raise StoreError(f"{path} {why}; not followed")
         try:
             # Regular files only, bounded (a FIFO would block, /dev/zero never end): a record is
             # a small JSON document (runway_core.workspace.MAX_JSON_BYTES).
@@ -114,15 +117,43 @@ class FileStore(RecordStore):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(claim)
 
+    def _leaves(self, path: Path) -> str | None:
+        """Why ``path`` is not read: a symlink (at it or at a folder above it inside the
+        store) whose target lies outside ``.runway/`` (a receipt linked to ``/etc/passwd``, a
+        folder linked to ``/etc``: issue 23), or None."""
+        try:
+            base = os.path.realpath(self.folder)
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return "cannot be resolved"
+        if os.path.commonpath([base, real]) != base:
+            return "is a symlink (or lies below one) that leads out of the store folder"
+        return None
+
     def list(self, prefix: str) -> list[str]:
+        """Keys under ``prefix``, sorted: regular files, and every symlink as itself, never
+        walked into or through (:meth:`read` refuses one that leads out of ``.runway/``, so
+        a reader lists it as unreadable with that reason); temporary and claim files left out."""
         base = self.path(prefix)
         folder = base if prefix.endswith("/") or base.is_dir() else base.parent
-        if not folder.is_dir():
+        if not folder.is_dir() or self._leaves(folder) is not None:
             return []
         keys = []
-        for p in folder.rglob("*"):
-            if p.is_file() and not p.name.startswith(".tmp-") and ".takeover-" not in p.name:
-                key = p.relative_to(self.folder).as_posix()
+        stack = [str(folder)]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith(".tmp-") or ".takeover-" in entry.name:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if not (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
+                    continue
+                key = Path(entry.path).relative_to(self.folder).as_posix()
                 if key.startswith(prefix):
                     keys.append(key)
         return sorted(keys)

@@ -15,7 +15,7 @@ from ..facts import Analysis, SourceFile
 from ..positions import Position, Range
 from ..text import suggest
 from ..usage import NETWORK, USAGE_FILE_NAME, UsageEntry, UsageKey, UsageValue, parse_usage, usage_keys
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, usage_link_escapes
 from .report import _not_utf8, _too_large
 
 
@@ -47,6 +47,12 @@ def check_usage(an: Analysis, read: Reader, usage_file: str | None) -> None:
     when it cannot be read), report its problems, and set ``an.spec.usage`` to its valid
     values. ``an.spec`` must be built."""
     path = usage_path(an.root_file, usage_file)
+    escapes = usage_link_escapes(path, an.root_file)
+    if escapes is not None:
+        # Checked before any read, the editor's buffers included: a link to /etc/shadow must
+        # not come back line by line as "unknown environment" diagnostics.
+        an.add(Diagnostic(path, Range(Position(0, 0), Position(0, 0)), Severity.ERROR, "RW200", escapes))
+        return
     try:
         text = read(path)
         if len(text) > MAX_FILE_CHARS:

@@ -154,14 +154,16 @@ def test_a_dripping_or_silent_index_ends_at_the_deadline(hostile, tmp_path, faul
     assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
 
 
-def test_a_dripping_offer_file_costs_its_keys_only(hostile, tmp_path) -> None:
+def test_a_dripping_offer_file_fails_the_refresh_and_leaves_output(hostile, tmp_path) -> None:
+    # A download cut at its deadline failed midway: a failed refresh (exit 3), --output as it
+    # was (issue 23: before, exit 1 with a catalogue lacking the file's keys written over it).
     source, server, _root = hostile
     server.faults[f"/offers/v1.0/aws/AWSELB/{mirror.VERSION}/{REGION}/index.json"] = "drip"
+    before = _previous_catalogue(tmp_path / "out")
     code, err = _run("--source", source, "--region", REGION, "--output", str(tmp_path / "out"), "--timeout", "2")
-    assert code == command.EXIT_INCOMPLETE
-    assert f"no {REGION} price for alb:hour:" in err and "within its 2 s deadline" in err
-    cat = load_catalog(tmp_path / "out")
-    assert "rds:db.t4g.micro:single-az" in {p.key for p in cat.prices_for(REGION)}
+    assert code == command.EXIT_NO_INPUT, err
+    assert "within its 2 s deadline" in err and "left as it was" in err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
 
 
 def test_a_body_shorter_than_its_content_length_is_refused(hostile, tmp_path) -> None:

@@ -78,7 +78,7 @@ async def test_bad_exclusion_settings_are_named_and_the_defaults_used(client: La
     await init(client, _caps(), ws, {"runway": {"exclude": "tests/**", "diagnosticMode": "some"}})
     await _scanned(client)
     messages = [m.message for m in client.messages]
-    assert any("`runway.exclude` must be a list of glob strings" in m and "`runway.diagnosticMode` must be `workspace` or `openFilesOnly`" in m for m in messages), messages
+    assert any("`runway.exclude` must be a list of at most 100 glob strings" in m and "`runway.diagnosticMode` must be `workspace` or `openFilesOnly`" in m for m in messages), messages
     assert "tests/golden/kind/runway.yaml" in _published(client, ws)
 
 
