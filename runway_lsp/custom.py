@@ -42,7 +42,7 @@ from runway_core.analysis import Analysis
 from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Severity
 from runway_core.money import cap_percent
-from runway_core.planner import Plan, plan_json
+from runway_core.planner import Plan, plan_json, shown_fields, shown_verdict
 
 from .convert.messages import COSTS, COSTS_CHANGED, PLAN
 from .guard import degrades
@@ -121,7 +121,8 @@ def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str,
                 "name": plan.name,
                 "total_monthly_usd": _money(plan.total),
                 "cap_monthly_usd": _money(plan.cap),
-                "verdict": plan.verdict,
+                # the verdict `runway-deploy plan` shows (one rule: runway_core/planner/verdict.py)
+                "verdict": shown_verdict(plan),
                 "percent": cap_percent(plan.total, plan.cap),
                 # a lower bound when a unit price is missing for the region (RW161)
                 "missing_prices": bool(plan.missing_prices),
@@ -158,7 +159,10 @@ def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, 
         return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None), "editing": []}
     an = found.an
     spec = an.spec
-    doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin))  # type: ignore[arg-type]
+    plans = tuple(an.plans.values())
+    doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, plans, an.catalog.origin))  # type: ignore[arg-type]
+    for env, env_doc in zip(plans, doc["environments"]):
+        env_doc.update(shown_fields(env))  # as `plan --format json` (deploy_engine/cli/formats/json.py)
     doc.update(
         uri=uri,
         root_uri=path_to_uri(an.root_file),
