@@ -23,8 +23,11 @@ JSON as ``runway-deploy plan --format json``, docs/cli.md).
   ``initializationOptions`` ``{"runwayCostNotifications": true}`` (the VS Code extension
   does): another client would not know the method (Neovim logs each unknown notification).
 
-Requests never raise: a document that is not a runway, or a handler failure (logged), gets
-``{"environments": [], "environment": null}``. Must not import pulumi or deploy_engine.
+A ``uri`` that is not an absolute ``file:`` URI (:func:`runway_lsp.uris.request_file_uri`: another
+scheme, relative, malformed, missing) is answered with InvalidParams (-32602) saying what a valid
+one is. Otherwise requests never raise: a document that is not a runway, or a handler failure
+(logged), gets ``{"environments": [], "environment": null}``. Must not import pulumi or
+deploy_engine.
 """
 
 from __future__ import annotations
@@ -33,18 +36,20 @@ import logging
 import os
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 from runway_core.analysis import Analysis
 from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Severity
 from runway_core.money import cap_percent
-from runway_core.planner import Plan, plan_json
+from runway_core.planner import Plan, plan_json, shown_fields, shown_verdict
 
 from .convert.messages import COSTS, COSTS_CHANGED, PLAN
 from .guard import degrades
 from .held import UNKNOWN_SIZE, Held
 from .session import Session
 from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
-from .uris import path_to_uri, unopenable, uri_to_path
+from .uris import NotAFileUri, path_to_uri, request_file_uri, unopenable, uri_to_path
 
 log = logging.getLogger("runway_lsp.custom")
 
@@ -64,6 +69,16 @@ def _params(params: Any) -> dict[str, Any]:
     if params is None:
         return {}
     return {k: getattr(params, k) for k in ("uri", "environment") if hasattr(params, k)}
+
+
+def _uri(p: dict[str, Any]) -> str:
+    """The request's ``uri``, checked by the one rule (:func:`runway_lsp.uris.request_file_uri`);
+    InvalidParams (-32602) with its sentence otherwise (pygls answers a JsonRpcException raised
+    by a handler as the error, and :func:`~runway_lsp.guard.degrades` lets it through)."""
+    try:
+        return request_file_uri(p.get("uri"))
+    except NotAFileUri as exc:
+        raise JsonRpcInvalidParams(f"Invalid params: {exc}") from None
 
 
 def _analysis(session: Session, uri: Any) -> Held | None:
@@ -94,7 +109,7 @@ def _selected(settings: SettingsManager, an: Analysis, wanted: Any) -> str | Non
 def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str, Any]:
     """The ``runway/costs`` answer (see the module docstring). USD per month."""
     p = _params(params)
-    uri = p.get("uri")
+    uri = _uri(p)
     found = _analysis(session, uri)
     if found is None:
         return {"uri": uri, "root_uri": None, "product": None, "environments": [], "environment": None, "complete": False, "errors": 0, "editing": []}
@@ -106,7 +121,8 @@ def costs(session: Session, settings: SettingsManager, params: Any) -> dict[str,
                 "name": plan.name,
                 "total_monthly_usd": _money(plan.total),
                 "cap_monthly_usd": _money(plan.cap),
-                "verdict": plan.verdict,
+                # the verdict `runway-deploy plan` shows (one rule: runway_core/planner/verdict.py)
+                "verdict": shown_verdict(plan),
                 "percent": cap_percent(plan.total, plan.cap),
                 # a lower bound when a unit price is missing for the region (RW161)
                 "missing_prices": bool(plan.missing_prices),
@@ -137,13 +153,16 @@ def plan(session: Session, settings: SettingsManager, params: Any) -> dict[str, 
     with ``uri``, ``root_uri``, ``uris``, ``environment`` (selected) and ``diagnostics``
     (counts by severity over the group)."""
     p = _params(params)
-    uri = p.get("uri")
+    uri = _uri(p)
     found = _analysis(session, uri)
     if found is None:
         return {"uri": uri, "root_uri": None, "product": None, "region": None, "environments": [], "environment": None, "uris": [], "diagnostics": _counts(None), "editing": []}
     an = found.an
     spec = an.spec
-    doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin))  # type: ignore[arg-type]
+    plans = tuple(an.plans.values())
+    doc = plan_json(Plan(spec.product if spec else None, spec.region if spec else None, plans, an.catalog.origin))  # type: ignore[arg-type]
+    for env, env_doc in zip(plans, doc["environments"]):
+        env_doc.update(shown_fields(env))  # as `plan --format json` (deploy_engine/cli/formats/json.py)
     doc.update(
         uri=uri,
         root_uri=path_to_uri(an.root_file),

@@ -25,6 +25,7 @@ from typing import Any
 
 from runway_core.facts import Analysis
 from runway_core.planner.items import EnvironmentPlan, ItemPlan
+from runway_core.planner.verdict import cap_verdict
 
 #: The code of a size the catalogue lacks: the one a half-typed size raises.
 UNKNOWN_SIZE = "RW130"
@@ -55,17 +56,6 @@ class Held:
                 if best is None or sym.range.start.line > best[0]:
                     best = (sym.range.start.line, sym.name)
         return best is not None and best[1] in self.editing
-
-
-def _verdict(plan: EnvironmentPlan, total: Decimal) -> str:
-    """The verdict of ``plan`` with ``total`` (the planner's rule, runway_core/planner/plan.py)."""
-    if plan.cap is None:
-        return "no-cap"
-    if total > plan.cap:
-        return "over-cap"
-    if plan.missing_prices:
-        return "unpriced"
-    return "ok"
 
 
 class HeldCosts:
@@ -120,7 +110,7 @@ class HeldCosts:
                     items.append(item)
             if any(a is not b for a, b in zip(items, plan.items)):
                 total = sum((i.monthly_usd for i in items), Decimal("0.00"))
-                plans[env] = dataclasses.replace(plan, items=tuple(items), total=total, verdict=_verdict(plan, total))
+                plans[env] = dataclasses.replace(plan, items=tuple(items), total=total, verdict=cap_verdict(plan.cap, total, bool(plan.missing_prices), items))
             else:
                 plans[env] = plan
         self._sized[key] = sized

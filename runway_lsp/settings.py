@@ -7,7 +7,7 @@ accepted too):
 ============================== ========= ==================================================
 key                            default   meaning
 ============================== ========= ==================================================
-``runway.catalogPath``         null      a catalogue folder (``sizes.toml`` + ``prices.csv``)
+``runway.catalogPath``         null      a catalogue folder (``sizes.toml`` + ``prices.csv``, not a URL)
                                          used instead of the packaged one; relative to the
                                          first workspace folder; ``~`` expanded
 ``runway.usagePath``           null      the usage file of each product (docs/format.md,
@@ -56,6 +56,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Callable
 
@@ -102,6 +103,20 @@ def _optional_text(value: Any) -> tuple[bool, Any]:
     return (True, value.strip()) if isinstance(value, str) else (False, None)
 
 
+#: A URL's start (RFC 3986 §3.1 scheme, then ``//``): ``runway.catalogPath`` names a folder, and
+#: a URL there is refused before it is resolved against the workspace folder, since
+#: ``os.path.normpath`` would fold its ``//`` and the result (``https:/user:pw@host``) no longer has
+#: the URL shape :func:`runway_core.text.redact` knows (issue 23: the password was echoed).
+_URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _folder(value: Any) -> tuple[bool, Any]:
+    ok, parsed = _optional_text(value)
+    if ok and isinstance(parsed, str) and _URL_START.match(parsed):
+        return False, None
+    return ok, parsed
+
+
 def _flag(value: Any) -> tuple[bool, Any]:
     return (True, value) if isinstance(value, bool) else (False, None)
 
@@ -128,7 +143,7 @@ def _mode(value: Any) -> tuple[bool, Any]:
 
 #: Setting key (below ``runway.``) -> (Settings field, checker, what a valid value is).
 KEYS: dict[str, tuple[str, Callable[[Any], tuple[bool, Any]], str]] = {
-    "catalogPath": ("catalog_path", _optional_text, "a folder path (a string) or null"),
+    "catalogPath": ("catalog_path", _folder, "a folder path (a string, not a URL) or null"),
     "usagePath": ("usage_path", _optional_text, "a file path relative to the root runway's folder (a string) or null"),
     "inlayHints.environment": ("inlay_hints_environment", _optional_text, "an environment name (a string) or null"),
     "inlayHints.enabled": ("inlay_hints_enabled", _flag, "true or false"),
@@ -203,6 +218,19 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
 def warning_text(problems: list[str]) -> str:
     """One ``window/showMessage`` text for several problems."""
     return "runway settings: " + "; ".join(problems) + "."
+
+
+def unloadable_text(written: str, folder: str, why: str) -> str:
+    """The warning for a ``runway.catalogPath`` that cannot be loaded: the value as written and
+    the folder it resolved to, both redacted (:func:`runway_core.text.redact`). When the value
+    as written holds a credential, the resolved folder (and the error's quotes of it) is not
+    shown at all: resolving rewrites it (``~`` expanded, ``//`` folded, joined to the workspace
+    folder), and the rewritten text may no longer have the shape the redaction knows."""
+    quoted = _shown(written)
+    if redact(written) != written:
+        return f"runway settings: `{SECTION}.catalogPath` {quoted} cannot be loaded ({redact(why.replace(folder, '<catalogPath>'))}); the packaged catalogue is used."
+    where = "" if folder == written else f" (the folder {redact(repr(folder))})"
+    return f"runway settings: `{SECTION}.catalogPath` {quoted}{where} cannot be loaded ({redact(why)}); the packaged catalogue is used."
 
 
 def init_options_section(options: Any) -> Any:
@@ -372,7 +400,7 @@ class SettingsManager:
             try:
                 catalog = load_catalog(folder)
             except (CatalogError, OSError) as exc:
-                self.warn(f"runway settings: `{SECTION}.catalogPath` {folder!r} cannot be loaded ({exc}); the packaged catalogue is used.")
+                self.warn(unloadable_text(settings.catalog_path, folder, str(exc)))
                 folder = None
         if folder is None:
             if self.catalog_folder is None:
@@ -423,4 +451,4 @@ class SettingsManager:
             log.exception("didChangeConfiguration failed")
 
 
-__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "COST_NOTIFICATIONS_OPTION", "parse_settings", "warning_text", "init_options_section", "log_failure"]
+__all__ = ["Settings", "SettingsManager", "KEYS", "SECTION", "COST_NOTIFICATIONS_OPTION", "parse_settings", "warning_text", "unloadable_text", "init_options_section", "log_failure"]

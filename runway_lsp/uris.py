@@ -85,3 +85,57 @@ def uri_in(params: Any) -> str | None:
     td = params.get("textDocument") if isinstance(params, dict) else None
     uri = td.get("uri") if isinstance(td, dict) else None
     return uri if isinstance(uri, str) else None
+
+
+# --------------------------------------------------------------------------------------
+# The URI of a custom request (runway/costs, runway/plan): one rule, docs/protocol.md
+# --------------------------------------------------------------------------------------
+
+#: What a custom request's ``uri`` must be, as the error answer says it (docs/protocol.md,
+#: "The `uri` of a custom request").
+FILE_URI_RULE = "an absolute file: URI (RFC 8089), such as file:///home/me/orders/runway.yaml"
+
+#: C0 controls and DEL: no URI holds them unencoded (RFC 3986 §2: they are not among its
+#: characters); a space is tolerated (some clients send one unencoded, and it names a file).
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+class NotAFileUri(ValueError):
+    """A custom request's ``uri`` that is not :data:`FILE_URI_RULE`; ``str()`` is one sentence
+    saying what it is and what a valid one is. It quotes nothing of the URI but its scheme (a
+    URI may hold a credential: ``https://user:pw@host/x``)."""
+
+
+def request_file_uri(value: Any) -> str:
+    """``value`` (the ``uri`` param of ``runway/costs`` or ``runway/plan``) when it is an
+    absolute ``file:`` URI: scheme ``file`` (any case, RFC 3986 §3.1), an empty authority or
+    ``localhost`` (RFC 8089 §2; another host is a remote share the server cannot read), an
+    absolute path (``file:///x``, ``file:/x``), no control characters, parseable by
+    :func:`urllib.parse.urlsplit`.
+
+    Raises :class:`NotAFileUri` otherwise: not a string, empty, relative (``runway.yaml``,
+    ``file:x``), another scheme (``untitled:x``, ``http://h/x``), malformed (``file://[::1``).
+    Pure; what is then read (an open document, a file named like a runway) is decided by the
+    caller (runway_lsp/custom.py)."""
+    if not isinstance(value, str):
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; it is {'missing' if value is None else 'not a string'}")
+    if not value:
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; it is empty")
+    if _CONTROL.search(value):
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one holds a control character")
+    try:
+        parts = urllib.parse.urlsplit(value)
+        _ = parts.port  # parses the authority: a bad port or IPv6 literal raises here
+    except ValueError:
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one is malformed (its authority cannot be parsed)") from None
+    if not parts.scheme:
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one is a relative reference (no scheme)")
+    if parts.scheme != "file":
+        # The scheme quoted only when short: a long one may be a token (`AKIA…:x` parses as one).
+        scheme = f"`{parts.scheme}:`" if len(parts.scheme) <= 16 else "another one"
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one's scheme is {scheme}")
+    if parts.netloc.lower() not in ("", "localhost"):
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one names another host")
+    if not parts.path.startswith("/"):
+        raise NotAFileUri(f"`uri` must be {FILE_URI_RULE}; this one has a relative path")
+    return value

@@ -16,14 +16,16 @@ Must not import pygls, lsprotocol or pulumi.
 The package: :mod:`~runway_core.planner.spec` (the planner's validated input and the
 injected variable names), :mod:`~runway_core.planner.items` (the plan's value types),
 :mod:`~runway_core.planner.pricing` (line items of one entry from the catalogue),
-:mod:`~runway_core.planner.plan` (one environment's plan) and
-:mod:`~runway_core.planner.output` (the documented JSON and the receipt digest).
+:mod:`~runway_core.planner.plan` (one environment's plan),
+:mod:`~runway_core.planner.verdict` (the one verdict rule: the planner's and the one every
+view shows) and :mod:`~runway_core.planner.output` (the documented JSON and the receipt digest).
 """
 
 from .items import REFUSED_VERDICTS, VERDICTS, EnvironmentPlan, ItemPlan, LineItem, Plan, cap_unchecked_text, refresh_command
 from .output import FORMAT_VERSION, environment_json, hide_secret_env, plan_digest, plan_json
 from .plan import clear_memos, plan_all, plan_environment
 from .pricing import entry_cost
+from .verdict import SHOWN_VERDICTS, cap_verdict, not_estimated, shown_fields, shown_verdict
 from .spec import (
     VARIABLES,
     ConsumerSpec,
@@ -42,6 +44,11 @@ from .spec import (
 )
 
 __all__ = [
+    "SHOWN_VERDICTS",
+    "cap_verdict",
+    "not_estimated",
+    "shown_fields",
+    "shown_verdict",
     "FORMAT_VERSION",
     "VARIABLES",
     "DISPOSABLE_BY_DEFAULT",

@@ -17,6 +17,7 @@ from ..model import DEFAULT_CAPS
 from ..text import redact
 from . import pricing
 from .items import EnvironmentPlan, ItemPlan, Plan
+from .verdict import cap_verdict
 from .spec import EntrySpec, EnvSpec, RunwaySpec, injected_variables
 from ..usage import CATALOGUE_ASSUMPTION, NETWORK
 
@@ -173,17 +174,10 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
                      notes=("the network's usage from the usage file; the VPC, NAT gateway hours and endpoints are not estimated",))
         )
     total = sum((i.monthly_usd for i in items), Decimal("0.00"))
-    if envspec.cap is None:
-        verdict = "no-cap"
-    elif total > envspec.cap:
-        verdict = "over-cap"  # a lower bound already over the cap: over it whatever is missing
-    elif pricer.missing or any(not i.estimated for i in items):
-        # A capped environment whose estimate misses a price, or an item of a kind that has no
-        # price at all, cannot be shown to be under its cap: refused, never "ok" on a lower
-        # bound (fail closed, ADR 0493 §3; issues 13 and 21).
-        verdict = "unpriced"
-    else:
-        verdict = "ok"
+    # A capped environment whose estimate misses a price, or an item of a kind that has no
+    # price at all, cannot be shown to be under its cap: refused, never "ok" on a lower bound
+    # (fail closed, ADR 0493 §3; issues 13 and 21). The one rule: planner/verdict.py.
+    verdict = cap_verdict(envspec.cap, total, bool(pricer.missing), items)
     return EnvironmentPlan(
         name=env,
         cap=envspec.cap,

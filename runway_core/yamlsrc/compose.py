@@ -114,18 +114,42 @@ class _Composer:
             value = resolve_plain(text)
         else:
             value = text
-        # A tagged or anchored scalar's mark starts at the tag/anchor; point at the value.
-        if (tag is not None or ev.anchor is not None) and style == "":
-            rng = self.rng(self._value_start(start, end, text), end)
+        # A tagged or anchored scalar's mark starts at the tag/anchor; point at the value
+        # (quoted and block scalars too: `reason: &r "x"` once pointed at `&r "x"`, so a
+        # diagnostic's range was not its token; issue 23).
+        if tag is not None or ev.anchor is not None:
+            rng = self.rng(self._value_start(start, end, text, style), end)
         else:
             rng = Range(self.pos(ev.start_mark), self.pos(ev.end_mark))
         node = YScalar(rng, tag, ev.anchor, value, text, style)
         self.add(node, 1, ev.anchor)
 
-    def _value_start(self, start: int, end: int, text: str) -> int:
+    def _value_start(self, start: int, end: int, text: str, style: str = "") -> int:
+        """Where a scalar's own token begins, after its properties (YAML 1.2 §6.9: a tag and
+        an anchor, in either order, each a run of non-space characters, separated from each
+        other and from the value by white space, line breaks or comments)."""
+        if style:
+            i = self._after_properties(start + self.shift, end + self.shift) - self.shift
+            return i if i < end else start
         src = self.text[start + self.shift : end + self.shift]
         i = src.rfind(text) if text else -1
         return start + i if i >= 0 else start
+
+    def _after_properties(self, i: int, end: int) -> int:
+        """The offset in ``self.text`` of the first character at or after ``i`` (below
+        ``end``) that is not part of a node's properties: tag and anchor tokens and the white
+        space, line breaks and comments between them and the value. Linear."""
+        text = self.text
+        while i < end and text[i] in "&!":
+            while i < end and not text[i].isspace():
+                i += 1  # the property
+            while i < end and (text[i].isspace() or text[i] == "#"):
+                if text[i] == "#":
+                    nl = text.find("\n", i, end)
+                    i = end if nl < 0 else nl
+                else:
+                    i += 1
+        return i
 
     def alias(self, ev: Any) -> None:
         start, end = ev.start_mark.index, ev.end_mark.index
@@ -158,7 +182,15 @@ class _Composer:
                 "(the rest of the file is not read)",
             )
             raise _DepthLimit()
-        self.stack.append([node, 1, None, self.pos(ev.start_mark), [], ev.anchor])
+        begin = self.pos(ev.start_mark)
+        if ev.tag is not None or ev.anchor is not None:
+            # As for a scalar: a tagged or anchored collection begins at its `[`, `{` or first
+            # entry, not at its properties (`reason: &r [a]` pointed at `&r [a]`; issue 23).
+            at = ev.start_mark.index + self.shift
+            after = self._after_properties(at, len(self.text))
+            if after > at:
+                begin = self.lines.position(after)
+        self.stack.append([node, 1, None, begin, [], ev.anchor])
 
     def end_collection(self, ev: Any) -> None:
         self._finish(self.stack.pop(), self.pos(ev.end_mark))

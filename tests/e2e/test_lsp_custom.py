@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from lspclient import TIMEOUT, did_change, did_open, files, init, line_of, neovim_caps, until, vscode_caps
@@ -99,7 +100,8 @@ async def test_costs_of_something_that_is_not_a_runway(client: LanguageClient, o
     other = orders / "notes.yaml"
     other.write_text("a: 1\n", encoding="utf-8")
     assert (await request(client, "runway/costs", {"uri": other.as_uri()}))["environments"] == []
-    assert (await request(client, "runway/costs", {}))["environments"] == []
+    with pytest.raises(JsonRpcInvalidParams):  # no uri: docs/protocol.md, "The `uri` of a custom request"
+        await request(client, "runway/costs", {})
     assert (await request(client, "runway/plan", {"uri": other.as_uri()}))["environments"] == []
 
 

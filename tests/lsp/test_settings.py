@@ -57,7 +57,7 @@ def test_unknown_keys_and_invalid_values_are_named_and_fall_back():
     assert '`runway.inlayHints.enabled` must be true or false, not "yes"; the default (true) is used' in text
     assert "`runway.inlayHints.environment` must be an environment name (a string) or null, not 3" in text
     assert "`runway.codeLense` is not a setting (did you mean `runway.codeLens.enabled`?); it is ignored" in text
-    assert '`runway.catalogPath` must be a folder path (a string) or null, not ["x"]' in text
+    assert '`runway.catalogPath` must be a folder path (a string, not a URL) or null, not ["x"]' in text
     assert "`runway.costDelta` must be an object of settings, not true" in text
     assert len(problems) == 5
     assert parse_settings("on") == (Settings(), ["the `runway` settings must be an object, not \"on\"; the defaults are used"])

@@ -60,6 +60,15 @@ export function isRunwayDocument(document: vscode.TextDocument): boolean {
   return enabled && RUNWAY_FILE_NAMES.includes(path.basename(document.uri.path));
 }
 
+/**
+ * Whether `document` has cost views (status bar, plan view): a runway document saved as a file.
+ * `runway/costs` and `runway/plan` take only `file:` URIs (docs/protocol.md, "The `uri` of a
+ * custom request"); an `untitled:` buffer gets diagnostics but no plan.
+ */
+export function hasCostViews(document: vscode.TextDocument): boolean {
+  return document.uri.scheme === 'file' && isRunwayDocument(document);
+}
+
 export function documentSelector(): DocumentSelector {
   const selector: DocumentSelector = [{ language: LANGUAGE_ID }];
   if (vscode.workspace.getConfiguration('runway').get<boolean>('yamlLanguageId', false)) {

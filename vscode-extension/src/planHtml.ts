@@ -29,7 +29,7 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   ].join('; ');
 }
 
-const VERDICT: Record<string, string> = { ok: 'ok', 'over-cap': 'over cap: refused', 'no-cap': 'no cap' };
+const VERDICT: Record<string, string> = { ok: 'ok', 'over-cap': 'over cap: refused', 'no-cap': 'no cap', unpriced: 'unpriced: refused', invalid: 'invalid: not estimated' };
 
 /** A line item as one list entry: `db.m7g.large: 730 hours × $0.17 = $124.10`. */
 function lineItem(li: LineItem): string {

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isRunwayDocument, type RunwayClient } from './client';
+import { hasCostViews, type RunwayClient } from './client';
 import { planBody, planDocument } from './planHtml';
 import { hasPlan, LOADER_CODES, planView, staleText, type ProblemAt } from './planModel';
 import { PLAN, type PlanResult } from './protocol';
@@ -91,7 +91,7 @@ export class PlanPanel implements vscode.Disposable {
       runway.onCostsChanged(() => void this.refresh()),
       runway.onRunningChanged(() => void this.refresh()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
-        if (editor && isRunwayDocument(editor.document) && editor.document.uri.toString() !== this.uri.toString()) {
+        if (editor && hasCostViews(editor.document) && editor.document.uri.toString() !== this.uri.toString()) {
           this.uri = editor.document.uri;
           void this.refresh();
         }

@@ -169,7 +169,7 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-const VERDICT_TEXT: Record<string, string> = { ok: 'ok', 'over-cap': 'over cap: refused', 'no-cap': 'no cap' };
+const VERDICT_TEXT: Record<string, string> = { ok: 'ok', 'over-cap': 'over cap: refused', 'no-cap': 'no cap', unpriced: 'unpriced: refused', invalid: 'invalid: not estimated' };
 
 /** A Markdown table of every environment (totals to the cent, caps as the lenses write them); the selected one in bold. */
 export function tooltipMarkdown(costs: CostsResult, selected: string | null): string {

@@ -1,6 +1,6 @@
 /** The status bar item with the selected environment's cost of the active runway. */
 import * as vscode from 'vscode';
-import { isRunwayDocument, type RunwayClient } from './client';
+import { hasCostViews, type RunwayClient } from './client';
 import type { EnvironmentStore } from './environment';
 import { COSTS, type CostsResult } from './protocol';
 import { PlanPanel } from './planPanel';
@@ -44,7 +44,7 @@ export class CostStatus implements vscode.Disposable {
   /** The runway document the commands act on: the active editor's, else the last shown. */
   document(): vscode.TextDocument | undefined {
     const active = vscode.window.activeTextEditor?.document;
-    if (active && isRunwayDocument(active)) return active;
+    if (active && hasCostViews(active)) return active;
     return this.lastDocument;
   }
 
@@ -65,7 +65,7 @@ export class CostStatus implements vscode.Disposable {
     const active = vscode.window.activeTextEditor?.document;
     // Another editor (not a runway) hides the item; a webview, the panel or an output channel
     // (no active text editor) keeps the last runway's.
-    if (active && !isRunwayDocument(active)) {
+    if (active && !hasCostViews(active)) {
       this.item.hide();
       return;
     }

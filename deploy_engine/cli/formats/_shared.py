@@ -12,7 +12,7 @@ from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.money import cap_percent, signed_usd, usd
-from runway_core.planner import EnvironmentPlan, Plan
+from runway_core.planner import EnvironmentPlan, Plan, not_estimated, shown_verdict
 from runway_core.positions import Range
 
 if TYPE_CHECKING:  # the diff renderers' types; runway_core.plan_diff is imported by `diff` only
@@ -97,20 +97,8 @@ def pct(p: EnvironmentPlan) -> str | None:
     return None if value is None else f"{value}%"
 
 
-def not_estimated(p: EnvironmentPlan) -> tuple[str, ...]:
-    """The items of an environment the planner could not estimate at all: no line item and no
-    missing price (an unknown size, RW130: "not in the catalogue; not estimated"). They count
-    as $0, so the total is a lower bound (as ``diff``'s ``not_estimated``, docs/cli.md); and an
-    item whose kind has no price at all (``estimated`` False, RW122)."""
-    return tuple(i.name for i in p.items if not i.estimated or (not i.line_items and not i.missing_prices))
-
-
-def plan_verdict(p: EnvironmentPlan) -> str:
-    """The verdict every plan format shows: the planner's, except ``invalid`` when an item is
-    not estimated (:func:`not_estimated`) and the verdict would pass (``ok``, ``no-cap``): a
-    lower bound under the cap proves nothing (fail closed; ``diff`` calls such a head
-    ``invalid`` too). A refusal (``over-cap``, ``unpriced``) stays: it holds for a lower bound."""
-    return "invalid" if p.verdict in ("ok", "no-cap") and not_estimated(p) else p.verdict
+# The one verdict rule (issue 23: the language server shows the same): runway_core/planner/verdict.py.
+plan_verdict = shown_verdict
 
 
 def plan_total(p: EnvironmentPlan) -> str:

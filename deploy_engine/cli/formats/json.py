@@ -9,12 +9,12 @@ import json
 import re
 from typing import IO, Any, Mapping, Sequence
 
-from deploy_engine.cli.formats._shared import ci_path, counts, file_count, not_estimated, plan_verdict
+from deploy_engine.cli.formats._shared import ci_path, counts, file_count
 from deploy_engine.context import json_ascii
 from deploy_engine.terminal import rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
-from runway_core.planner import FORMAT_VERSION, Plan, hide_secret_env, plan_json
+from runway_core.planner import FORMAT_VERSION, Plan, hide_secret_env, plan_json, shown_fields
 
 
 def diagnostic_json(d: Diagnostic, an: Analysis, base: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -210,13 +210,11 @@ def plan_document(plan: Plan, an: Analysis, diags: Sequence[Diagnostic], base: s
         # secret-looking env values masked for printing (the digest covers the real values).
         env_doc["plan_digest"] = environment_digest(env_doc, plan.product, plan.region)
         hide_secret_env(env_doc)
-        unknown = not_estimated(env)
-        if unknown:
-            # An item not estimated (an unknown size) counts as 0: the total is a lower bound
-            # and the verdict never passes (docs/cli.md, "JSON"). Set after the digest, which
-            # is the planner's (`up --plan-digest`); such a runway is invalid (exit 1) anyway.
-            env_doc["verdict"] = plan_verdict(env)
-            env_doc["not_estimated"] = list(unknown)
+        # An item not estimated (an unknown size) counts as 0: the total is a lower bound and
+        # the verdict never passes (docs/cli.md, "JSON"). Set after the digest, which is the
+        # planner's (`up --plan-digest`); such a runway is invalid (exit 1) anyway. The same
+        # fields as the server's runway/plan (runway_core/planner/verdict.py).
+        env_doc.update(shown_fields(env))
     doc["diagnostics"] = [diagnostic_json(d, an, base, environ) for d in diags]
     return doc
 
