@@ -11,7 +11,9 @@ FILE that is one of the files the command read (the runway itself, a member, a p
 a catalogue file) is refused too (exit 3), the file untouched: ``check DIR --output
 DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics. A regular
 FILE, or a symlink to one, is written as a temporary file beside it renamed over the name:
-the link itself replaced, its target never written (issue 23)."""
+the link itself replaced, its target never written (issue 23). The same rule keeps
+``usage init --output`` off the runways and catalogue files it read, and
+``$GITHUB_STEP_SUMMARY`` off every input of the run (:func:`same_input`, round 5)."""
 
 from __future__ import annotations
 
@@ -155,7 +157,7 @@ def _writable_kind(mode: int) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def _same_file(path: str, inputs: Iterable[str]) -> str | None:
+def same_input(path: str, inputs: Iterable[str]) -> str | None:
     """The first of ``inputs`` that is the file ``path`` names (same device and inode: a
     symlink or a hard link counts), or None (also when ``path`` does not exist yet)."""
     try:
@@ -198,15 +200,16 @@ class Output:
             raise InputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
 
-def refuse_input_as_output(path: str, inputs: Iterable[str]) -> None:
-    """InputError (exit 3) when ``path`` is one of the files in ``inputs`` (module docstring)."""
-    same = _same_file(path, inputs)
+def refuse_input_as_output(path: str, inputs: Iterable[str], label: str = "--output") -> None:
+    """InputError (exit 3) when ``path`` is one of the files in ``inputs`` (module docstring);
+    ``label`` names where ``path`` came from in the message."""
+    same = same_input(path, inputs)
     if same is not None:
         shown = "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
-        raise InputError(f"--output {path} is a file this command read{shown}; not overwritten (name another FILE)")
+        raise InputError(f"{label} {path} is a file this command read{shown}; not overwritten (name another FILE)")
 
 
-def refuse_runway_as_output(path: str) -> None:
+def refuse_runway_as_output(path: str, label: str = "--output") -> None:
     """InputError (exit 3) when ``path`` is an existing runway file (named ``runway.yaml`` or
     ``runway.yml``, :data:`runway_core.workspace.ROOT_NAMES`, or a link to one): for a command
     that reads no runway (``schema``), the one input :func:`refuse_input_as_output` cannot know."""
@@ -215,7 +218,7 @@ def refuse_runway_as_output(path: str) -> None:
     if not os.path.lexists(path):
         return
     if os.path.basename(path) in ROOT_NAMES or os.path.basename(os.path.realpath(path)) in ROOT_NAMES:
-        raise InputError(f"--output {path} is a runway file; not overwritten (name another FILE, e.g. runway.schema.json)")
+        raise InputError(f"{label} {path} is a runway file; not overwritten (name another FILE, e.g. runway.schema.json)")
 
 
-__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output", "refuse_runway_as_output"]
+__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output", "refuse_runway_as_output", "same_input"]

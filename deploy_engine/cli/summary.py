@@ -5,22 +5,26 @@ appended to ``$GITHUB_STEP_SUMMARY`` (docs/ci.md, "Step summary").
 only a run whose standard output is for people does (``--format text``, ``markdown`` or
 ``github``, or any format with ``--output FILE``), so ``plan --format json > plan.json`` adds
 nothing. Every section is redacted; a write failure is a warning on stderr, never a failure,
-but a ``GITHUB_STEP_SUMMARY`` that is a FIFO, device or folder is exit 3 (never opened so as to block).
+but a ``GITHUB_STEP_SUMMARY`` that is no file a summary can go to is exit 3, never opened: a
+folder, a socket, a FIFO no process reads (opening it would block), or one of the files the run
+read (the runway, a member, the usage file, a catalogue file, a plan JSON; the same file by
+device and inode, so a symlink or a hard link to one counts): appending Markdown there would
+corrupt the user's runway (round 5, F06), as ``--output`` refuses to replace it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import ci_path
 from deploy_engine.cli.formats.markdown import md
 from deploy_engine.cli.inputs import Loaded
-from deploy_engine.cli.output import open_regular_for_writing
+from deploy_engine.cli.output import open_regular_for_writing, same_input
 
 from deploy_engine.context import Context
-from deploy_engine.exits import PROG
+from deploy_engine.exits import PROG, InputError
 from runway_core.text import redact
 
 HUMAN_FORMATS = frozenset({"text", "markdown", "github"})
@@ -49,11 +53,17 @@ def label(loaded: Sequence[Loaded], environ: Mapping[str, str]) -> str:
     return ", ".join(f"`{md(n)}`" for n in names) or "no runway"
 
 
-def append(args: argparse.Namespace, ctx: Context, text: str) -> None:
-    """Append ``text`` (one :func:`section`) when :func:`wanted`."""
+def append(args: argparse.Namespace, ctx: Context, text: str, inputs: Iterable[str] = ()) -> None:
+    """Append ``text`` (one :func:`section`) when :func:`wanted`. ``inputs``: the files the run
+    read (:func:`deploy_engine.cli.inputs.files_read`); a summary that is one of them is
+    InputError (exit 3), never opened (module docstring)."""
     if not wanted(args, ctx):
         return
     path = ctx.environ["GITHUB_STEP_SUMMARY"]
+    same = same_input(path, inputs)
+    if same is not None:
+        shown = "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
+        raise InputError(f"GITHUB_STEP_SUMMARY {path} is a file this command read{shown}; not appended (it must name the job's summary file)")
     try:
         # A FIFO, device or folder there is refused (exit 3), never opened in a way that blocks.
         with open_regular_for_writing(path, append=True, label="GITHUB_STEP_SUMMARY") as fh:

@@ -88,7 +88,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         render_text(entries, files, stream, ctx)
     if output.text is not None:
         render_text(entries, files, output.text, ctx)
-    output.close(files_read(loaded, args.catalog))
+    read = files_read(loaded, args.catalog)
+    output.close(read)
     if summary.wanted(args, ctx):
-        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]))
+        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]), read)
     return code

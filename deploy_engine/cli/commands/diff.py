@@ -207,7 +207,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                 _render("text", diff, base, head, args, output.text, ctx)
         elif args.format == "json":
             _render(args.format, diff, base, head, args, output.formatted, ctx)
-        output.close(files_read([base.loaded, head.loaded], args.catalog) + [s.label for s in (base, head) if s.loaded is None])
+        read = files_read([base.loaded, head.loaded], args.catalog) + [s.label for s in (base, head) if s.loaded is None]
+        output.close(read)
         entries = entries_of([head.loaded]) if head.loaded is not None else []
         if head.loaded is not None and entries:
             an = head.loaded.analysis
@@ -217,7 +218,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             parts = [markdown.diff_markdown(diff, base.label, head.label).replace(markdown.DIFF_MARKER + "\n", "", 1)]
             if head.loaded is not None:
                 parts.insert(0, markdown.diagnostics_markdown(entries, file_count(head.loaded.analysis), ctx.environ))
-            summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(base.label)}` → `{markdown.md(head.label)}`", parts))
+            summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(base.label)}` → `{markdown.md(head.label)}`", parts), read)
         return code
     finally:
         base.close()
@@ -288,7 +289,8 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
         render(args.format, output.formatted)
         if output.text is not None:
             render("text", output.text)
-        output.close(files_read([s.loaded for p in pairs for s in (p.base, p.head)], args.catalog))
+        read = files_read([s.loaded for p in pairs for s in (p.base, p.head)], args.catalog)
+        output.close(read)
         style = text.Style(ctx.stderr, ctx.environ)
         for p in pairs:
             loaded = p.head.loaded
@@ -298,7 +300,7 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
         if summary.wanted(args, ctx) and kept:
             body = markdown.products_markdown([(p.path, d) for p, d, _ in kept], base_label, head_label)
             summary.append(args, ctx, summary.section(NAME, f"`{markdown.md(args.base)}` → {len(kept)} product(s)",
-                                                      [body.replace(markdown.DIFF_MARKER + "\n", "", 1)]))
+                                                      [body.replace(markdown.DIFF_MARKER + "\n", "", 1)]), read)
         return code
     finally:
         for p in pairs:

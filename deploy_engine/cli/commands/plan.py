@@ -127,7 +127,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if output.text is not None:
         for item, plan in zip(loaded, plans):
             _render("text", item, plan, args, output.text, ctx)
-    output.close(files_read(loaded, args.catalog))
+    read = files_read(loaded, args.catalog)
+    output.close(read)
     if entries and args.format != "github":
         style = text.Style(ctx.stderr, ctx.environ)
         for item in loaded:
@@ -143,5 +144,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if summary.wanted(args, ctx):
         parts = [markdown.diagnostics_markdown(entries, sum(file_count(i.analysis) for i in loaded), ctx.environ)]
         parts += [markdown.plan_markdown(plan, args.details) for plan in plans if plan.environments]
-        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), parts))
+        summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), parts), read)
     return code

@@ -3,6 +3,10 @@ at PATH (docs/cli.md, "usage init"; docs/format.md, "Usage file"): every environ
 with usage keys, each at the catalogue's assumption for its size, commented out, like
 Infracost's ``--sync-usage-file``. A usage file that already exists is read and its values
 kept (written uncommented) with ``--force``; without it, an existing file is refused (exit 3).
+A target that is one of the runways read (the root, a member) or a ``--catalog`` file is
+refused even with ``--force`` (exit 3, the file untouched), by device and inode as ``check
+--output`` refuses what it read (:func:`deploy_engine.cli.output.refuse_input_as_output`): the
+usage file read is the one file ``--force`` rewrites.
 Exit 1 when the runway cannot be planned, or its usage file has errors (rewriting it would
 lose the values it could not read)."""
 
@@ -14,11 +18,13 @@ from typing import Any
 
 from deploy_engine.cli.commands._args import add_path_arguments
 from deploy_engine.cli.inputs import load
-from deploy_engine.cli.output import open_regular_for_writing
+from deploy_engine.cli.output import open_regular_for_writing, refuse_input_as_output, refuse_runway_as_output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, InputError
 from runway_core.analysis.usage import usage_path, usage_template
+from runway_core.catalog import PRICES_FILE, SIZES_FILE
 from runway_core.diagnostics import Severity
+from runway_core.workspace import ROOT_NAMES
 
 NAME = "usage"
 
@@ -42,6 +48,17 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     exists without --force, or cannot be written)."""
     an, _base = load(args)
     current = usage_path(an.root_file, os.path.abspath(args.usage) if args.usage else None)
+    target = os.path.abspath(args.output) if args.output and args.output != "-" else current
+    if args.output != "-":
+        # Never a runway or a catalogue file this run read, whatever names it (--output, --usage,
+        # a symlink or a hard link), nor any file named runway.yaml/runway.yml, even with --force.
+        label = "--output" if args.output else "the usage file"
+        runways = [an.root_file] + [f.path for f in an.files.values() if f.role == "member"]
+        catalog = [os.path.join(args.catalog, n) for n in (SIZES_FILE, PRICES_FILE)] if args.catalog else []
+        refuse_input_as_output(target, runways + catalog, label)
+        refuse_runway_as_output(target, label)
+        if os.path.basename(target) in ROOT_NAMES:  # a new one too: it would be read as a runway
+            raise InputError(f"{label} {target} is named as a runway file; not written (name another FILE, e.g. runway.usage.yaml)")
     if an.spec is None:
         print("runway-deploy usage init: the runway cannot be read as a product; run `runway-deploy check` and fix it first", file=ctx.stderr)
         return EXIT_INVALID
@@ -53,7 +70,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.output == "-":
         ctx.stdout.write(text)
         return EXIT_OK
-    target = os.path.abspath(args.output) if args.output else current
     if os.path.lexists(target) and not args.force:
         raise InputError(f"{target}: already exists; pass --force to rewrite it (its values are kept)")
     try:
