@@ -80,6 +80,10 @@ class FileStore(RecordStore):
             return None
         except NotRegularFile:
             raise StoreError(f"{path} is not a regular file (a FIFO, socket, device or folder); never read") from None
+        except OSError as exc:
+            # This one record (a symlink loop: ELOOP, a file denied to this user: EACCES), named
+            # with the OS's reason: never an error of the export folder nor an exit 70 (round 5, F12).
+            raise StoreError(f"{path}: {exc.strerror or exc}; not read") from None
         if len(data) > limit:
             raise RecordTooLarge(f"{path} is over the {limit:,}-byte limit for this record; not read")
         return Record(key, data, _etag_of(data))

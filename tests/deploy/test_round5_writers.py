@@ -159,6 +159,32 @@ def test_a_step_summary_that_is_the_usage_file_read_is_refused(product):
     assert usage.read_bytes() == before
 
 
+# --- F12: receipts export names the receipt that could not be read ------------------------------
+
+def test_export_names_the_receipt_the_store_cannot_open(product, tmp_path):
+    folder = product / ".runway" / "receipts" / "dev"
+    folder.mkdir(parents=True)
+    good = "20260101T000000.000000Z.json"
+    rc, _, err = run("receipts", "export", str(product), "--to", str(tmp_path / "mirror"))
+    assert rc == 0, err  # nothing yet
+    loop = folder / "20260102T000000.000000Z.json"
+    loop.symlink_to(loop.name)  # a link to itself: open() fails with ELOOP
+    # A receipt as deploy_engine.receipts.receipt_problem reads one: exported beside the loop.
+    (folder / good).write_text('{"format_version": 1, "environment": "dev", "outcome": "refused", '
+                               '"started_at": "2026-01-01T00:00:00Z"}', encoding="utf-8")
+    mirror = tmp_path / "mirror2"
+    rc, _, err = run("receipts", "export", str(product), "--to", str(mirror))
+    assert rc == 3, err
+    assert str(mirror) + ":" not in err, err  # the export folder is not blamed
+    blamed = [ln for ln in err.splitlines() if loop.name in ln]
+    assert blamed and "symbolic links" in blamed[0] and "not exported" in blamed[0], err
+    assert "Traceback" not in err and "1 new" in err, err
+    assert (mirror / "receipts" / "dev" / good).read_bytes() == (folder / good).read_bytes()
+    rc, out, err = run("receipts", str(product))  # the listing says the same, exit 0 (was 70, OSError)
+    assert rc == 0, err
+    assert any(loop.name in ln and "unreadable" in ln and "symbolic links" in ln for ln in out.splitlines()), out
+
+
 def test_a_diff_step_summary_that_is_a_plan_json_side_is_refused(product, tmp_path):
     base, head = tmp_path / "base.json", tmp_path / "head.json"
     for side in (base, head):

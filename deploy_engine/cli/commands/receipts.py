@@ -189,7 +189,10 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
                 continue
             got = read_checked(store, key, prefix, receipt=kind == "receipts")
             if got.problem is not None or got.record is None:
-                problems.append(f"{store.location(key)}: {got.problem}; not exported")
+                # The record named once: a store's reason may begin with its location already.
+                where = store.location(key)
+                why = str(got.problem)
+                problems.append(f"{why if why.startswith(where) else f'{where}: {why}'}; not exported")
                 continue
             data = got.record.data
             try:
