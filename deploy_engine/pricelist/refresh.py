@@ -99,11 +99,12 @@ class RefreshResult:
     output: Path | None = None
 
 
-def _load_json(url: str, label: str, progress: Progress | None, timeout_s: float = DEADLINE_S) -> Any:
+def _load_json(url: str, label: str, progress: Progress | None, timeout_s: float = DEADLINE_S, root: str | None = None) -> Any:
     """An index document (the offer index, a region index: kilobytes), through the one bounded
     JSON reader: at most MAX_JSON_BYTES read, no NaN/Infinity, nesting bounded (RefreshError);
-    :class:`SourceError` past its deadline or short of its Content-Length."""
-    with open_stream(url, label, progress, timeout_s) as stream:
+    :class:`SourceError` past its deadline or short of its Content-Length, or when it or a
+    redirect leaves the mirror ``root``."""
+    with open_stream(url, label, progress, timeout_s, root=root) as stream:
         data = stream.read(MAX_JSON_BYTES + 1)
     if len(data) > MAX_JSON_BYTES:
         raise RefreshError(f"{url}: over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit for an index document; not read further")
@@ -270,7 +271,7 @@ def refresh(
     try:
         index_url = join(root, OFFER_INDEX_PATH)
         say(f"offer index: {index_url}")
-        index = _load_json(index_url, "offer index", progress, timeout_s)
+        index = _load_json(index_url, "offer index", progress, timeout_s, root)
     except SourceError as exc:
         raise RefreshError(str(exc)) from None
     offers = index.get("offers") if isinstance(index, dict) else None
@@ -287,7 +288,7 @@ def refresh(
             continue
         try:
             url = join(root, str(url_path))
-            data = _load_json(url, f"{offer} region index", progress, timeout_s)
+            data = _load_json(url, f"{offer} region index", progress, timeout_s, root)
         except (SourceError, RefreshError) as exc:
             offer_missing[offer] = f"{offer} region index unreadable: {exc}"
             continue
@@ -334,7 +335,7 @@ def refresh(
                 label = f"{offer} {file_region}"
                 say(f"{label}: reading {url}")
                 try:
-                    opened = open_stream(url, label, progress, timeout_s)
+                    opened = open_stream(url, label, progress, timeout_s, root=root)
                 except SourceError as exc:  # not there (HTTP 404, no such file): its keys
                     got = f"{url}: {exc}"
                 else:
