@@ -16,7 +16,7 @@ from typing import IO
 from deploy_engine.terminal import printable
 
 from .fetch import DEADLINE_S, DEFAULT_SOURCE, check_source
-from .refresh import RefreshError, refresh
+from .refresh import LISTED_REGIONS, RefreshError, refresh
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"root of the AWS Price List Bulk API layout: AWS's public endpoint (default {DEFAULT_SOURCE}), "
                    "or an http:// or file:// mirror holding the same offers/v1.0/aws/... paths")
     p.add_argument("--region", action="append", metavar="REGION", required=True,
-                   help="price this region (repeatable), or 'all' for every region the offers publish")
+                   help="price this region (repeatable, at most 1000), or 'all' for every region the offers publish (at most 1000)")
     p.add_argument("--output", metavar="DIR", required=True, help="folder to write sizes.toml and prices.csv into (created if needed)")
     p.add_argument("--catalog", metavar="DIR", default=None,
                    help="take sizes.toml (the capacity tables, copied unchanged) from this catalogue folder (default: the packaged catalogue)")
@@ -77,10 +77,21 @@ def run(args: argparse.Namespace, stderr: IO[str]) -> int:
     except ValueError as exc:
         print(printable(f"catalog refresh: {exc}"), file=stderr)
         return EXIT_USAGE
-    for m in sorted(result.missing, key=lambda m: (m.region, m.key)):
+    missing = sorted(result.missing, key=lambda m: (m.region, m.key))
+    shown = sorted({m.region for m in missing})[:LISTED_REGIONS]
+    last = shown[-1] if shown else ""
+    for m in missing:
+        if m.region > last:
+            break
         print(printable(f"catalog refresh: no {m.region} price for {m.key}: {m.reason}"), file=stderr)
+    rest = [m for m in missing if m.region > last]
+    if rest:
+        print(printable(f"catalog refresh: {len({m.region for m in rest}):,} more region(s) lack {len(rest):,} price(s), not listed "
+                        f"one by one (the first {LISTED_REGIONS} regions' are)"), file=stderr)
+    names = ", ".join(result.regions[:LISTED_REGIONS]) + (f" and {len(result.regions) - LISTED_REGIONS:,} more"
+                                                          if len(result.regions) > LISTED_REGIONS else "")
     print(printable(f"catalog refresh: wrote {result.output}: {len(result.found)} prices for {len(result.regions)} region(s)"
-                    f" ({', '.join(result.regions)}); {len(result.missing)} missing"), file=stderr)
+                    f" ({names}); {len(result.missing)} missing"), file=stderr)
     return EXIT_INCOMPLETE if result.missing else EXIT_OK
 
 

@@ -19,6 +19,7 @@ import os
 import posixpath
 import socket
 import stat
+import string
 import threading
 import time
 import urllib.error
@@ -50,6 +51,10 @@ DEADLINE_S = 600.0
 #: refused before reading; a body that grows past it is refused when it does.
 MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3
 
+#: The most redirects one download follows, each inside the mirror (:func:`outside`); urllib's
+#: own ``HTTPRedirectHandler`` allows 10 (``max_redirections``).
+MAX_REDIRECTS = 5
+
 Progress = Callable[[str], None]
 
 
@@ -79,21 +84,120 @@ def join(source: str, path: str) -> str:
     ``..`` segment (also percent-encoded, ``%2e%2e``), a backslash, a NUL, a query or fragment
     is refused with :class:`SourceError` (a ``file://`` mirror's ``currentVersionUrl`` of
     ``/../../etc/passwd`` opened files outside it; an http mirror under a prefix would be asked
-    for another prefix's files); in a ``file://`` mirror, so is a path a symbolic link leads
-    out of it."""
+    for another prefix's files); the URL made must pass :func:`outside` (the rule a redirect
+    target is held to); in a ``file://`` mirror, so must the path a symbolic link leads to."""
     decoded = urllib.parse.unquote(path)
     segments = decoded.replace("\\", "/").split("/")
     if ".." in segments or "\\" in decoded or "\x00" in decoded or "?" in path or "#" in path:
-        raise SourceError(f"{source}: an index names the path {path[:200]!r}, which leaves the mirror; refused")
+        raise SourceError(f"{public(source)}: an index names the path {path[:200]!r}, which leaves the mirror; refused")
     if not path.startswith("/"):
         path = "/" + path
     url = source + posixpath.normpath(path).replace("//", "/")
+    why = outside(source, url)
+    if why is not None:
+        raise SourceError(f"{public(source)}: an index names the path {path[:200]!r}, which leaves the mirror ({why}); refused")
     if urllib.parse.urlsplit(source).scheme == "file":
         # A symbolic link inside a file:// mirror is followed only while it stays inside.
         root, target = os.path.realpath(_file_path(source)), os.path.realpath(_file_path(url))
         if os.path.commonpath([root, target]) != root:
-            raise SourceError(f"{source}: the path {path[:200]!r} leads out of the mirror through a symbolic link; refused")
+            raise SourceError(f"{public(source)}: the path {path[:200]!r} leads out of the mirror through a symbolic link; refused")
     return url
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 "Remove Dot Segments", step by step: ``/a/b/../../../x`` -> ``/x``,
+    ``/a/./b/..`` -> ``/a/``. (``posixpath.normpath`` is not it: it also folds ``//`` and keeps
+    a leading ``//``.)"""
+    out: list[str] = []
+    rest = path
+    while rest:
+        if rest.startswith("../"):
+            rest = rest[3:]
+        elif rest.startswith("./"):
+            rest = rest[2:]
+        elif rest.startswith("/./"):
+            rest = rest[2:]
+        elif rest == "/.":
+            rest = "/"
+        elif rest.startswith("/../") or rest == "/..":
+            rest = "/" + rest[4:]
+            if out:
+                out.pop()
+        elif rest in (".", ".."):
+            rest = ""
+        else:
+            cut = rest.find("/", 1)
+            cut = len(rest) if cut < 0 else cut
+            out.append(rest[:cut])
+            rest = rest[cut:]
+    return "".join(out)
+
+
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, str, int | None] | None:
+    """``(scheme, user info, host, port)`` of ``url``, lower-cased, the scheme's default port
+    filled in (``http://h`` is ``http://h:80``), ``file://localhost`` as ``file://``; None for a
+    port that is not a number."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    userinfo = parts.netloc.rpartition("@")[0]
+    host = (parts.hostname or "").lower()
+    if scheme == "file" and host == "localhost":
+        host = ""
+    return scheme, userinfo, host, port if port is not None else _DEFAULT_PORT.get(scheme)
+
+
+def outside(root: str, url: str) -> str | None:
+    """Why ``url`` is not inside the mirror ``root``, or None when it is: the mirror's scheme,
+    host and port (its user info too), and a path under the mirror's base path once
+    percent-decoded and its dot segments removed (RFC 3986 §5.2.4, :func:`remove_dot_segments`):
+    ``http://m/prices`` holds ``http://m/prices/offers/...`` and ``http://m:80/prices/a/../b``,
+    not ``http://m/prices/../x``, ``http://m/prices%2F..%2Fx``, ``http://m/pricesX``,
+    ``http://m:81/prices/...``, ``https://m/prices/...`` nor ``ftp://...``. A backslash, NUL,
+    query or fragment is refused too, as in an index's paths (:func:`join`). Decoding before
+    resolving is the cautious order: a server that decodes ``%2e%2e`` or ``%2f`` must stay
+    inside as well as one that does not."""
+    want, got = _origin(root), _origin(url)
+    if got is None:
+        return "a port that is not a number"
+    assert want is not None, root  # check_source made it
+    if got[0] != want[0]:
+        return f"another scheme, {got[0] or 'none'}:// for {want[0]}://"
+    if got[2:] != want[2:]:
+        shown = lambda o: f"{o[2]}:{o[3]}" if o[3] is not None else (o[2] or "(local)")  # noqa: E731
+        return f"another host or port, {shown(got)} for {shown(want)}"
+    if got[1] != want[1]:
+        return "other user info"  # never quoted: it may be a credential
+    parts = urllib.parse.urlsplit(url)
+    after = url.split("//", 1)[1][len(parts.netloc):] if "//" in url else parts.path
+    decoded = urllib.parse.unquote(parts.path)
+    if "?" in after or "#" in after or "\\" in decoded or "\x00" in decoded:
+        return "a query, fragment, backslash or NUL"
+    base = remove_dot_segments(urllib.parse.unquote(urllib.parse.urlsplit(root).path)).rstrip("/")
+    path = remove_dot_segments(decoded) or "/"
+    if not (path == base or path.startswith(base + "/")):
+        return f"a path outside {base or '/'} once its dot segments and percent-escapes are resolved"
+    return None
+
+
+def public(url: str) -> str:
+    """``url`` as a message may show it: without user info (a credential), query or fragment (a
+    signed URL's signature), cut to 300 characters."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        netloc = parts.netloc.rpartition("@")[2]
+        shown = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        if parts.query or parts.fragment or "?" in url or "#" in url:
+            shown += "?..."
+    except ValueError:
+        shown = "(an unparsable URL)"
+    return shown if len(shown) <= 300 else shown[:300] + "..."
 
 
 def _file_path(url: str) -> Path:
@@ -213,7 +317,9 @@ class _Watchdog:
         if fired:
             self._shut(sock)
 
-    def opener(self) -> urllib.request.OpenerDirector:
+    def opener(self, root: str) -> urllib.request.OpenerDirector:
+        """An opener whose connections report their socket here and whose redirects stay
+        inside the mirror ``root`` (:class:`_ConfinedRedirects`)."""
         watch = self
 
         class HTTP(http.client.HTTPConnection):
@@ -234,7 +340,51 @@ class _Watchdog:
             def https_open(self, req):  # noqa: ANN001 - urllib's signature
                 return self.do_open(HTTPS, req, context=getattr(self, "_context", None))  # urllib keeps its context there
 
-        return urllib.request.build_opener(HTTPHandler, HTTPSHandler)
+        return urllib.request.build_opener(HTTPHandler, HTTPSHandler, _ConfinedRedirects(root))
+
+
+class _ConfinedRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib's redirect handler, held to the mirror (issue 23, F08). CPython 3.11's
+    ``HTTPRedirectHandler.http_error_302`` (``Lib/urllib/request.py``) follows a ``Location``
+    of any host, and of the schemes ``http``, ``https``, ``ftp`` and none (a ``file:`` one is
+    refused with an ``HTTPError`` whose reason quotes the whole URL, credential included); it
+    reads the redirect's body whole (``fp.read()``) before following; it stops only after 10
+    redirects (``max_redirections``). Here the target, made as urllib makes it (the first
+    ``Location`` or ``URI`` header, an empty path as ``/``, non-ASCII bytes and specials
+    percent-encoded from ISO-8859-1, joined to the request's URL), must pass :func:`outside`
+    against the mirror, the body is closed unread, and the :data:`MAX_REDIRECTS` + 1st
+    redirect is refused: each a :class:`SourceError` naming the target without its user info
+    or query (:func:`public`)."""
+
+    max_redirections = MAX_REDIRECTS
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN201 - urllib's signature
+        location = headers.get("location") or headers.get("uri")
+        if location is None:
+            return None  # urllib's too: the 3xx is then an HTTPError ("HTTP 302 Found")
+        parts = urllib.parse.urlparse(location)
+        if not parts.path and parts.netloc:
+            parts = parts._replace(path="/")
+        target = urllib.parse.urljoin(req.full_url, urllib.parse.quote(
+            urllib.parse.urlunparse(parts), encoding="iso-8859-1", safe=string.punctuation))
+        fp.close()
+        why = outside(self.root, target)
+        if why is not None:
+            raise SourceError(f"{public(req.full_url)}: the mirror answers {code} with a Location that leaves the mirror "
+                              f"{public(self.root)} ({why}: {public(target)}); not followed, refused")
+        hops = getattr(req, "runway_redirects", 0) + 1
+        if hops > MAX_REDIRECTS:
+            raise SourceError(f"{public(req.full_url)}: more than {MAX_REDIRECTS} redirects (the last to {public(target)}); refused")
+        new = self.redirect_request(req, fp, code, msg, headers, target)
+        if new is None:
+            return None
+        new.runway_redirects = hops
+        return self.parent.open(new, timeout=req.timeout)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
 def _content_length(values: list[str], url: str, raw: IO[bytes]) -> int | None:
@@ -256,15 +406,25 @@ def _content_length(values: list[str], url: str, raw: IO[bytes]) -> int | None:
     return int(given[0])
 
 
-def open_stream(url: str, label: str, progress: Progress | None = None, timeout_s: float = DEADLINE_S) -> IO[bytes]:
+def open_stream(url: str, label: str, progress: Progress | None = None, timeout_s: float = DEADLINE_S,
+                root: str | None = None) -> IO[bytes]:
     """Open ``url`` for streaming reads; ``label`` names it in progress lines; ``timeout_s``:
-    the total deadline of the download, from the request to the last byte (seconds).
+    the total deadline of the download, from the request to the last byte (seconds);
+    ``root``: the mirror (``--source``) that ``url`` and every redirect must stay inside
+    (:func:`outside`; default: the scheme, host and port of ``url``).
 
-    Returns a buffered binary file object (close it). Raises :class:`SourceError` for an HTTP
-    error status, an unreachable host or a missing file, and, while reading, past the deadline
-    or :data:`MAX_DOWNLOAD_BYTES`, or for a body shorter than its ``Content-Length``.
+    Returns a buffered binary file object (close it). Raises :class:`SourceError` for a URL or
+    redirect that leaves the mirror, more than :data:`MAX_REDIRECTS` redirects, an HTTP error
+    status, an unreachable host or a missing file, and, while reading, past the deadline or
+    :data:`MAX_DOWNLOAD_BYTES`, or for a body shorter than its ``Content-Length``.
     """
-    scheme = urllib.parse.urlsplit(url).scheme
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme
+    if root is None:
+        root = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    why = outside(root, url)
+    if why is not None:
+        raise SourceError(f"{public(url)} leaves the mirror {public(root)} ({why}); refused")
     watch = _Watchdog(timeout_s)
     try:
         if scheme == "file":
@@ -283,7 +443,7 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
             request = urllib.request.Request(url, headers={"User-Agent": "runway-deploy catalog refresh"})
             watch.start()
             try:
-                raw = watch.opener().open(request, timeout=timeout_s)
+                raw = watch.opener(root).open(request, timeout=timeout_s)
             except BaseException:
                 watch.cancel()
                 raise

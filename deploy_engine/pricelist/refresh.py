@@ -33,7 +33,7 @@ from typing import Any, Iterable
 from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, load_catalog
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
-from .fetch import DEADLINE_S, OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream
+from .fetch import DEADLINE_S, OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream, public
 from .offers import OfferFile, OfferFormatError, Product, read_offer
 from .selectors import Selector, catalogue_keys, selector_for
 
@@ -99,11 +99,24 @@ class RefreshResult:
     output: Path | None = None
 
 
-def _load_json(url: str, label: str, progress: Progress | None, timeout_s: float = DEADLINE_S) -> Any:
+#: The most regions one region index may list, and one refresh price (issue 23, F09): AWS's
+#: region indexes list one entry per region, about 40. A region index listing more is malformed (its offer's keys are missing, as for a
+#: region index without ``regions``); ``--region all`` gathering more from the region indexes
+#: together refuses the refresh (exit 3), more given as ``--region`` is a usage error.
+MAX_REGIONS = 1000
+
+#: Progress and missing-price lines are listed one by one for at most this many regions (each
+#: offer's files, the missing prices); beyond, one summary line says how many more there are
+#: (a 1,000-region refresh prints thousands of lines, not the ~45,000 of a line per key).
+LISTED_REGIONS = 100
+
+
+def _load_json(url: str, label: str, progress: Progress | None, timeout_s: float = DEADLINE_S, root: str | None = None) -> Any:
     """An index document (the offer index, a region index: kilobytes), through the one bounded
     JSON reader: at most MAX_JSON_BYTES read, no NaN/Infinity, nesting bounded (RefreshError);
-    :class:`SourceError` past its deadline or short of its Content-Length."""
-    with open_stream(url, label, progress, timeout_s) as stream:
+    :class:`SourceError` past its deadline or short of its Content-Length, or when it or a
+    redirect leaves the mirror ``root``."""
+    with open_stream(url, label, progress, timeout_s, root=root) as stream:
         data = stream.read(MAX_JSON_BYTES + 1)
     if len(data) > MAX_JSON_BYTES:
         raise RefreshError(f"{url}: over the {MAX_JSON_BYTES // (1024 * 1024)} MiB limit for an index document; not read further")
@@ -270,7 +283,7 @@ def refresh(
     try:
         index_url = join(root, OFFER_INDEX_PATH)
         say(f"offer index: {index_url}")
-        index = _load_json(index_url, "offer index", progress, timeout_s)
+        index = _load_json(index_url, "offer index", progress, timeout_s, root)
     except SourceError as exc:
         raise RefreshError(str(exc)) from None
     offers = index.get("offers") if isinstance(index, dict) else None
@@ -287,7 +300,7 @@ def refresh(
             continue
         try:
             url = join(root, str(url_path))
-            data = _load_json(url, f"{offer} region index", progress, timeout_s)
+            data = _load_json(url, f"{offer} region index", progress, timeout_s, root)
         except (SourceError, RefreshError) as exc:
             offer_missing[offer] = f"{offer} region index unreadable: {exc}"
             continue
@@ -295,12 +308,22 @@ def refresh(
         if not isinstance(regs, dict):
             offer_missing[offer] = f"{url}: no 'regions' object"
             continue
+        if len(regs) > MAX_REGIONS:
+            offer_missing[offer] = (f"{url}: lists {len(regs):,} regions, more than the {MAX_REGIONS:,} a region index may "
+                                    "(AWS's list about 40): not a Price List region index")
+            continue
         region_indexes[offer] = regs
 
     if regions == ["all"]:
         wanted = sorted({r for regs in region_indexes.values() for r in regs if r != "global"})
+        if len(wanted) > MAX_REGIONS:
+            raise RefreshError(f"{public(root)}: the region indexes list {len(wanted):,} regions together, more than the "
+                               f"{MAX_REGIONS:,} a refresh prices (AWS's list about 40): not a Price List mirror; "
+                               f"{Path(output)} left as it was")
     else:
         wanted = list(dict.fromkeys(regions))
+        if len(wanted) > MAX_REGIONS:
+            raise ValueError(f"--region: {len(wanted):,} regions, more than the {MAX_REGIONS:,} a refresh prices")
     result = RefreshResult(regions=wanted)
     for key in unknown:
         for region in wanted:
@@ -309,6 +332,7 @@ def refresh(
     read_cache: dict[str, tuple[OfferFile, dict[str, Product]] | str] = {}
     broken: list[str] = []  # offer files whose download failed midway
     for offer, sels in selectors.items():
+        tried = quiet = 0  # this offer's files opened; those beyond the LISTED_REGIONS announced one by one
         for region in wanted:
             if offer in offer_missing:
                 result.missing.extend(Missing(s.key, region, offer_missing[offer]) for s in sels)
@@ -332,9 +356,14 @@ def refresh(
             got = read_cache.get(url)
             if got is None:
                 label = f"{offer} {file_region}"
-                say(f"{label}: reading {url}")
+                listed = tried < LISTED_REGIONS
+                tried += 1
+                if listed:
+                    say(f"{label}: reading {url}")
+                else:
+                    quiet += 1
                 try:
-                    opened = open_stream(url, label, progress, timeout_s)
+                    opened = open_stream(url, label, progress, timeout_s, root=root)
                 except SourceError as exc:  # not there (HTTP 404, no such file): its keys
                     got = f"{url}: {exc}"
                 else:
@@ -351,7 +380,8 @@ def refresh(
                 read_cache[url] = got
                 if not isinstance(got, str):
                     info, kept = got
-                    say(f"{label}: {info.products_seen} products, {len(kept)} kept (offer version {info.version or '?'})")
+                    if listed:
+                        say(f"{label}: {info.products_seen} products, {len(kept)} kept (offer version {info.version or '?'})")
                     result.files.append((offer, file_region, url, info.products_seen, len(kept)))
             if isinstance(got, str):
                 result.missing.extend(Missing(s.key, region, got) for s in sels)
@@ -360,9 +390,12 @@ def refresh(
             for s in sels:
                 outcome = select(s, region, kept.values(), info)
                 (result.found if isinstance(outcome, Found) else result.missing).append(outcome)
+        if quiet:
+            say(f"{offer}: {quiet:,} more offer file(s) asked for, not listed one by one (the first {LISTED_REGIONS} are)")
 
     if broken:
-        raise RefreshError(f"{len(broken)} offer file(s) could not be read whole ({'; '.join(broken)}); "
+        named = "; ".join(broken[:3]) + (f"; and {len(broken) - 3:,} more" if len(broken) > 3 else "")
+        raise RefreshError(f"{len(broken)} offer file(s) could not be read whole ({named}); "
                            f"{Path(output)} left as it was")
     result.output = write_catalogue(output, sizes_bytes, result.found)
     return result
