@@ -80,6 +80,10 @@ class FileStore(RecordStore):
             return None
         except NotRegularFile:
             raise StoreError(f"{path} is not a regular file (a FIFO, socket, device or folder); never read") from None
+        except OSError as exc:
+            # EACCES (a file the user may not read), ELOOP (a symlink to itself), EIO...: this one
+            # record, named with the OS's reason (a reader lists it as unreadable; issue 23 round 5).
+            raise StoreError(f"{path}: {exc.strerror or type(exc).__name__}; not read") from None
         if len(data) > limit:
             raise RecordTooLarge(f"{path} is over the {limit:,}-byte limit for this record; not read")
         return Record(key, data, _etag_of(data))
