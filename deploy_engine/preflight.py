@@ -56,18 +56,21 @@ class NetworkReport:
 def aws_client(service: str, region: str, environ: Mapping[str, str]) -> Any:
     """A boto3 client for ``service`` in ``region``: keys, session token, profile and endpoint
     (``AWS_ENDPOINT_URL_<SERVICE>``, else ``AWS_ENDPOINT_URL``) from ``environ`` when set, else
-    boto3's own chain (environment, config files, web identity, instance role)."""
-    import boto3
+    boto3's own chain (environment, config files, web identity, instance role). Built by
+    :func:`deploy_engine.aws_clients.make_client`: a configuration botocore refuses (a profile
+    that does not exist, a bogus ``AWS_DEFAULTS_MODE``...) raises :class:`PreflightError`
+    naming the setting, as a failed call does."""
+    from .aws_clients import AwsConfigError, make_client
 
-    session = boto3.session.Session(
-        aws_access_key_id=environ.get("AWS_ACCESS_KEY_ID") or None,
-        aws_secret_access_key=environ.get("AWS_SECRET_ACCESS_KEY") or None,
-        aws_session_token=environ.get("AWS_SESSION_TOKEN") or None,
-        profile_name=environ.get("AWS_PROFILE") or None,
-        region_name=region,
-    )
+    keys = {name: environ[var] for name, var in (("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
+                                                 ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
+                                                 ("aws_session_token", "AWS_SESSION_TOKEN")) if environ.get(var)}
     endpoint = environ.get(f"AWS_ENDPOINT_URL_{service.upper().replace('-', '_')}") or environ.get("AWS_ENDPOINT_URL") or None
-    return session.client(service, endpoint_url=endpoint)
+    try:
+        return make_client(service, environ, profile=environ.get("AWS_PROFILE") or None, region=region, keys=keys,
+                           endpoint=endpoint, sources={"profile": "AWS_PROFILE", "region": "the runway's region"})
+    except AwsConfigError as exc:
+        raise PreflightError(f"{service} client: {exc}") from None
 
 
 def _call(what: str, fn: Callable[..., Any], **kw: Any) -> Any:

@@ -40,8 +40,8 @@ from runway_core.workspace import JsonDocumentError, loads_json
 from .leases import Lease
 from .records.export import key_problem
 from .records.file_store import FileStore
-from .records.kinds import Written, receipt_retain_until, record_order, write_unique
-from .records.store import Record, RecordStore, RecordTooLarge, StoreError
+from .records.kinds import Written, receipt_retain_until, record_order, timed_name_problem, write_unique
+from .records.store import Record, RecordStore, RecordTooLarge, StoreError, StoreTimeout
 from .secrets import Redactor
 
 RECEIPT_FORMAT_VERSION = 1
@@ -315,13 +315,18 @@ _RECEIPT_FIELDS: dict[str, tuple[type, ...]] = {
     "finished_at": (str, type(None)), "resources": (list,), "changes": (dict,), "lease": (dict,),
     "secrets_written": (list,), "credentials": (dict,),
 }
-_REQUIRED = ("environment", "outcome", "started_at")
+#: Fields every receipt holds (``to_json`` writes each since the first version of the format):
+#: what ``receipts`` shows of it. One missing is an unreadable receipt, never ``exit None``.
+_REQUIRED = ("command", "product", "environment", "outcome", "exit_code", "started_at")
+#: Required fields that may not be null (``exit_code`` is set by every finish of a run).
+_NOT_NULL = ("exit_code",)
 
 
 def receipt_problem(doc: Any) -> str | None:
     """Why ``doc`` (a parsed JSON document from a store someone else may write) is not a receipt
     this version reads, or None: an object with ``format_version`` 1 (the integer), the required
-    ``environment``, ``outcome`` (one of :data:`OUTCOMES`) and ``started_at``, each field of
+    ``command``, ``product``, ``environment``, ``outcome`` (one of :data:`OUTCOMES`), ``exit_code``
+    (an integer) and ``started_at``, each field of
     ``to_json`` of its JSON type, no string that cannot be written as UTF-8 (a lone surrogate
     from a ``\udc80`` escape), no number that is not finite and no ``*_usd`` amount of
     :data:`MAX_RECEIPT_USD` or more. Never raises."""
@@ -340,6 +345,9 @@ def receipt_problem(doc: Any) -> str | None:
                 want = " or ".join("null" if t is type(None) else {str: "a string", int: "an integer", dict: "an object",
                                                                      list: "an array"}[t] for t in types)
                 return f"{name} must be {want}"
+    for name in _NOT_NULL:
+        if doc[name] is None:
+            return f"{name} must be an integer, not null"
     if doc["outcome"] not in OUTCOMES:
         return f"outcome must be one of {', '.join(OUTCOMES)}"
     stack: list[Any] = [doc]
@@ -379,20 +387,29 @@ def read_checked(store: RecordStore, key: str, prefix: str, *, receipt: bool = T
     (:func:`deploy_engine.records.export.key_problem`), at most :data:`MAX_RECEIPT_BYTES`, JSON
     of at most :data:`MAX_RECEIPT_DEPTH` levels, and with ``receipt`` a receipt
     (:func:`receipt_problem`). Never raises: a record the store cannot read (a FIFO among the
-    files, an object whose read is denied) is unreadable too, with the store's reason."""
+    files, a file the user may not read, a symlink to itself, an object whose read is denied) is
+    unreadable too, with the store's reason; so is a receipt whose name is no UTC time
+    (:func:`~deploy_engine.records.kinds.timed_name_problem`, not read) and one naming a member
+    twice (``unique_keys``, as a reviewed plan: :func:`deploy_engine.reviewed.load_reviewed_plan`).
+    Raises :class:`~deploy_engine.records.store.StoreTimeout` only: a store that does not answer
+    within its deadline would make every next record wait as long."""
     problem = key_problem(key, prefix)
+    if problem is None and receipt:
+        problem = timed_name_problem(key)
     if problem is not None:
         return ReadRecord(key, None, problem=f"key {problem}; not read")
     try:
         record = store.read(key, limit=MAX_RECEIPT_BYTES)
     except RecordTooLarge:
         return ReadRecord(key, None, problem=f"over the {MAX_RECEIPT_BYTES:,}-byte limit of a receipt; not read")
+    except StoreTimeout:
+        raise
     except StoreError as exc:  # this one object: a FIFO in .runway/, an object access is denied to
         return ReadRecord(key, None, problem=str(exc))
     if record is None:
         return ReadRecord(key, None, problem="gone since listed")
     try:
-        doc = loads_json(record.data, max_depth=MAX_RECEIPT_DEPTH)
+        doc = loads_json(record.data, max_depth=MAX_RECEIPT_DEPTH, unique_keys=True)
     except JsonDocumentError as exc:
         return ReadRecord(key, record, problem=f"invalid JSON ({exc})")
     problem = receipt_problem(doc) if receipt else (None if isinstance(doc, dict) else "not a JSON object")
@@ -469,7 +486,8 @@ def start_retention(store: RecordStore, product: str, environment: str, ended_at
 
 def list_receipts(store: RecordStore, product: str, environment: str | None, environments: Sequence[str]) -> list[str]:
     """Receipt keys of ``product`` in ``store``, oldest first: of ``environment``, or of every one
-    of ``environments`` (the runway's) when None. Raises ``StoreError``."""
+    of ``environments`` (the runway's) when None; keys whose name is no UTC time first
+    (:func:`~deploy_engine.records.kinds.record_order`). Raises ``StoreError``."""
     keys: list[str] = []
     for env in [environment] if environment else environments:
         keys += store.list(store.key("receipts", product, env))

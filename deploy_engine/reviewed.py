@@ -26,6 +26,7 @@ import json
 from typing import Any, Mapping
 
 from runway_core.planner import FORMAT_VERSION, EnvironmentPlan, environment_json, plan_digest
+from runway_core.workspace import JsonDocumentError, loads_json
 
 from .records.kinds import Written, write_json
 from .records.store import RecordExists, RecordStore, StoreError
@@ -179,15 +180,19 @@ def load_reviewed_plan(store: RecordStore, product: str, environment: str, diges
     """The reviewed plan document (:func:`plan_document`) stored under ``digest``, or None. Raises
     :class:`StoredPlanInvalid` when the record is not one of that digest or a field is of the
     wrong JSON type (:func:`reviewed_plan_problem`; the record's own ``format_version`` must be
-    the integer 1 and ``env_values`` the string ``sha256``), ``StoreError``."""
+    the integer 1 and ``env_values`` the string ``sha256``; no member named twice), ``StoreError``."""
     record = store.read(plan_key(store, product, environment, digest))
     if record is None:
         return None
-    try:
-        doc = record.json()
-    except ValueError:
-        doc = None
     where = store.location(record.key)
+    try:
+        # A member named twice is refused as in a receipt (deploy_engine.receipts.read_checked):
+        # json keeps the last silently, and the record is one someone else may have written.
+        doc = loads_json(record.data, unique_keys=True)
+    except JsonDocumentError as exc:
+        if str(exc).startswith("duplicate key"):
+            raise StoredPlanInvalid(f"{where} is not a reviewed plan record: {exc}") from None
+        doc = None
     if not isinstance(doc, dict) or doc.get("plan_digest") != digest or "plan" not in doc:
         raise StoredPlanInvalid(f"{where} is not the reviewed plan {digest}: the stored plan was altered")
     if type(doc.get("format_version")) is not int or doc["format_version"] != 1:

@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from .records.kinds import DRIFT_RETENTION_DAYS, LEASE_HISTORY_DAYS
 from .records.s3_store import S3Store, client_error
+from .records.store import StoreTimeout
 from .terminal import printable
 
 SSE_ALGORITHMS = ("AES256", "aws:kms", "aws:kms:dsse")
@@ -193,14 +194,18 @@ class BucketReport:
 def check_bucket(store: S3Store) -> BucketReport:
     """Read the bucket's settings through ``store.client``; one :class:`Check` per setting (module
     docstring). A setting that cannot be read (``AccessDenied``...) is a failed check naming the
-    error. Never writes anything."""
+    error. Never writes anything. Raises :class:`~deploy_engine.records.store.StoreTimeout` when
+    a request does not finish within the store's deadline."""
     s3, bucket, root = store.client, store.bucket, store.root_prefix
     fixes = _fixes(bucket, root)
     report = BucketReport(bucket, f"s3://{bucket}/{root}")
 
     def get(call: Any, missing: Sequence[str]) -> tuple[Any, str | None]:
         try:
-            return call(Bucket=bucket), None
+            # Within the store's total deadline (StoreTimeout propagates: the bucket is not answering).
+            return store.within("read the settings of", None, lambda: call(Bucket=bucket)), None
+        except StoreTimeout:
+            raise
         except Exception as exc:  # noqa: BLE001 - ClientError and connection errors
             code, status, message = client_error(exc)
             if code in missing:

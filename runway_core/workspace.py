@@ -103,15 +103,29 @@ def _check_depth(doc: Any, limit: int) -> None:
             stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
 
 
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members as a dict; JsonDocumentError when a name repeats (RFC 8259 §4: names
+    SHOULD be unique; ``json`` keeps the last value silently)."""
+    doc: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in doc:
+            raise JsonDocumentError(f"duplicate key {name[:40]!r}")
+        doc[name] = value
+    return doc
+
+
 def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = None,
-               max_depth: int = MAX_JSON_DEPTH) -> Any:
+               max_depth: int = MAX_JSON_DEPTH, unique_keys: bool = False) -> Any:
     """``data`` (UTF-8 bytes, a BOM allowed, or text) parsed as JSON. NaN, Infinity and
     -Infinity are refused, and (without ``parse_float``) a number too large for a float
-    (``1e999999``, which ``float`` reads as ``inf``), as is nesting deeper than ``max_depth``. Raises
-    :class:`JsonDocumentError` for any of these, invalid UTF-8 or invalid JSON."""
+    (``1e999999``, which ``float`` reads as ``inf``), as is nesting deeper than ``max_depth``, and
+    with ``unique_keys`` an object naming a member twice (a record someone else may write: which
+    of two ``outcome`` values is true?). Raises :class:`JsonDocumentError` for any of these,
+    invalid UTF-8 or invalid JSON."""
     try:
         text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
-        doc = json.loads(text, parse_float=parse_float or _finite_float, parse_constant=_no_constant)
+        doc = json.loads(text, parse_float=parse_float or _finite_float, parse_constant=_no_constant,
+                         object_pairs_hook=_unique_pairs if unique_keys else None)
     except JsonDocumentError:
         raise
     except UnicodeDecodeError:

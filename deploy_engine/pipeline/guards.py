@@ -128,6 +128,8 @@ def _deploy_config(run: DeployRun) -> tuple[Any, Any, Any, Any] | None:
 
     problems: list[str] = []
     network = infisical = backend = passphrase = None
+    if run.store_problem is not None:
+        problems.append(run.store_problem)
     try:
         network = load_network_settings(run.ctx.environ, run.options.network)
     except SettingsError as exc:

@@ -110,7 +110,11 @@ class DeployRun:
         url = backend_url(options.backend, ctx.environ)
         for value in url_secrets(url) + endpoint_secrets(ctx.environ):
             self.redactor.add(value)
-        self.store = _open_records(url, self.root, ctx.environ, self.redactor)
+        #: Why the records store of the backend cannot be opened (an AWS configuration botocore
+        #: refuses, a bad RUNWAY_STORE_TIMEOUT_S), or None: a configuration problem (exit 3,
+        #: :func:`deploy_engine.pipeline.guards._deploy_config`); the receipt goes to .runway/.
+        self.store_problem: str | None = None
+        self.store = _open_records(url, self.root, ctx.environ, self.redactor, self)
         if self.command in ("up", "destroy"):
             self.receipt = Receipt(
                 command=self.command,
@@ -188,14 +192,21 @@ class DeployRun:
         return written, rel_path(written.location, str(self.root))
 
 
-def _open_records(url: str, root: Path, environ: Mapping[str, str], redactor: Any) -> Any:
+def _open_records(url: str, root: Path, environ: Mapping[str, str], redactor: Any, run: Any = None) -> Any:
     """The records store of ``url`` (:func:`deploy_engine.records.open_store`); an ``s3://`` URL
-    without a bucket keeps the records in ``.runway/`` (the backend check refuses it, exit 3)."""
+    without a bucket keeps the records in ``.runway/`` (the backend check refuses it, exit 3), and
+    so does one whose store cannot be opened (``StoreConfigError``: ``run.store_problem`` says
+    why, and the run is refused as a configuration problem)."""
     from deploy_engine.records import open_store
     from deploy_engine.records.file_store import FileStore
+    from deploy_engine.records.store import StoreConfigError
 
     try:
         return open_store(url, root, environ, redactor)
+    except StoreConfigError as exc:
+        if run is not None:
+            run.store_problem = str(exc)
+        return FileStore(root)
     except ValueError:
         return FileStore(root)
 

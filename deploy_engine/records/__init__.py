@@ -58,7 +58,7 @@ from typing import Mapping
 
 from ..secrets import Redactor
 from .file_store import FileStore
-from .s3_store import S3Store, parse_s3_url, s3_client
+from .s3_store import S3Store, parse_s3_url, s3_client, store_deadline
 from .store import RecordStore
 
 def backend_url(arg: str | None, environ: Mapping[str, str]) -> str:
@@ -70,10 +70,13 @@ def open_store(url: str, root: Path | str, environ: Mapping[str, str], redactor:
     """The records store of backend ``url`` for the product repository ``root``: :class:`S3Store`
     for ``s3://``, else :class:`FileStore` (``file://``, none, or a scheme the backend check
     refuses: its receipt stays in ``.runway/``). Builds no connection. Raises ValueError for an
-    ``s3://`` URL without a bucket."""
+    ``s3://`` URL without a bucket; :class:`~deploy_engine.records.store.StoreConfigError` for an
+    AWS configuration botocore refuses or a bad ``RUNWAY_STORE_TIMEOUT_S`` (each operation's
+    total deadline)."""
     if url.lower().startswith("s3://"):
         where = parse_s3_url(url)
-        return S3Store(where.bucket, where.prefix, s3_client(where, environ, redactor))
+        deadline = store_deadline(environ)
+        return S3Store(where.bucket, where.prefix, s3_client(where, environ, redactor), deadline)
     return FileStore(root)
 
 

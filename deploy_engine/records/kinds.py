@@ -68,20 +68,41 @@ def stamp(t: datetime) -> str:
 
 
 def parse_stamp(name: str) -> datetime | None:
+    """The UTC time a record name starts with (:func:`stamp`), or None: no stamp, or digits that
+    are no time (``20261399T...``: month 13; ``strptime`` raised ValueError, issue 23 round 5)."""
     m = re.match(r"(\d{8}T\d{6}\.\d{6})Z", name)
     if m is None:
         return None
-    return datetime.strptime(m.group(1), "%Y%m%dT%H%M%S.%f").replace(tzinfo=timezone.utc)
+    try:
+        return datetime.strptime(m.group(1), "%Y%m%dT%H%M%S.%f").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
 
 
-def record_order(key: str) -> tuple[str, int, str]:
+_RECEIPT_NAME = re.compile(r"^\d{8}T\d{6}\.\d{6}Z(?:-\d{1,4})?\.json$")
+
+
+def timed_name_problem(key: str) -> str | None:
+    """Why ``key``'s last segment is not a record name :func:`write_unique` writes
+    (``<UTC time>.json`` or ``<UTC time>-<n>.json``, the time a real one), or None. A receipt is
+    listed by the time its name holds: a name without one (``zzz-junk.json``, ``latest.json``)
+    would sort among them anywhere."""
+    name = key.rsplit("/", 1)[-1]
+    if _RECEIPT_NAME.match(name) and parse_stamp(name) is not None:
+        return None
+    return "name is not a UTC time (<YYYYMMDD>T<HHMMSS>.<microseconds>Z[-n].json, as runway names a receipt)"
+
+
+def record_order(key: str) -> tuple[int, str, int, str]:
     """Sort key of record keys by time: the name's stamp, then its ``-1``, ``-2``... suffix
-    (``...Z.json`` before ``...Z-1.json``, which plain string order gets wrong)."""
+    (``...Z.json`` before ``...Z-1.json``, which plain string order gets wrong). A name without
+    a stamp sorts before every stamped one (it has no time; ``zzz-junk.json`` sorted after them
+    and so passed for the newest)."""
     name = key.rsplit("/", 1)[-1]
     m = re.match(r"^(\d{8}T\d{6}\.\d{6}Z)(.*?)(?:-(\d+))?\.json$", name)
-    if m is None:
-        return (name, 0, key)
-    return (m.group(1) + m.group(2), int(m.group(3) or 0), key)
+    if m is None or parse_stamp(name) is None:
+        return (0, name, 0, key)
+    return (1, m.group(1) + m.group(2), int(m.group(3) or 0), key)
 
 
 def dumps(doc: Any) -> str:
@@ -128,5 +149,5 @@ def prune_kind(store: RecordStore, kind: str, product: str, environment: str, no
 
 __all__ = [
     "DRIFT_RETENTION_DAYS", "LEASE_HISTORY_DAYS", "RECEIPT_RETENTION_YEARS", "Written", "add_years", "dumps", "parse_stamp",
-    "prune_kind", "receipt_retain_until", "record_order", "stamp", "write_json", "write_unique",
+    "prune_kind", "receipt_retain_until", "record_order", "stamp", "timed_name_problem", "write_json", "write_unique",
 ]

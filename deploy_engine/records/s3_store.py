@@ -1,24 +1,41 @@
 """The S3 store of the records: ``s3://<bucket>/<prefix>/runway/`` in the state bucket of an
 ``s3://`` backend (:mod:`deploy_engine.records`), through boto3: conditional writes
 (``If-None-Match`` / ``If-Match``), Object Lock retention, and the client configured as the AWS
-SDKs are. boto3 is imported only by :func:`s3_client`.
+SDKs are. boto3 is imported only by :func:`s3_client` (through
+:func:`deploy_engine.aws_clients.make_client`).
+
+Every operation has a total deadline (:data:`STORE_TIMEOUT_S`, ``RUNWAY_STORE_TIMEOUT_S``): the
+client's ``connect_timeout`` / ``read_timeout`` restart with every byte, so an endpoint that
+drips a valid answer (1 byte every 2 s) kept ``receipts`` running for ever (issue 23, round 5
+F07). The call runs in a daemon thread the caller waits for until the deadline, then
+:class:`StoreTimeout` is raised; the thread, blocked on the dripping socket, is left behind (a
+command exits right after; a write that timed out may still complete).
 """
 
 from __future__ import annotations
 
+import math
 import re
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import parse_qs
 
 from runway_core.workspace import MAX_JSON_BYTES
 
 from ..secrets import Redactor
-from .store import Record, RecordChanged, RecordExists, RecordStore, RecordTooLarge, StoreError
+from .store import Record, RecordChanged, RecordExists, RecordStore, RecordTooLarge, StoreConfigError, StoreError, StoreTimeout
+
+T = TypeVar("T")
 
 #: The folder of the records under an S3 backend's prefix, beside Pulumi's ``.pulumi/``.
 S3_RECORDS_FOLDER = "runway"
+#: The total deadline of one store operation (seconds): a request with its retries, and for a
+#: listing all its pages, from the first byte sent to the last received (docs/deploy.md, "Records").
+STORE_TIMEOUT_S = 60.0
+#: Sets :data:`STORE_TIMEOUT_S` (seconds above 0, at most 86400).
+STORE_TIMEOUT_VARIABLE = "RUNWAY_STORE_TIMEOUT_S"
 
 
 class S3Store(RecordStore):
@@ -33,7 +50,7 @@ class S3Store(RecordStore):
     scheme = "s3"
     expires_by_itself = True
 
-    def __init__(self, bucket: str, prefix: str, client: Any) -> None:
+    def __init__(self, bucket: str, prefix: str, client: Any, deadline_s: float | None = STORE_TIMEOUT_S) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.client = client
@@ -41,6 +58,8 @@ class S3Store(RecordStore):
         #: Why the last receipt was written without Object Lock, or None.
         self.unlocked_reason: str | None = None
         self._lock: bool | None = None
+        #: The total deadline of each operation (seconds; None: none), module docstring.
+        self.deadline_s = deadline_s
 
     def object_key(self, key: str) -> str:
         return self.root_prefix + key
@@ -56,7 +75,7 @@ class S3Store(RecordStore):
             return StoreError(f"{what} {where}: {type(exc).__name__}: {_one_line(str(exc))}")
         return StoreError(f"{what} {where}: {code} ({status}): {_one_line(message)}")
 
-    def create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
+    def _create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
         kwargs: dict[str, Any] = dict(Bucket=self.bucket, Key=self.object_key(key), Body=data, IfNoneMatch="*",
                                       ContentType="application/json")
         lock = retain_until is not None and self._lock is not False
@@ -75,10 +94,10 @@ class S3Store(RecordStore):
             if lock and code == "InvalidRequest" and "lock" in (message or "").lower():
                 self._lock = False
                 self.unlocked_reason = f"bucket {self.bucket} has no Object Lock: {_one_line(message or '')}"
-                return self.create(key, data)
+                return self._create(key, data)
             raise self._fail(exc, key, "write") from None
 
-    def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
+    def _read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
         try:
             got = self.client.get_object(Bucket=self.bucket, Key=self.object_key(key))
         except Exception as exc:  # noqa: BLE001
@@ -102,7 +121,7 @@ class S3Store(RecordStore):
             raise too_large
         return Record(key, data, str(got["ETag"]))
 
-    def replace(self, key: str, data: bytes, etag: str) -> str:
+    def _replace(self, key: str, data: bytes, etag: str) -> str:
         try:
             return str(self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data, IfMatch=etag,
                                               ContentType="application/json")["ETag"])
@@ -112,7 +131,7 @@ class S3Store(RecordStore):
                 raise RecordChanged(f"{self.location(key)} changed since it was read (or is gone)") from None
             raise self._fail(exc, key, "write") from None
 
-    def delete(self, key: str, etag: str) -> None:
+    def _delete(self, key: str, etag: str) -> None:
         try:
             self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key), IfMatch=etag)
         except Exception as exc:  # noqa: BLE001
@@ -121,7 +140,7 @@ class S3Store(RecordStore):
                 raise RecordChanged(f"{self.location(key)} changed since it was read (or is gone)") from None
             raise self._fail(exc, key, "delete") from None
 
-    def list(self, prefix: str) -> list[str]:
+    def _list(self, prefix: str) -> list[str]:
         keys: list[str] = []
         try:
             for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.object_key(prefix)):
@@ -130,7 +149,7 @@ class S3Store(RecordStore):
             raise self._fail(exc, prefix, "list") from None
         return sorted(keys)
 
-    def locked_until(self, key: str) -> datetime | None:
+    def _locked_until(self, key: str) -> datetime | None:
         # HeadObject reports the lock (GetObjectRetention would too; moto 5.2 does not implement it).
         try:
             head = self.client.head_object(Bucket=self.bucket, Key=self.object_key(key))
@@ -139,8 +158,8 @@ class S3Store(RecordStore):
         until = head.get("ObjectLockRetainUntilDate")
         return until.astimezone(timezone.utc) if isinstance(until, datetime) else None
 
-    def retain(self, key: str, until: datetime) -> datetime | None:
-        current = self.locked_until(key)
+    def _retain(self, key: str, until: datetime) -> datetime | None:
+        current = self._locked_until(key)
         if current is not None and current >= until:
             return current  # governance retention is only ever extended here
         try:
@@ -153,6 +172,53 @@ class S3Store(RecordStore):
                 return None
             raise self._fail(exc, key, "retention of") from None
         return until
+
+
+    def within(self, what: str, key: str | None, call: Callable[[], T]) -> T:
+        """``call()`` within :attr:`deadline_s` (module docstring); its result or its exception.
+        Past the deadline raises :class:`StoreTimeout` naming ``what`` and where."""
+        if self.deadline_s is None:
+            return call()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["value"] = call()
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="runway-s3-store", daemon=True).start()
+        if not done.wait(self.deadline_s):
+            where = self.location(key) if key is not None else f"s3://{self.bucket}/{self.root_prefix}"
+            raise StoreTimeout(f"{what} {where}: no complete answer within the {self.deadline_s:g} s deadline of a store "
+                               f"operation ({STORE_TIMEOUT_VARIABLE}); the endpoint is not answering, or too slowly")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
+        return self.within("write", key, lambda: self._create(key, data, retain_until=retain_until))
+
+    def read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
+        return self.within("read", key, lambda: self._read(key, limit=limit))
+
+    def replace(self, key: str, data: bytes, etag: str) -> str:
+        return self.within("write", key, lambda: self._replace(key, data, etag))
+
+    def delete(self, key: str, etag: str) -> None:
+        self.within("delete", key, lambda: self._delete(key, etag))
+
+    def list(self, prefix: str) -> list[str]:
+        return self.within("list", prefix, lambda: self._list(prefix))
+
+    def locked_until(self, key: str) -> datetime | None:
+        return self.within("read", key, lambda: self._locked_until(key))
+
+    def retain(self, key: str, until: datetime) -> datetime | None:
+        return self.within("retention of", key, lambda: self._retain(key, until))
 
 
 def client_error(exc: Exception) -> tuple[str | None, int | None, str | None]:
@@ -223,9 +289,13 @@ def s3_client(where: S3Location, environ: Mapping[str, str], redactor: Redactor 
     ``region`` and ``endpoint`` first, then ``AWS_PROFILE``, ``AWS_REGION`` /
     ``AWS_DEFAULT_REGION``, ``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL`` and the static keys
     of ``environ``, else boto3's own chain (config files, SSO, web identity, instance roles).
-    The secret key and session token go into ``redactor``."""
-    import boto3
+    The secret key and session token go into ``redactor``. Built by
+    :func:`deploy_engine.aws_clients.make_client`: a configuration botocore refuses (a profile
+    that does not exist, an unparsable config file, a bogus ``AWS_DEFAULTS_MODE``...) raises
+    :class:`StoreConfigError` naming the setting (exit 3), never a traceback."""
     from botocore.config import Config
+
+    from ..aws_clients import AwsConfigError, make_client
 
     keys: dict[str, str] = {}
     if environ.get("AWS_ACCESS_KEY_ID") and environ.get("AWS_SECRET_ACCESS_KEY"):
@@ -237,11 +307,37 @@ def s3_client(where: S3Location, environ: Mapping[str, str], redactor: Redactor 
             redactor.add(keys.get("aws_session_token"))
     profile = where.profile or (None if keys else environ.get("AWS_PROFILE")) or None
     region = where.region or environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or None
-    session = boto3.session.Session(profile_name=profile, region_name=region, **keys)
+    # Where each setting runway passes itself came from, for the message of a refused one.
+    sources = {"profile": "the backend URL's profile= parameter" if where.profile else "AWS_PROFILE",
+               "region": "the backend URL's region= parameter" if where.region else
+               "AWS_REGION" if environ.get("AWS_REGION") else "AWS_DEFAULT_REGION"}
     endpoint = where.endpoint or environ.get("AWS_ENDPOINT_URL_S3") or environ.get("AWS_ENDPOINT_URL") or None
-    # Few, bounded retries: a deploy job must not hang on an unreachable store.
+    # Few, bounded retries: a deploy job must not hang on an unreachable store (and each
+    # operation has a total deadline besides: S3Store.deadline_s).
     config = Config(retries={"max_attempts": 4, "mode": "standard"}, connect_timeout=10, read_timeout=30)
-    return session.client("s3", endpoint_url=endpoint, config=config)
+    try:
+        return make_client("s3", environ, profile=profile, region=region, keys=keys, endpoint=endpoint, config=config,
+                           sources=sources if region else {"profile": sources["profile"]})
+    except AwsConfigError as exc:
+        raise StoreConfigError(f"records store s3://{where.bucket}/: {exc}") from None
 
 
-__all__ = ["S3_RECORDS_FOLDER", "S3Location", "S3Store", "client_error", "parse_s3_url", "s3_client"]
+def store_deadline(environ: Mapping[str, str]) -> float:
+    """The total deadline of one S3 store operation (seconds): ``RUNWAY_STORE_TIMEOUT_S``, else
+    :data:`STORE_TIMEOUT_S`. Raises :class:`StoreConfigError` for a value that is not a number of
+    seconds above 0 (at most a day)."""
+    raw = (environ.get(STORE_TIMEOUT_VARIABLE) or "").strip()
+    if not raw:
+        return STORE_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (0 < value <= 86400):
+        raise StoreConfigError(f"{STORE_TIMEOUT_VARIABLE} must be a number of seconds above 0 and at most 86400, "
+                               f"not {raw[:20]!r}")
+    return value
+
+
+__all__ = ["S3_RECORDS_FOLDER", "STORE_TIMEOUT_S", "STORE_TIMEOUT_VARIABLE", "S3Location", "S3Store", "client_error",
+           "parse_s3_url", "s3_client", "store_deadline"]

@@ -23,6 +23,18 @@ class StoreError(Exception):
     The message names the bucket and key or the path, never a credential."""
 
 
+class StoreConfigError(StoreError):
+    """The store cannot be opened: its configuration is unusable (an AWS configuration botocore
+    refuses, :func:`deploy_engine.aws_clients.make_client`; a bad ``RUNWAY_STORE_TIMEOUT_S``).
+    The message names the setting; a configuration problem (exit 3)."""
+
+
+class StoreTimeout(StoreError):
+    """A store operation did not finish within its total deadline
+    (:data:`deploy_engine.records.s3_store.STORE_TIMEOUT_S`): the store is not answering, so a
+    reader stops rather than wait as long again for every record."""
+
+
 class RecordTooLarge(StoreError):
     """:meth:`RecordStore.read` refused a record over the size asked for (``limit``): nothing past
     the bound is downloaded or read (a bucket someone else can write may hold a 60 MB object)."""
@@ -133,4 +145,5 @@ class RecordStore(ABC):
         return 0
 
 
-__all__ = ["KINDS", "Record", "RecordChanged", "RecordExists", "RecordStore", "RecordTooLarge", "StoreError"]
+__all__ = ["KINDS", "Record", "RecordChanged", "RecordExists", "RecordStore", "RecordTooLarge", "StoreConfigError", "StoreError",
+           "StoreTimeout"]

@@ -130,16 +130,16 @@ def test_a_deep_receipt_is_listed_as_invalid_never_a_crash(tmp_path):
     folder = tmp_path / ".runway" / "receipts" / "dev"
     folder.mkdir(parents=True)
     os.chmod(tmp_path / ".runway", 0o700)
-    (folder / "2026-01-01T00-00-00Z.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (folder / "20260101T000000.000000Z.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     rc, out, err = run("receipts", str(tmp_path))
     assert rc == 0 and "unreadable: invalid JSON (nested deeper than" in out and "internal error" not in err
-    os.mkfifo(folder / "2026-01-02T00-00-00Z.json")
+    os.mkfifo(folder / "20260102T000000.000000Z.json")
     rc, out, err = run("receipts", str(tmp_path))  # a FIFO among the receipts: never opened (it would block)
     assert rc in (0, 3) and "internal error" not in err
     with pytest.raises(Exception, match="not a regular file"):
         from deploy_engine.records.file_store import FileStore
 
-        FileStore(tmp_path).read("receipts/dev/2026-01-02T00-00-00Z.json")
+        FileStore(tmp_path).read("receipts/dev/20260102T000000.000000Z.json")
 
 
 # --- E6-E8: --output, GITHUB_STEP_SUMMARY and the standard streams ------------------------------

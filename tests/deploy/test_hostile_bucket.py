@@ -226,18 +226,20 @@ def test_a_receipt_whose_environment_is_not_its_folders_is_unreadable(capsys, tm
 
     root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
     doc = json.loads(body)
-    _put(moto_server, bucket, "receipts/orders/dev/10env.json", json.dumps({**doc, "environment": "production\n\x1b]0;pwn\x07"}).encode())
-    _put(moto_server, bucket, "receipts/orders/dev/11prod.json", json.dumps({**doc, "product": "billing"}).encode())
+    # Named as runway names a receipt (a name that is no UTC time is unreadable for that alone).
+    env_key, prod_key = "20261130T091000.000000Z.json", "20261130T091100.000000Z.json"
+    _put(moto_server, bucket, f"receipts/orders/dev/{env_key}", json.dumps({**doc, "environment": "production\n\x1b]0;pwn\x07"}).encode())
+    _put(moto_server, bucket, f"receipts/orders/dev/{prod_key}", json.dumps({**doc, "product": "billing"}).encode())
     rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--format", "json", environ=environ)
     assert rc == 0, err
     rows = {r["key"].rsplit("/", 1)[1]: r for r in json.loads(out)["receipts"]}
-    assert "is not its folder's (dev)" in rows["10env.json"]["error"], rows
-    assert "is not its folder's (orders)" in rows["11prod.json"]["error"], rows
+    assert "is not its folder's (dev)" in rows[env_key]["error"], rows
+    assert "is not its folder's (orders)" in rows[prod_key]["error"], rows
     rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), environ=environ)
     assert "\x1b" not in out + err and "\npwn" not in out
     rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
     assert rc == 3 and err.count("is not its folder's") == 2, err
-    assert not list((tmp_path / "audit").rglob("1*.json"))
+    assert not list((tmp_path / "audit").rglob("*T091[01]*.json"))
 
 
 def test_a_receipt_with_a_non_finite_or_huge_number_is_unreadable(capsys, tmp_path, moto_server):

@@ -126,19 +126,19 @@ def test_the_file_store_never_follows_a_symlink_out_of_its_folder(tmp_path) -> N
     secret_dir = tmp_path / "secret"
     (secret_dir / "deep").mkdir(parents=True)
     (secret_dir / "x.json").write_text('{"TOPSECRET": 1}')
-    (secret_dir / "deep" / "2026-01-03T00-00-00Z.json").write_text('{"TOPSECRET": 2}')
-    os.symlink(secret_dir / "x.json", folder / "2026-01-01T00-00-00Z.json")
+    (secret_dir / "deep" / "20260103T000000.000000Z.json").write_text('{"TOPSECRET": 2}')
+    os.symlink(secret_dir / "x.json", folder / "20260101T000000.000000Z.json")
     os.symlink(secret_dir, folder / "linked")
     store = FileStore(product)
     keys = store.list("receipts/dev/")
     # The links are listed (so a reader can say why they were skipped); nothing behind them is.
-    assert keys == ["receipts/dev/2026-01-01T00-00-00Z.json", "receipts/dev/linked"]
+    assert keys == ["receipts/dev/20260101T000000.000000Z.json", "receipts/dev/linked"]
     linked = read_checked(store, keys[0], "receipts/dev/")
     assert linked.record is None and "symlink" in (linked.problem or "") and "not followed" in linked.problem
     folder_link = read_checked(store, keys[1], "receipts/dev/")
     assert folder_link.record is None and folder_link.problem  # not a record name: never read
     with pytest.raises(Exception, match="not followed"):
-        store.read("receipts/dev/linked/deep/2026-01-03T00-00-00Z.json")
+        store.read("receipts/dev/linked/deep/20260103T000000.000000Z.json")
     rc, out, err = cli_run("receipts", str(product), "--format", "json")
     assert "TOPSECRET" not in out + err and "internal error" not in err
     assert "not followed" in out

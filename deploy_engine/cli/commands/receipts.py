@@ -5,7 +5,10 @@ them, with the environments' end records, into DIR (the backup and audit mirror;
 overwriting a file there) and writes ``DIR/SHA256SUMS`` (docs/deploy.md, "Records").
 
 Exit 0; 1 when the runway at PATH has no product (errors); 3 no runway, the store cannot be
-read, or an export would overwrite a different file; 64 usage errors.
+read (an AWS configuration botocore refuses, an operation past its ``RUNWAY_STORE_TIMEOUT_S``
+deadline), or an export would overwrite a different file; 64 usage errors. A receipt that
+cannot be read (unreadable file, a symlink to itself, a name that is no UTC time, a missing
+field, a duplicate key) is listed as ``unreadable`` with the reason; the listing goes on.
 """
 
 from __future__ import annotations
@@ -99,9 +102,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         if export:
             return _export(ctx, store, product, args.env or None, list(an.plans), keys, Path(args.to), redactor)
         envs = [args.env] if args.env else list(an.plans)
-        # Only the newest --limit receipts are read (the keys sort by their UTC start time).
-        omitted = max(0, len(keys) - args.limit) if args.limit else 0
-        rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in keys[omitted:]]
+        # A key whose name is no UTC time (`zzz-junk.json`), or that leaves its folder, is
+        # listed first as unreadable, never read, and takes no --limit slot: only the newest
+        # --limit receipts are read (the others sort by their UTC start time).
+        odd = {k for k in keys if _untimed(store, product, envs, k)}
+        untimed, timed = [k for k in keys if k in odd], [k for k in keys if k not in odd]
+        omitted = max(0, len(timed) - args.limit) if args.limit else 0
+        rows = [_row(store, key, _prefix(store, "receipts", product, envs, key)) for key in untimed + timed[omitted:]]
     except (StoreError, ValueError, DeployConfigError) as exc:
         print(redactor.scrub(printable(f"{PROG} receipts: {exc}")), file=ctx.stderr)
         if args.format == "json":
@@ -109,7 +116,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return EXIT_CONFIG
     where = store.location(store.key("receipts", product, args.env) if args.env else "receipts/")
     if omitted:
-        print(redactor.scrub(f"{PROG} receipts: {omitted} older receipt(s) not shown (the newest {args.limit} of {len(keys)}; "
+        print(redactor.scrub(f"{PROG} receipts: {omitted} older receipt(s) not shown (the newest {args.limit} of {len(timed)}; "
                              f"--limit 0 lists all)"), file=ctx.stderr)
     if args.format == "json":
         dump(redactor.scrub_doc({"format_version": 1, "command": "receipts", "product": product, "environment": args.env,
@@ -133,6 +140,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 def _prefix(store: Any, kind: str, product: str, envs: list[str], key: str) -> str:
     """The folder prefix ``key`` was listed under (the longest that matches; '' for none)."""
     return max((p for p in (store.key(kind, product, e) for e in envs) if key.startswith(p)), key=len, default="")
+
+
+def _untimed(store: Any, product: str, envs: list[str], key: str) -> bool:
+    """Whether ``key`` is no receipt by its name (no UTC time) or leaves its folder: listed, not read."""
+    from deploy_engine.records.export import key_problem
+    from deploy_engine.records.kinds import timed_name_problem
+
+    return key_problem(key, _prefix(store, "receipts", product, envs, key)) is not None or timed_name_problem(key) is not None
 
 
 def _row(store: Any, key: str, prefix: str) -> dict[str, Any]:

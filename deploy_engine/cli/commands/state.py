@@ -2,7 +2,8 @@
 records as docs/deploy.md requires (versioning, Object Lock, default encryption, public access
 block, lifecycle rules; :mod:`deploy_engine.state_check`). Exit 0 when every setting is there,
 3 when one is missing (each named with the AWS CLI command and the Pulumi lines that fix it), or
-when the backend is no ``s3://`` bucket or cannot be read."""
+when the backend is no ``s3://`` bucket, its AWS configuration is unusable or the bucket does
+not answer within the store's deadline (``RUNWAY_STORE_TIMEOUT_S``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from deploy_engine.receipts import endpoint_secrets, public_backend_url, url_secrets
     from deploy_engine.records import backend_url, open_store
     from deploy_engine.records.s3_store import S3Store
+    from deploy_engine.records.store import StoreError
     from deploy_engine.secrets import Redactor
     from deploy_engine.state_check import check_bucket, report_text
 
@@ -53,10 +55,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                       "(the file:// store keeps its records under .runway/; nothing to check)")
     try:
         store = open_store(url, ".", ctx.environ, redactor)
-    except ValueError as exc:
+        assert isinstance(store, S3Store)
+        report = check_bucket(store)
+    except (ValueError, StoreError) as exc:
+        # A URL without a bucket, an AWS configuration botocore refuses (StoreConfigError), a
+        # bucket that does not answer within the store's deadline (StoreTimeout): exit 3.
         return refuse(str(exc))
-    assert isinstance(store, S3Store)
-    report = check_bucket(store)
     if args.format == "json":
         dump(redactor.scrub_doc({"format_version": 1, "command": "state check", "backend": public_backend_url(url),
                                  "bucket": report.bucket, "records": report.records, "ok": report.ok,
