@@ -170,8 +170,8 @@ def test_export_names_the_receipt_the_store_cannot_open(product, tmp_path):
     loop = folder / "20260102T000000.000000Z.json"
     loop.symlink_to(loop.name)  # a link to itself: open() fails with ELOOP
     # A receipt as deploy_engine.receipts.receipt_problem reads one: exported beside the loop.
-    (folder / good).write_text('{"format_version": 1, "environment": "dev", "outcome": "refused", '
-                               '"started_at": "2026-01-01T00:00:00Z"}', encoding="utf-8")
+    (folder / good).write_text('{"format_version": 1, "command": "up", "product": "orders", "environment": "dev", '
+                               '"outcome": "refused", "exit_code": 2, "started_at": "2026-01-01T00:00:00Z"}', encoding="utf-8")
     mirror = tmp_path / "mirror2"
     rc, _, err = run("receipts", "export", str(product), "--to", str(mirror))
     assert rc == 3, err
