@@ -2,10 +2,13 @@
 
 The "Triggered by" and "Fix" columns of the summary table in docs/diagnostics.md, which is not
 shipped with the package: a test (tests/deploy/test_ci_formats.py) keeps this table equal to that
-page, and names the code whose row changed. Must not import pulumi.
+page, and names the code whose row changed. RW120's list of kinds is the registry's
+(``runway_core.kinds.RESOURCE_KINDS``), which the page's row names too. Must not import pulumi.
 """
 
 from __future__ import annotations
+
+from runway_core.kinds import RESOURCE_KINDS
 
 #: Code -> (triggered by, fix), as in docs/diagnostics.md's summary table.
 RULE_HELP: dict[str, tuple[str, str]] = {
@@ -29,7 +32,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW110": ("a name that is not a DNS label", "lowercase letters, digits and `-`, starting with a letter"),
     "RW111": ("a resource or workload named `shared-<kind>`, `alb` or `service-discovery`", "choose another name"),
     "RW112": ("the same name under `resources` and `workloads`", "rename one of them"),
-    "RW120": ("a kind that is not postgres, queue, topic, cache, bucket", "use one of the kinds the first column names"),
+    "RW120": (f"a kind that is not {', '.join(RESOURCE_KINDS)}", "use one of the kinds the first column names"),
     "RW121": ("`kafka` or `opensearch`", "use a managed kind; the message names the trigger that brings it back"),
     "RW122": ("a kind the tooling declares (`runway_core/kinds.py`) without a size table or price quantities: a kind still being added",
               "finish the kind (its size table, quantities, prices, component: docs/architecture.md, \"a resource kind\"), or use another kind"),

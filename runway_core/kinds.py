@@ -13,7 +13,7 @@ messages); the workload is a kind too (``resource=False``: it is declared under
 ``workloads:``, not ``resources:``). A kind whose declaration lacks a size table or its
 quantities is **not estimated**: the planner marks its items, RW122 is an error at each, and a
 capped environment's plan is refused (fail closed, docs/format.md "Plan").
-``tests/core/test_kinds.py`` walks the registry and names every piece a kind lacks (size table,
+``tests/deploy/test_kinds.py`` walks the registry and names every piece a kind lacks (size table,
 price keys in every catalogue region, component, botocore-checked inputs, docs).
 
 To add a field every kind has (CPU architectures, usage keys, replacement-forcing

@@ -5,22 +5,34 @@ each piece the tooling needs, and a kind declared alone fails closed.
 table and the packaged catalogue's rows for it, its quantities and the price keys they ask for,
 a unit price for each key in every region of the catalogue (never another region's) and a Price
 List selector for it (``catalog refresh``), its engine
-options model, its capacity text, its Pulumi component (registered in
+options model, its capacity text, the usage keys its quantities read (``runway_core.usage.USAGE_KEYS``,
+else a usage file cannot state them: RW202), its Pulumi component (registered in
 ``deploy_engine.program.COMPONENTS``, declaring the kind's type token under Pulumi's mock
-monitor), inputs checked against botocore's service models (``test_botocore_models.py``: its
-plans declare the kind and its MAPPING covers one of the AWS types the component declares), and
-its docs (docs/format.md's kind and variable tables, docs/catalog.md's size table).
+monitor), a ``REPLACING`` row for each fixed-name AWS type it declares
+(``deploy_engine/program/replacement.py``), inputs checked against botocore's service models
+(``test_botocore_models.py``: its plans declare the kind and its MAPPING covers one of the AWS
+types the component declares), and its docs (docs/format.md's kind, variable and usage-key
+tables, docs/catalog.md's size table, docs/deploy.md's component table). The docs are read from
+``docs`` (default: this tree's), so a copy of the tree (tests/kindtree.py) is checked against
+its own pages.
 
 ``test_a_kind_alone_in_the_registry_is_refused`` adds a kind to a copy of the registry alone
 (tests/kindtree.py) and shows check and plan refusing it with a positioned error, the program
 refusing to declare it, and :func:`missing_pieces` naming every piece it lacks.
+``test_a_complete_kind_plans_hovers_completes_and_declares`` adds the same kind with every piece
+docs/architecture.md's "a resource kind" row names (tests/kindtree.py's ``STREAM_PATCHES``: the
+newcomer's recipe, applied to a copy of the packages, docs and tests) and shows it complete,
+checked, priced, hovered, completed and declared.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import sys
+import tomllib
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +43,23 @@ pytest.importorskip("botocore.session", reason="botocore carries the AWS API sha
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+
+
+class _Recording(dict):
+    """A usage mapping that records which keys a kind's quantities ask it for (``Sizing.used``
+    reads ``.get``, ``Sizing.note`` and the optional lines test ``in``); it holds nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def get(self, key, default=None):  # type: ignore[override]
+        self.asked.add(key)
+        return default
+
+    def __contains__(self, key) -> bool:
+        self.asked.add(key)
+        return False
 
 
 def _section(text: str, heading: str) -> str:
@@ -54,21 +83,28 @@ def _engine_variants(kind: Any, model: Any, engine_defaults: Any) -> list[dict[s
     return variants
 
 
-def missing_pieces(catalog: Any) -> dict[str, list[str]]:
-    """Kind name -> every piece it lacks (empty lists left out). Imports the program (Pulumi)."""
+def missing_pieces(catalog: Any, docs: Path = DOCS) -> dict[str, list[str]]:
+    """Kind name -> every piece it lacks (empty lists left out), its docs read from ``docs``
+    (default: this tree's docs/). Imports the program (Pulumi)."""
     from deploy_engine.program import COMPONENTS
+    from deploy_engine.program.replacement import REPLACING, fixed_name
     from deploy_engine.pricelist.selectors import selector_for
     from deploy_engine.resources import declared_resources
     from runway_core.kinds import REGISTRY, Sizing
     from runway_core.model import ENGINE_MODELS
     from runway_core.planner import engine_defaults
+    from runway_core.usage import usage_keys
     from test_botocore_models import MAPPING, plans
     from test_program_mocks import NETWORK, entry, make_plan
 
-    fmt = (DOCS / "format.md").read_text(encoding="utf-8")
+    fmt = (docs / "format.md").read_text(encoding="utf-8")
     kinds_table = _section(fmt, "### Resource kinds")
     variables_table = _section(fmt, "## Uses and injected variables")
-    cat_doc = (DOCS / "catalog.md").read_text(encoding="utf-8")
+    usage_table = _section(fmt, "## Usage file")
+    cat_doc = (docs / "catalog.md").read_text(encoding="utf-8")
+    components_table = _section((docs / "deploy.md").read_text(encoding="utf-8"), "## What the program declares")
+    replacement_table = _section(components_table, "### Replacement safety")
+    rw120_row, rw120_section = _rw120_kinds((docs / "diagnostics.md").read_text(encoding="utf-8"))
     checked_kinds = {i.kind for _case, plan, _net in plans(catalog) for i in plan.items}
     mapped_types = {typ for typ, *_ in MAPPING}
     out: dict[str, list[str]] = {}
@@ -91,12 +127,21 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
             # What its quantities ask for with the packaged sizes: every size, flavor and
             # boolean engine option (FIFO or not, proxy or not...), each priced in every region.
             asked: set[str] = set()
+            usage = _Recording()
             for engine in _engine_variants(kind, ENGINE_MODELS.get(name), engine_defaults):
                 for s in catalog.sizes(name):
                     cap = catalog.capacity(name, s, kind.flavor_of(engine))
                     probe = entry(f"probe-{name}", name, s, engine=engine) if kind.resource else entry(f"probe-{name}", name, s)
-                    _c, specs = kind.quantities(Sizing(cap, probe.engine, catalog.hours_per_month, catalog.environment, 1, probe))
+                    _c, specs = kind.quantities(Sizing(cap, probe.engine, catalog.hours_per_month, catalog.environment, 1, probe, usage))
                     asked.update(spec[0] for spec in specs)
+            declared_usage = {k.key for k in usage_keys(name)}
+            unread = sorted(usage.asked - declared_usage)
+            if unread:
+                missing.append(f"usage keys its quantities read (runway_core/usage.py USAGE_KEYS): {', '.join(unread)}")
+            undocumented = sorted(k for k in usage.asked & declared_usage
+                                  if not re.search(rf"^\| {re.escape(name)} \| `{re.escape(k)}` \|", usage_table, re.M))
+            if undocumented:
+                missing.append(f'docs/format.md "Usage file" rows: {", ".join(undocumented)}')
             unselected = sorted(k for k in asked if selector_for(k) is None)
             if unselected:
                 missing.append(f"Price List selectors (deploy_engine/pricelist/selectors.py, for catalog refresh): {', '.join(unselected)}")
@@ -120,9 +165,17 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
             if not own:
                 missing.append(f"component declaring its type token {kind.component}")
             else:
-                types = {r["type"] for r in doc["resources"] if r.get("parent") == own[0]["urn"]}
+                children = [r for r in doc["resources"] if r.get("parent") == own[0]["urn"]]
+                types = {r["type"] for r in children}
                 if not types & mapped_types:
                     missing.append(f"botocore-checked inputs (test_botocore_models.MAPPING) of one of {', '.join(sorted(types))}")
+                fixed = sorted({r["type"] for r in children if fixed_name(r["inputs"])})
+                unsafe = [typ for typ in fixed if typ not in REPLACING]
+                if unsafe:
+                    missing.append(f"REPLACING rows (deploy_engine/program/replacement.py) of its fixed-name {', '.join(unsafe)}")
+                undocumented = [typ for typ in fixed if f"| `{typ}` |" not in replacement_table]
+                if undocumented:
+                    missing.append(f'docs/deploy.md "Replacement safety" rows of its fixed-name {", ".join(undocumented)}')
         if name not in checked_kinds:
             missing.append("a plan of test_botocore_models.plans() declaring it (inputs checked against botocore)")
         if kind.resource and not re.search(rf"^\| `{re.escape(name)}` \|", kinds_table, re.M):
@@ -131,6 +184,10 @@ def missing_pieces(catalog: Any) -> dict[str, list[str]]:
             missing.append('docs/format.md "Uses and injected variables" row')
         if not re.search(rf"^## {re.escape(name)} ", cat_doc, re.M):
             missing.append("docs/catalog.md size table section")
+        if kind.resource and (name not in rw120_row or name not in rw120_section):
+            missing.append('docs/diagnostics.md RW120 row and section (the kinds a resource may have)')
+        if f"`{kind.component}`" not in components_table:
+            missing.append(f'docs/deploy.md "What the program declares" row naming {kind.component}')
         if missing:
             out[name] = missing
     return out
@@ -172,10 +229,11 @@ environments:
 
 _PIECES = """
 import json, sys
+from pathlib import Path
 sys.path[1:1] = [sys.argv[1], sys.argv[2]]
 from runway_core.catalog import load_catalog
 from test_kinds import missing_pieces
-print(json.dumps(missing_pieces(load_catalog())))
+print(json.dumps(missing_pieces(load_catalog(), Path(sys.argv[3]))))
 """
 
 _HOVER = """
@@ -248,7 +306,7 @@ def test_a_kind_alone_in_the_registry_is_refused(tmp_path: Path):
         "refused: sandbox: stream 'clickstream': the kind has no component in deploy_engine.program.COMPONENTS; nothing is declared",
     ]
 
-    pieces = run_python(tree, _PIECES, str(ROOT / "tests" / "deploy"), str(ROOT / "tests"))
+    pieces = run_python(tree, _PIECES, str(ROOT / "tests" / "deploy"), str(ROOT / "tests"), str(DOCS))
     assert pieces.returncode == 0, pieces.stderr
     assert json.loads(pieces.stdout) == {"stream": [
         "size table (Kind.size_fields, and its rows in catalog/sizes.toml)",
@@ -262,6 +320,8 @@ def test_a_kind_alone_in_the_registry_is_refused(tmp_path: Path):
         'docs/format.md "Resource kinds" row',
         'docs/format.md "Uses and injected variables" row',
         "docs/catalog.md size table section",
+        "docs/diagnostics.md RW120 row and section (the kinds a resource may have)",
+        'docs/deploy.md "What the program declares" row naming runway:aws:Stream',
     ]}
 
 
@@ -298,17 +358,157 @@ def test_every_component_uses_only_the_pulumi_aws_names_the_program_loads():
     assert json.loads(done.stdout) == {"loaded whole": [], "not in USED": []}, "program/_aws.py's USED misses what a component uses"
 
 
-def test_the_diagnostics_page_names_the_registrys_kinds_for_rw120():
-    """docs/diagnostics.md's RW120 row and section name exactly the resource kinds of the
-    registry, so a kind added there cannot leave the page's list short (issue 21)."""
-    import re
+# --------------------------------------------------------------------------------------
+# A complete kind (tests/kindtree.py's recipe): plans, hovers, completes and declares
+# --------------------------------------------------------------------------------------
 
-    from runway_core.kinds import RESOURCE_KINDS
+_STREAM_RUNWAY = """runway: 1
+product: clicks
+resources:
+  clickstream:
+    kind: stream
+    size: {production: medium}
+workloads:
+  api:
+    image: example/api@sha256:%s
+    reason: no-managed-fit, the product's own API
+    port: 8080
+    health: {path: /health}
+    uses: [clickstream]
+environments:
+  dev:
+    limits: {monthly: 100}
+  production:
+    limits: {monthly: 500}
+""" % ("ab" * 32)
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+_EDITOR_AND_PROGRAM = """
+import json, os, sys
+sys.path[1:1] = [sys.argv[1]]
+from runway_core.analysis import analyze
+from runway_core.catalog import load_catalog
+from runway_core.ide.completion import completions_at
+from runway_core.ide.hover import hover_at
+from runway_core.positions import LineIndex, Position
+from deploy_engine.resources import declared_resources
+from test_program_mocks import NETWORK
+root = sys.argv[2]
+catalog = load_catalog()
+text = open(root, encoding="utf-8").read()
+
+def offered(old, new):
+    marked = text.replace(old, new, 1)
+    at = LineIndex(marked.replace("|", "")).position(marked.index("|"))
+    an = analyze(root, catalog, lambda p: marked.replace("|", "") if os.path.samefile(p, root) else open(p, encoding="utf-8").read())
+    return [[c.label, c.detail] for c in completions_at(an, root, at)]
+
+an = analyze(root, catalog)
+doc = declared_resources(an.plans["production"], product="clicks", region="us-east-1", network=NETWORK)
+print(json.dumps({
+    "hover": hover_at(an, root, Position(3, 3)).markdown,
+    "kinds": offered("kind: stream", "kind: |"),
+    "sizes": offered("size: {production: medium}", "size: |"),
+    "declared": [[r["type"], r["inputs"]] for r in doc["resources"]],
+}))
+"""
+
+
+def test_a_complete_kind_plans_hovers_completes_and_declares(tmp_path: Path):
+    """The newcomer's recipe (tests/kindtree.py's ``STREAM_COMPLETE`` and ``STREAM_PATCHES``: every
+    place docs/architecture.md's "a resource kind" row names, and nothing else) adds the kind
+    ``stream`` (Kinesis Data Streams, provisioned shards) to a copy of the packages, docs and
+    kind tests; in fresh interpreters on that copy the kind is complete, checks, plans with
+    its own price keys, hovers with its monthly cost, is offered as a kind with its sizes, and is
+    declared under Pulumi's mock monitor with its own component token."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from kindtree import cli, run_python, tree_with_complete_kind
+
+    tree = tree_with_complete_kind(tmp_path / "tree")
+    product = tmp_path / "product"
+    product.mkdir()
+    (product / "runway.yaml").write_text(_STREAM_RUNWAY, encoding="utf-8")
+
+    pieces = run_python(tree, _PIECES, str(tree / "tests" / "deploy"), str(tree / "tests"), str(tree / "docs"))
+    assert pieces.returncode == 0, pieces.stderr
+    assert json.loads(pieces.stdout) == {}
+
+    check = cli(tree, "check", str(product), "--no-summary", cwd=product)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+    # The oracle: the recipe's own rows (the copy's sizes.toml and prices.csv), multiplied here.
+    sizes = tomllib.loads((tree / "catalog" / "sizes.toml").read_text(encoding="utf-8"))["stream"]
+    prices = {(r["key"], region): Decimal(r["usd"]) for r in csv.DictReader((tree / "catalog" / "prices.csv").open(encoding="utf-8"))
+              for region in r["region"].split(";")}
+    def expected(size: str) -> Decimal:
+        row = sizes[size]
+        return (row["shards"] * 730 * prices["kinesis:shard-hour", "us-east-1"]
+                + row["put_payload_units_millions"] * prices["kinesis:put-payload-units", "us-east-1"]).quantize(Decimal("0.01"))
+
+    plan = cli(tree, "plan", str(product), "--format", "json", "--no-summary", cwd=product)
+    assert plan.returncode == 0, plan.stderr
+    envs = {e["name"]: e for e in json.loads(plan.stdout, parse_float=Decimal)["environments"]}
+    monthly = {}
+    for env, size in (("dev", "small"), ("production", "medium")):
+        assert envs[env]["verdict"] == "ok"
+        item = next(i for i in envs[env]["items"] if i["name"] == "clickstream")
+        assert item["size"] == size and item["capacity"]["shards"] == sizes[size]["shards"]
+        assert {li["price_key"] for li in item["line_items"]} == {"kinesis:shard-hour", "kinesis:put-payload-units"}
+        assert item["monthly_usd"] == expected(size) > 0
+        monthly[env] = item["monthly_usd"]
+
+    editor = run_python(tree, _EDITOR_AND_PROGRAM, str(tree / "tests" / "deploy"), str(product / "runway.yaml"))
+    assert editor.returncode == 0, editor.stderr
+    seen = json.loads(editor.stdout)
+    assert "**stream (Kinesis Data Streams)**" in seen["hover"]
+    row = next(line for line in seen["hover"].splitlines() if line.startswith("| monthly "))
+    assert [c.strip() for c in row.strip("|").split("|")][1:] == [f"${monthly['dev']:.2f}", f"${monthly['production']:.2f}"]
+    assert ["stream", "Amazon Kinesis data stream (provisioned shards)"] in seen["kinds"]
+    assert {label: detail for label, detail in seen["sizes"]} == {
+        s: f"${expected(s):,}/mo in dev" for s in ("small", "medium", "large")}
+    declared = {typ: inputs for typ, inputs in seen["declared"]}
+    assert "runway:aws:Stream" in declared
+    assert declared["aws:kinesis/stream:Stream"]["shardCount"] == sizes["medium"]["shards"]
+    assert declared["aws:kinesis/stream:Stream"]["name"] == "clicks-production-clickstream"
+
+    # The component's pulumi_aws classes are the ones _aws.py's USED lists (none loaded whole).
+    slim = run_python(tree, _SLIM, str(tree / "tests" / "deploy"))
+    assert slim.returncode == 0, slim.stderr
+    assert json.loads(slim.stdout) == {"loaded whole": [], "not in USED": []}
+
+
+def _rw120_kinds(page: str) -> tuple[list[str], list[str]]:
+    """The kinds docs/diagnostics.md's RW120 row and its section name, in their order."""
     row = next(line for line in page.splitlines() if line.startswith("| RW120 |"))
     section = page.split("### RW120", 1)[1].split("```", 1)[0]
     in_row = re.search(r"a kind that is not ([a-z, ]+) \|", row).group(1)
-    assert [k.strip() for k in in_row.split(",")] == list(RESOURCE_KINDS)
     listed = section.split("not", 1)[1]  # "... key that is not `postgres`, `queue` ... or `bucket`."
-    assert re.findall(r"`([a-z]+)`", listed) == list(RESOURCE_KINDS)
+    return [k.strip() for k in in_row.split(",")], re.findall(r"`([a-z]+)`", listed)
+
+
+def test_the_diagnostics_page_names_the_registrys_kinds_for_rw120():
+    """docs/diagnostics.md's RW120 row and section name exactly the resource kinds of the
+    registry, so a kind added there cannot leave the page's list short (issue 21)."""
+    from runway_core.kinds import RESOURCE_KINDS
+
+    row, section = _rw120_kinds((DOCS / "diagnostics.md").read_text(encoding="utf-8"))
+    assert row == list(RESOURCE_KINDS) and section == list(RESOURCE_KINDS)
+
+
+def test_the_architecture_row_names_every_file_the_recipe_patches():
+    """docs/architecture.md's "a resource kind" row names each file tests/kindtree.py's recipe
+    touches (a new module by its folder), so a place a check comes to require cannot be missing
+    from the row a newcomer follows (issue 21: "adds a kind without a grep")."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from kindtree import STREAM_PATCHES, TESTS
+
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| a resource kind |"))
+    named = {p.path if p.anchor is not None else p.path.rsplit("/", 1)[0] + "/" for p in STREAM_PATCHES}
+    named |= {"runway_core/kinds.py", *TESTS}
+
+    def in_row(path: str) -> bool:
+        if path.startswith("docs/"):
+            return f"]({path[len('docs/'):]})" in row  # a link: [format.md](format.md)
+        return f"`{path}`" in row
+
+    assert sorted(p for p in named if not in_row(p)) == []

@@ -147,6 +147,19 @@ def test_docs_replacement_table_is_the_programs_table():
     assert all(r.protection in PROTECTIONS for r in REPLACING.values())
 
 
+def _every_kind(catalog, env: str) -> list[dict[str, Any]]:
+    """One item of every kind of the registry (tests/deploy/test_kinds.py's probes), declared:
+    a kind added to runway_core/kinds.py is in the guard below without editing the runways."""
+    from runway_core.kinds import REGISTRY
+    from test_program_mocks import entry, make_plan
+
+    estimated = [k for k in REGISTRY if k.estimated]
+    probes = [entry(f"probe-{k.name}", k.name, in_env=env) for k in estimated]
+    creds = {p.name: "probe-password-0123456789" for p, k in zip(probes, estimated) if k.credentials}
+    return declared_resources(make_plan(catalog, *probes, env=env), product="acme", region="us-east-1", network=NETWORK,
+                              credentials=creds)["resources"]
+
+
 @pytest.mark.parametrize("env", ["dev", "production"])
 def test_every_fixed_name_resource_the_program_declares_is_in_the_table(tmp_path, catalog, env):
     declared: dict[str, list[dict[str, Any]]] = {}
@@ -154,6 +167,8 @@ def test_every_fixed_name_resource_the_program_declares_is_in_the_table(tmp_path
         an = analyze(str(_runway(tmp_path, name)), catalog)
         for r in _fixed(_declare(an, env)).values():
             declared.setdefault(r["type"], []).append(r)
+    for r in _fixed(_every_kind(catalog, env)).values():
+        declared.setdefault(r["type"], []).append(r)
     assert set(declared) == set(REPLACING), "a fixed-name resource type without a row, or a row the program never declares"
     for typ, records in declared.items():
         row = REPLACING[typ]
