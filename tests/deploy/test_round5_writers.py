@@ -206,3 +206,20 @@ def test_usage_init_never_writes_a_file_named_as_a_runway(product, tmp_path):
         rc, _, err = run("usage", "init", str(product), "--output", str(tmp_path / name))
         assert rc == 3 and "runway file" in err, err
         assert not (tmp_path / name).exists()
+
+
+# --- A02 (round 5, second adversary): check --deployed FILE is a file the command read -----------
+
+def test_check_never_replaces_nor_appends_to_the_deployed_plan_it_read(product, tmp_path):
+    deployed = tmp_path / "deployed.json"
+    rc, out, err = run("plan", str(product), "--format", "json")
+    assert rc in (0, 1), err
+    deployed.write_text(out, encoding="utf-8")
+    before = deployed.read_bytes()
+    rc, _, err = run("check", str(product), "--deployed", str(deployed), "--output", str(deployed), "--format", "json")
+    assert rc == 3 and "a file this command read" in err, err
+    assert deployed.read_bytes() == before
+    rc, _, err = run("check", str(product), "--deployed", str(deployed), "--summary",
+                     environ={"GITHUB_STEP_SUMMARY": str(deployed)})
+    assert rc == 3 and "a file this command read" in err, err
+    assert deployed.read_bytes() == before

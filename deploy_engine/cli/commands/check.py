@@ -88,7 +88,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         render_text(entries, files, stream, ctx)
     if output.text is not None:
         render_text(entries, files, output.text, ctx)
-    read = files_read(loaded, args.catalog)
+    # --deployed FILE is read too: never replaced by --output nor appended to as the step summary.
+    read = [*files_read(loaded, args.catalog), *([args.deployed] if args.deployed else [])]
     output.close(read)
     if summary.wanted(args, ctx):
         summary.append(args, ctx, summary.section(NAME, summary.label(loaded, ctx.environ), [markdown.diagnostics_markdown(entries, files, ctx.environ)]), read)
