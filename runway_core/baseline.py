@@ -194,7 +194,10 @@ class BaselineStore:
 
     def saved(self, root_file: str, catalog: "Catalog") -> Plans | None:
         """Plans of the runway as on disk; recomputed when any file it read changed."""
-        root_file = os.path.realpath(root_file)
+        try:
+            root_file = os.path.realpath(root_file)
+        except OSError:  # a link this process may not read (posixpath._joinrealpath's readlink): no baseline
+            return None
         hit = self._saved.get(root_file)
         if hit is not None and hit.catalog is catalog and all(self._digest(p) == d for p, d in hit.fingerprint):
             return hit.plans
@@ -297,7 +300,10 @@ class BaselineStore:
     def head(self, root_file: str, catalog: "Catalog") -> Plans | None:
         """Plans of the runway at git HEAD; None outside a repository, without a commit, or
         when the root runway is not in HEAD."""
-        root_file = os.path.realpath(root_file)
+        try:
+            root_file = os.path.realpath(root_file)
+        except OSError:  # as in saved()
+            return None
         folder = os.path.dirname(root_file)
         commit = self.head_commit(folder)
         repo = self.repo_of(folder)

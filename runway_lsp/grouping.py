@@ -15,6 +15,7 @@ from runway_core.usage import USAGE_FILE_NAME
 from runway_core.workspace import find_root
 
 from .documents import Buffers
+from .uris import resolved_path
 
 
 class Grouping:
@@ -53,8 +54,8 @@ class Grouping:
                 return key
         if os.path.basename(path) == USAGE_FILE_NAME:
             beside = self._find_root(os.path.dirname(path))
-            if beside is not None and os.path.dirname(os.path.realpath(beside)) == os.path.dirname(path):
-                beside = os.path.realpath(beside)
+            if beside is not None and os.path.dirname(resolved_path(beside)) == os.path.dirname(path):
+                beside = resolved_path(beside)
                 read = self._reads(beside, path)
                 if read is not False:
                     return beside if read else path
@@ -69,7 +70,7 @@ class Grouping:
             root = self._find_root(folder)
             if root is None:
                 break
-            root = os.path.realpath(root)
+            root = resolved_path(root)
             read = self._reads(root, path)
             if read is not False:
                 return root if read else path

@@ -37,7 +37,7 @@ from .exclude import Exclusions, exclusions
 from .guard import degrades
 from .publish import PUBLISH_CHUNK
 from .session import Session
-from .uris import uri_to_path
+from .uris import resolved_path, uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -93,12 +93,12 @@ def find_runway_files(
     folder is skipped, never opened. Runs off the event loop (it reads the disk): one
     ``scandir`` per folder and one bounded read per file, linear in what it visits."""
     folders = list(folders)
-    bases = [os.path.realpath(f) for f in folders]
+    bases = [resolved_path(f) for f in folders]
     result = ScanResult()
     seen: set[str] = set()
     dirs_seen = 0
     for folder in folders:
-        base = os.path.realpath(folder)
+        base = resolved_path(folder)
         if not os.path.isdir(base):
             continue
         stack: list[tuple[str, int]] = [(base, 0)]
@@ -120,7 +120,7 @@ def find_runway_files(
                     if name in ROOT_NAMES:
                         if not entry.is_file():  # follows a symlink: only a regular file
                             continue
-                        path = os.path.realpath(entry.path)
+                        path = resolved_path(entry.path)
                         if path in seen or (exclude and (exclude.excluded(entry.path, bases) or exclude.excluded(path, bases))):
                             continue
                         if len(result.files) >= max_files:

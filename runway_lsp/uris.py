@@ -40,14 +40,26 @@ def uri_to_path(uri: str) -> str:
     path = uri_file_path(uri)
     if path is not None and unopenable(path):
         return path  # no symlink to resolve in what names no file (and realpath is quadratic in its segments)
-    return os.path.realpath(path) if path is not None else os.path.abspath(uri.replace("\x00", "%00"))
+    return resolved_path(path) if path is not None else os.path.abspath(uri.replace("\x00", "%00"))
+
+
+def resolved_path(path: str) -> str:
+    """``os.path.realpath(path)``, or the normalised absolute path when resolving it fails:
+    CPython 3.11's ``posixpath._joinrealpath`` calls ``os.readlink`` outside its ``try``, so a
+    link this process may not read (``/proc/1/root`` in a container: EACCES) raised out of every
+    handler that keys a URI, and hover, pull diagnostics and symbols on it got no answer (round 5
+    A06). Such a path names a file the server cannot read either; it is answered from nothing."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.abspath(path)
 
 
 def real_path(path: str) -> str:
     """``os.path.realpath(path)``, except for a path no system call can open
     (:func:`unopenable`): returned as it is (it holds no symlink the OS would follow, and
     CPython's realpath joins its segments one by one, quadratic: 200 KB paths hung analyses)."""
-    return path if unopenable(path) else os.path.realpath(path)
+    return path if unopenable(path) else resolved_path(path)
 
 
 def unopenable(path: str) -> bool:
