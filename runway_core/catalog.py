@@ -463,6 +463,10 @@ def _parse_sizes(
         doc = tomllib.loads(_decode(data, name))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{name}: invalid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively (Lib/tomllib/_parser.py,
+        # parse_array -> parse_value): ~330 levels exhaust the interpreter's stack (round 5 A01).
+        raise CatalogError(f"{name}: invalid TOML: arrays or inline tables nested too deeply") from None
 
     unknown = [k for k in doc if k not in _TOP_LEVEL]
     if unknown:

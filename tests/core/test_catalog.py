@@ -481,13 +481,16 @@ def test_bad_prices(tmp_path: Path, prices: str, fragments: list[str]) -> None:
         (_replace("[postgres.rds.small]\n", "[postgres.rds.tiny]\ninstance_class = \"db.t4g.nano\"\nmulti_az = false\nstorage_gb = 5\nvcpus = 2\n\n[postgres.rds.small]\n"),
          ["postgres.aurora", "differ"]),
         (_replace("[bucket.small]", "[bucket.small\n"), ["invalid TOML", "line"]),
+        # round 5 A01: tomllib recurses per nested array (Lib/tomllib/_parser.py): RecursionError, was exit 70
+        (lambda text: "deep = " + "[" * 500 + "]" * 500 + "\n" + text, ["invalid TOML", "nested too deeply"]),
+        (lambda text: "deep = " + "{a = " * 500 + "1" + "}" * 500 + "\n" + text, ["invalid TOML", "nested too deeply"]),
     ],
     ids=[
         "missing-size-aurora", "missing-size-cache", "missing-size-workload", "negative-capacity",
         "missing-capacity", "number-not-parsable", "zero-vcpu", "fractional-count", "bool-as-number",
         "string-as-bool", "empty-string", "unknown-table", "unknown-top-level-key", "zero-hours",
         "negative-hours", "missing-hours", "negative-env", "unknown-env-key", "not-a-log-retention", "missing-log-volume", "unknown-field",
-        "unknown-flavor", "flavor-sizes-differ", "toml-syntax",
+        "unknown-flavor", "flavor-sizes-differ", "toml-syntax", "toml-arrays-500-deep", "toml-inline-tables-500-deep",
     ],
 )
 def test_bad_sizes(tmp_path: Path, edit, fragments: list[str]) -> None:

@@ -223,3 +223,17 @@ def test_check_never_replaces_nor_appends_to_the_deployed_plan_it_read(product, 
                      environ={"GITHUB_STEP_SUMMARY": str(deployed)})
     assert rc == 3 and "a file this command read" in err, err
     assert deployed.read_bytes() == before
+
+
+# --- A01 (round 5, second adversary): a catalogue too deep for tomllib is exit 3, not 70 ---------
+
+@pytest.mark.parametrize("argv", [("check",), ("plan",), ("usage", "init", "--output", "-")])
+def test_a_sizes_toml_nested_500_deep_is_an_invalid_catalogue(product, tmp_path, argv):
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    shutil.copy(REPO / "catalog" / "prices.csv", cat / "prices.csv")
+    (cat / "sizes.toml").write_text("deep = " + "[" * 500 + "]" * 500 + "\n" + (REPO / "catalog" / "sizes.toml").read_text(encoding="utf-8"),
+                                    encoding="utf-8")
+    rc, _, err = run(*argv[:1], *argv[1:2], str(product), *argv[2:], "--catalog", str(cat))
+    assert rc == 3, err  # docs/cli.md: the --catalog folder invalid (was 70, RecursionError)
+    assert "nested too deeply" in err and "internal error" not in err, err
