@@ -253,6 +253,28 @@ def test_a_300_product_change_stays_under_githubs_comment_limit():
     assert "Left out" not in small and small.count("worker-039") == 9
 
 
+def test_one_products_comment_stays_under_githubs_comment_limit():
+    # Round 5 A07: `diff PATH --format markdown` of one product (diff_markdown) had no limit:
+    # 1,500 changed items made a body GitHub's API refuses ("Body is too long (maximum is 65536
+    # characters)"). The headlines, which carry every verdict, stay; the tables are cut and counted.
+    from deploy_engine.cli.formats.markdown import diff_markdown
+    def side(tasks: int, n: int = 600) -> PlanSide:
+        items = tuple(SideItem(f"worker-{k:03d}", "workload", "medium", Decimal(tasks * 10 + k) / 100, {"tasks": tasks}) for k in range(n))
+        envs = tuple(SideEnvironment(env, Decimal(5000), sum((i.monthly_usd for i in items), Decimal(0)), "ok", items)
+                     for env in ("dev", "staging", "production"))
+        return PlanSide("orders", "us-east-1", envs)
+
+    diff = diff_plans(side(2), side(3), max_increase=Decimal("0"))
+    body = diff_markdown(diff, "main", "the working tree")
+    assert utf16_len(body) <= MAX_COMMENT_CHARS
+    assert "OVER --max-increase $0.00 by" in body
+    assert "more changed item(s) (comment size limit; `runway-deploy diff --format json` lists them)." in body
+    whole = diff_markdown(diff, "main", "the working tree", limit=10**9)
+    assert utf16_len(whole) > MAX_COMMENT_CHARS and "comment size limit" not in whole
+    small = diff_markdown(diff_plans(side(2, 40), side(3, 40)), "main", "the working tree")
+    assert "comment size limit" not in small
+
+
 def _tar(*members: tuple[str, str]) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:

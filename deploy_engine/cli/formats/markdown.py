@@ -109,10 +109,11 @@ def _money_cell(i: ItemDiff) -> str:
     return f"{usd(i.base_monthly_usd) if i.base_monthly_usd is not None else '-'} → {head}"
 
 
-def diff_body(diff: PlanDiff) -> list[str]:
+def diff_body(diff: PlanDiff, max_rows: int | None = None) -> list[str]:
     """A product's cost change without marker or title: its notes (added, removed, head's
     errors, region), a headline per environment, then per environment with changes its cap bar
-    and a table of the changed items (runway text inert, :func:`md`)."""
+    and a table of the changed items (runway text inert, :func:`md`); with ``max_rows``, at most
+    that many rows per table, then a line counting the rest (:func:`diff_markdown`'s limit)."""
     strong = lambda s: f"**{s}**"  # noqa: E731
     out = [f"- **{note}**" for note in product_notes(diff, md)]
     out += [f"- {headline(e, md, strong)}" for e in diff.environments]
@@ -129,8 +130,12 @@ def diff_body(diff: PlanDiff) -> list[str]:
             md(i.name), md(i.kind), i.change + (f": {change_details(i, md)}" if change_details(i, md) else ""),
             f"{md(i.base_size or '-')} → {md(i.head_size or '-')}" if i.base_size != i.head_size else md(i.head_size or "-"),
             _money_cell(i), item_delta(i),
-        ] for i in changed]
-        out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
+        ] for i in (changed if max_rows is None else changed[:max_rows])]
+        if rows:
+            out += markdown.table(["item", "kind", "change", "size", "monthly", "delta"], rows, right={5})
+        if len(rows) < len(changed):
+            out += ["", f"… and {len(changed) - len(rows)} more changed item(s) (comment size limit; "
+                    "`runway-deploy diff --format json` lists them)."]
         unchanged = len(e.items) - len(changed)
         if unchanged:
             out += ["", f"{unchanged} item(s) unchanged."]
@@ -141,11 +146,30 @@ def _footer(base_label: str, head_label: str) -> str:
     return f"<sub>USD per month (730 h a month) from the catalogue; base `{md(base_label)}`, head `{md(head_label)}`.</sub>"
 
 
-def diff_markdown(diff: PlanDiff, base_label: str, head_label: str, tag: str | None = None) -> str:
-    """The PR comment of one product: the marker, the title, :func:`diff_body`, the footer."""
-    out = [diff_marker(tag), f"### Cost change of **{md(diff.product or '(no product)')}**", "", *diff_body(diff)]
-    out += ["", _footer(base_label, head_label)]
-    return "\n".join(out) + "\n"
+def diff_markdown(diff: PlanDiff, base_label: str, head_label: str, tag: str | None = None,
+                  limit: int = MAX_COMMENT_CHARS) -> str:
+    """The PR comment of one product: the marker, the title, :func:`diff_body`, the footer.
+
+    Kept within ``limit`` UTF-16 code units (GitHub's comment limit, as
+    :func:`products_markdown`): when over, each environment's table keeps its first rows and
+    counts the rest (round 5 A07: 150 resources resized made 99,134 characters, a comment
+    GitHub refuses); the headlines, which carry every verdict, are always kept."""
+    def render(max_rows: int | None) -> str:
+        out = [diff_marker(tag), f"### Cost change of **{md(diff.product or '(no product)')}**", "", *diff_body(diff, max_rows)]
+        out += ["", _footer(base_label, head_label)]
+        return "\n".join(out) + "\n"
+
+    text = render(None)
+    if utf16_len(text) <= limit:
+        return text
+    low, high = 0, max((len(e.changed_items) for e in diff.environments), default=0)
+    while low < high:  # the most rows per table that fit
+        mid = (low + high + 1) // 2
+        if utf16_len(render(mid)) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return render(low)
 
 
 def utf16_len(text: str) -> int:
