@@ -67,6 +67,15 @@ def usd(x: Decimal) -> str:
     return out
 
 
+def usd_over(excess: Decimal) -> str:
+    """How far a total is over its cap, as :func:`usd`; an excess under half a cent (a cap of
+    ``126.8799999`` against $126.88) is ``less than $0.01``, never ``$0.00``: the refusal is
+    decided on the exact figures, and the text must not contradict it (round 5 A08)."""
+    if excess > 0 and cents(excess).is_zero():
+        return "less than $0.01"
+    return usd(excess)
+
+
 def cap_percent(total: Decimal, cap: Decimal | None) -> int | None:
     """``total`` as a whole percentage of ``cap``, rounded half up (the one rule every face
     uses: CLI, hover, code lens, inlay hint, completion); None without a positive cap."""
@@ -96,4 +105,4 @@ def signed_usd(delta: Decimal) -> str:
     return ("+" if c > 0 else MINUS) + usd(abs(c))
 
 
-__all__ = ["CENT", "MINUS", "WHOLE_DOLLARS_FROM", "cents", "usd", "cap_percent", "whole_usd", "cap_usd", "signed_usd"]
+__all__ = ["CENT", "MINUS", "WHOLE_DOLLARS_FROM", "cents", "usd", "usd_over", "cap_percent", "whole_usd", "cap_usd", "signed_usd"]

@@ -36,7 +36,7 @@ from ..catalog import SIZES
 from .. import kinds
 from ..kinds import RESOURCE_KINDS
 from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
-from ..money import cap_percent, usd
+from ..money import cap_percent, usd, usd_over
 from ..planner import EnvironmentPlan, ItemPlan, injected_variables, refresh_command
 from ..positions import Position, Range
 from ..whatif import smallest_total
@@ -381,7 +381,7 @@ def _environment(an: "Analysis", env: str) -> str | None:
     out.append("")
     verdict = {
         "ok": "✓ within its cap: the plan may proceed.",
-        "over-cap": f"✗ over its cap by {usd(plan.total - plan.cap) if plan.cap is not None else ''}: the plan is refused before anything is created.",
+        "over-cap": f"✗ over its cap by {usd_over(plan.total - plan.cap) if plan.cap is not None else ''}: the plan is refused before anything is created.",
         "unpriced": f"✗ the cap cannot be checked: {', '.join(plan.missing_prices)} "
                     f"{'has' if len(plan.missing_prices) == 1 else 'have'} no {an.spec.region if an.spec else ''} price, "
                     f"so the plan is refused (run `{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).",
@@ -401,7 +401,7 @@ def _environment(an: "Analysis", env: str) -> str | None:
         least = smallest_total(an.spec, an.catalog, plan)
         if least > plan.cap:
             out.append(f"Even at its smallest (every item at its cheapest size, one task per workload) {env} costs {usd(least)}, "
-                       f"over its cap by {usd(least - plan.cap)}: no resize fits; raise `limits.monthly` or remove items.")
+                       f"over its cap by {usd_over(least - plan.cap)}: no resize fits; raise `limits.monthly` or remove items.")
         elif least < plan.total:
             out.append(f"At its smallest (every item at its cheapest size, one task per workload) {env} costs {usd(least)}.")
     top = [i for i in plan.top_contributors(TOP_CONTRIBUTORS) if i.monthly_usd > 0]

@@ -46,7 +46,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..baseline import Baselines
-from ..money import cap_percent, cap_usd, usd, whole_usd
+from ..money import cap_percent, cap_usd, usd, usd_over, whole_usd
 from ..planner import EnvironmentPlan, ItemPlan
 from ..positions import Position, Range
 from ..yamlsrc import YMap, YNode, YScalar
@@ -189,7 +189,7 @@ def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, E
         if pct is not None:
             parts.append(f"{pct}%")
         if plan.verdict == "over-cap":
-            parts.append(f"over cap by {usd(plan.total - plan.cap)}")
+            parts.append(f"over cap by {usd_over(plan.total - plan.cap)}")
         elif plan.verdict == "unpriced":
             parts.append("cap unchecked: prices missing")
         tip[0] += f" of a {usd(plan.cap)} {'default ' if plan.cap_source == 'default' else ''}cap"

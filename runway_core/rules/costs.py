@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..money import cents, usd
+from ..money import cents, usd, usd_over
 from ..planner.items import refresh_command
 from ..positions import Position, Range
 from ..catalog import aws_regions
@@ -171,7 +171,7 @@ def caps(an: "Analysis") -> Iterator[Diagnostic]:
             assert plan.cap is not None
             src = "default cap" if plan.cap_source == "default" else "cap"
             yield _d(an, an.root_file, _env_anchor(an, env, True), "RW170",
-                     f"{env}: estimate {est}/month is over its {src} of {usd(plan.cap)} by {usd(plan.total - plan.cap)}; "
+                     f"{env}: estimate {est}/month is over its {src} of {usd(plan.cap)} by {usd_over(plan.total - plan.cap)}; "
                      f"the plan is refused. Top contributors: {top_txt}", data)
         elif plan.verdict == "no-cap":
             yield _d(an, an.root_file, _env_anchor(an, env, False), "RW171",
@@ -204,7 +204,7 @@ def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
             what = f"is {usd(plan.cap - plan.total)} under its cap of {usd(plan.cap)}"
             could = "over the cap"
         else:
-            what = f"is {usd(plan.total - plan.cap)} over its cap of {usd(plan.cap)}"
+            what = f"is {usd_over(plan.total - plan.cap)} over its cap of {usd(plan.cap)}"
             could = "under the cap"
         data = {"environment": env, "total": str(cents(plan.total)), "cap": str(plan.cap), "uncertainty_usd": str(band),
                 "prices": [{"price_key": k, "confidence": c, "uncertainty_pct": str(p), "monthly_usd": str(s)} for k, c, p, s in prices]}

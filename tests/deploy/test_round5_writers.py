@@ -18,6 +18,7 @@ what the run read, and an export error blamed on the wrong folder.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 from pathlib import Path
@@ -237,3 +238,28 @@ def test_a_sizes_toml_nested_500_deep_is_an_invalid_catalogue(product, tmp_path,
     rc, _, err = run(*argv[:1], *argv[1:2], str(product), *argv[2:], "--catalog", str(cat))
     assert rc == 3, err  # docs/cli.md: the --catalog folder invalid (was 70, RecursionError)
     assert "nested too deeply" in err and "internal error" not in err, err
+
+
+# --- A08 (round 5, second adversary): an excess under half a cent is never "$0.00" ----------------
+
+def test_a_cap_under_the_total_by_less_than_a_cent_says_so(product):
+    from decimal import Decimal
+
+    from runway_core.money import usd_over
+
+    assert usd_over(Decimal("0.0000001")) == "less than $0.01" and usd_over(Decimal("0.005")) == "$0.01"
+    assert usd_over(Decimal("0")) == "$0.00" and usd_over(Decimal("3.2")) == "$3.20"
+    root = product / "runway.yaml"
+    # the example's one real error (a short image digest: exit 1 would take precedence) fixed
+    text = root.read_text(encoding="utf-8").replace("aabbccdd\n", "aabbccdd0\n", 1)
+    root.write_text(text, encoding="utf-8")
+    rc, out, _ = run("plan", str(product), "--env", "dev", "--format", "json")
+    assert rc == 0, out
+    total = next(e for e in json.loads(out)["environments"] if e["name"] == "dev")["total_monthly_usd"]
+    cap = Decimal(str(total)) - Decimal("0.0000001")  # the adversary's 126.8799999 against $126.88
+    assert "\n  dev:" in text
+    root.write_text(text.replace("\n  dev:", f"\n  dev:\n    limits:\n      monthly: {cap}", 1).replace(
+        f"\n    limits:\n      monthly: {cap}\n    limits:", "\n    limits:", 1), encoding="utf-8")
+    rc, out, err = run("plan", str(product), "--env", "dev")
+    assert rc == 2, out + err  # refused on the exact figures
+    assert "over its cap by less than $0.01" in out and "by $0.00" not in out + err, out + err

@@ -12,7 +12,7 @@ from runway_core import markdown
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic
 from runway_core.planner import Plan
-from runway_core.money import usd
+from runway_core.money import usd, usd_over
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
     from runway_core.plan_diff import EnvironmentDiff, ItemDiff, PlanDiff
@@ -40,7 +40,7 @@ def plan_markdown(plan: Plan, details: bool) -> str:
                        "so the total is a lower bound and the cap is not checked; `runway-deploy check` lists the errors).")
         elif p.verdict == "over-cap":
             assert p.cap is not None
-            out.append(f"Verdict: **over cap — refused** ({usd(p.total - p.cap)} over the cap).")
+            out.append(f"Verdict: **over cap — refused** ({usd_over(p.total - p.cap)} over the cap).")
         elif p.verdict == "unpriced" and not p.missing_prices:
             out.append(f"Verdict: **cannot check the cap — refused** "
                        f"({md(', '.join(i.name for i in p.items if not i.estimated))} not estimated: its kind has no price, RW122).")

@@ -11,7 +11,7 @@ from deploy_engine.terminal import printable, rel_path
 from runway_core.facts import Analysis
 from runway_core.diagnostics import Diagnostic, Severity
 from runway_core.planner import EnvironmentPlan, ItemPlan, Plan
-from runway_core.money import usd
+from runway_core.money import usd, usd_over
 
 if TYPE_CHECKING:  # only `diff` imports runway_core.plan_diff
     from runway_core.plan_diff import PlanDiff
@@ -52,7 +52,7 @@ def _verdict_text(p: EnvironmentPlan) -> str:
         return f"INVALID: not estimated: {printable(', '.join(not_estimated(p)))}; the total is a lower bound"
     if p.verdict == "over-cap":
         assert p.cap is not None
-        return f"REFUSED: over its cap by {usd(p.total - p.cap)}"
+        return f"REFUSED: over its cap by {usd_over(p.total - p.cap)}"
     if p.verdict == "unpriced":
         unestimated = [printable(i.name) for i in p.items if not i.estimated]
         if unestimated and not p.missing_prices:
