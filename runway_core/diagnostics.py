@@ -134,9 +134,18 @@ def doc_anchor(code: str) -> str:
 
 
 def docs_web_url(environ: Mapping[str, str]) -> str | None:
-    """:data:`DOCS_URL_VARIABLE` without a trailing ``/`` when it is an absolute http(s) URL, else None."""
+    """:data:`DOCS_URL_VARIABLE` without a trailing ``/`` when it is an absolute http(s) URL, else None.
+    A user part (``https://user:password@host/``) is dropped, so that ``--help``, SARIF's
+    ``helpUri`` and the server's code links name no credential (round 5 A04); a URL that still
+    holds a secret shape after that (a token in its path or query) is no docs URL: None."""
+    from runway_core.text import redact
+
     value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
-    return value.rstrip("/") if re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value) else None
+    m = re.match(r"^(https?://)(?:[^\s/?#]*@)?([^\s/?#@]+(?:/[^\s?#]*)?)$", value)
+    if m is None:
+        return None
+    url = (m.group(1) + m.group(2)).rstrip("/")
+    return url if redact(url) == url else None
 
 
 def local_docs_url() -> str | None:

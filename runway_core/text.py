@@ -110,6 +110,13 @@ def _ratio(a: str, b: str) -> float:
 INJECTED_SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(v for k in REGISTRY for v in k.variables))
 _VAR_BODY = r"(?:[A-Z0-9]|_(?!(?:" + "|".join(INJECTED_SUFFIXES) + r")(?![A-Za-z0-9_])))"
 
+#: What a secret-looking value is replaced with in a message (RW144/RW147 say where it is).
+REDACTED = "<a value that looks like a secret>"
+#: A URL's user part already redacted by an earlier shape (a token as the user name, `s3://AKIA...:pw@`,
+#: round 5 A03): the URL shapes take it as user characters, so that the password goes too. It starts
+#: with `<`, no user character, so the scan stays linear.
+_REDACTED_USER = re.escape(REDACTED)
+
 _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("an AWS access key id",
      r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
@@ -175,7 +182,7 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # URL password and, words later, an e-mail address, the words between are redacted too:
     # more hidden, never less.
     ("a URL with a password in it",
-     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"'<>`]{0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)"
+     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://(?:[^\s/:@\"'<>`]|" + _REDACTED_USER + r"){0,256}:(?![0-9]{1,5}(?:/|$)|[\[<*]|\$\{)"
      r"(?:[^\s\"'<>`/]{1,256}(?: [^\s\"'<>`/]{1,256}){1,16}@|(?:[^\s\"'<>`/:]|:(?!//)|/){1,256}@)",
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
@@ -183,7 +190,7 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # password here holds, so one start's scan ends before the next); the host has a dot or a
     # port. Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
     ("an address with a password in it (user:password@host)",
-     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)[A-Za-z0-9._~%+-]{1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]))",
+     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)(?:[A-Za-z0-9._~%+-]|" + _REDACTED_USER + r"){1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]))",
      ("@",), False),
     # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`;
     # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.
@@ -277,9 +284,6 @@ PUBLIC_KEY_NAME = re.compile(
 #: is its user part): the "a URL is fine" exception of :func:`secret_shape` does not apply.
 _DSN_NAME = re.compile(r"(?:^|_)DSN$", re.IGNORECASE)
 
-
-#: What a secret-looking value is replaced with in a message (RW144/RW147 say where it is).
-REDACTED = "<a value that looks like a secret>"
 
 
 #: A superset of the hint-less shape (the lone AWS secret key): the same 40-character run

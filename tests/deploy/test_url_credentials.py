@@ -143,3 +143,22 @@ def test_a_query_token_in_a_url_is_redacted_and_flagged():
     # Ordinary query strings are no credential.
     for url in ("https://h.example.com/x?region=us-east-1&page=2", "s3://bucket/p?region=eu-west-1", "https://h/?tokens=5"):
         assert redact(url) == url and secret_shape("MIRROR", url) is None
+
+
+@pytest.mark.parametrize("docs", ["https://u:Hunter2Hunter2Pw@docs.example/x",
+                                  "https://ci-bot:Hunter2Hunter2Pw@docs.example.com/docs/"])
+def test_help_and_sarif_name_no_password_of_runway_docs_url(capsys, monkeypatch, tmp_path, docs):
+    # Round 5 A04: `--help` printed RUNWAY_DOCS_URL verbatim, `user:password@` included. The
+    # user part is dropped wherever the docs URL is used (help text, SARIF helpUri, which stays
+    # an absolute URI).
+    import json
+
+    monkeypatch.setenv("RUNWAY_DOCS_URL", docs)
+    assert main(["--help"], environ={"RUNWAY_DOCS_URL": docs}) == 0
+    out, err = capsys.readouterr()
+    assert "Hunter2Hunter2Pw" not in out + err and "docs.example" in out + err, out + err
+    main(["check", str(orders(tmp_path)), "--format", "sarif"], environ={"RUNWAY_DOCS_URL": docs})
+    out, err = capsys.readouterr()
+    assert "Hunter2Hunter2Pw" not in out + err
+    uris = {r.get("helpUri") for r in json.loads(out)["runs"][0]["tool"]["driver"]["rules"]}
+    assert uris and all(u and u.startswith("https://docs.example") for u in uris), uris
