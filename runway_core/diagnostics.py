@@ -136,16 +136,14 @@ def doc_anchor(code: str) -> str:
 def docs_web_url(environ: Mapping[str, str]) -> str | None:
     """:data:`DOCS_URL_VARIABLE` without a trailing ``/`` when it is an absolute http(s) URL, else None.
     A user part (``https://user:password@host/``) is dropped, so that ``--help``, SARIF's
-    ``helpUri`` and the server's code links name no credential (round 5 A04); a URL that still
-    holds a secret shape after that (a token in its path or query) is no docs URL: None."""
-    from runway_core.text import redact
-
+    ``helpUri`` and the server's code links name no credential (round 5 A04). (No import of
+    :mod:`runway_core.text` here: it imports this module, and the layer table forbids the cycle.)"""
     value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
     m = re.match(r"^(https?://)(?:[^\s/?#]*@)?([^\s/?#@]+(?:/[^\s?#]*)?)$", value)
     if m is None:
         return None
     url = (m.group(1) + m.group(2)).rstrip("/")
-    return url if redact(url) == url else None
+    return url
 
 
 def local_docs_url() -> str | None:
