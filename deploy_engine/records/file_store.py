@@ -134,21 +134,40 @@ class FileStore(RecordStore):
             return "is a symlink (or lies below one) that leads out of the store folder"
         return None
 
+    def _is_dir(self, path: Path) -> bool:
+        """Whether ``path`` is a folder; raises :class:`StoreError` when a folder above it
+        cannot be searched (``Path.is_dir`` raises ``PermissionError`` for EACCES: only
+        ENOENT, ENOTDIR, EBADF and ELOOP read as "not a folder", CPython pathlib ``_ignore_error``)."""
+        try:
+            return path.is_dir()
+        except OSError as exc:
+            # Name the first folder of the store, from `.runway/` down, this user cannot search.
+            chain = [self.folder, *(p for p in reversed(path.parents) if self.folder in p.parents)]
+            blocked = next((p for p in chain if not os.access(p, os.X_OK)), path.parent)
+            raise StoreError(f"{blocked}: {exc.strerror or exc}; cannot list the records in it") from None
+
     def list(self, prefix: str) -> list[str]:
         """Keys under ``prefix``, sorted: regular files, and every symlink as itself, never
         walked into or through (:meth:`read` refuses one that leads out of ``.runway/``, so
-        a reader lists it as unreadable with that reason); temporary and claim files left out."""
+        a reader lists it as unreadable with that reason); temporary and claim files left out.
+
+        Raises :class:`StoreError` naming the folder when a folder of the store exists but
+        cannot be searched or listed by this user (EACCES): never "no receipts", which would
+        read as an empty history and export an empty SHA256SUMS (round 5, A05)."""
         base = self.path(prefix)
-        folder = base if prefix.endswith("/") or base.is_dir() else base.parent
-        if not folder.is_dir() or self._leaves(folder) is not None:
+        folder = base if prefix.endswith("/") or self._is_dir(base) else base.parent
+        if not self._is_dir(folder) or self._leaves(folder) is not None:
             return []
         keys = []
         stack = [str(folder)]
         while stack:
+            here = stack.pop()
             try:
-                entries = list(os.scandir(stack.pop()))
-            except OSError:
-                continue
+                entries = list(os.scandir(here))
+            except FileNotFoundError:
+                continue  # removed while listing (a prune of another run): nothing under it
+            except OSError as exc:
+                raise StoreError(f"{here}: {exc.strerror or exc}; cannot list the records in it") from None
             for entry in entries:
                 if entry.name.startswith(".tmp-") or ".takeover-" in entry.name:
                     continue

@@ -164,6 +164,53 @@ def test_an_unreadable_receipt_file_is_listed_unreadable_and_the_run_goes_on(cap
     assert error.startswith("unreadable: ") and "Permission denied" in error, error
 
 
+# A05: a folder of the store this user cannot search or list (uid 65534: tests/unprivileged.py)
+# was exit 70 (`.runway/` mode 0700: pathlib's is_dir raises PermissionError for EACCES) or a
+# silent "0 receipt(s)" and an empty SHA256SUMS export (`receipts/dev/` mode 0700: scandir's
+# error was skipped). Either is exit 3 naming the folder.
+
+
+def _unsearchable(capsys, unprivileged: Path, which: str) -> tuple[Path, Path]:
+    from test_permissions import product
+
+    root = product(unprivileged)
+    _file_receipt(capsys, root, T1)
+    for p in [root / ".runway", *(root / ".runway").rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    blocked = root / ".runway" if which == "store" else root / ".runway" / "receipts" / "dev"
+    blocked.chmod(0o700)  # root's: uid 65534 can neither search nor list it
+    return root, blocked
+
+
+@pytest.mark.parametrize("which", ["store", "environment"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_store_folder_the_user_cannot_list_is_exit_3_naming_it(capsys, unprivileged, which, fmt):
+    from test_permissions import deploy_cli
+
+    root, blocked = _unsearchable(capsys, unprivileged, which)
+    got = run_as_nobody(deploy_cli("receipts", str(root), "--env", "dev", "--format", fmt), unprivileged)
+    assert got.returncode == 3, (got.returncode, got.stdout, got.stderr)
+    assert "internal error" not in got.stderr and "Traceback" not in got.stderr, got.stderr
+    assert str(blocked) in got.stderr and "Permission denied" in got.stderr, got.stderr
+    assert "0 receipt(s)" not in got.stdout
+    if fmt == "json":
+        assert json.loads(got.stdout)["error"]["exit_code"] == 3
+
+
+@pytest.mark.parametrize("which", ["store", "environment"])
+def test_an_export_from_a_store_folder_the_user_cannot_list_writes_nothing(capsys, unprivileged, which):
+    from test_permissions import deploy_cli
+
+    root, blocked = _unsearchable(capsys, unprivileged, which)
+    out = unprivileged / "audit"
+    out.mkdir(mode=0o777)
+    out.chmod(0o777)
+    got = run_as_nobody(deploy_cli("receipts", "export", "--to", str(out), str(root), "--env", "dev"), unprivileged)
+    assert got.returncode == 3, (got.returncode, got.stdout, got.stderr)
+    assert str(blocked) in got.stderr, got.stderr
+    assert not (out / "SHA256SUMS").exists() and list(out.iterdir()) == []
+
+
 def test_a_self_loop_symlink_among_the_receipts_is_listed_unreadable(capsys, tmp_path):
     root = orders(tmp_path)
     good = _file_receipt(capsys, root, T1)
