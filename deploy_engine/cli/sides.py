@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import posixpath
 import re
 import subprocess
 import tarfile
@@ -199,6 +200,10 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).returncode != 0:
         raise InputError(f"{label}: unknown revision {rev!r}")
     rel = rel.strip("/")
+    if rel and posixpath.normpath(rel).split("/")[0] == "..":
+        # `HEAD:../../etc`: git answers "outside repository" like a missing path, which would
+        # read as "absent" (every item added, exit 0); `--base REV` refuses the same path.
+        raise InputError(f"{label}: {rel!r} is outside the git repository at {top}")
     kind = _git(["cat-file", "-t", f"{rev}:{rel}"], top)
     if kind.returncode != 0:
         # A product (or runway) this change adds: nothing at the base, every item added.

@@ -225,6 +225,27 @@ def test_diff_base_rev_in_a_git_repository(tmp_path, monkeypatch):
     assert rc == 3 and "not in a git repository" in err
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("spec", ["HEAD:../../etc", "HEAD:./../..", "HEAD:products/../../x", "HEAD:.."])
+def test_a_rev_side_leaving_the_repository_is_refused_as_base_rev_is(tmp_path, monkeypatch, spec):
+    """git reads `HEAD:../x` from the repository's top as "outside repository" (git's
+    get_oid_with_context: "'%s' is outside repository at '%s'"), which `git cat-file -t` fails
+    like a missing path: the side read as absent, every item added, exit 0 (round 5 leftover);
+    `diff PATH --base REV` refuses a PATH outside the repository (exit 3). Both refuse now."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    base_copy(repo / "products" / "orders")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    monkeypatch.chdir(repo)
+    rc, out, err = run("diff", spec, "products/orders", "--format", "json")
+    assert rc == 3, (rc, out, err)
+    assert "outside the git repository" in err and "absent" not in err, err
+    rc, _, err = run("diff", "products/orders", spec)
+    assert rc == 3 and "outside the git repository" in err, err
+
+
 def test_one_labelled_step_summary_for_a_diff(sides, tmp_path):
     base, head = sides
     summary = tmp_path / "summary.md"
