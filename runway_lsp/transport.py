@@ -56,13 +56,16 @@ MAX_BODY_BYTES = 64 << 20
 class FramingError(ValueError):
     """A frame the server cannot trust (its header part, its ``Content-Length``, or a body
     that is not UTF-8 JSON); ``msg_id``: the request id read from the body when one could be;
-    ``answer``: False when the body is a response (logged, never answered)."""
+    ``answer``: False when the body is a response (logged, never answered); ``code``: the
+    JSON-RPC 2.0 §5.1 error it is answered with, Parse error (-32700) unless the JSON was read
+    and only its ``id`` is unusable (Invalid Request, -32600)."""
 
-    def __init__(self, reason: str, msg_id: int | str | None = None, answer: bool = True) -> None:
+    def __init__(self, reason: str, msg_id: int | str | None = None, answer: bool = True, code: int = -32700) -> None:
         super().__init__(reason)
         self.msg_id = msg_id
         #: False for a body known to be a response: answering it would answer an answer.
         self.answer = answer
+        self.code = code
 
 
 class TooDeep(ValueError):
@@ -138,6 +141,11 @@ def _unrepresentable(body: bytes) -> Any:
     if isinstance(value, dict) and "method" not in value:
         raise FramingError(reason, None, answer=False)
     msg_id = value.get("id") if isinstance(value, dict) else None
+    if isinstance(msg_id, _HugeInt):
+        # The JSON is read; only the id is no LSP integer (3.17: -2^31..2^31-1): Invalid
+        # Request under id null (JSON-RPC 2.0 §5: an id that cannot be detected MUST be Null).
+        raise FramingError("a request whose id is an integer of more digits than the server reads, not an integer or a string "
+                           "the Language Server Protocol carries", None, code=-32600)
     raise FramingError(reason, msg_id if _valid_id(msg_id) else None)
 
 
@@ -437,6 +445,10 @@ async def serve(stdin: BinaryIO, protocol: Any, report: Callable[[Exception, typ
             if isinstance(item, FramingError):
                 # JSON-RPC 2.0 §5.1 Parse error, under the request's id when one could be read
                 # (the client's request is settled, not left waiting), else null (§5).
+                if item.code == -32600:
+                    log.warning("%s: answered with Invalid Request (-32600)", item)
+                    send_error(protocol, item.msg_id, -32600, f"Invalid Request: {item}")
+                    return
                 log.warning("a frame that cannot be trusted: %s; answered with Parse error (-32700), reading resumes at the next Content-Length header", item)
                 send_error(protocol, item.msg_id, -32700, f"Parse error: {item}")
                 return

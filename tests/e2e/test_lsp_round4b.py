@@ -64,6 +64,17 @@ def test_an_integer_over_the_digit_limit_is_a_parse_error(server: RawServer, bod
         assert server.response(msg_id)["error"]["code"] == -32700
 
 
+def test_an_id_over_the_digit_limit_is_an_invalid_request_under_id_null(server: RawServer) -> None:
+    """The JSON is read; only its id is no LSP ``integer`` (3.17 base types: -2^31..2^31-1)
+    nor a string: JSON-RPC 2.0 §5.1 Invalid Request (-32600), under id null (§5: "If there
+    was an error in detecting the id in the Request object ... it MUST be Null"), as an id that
+    is an object or a boolean is; not Parse error, which is for JSON that could not be read."""
+    _write(server, ('{"jsonrpc":"2.0","id":%s,"method":"workspace/symbol","params":{"query":""}}' % BIG).encode())
+    assert "result" in _next_answered(server)
+    nulls = server.response(None)
+    assert nulls["error"]["code"] == -32600 and BIG[:40] not in json.dumps(nulls), nulls
+
+
 NOTIFICATIONS = ["$/cancelRequest", "$/setTrace", "$/progress", "textDocument/didSave", "textDocument/didOpen",
                  "textDocument/didChange", "textDocument/didClose", "workspace/didChangeConfiguration",
                  "workspace/didChangeWatchedFiles", "workspace/didChangeWorkspaceFolders", "initialized", "exit"]
