@@ -21,7 +21,10 @@ Must not import boto3 at import time (the core commands run without the [deploy]
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+import threading
+from typing import Any, Callable, Mapping, TypeVar
+
+T = TypeVar("T")
 
 #: botocore errors whose message names no setting, and the one each is about.
 _SETTING_OF = {
@@ -119,4 +122,35 @@ def make_client(service: str, environ: Mapping[str, str], *, profile: str | None
         raise AwsConfigError(config_message(exc, environ, sources)) from None
 
 
-__all__ = ["AwsConfigError", "config_message", "make_client", "setting_named"]
+def within(deadline_s: float | None, call: Callable[[], T], timed_out: Callable[[], BaseException]) -> T:
+    """``call()`` (one AWS request with botocore's retries, or several pages) within a total
+    deadline of ``deadline_s`` seconds (None: none); its result, or its own exception. Past the
+    deadline raises ``timed_out()``.
+
+    botocore's ``connect_timeout`` / ``read_timeout`` restart with every byte, so an endpoint
+    that drips a valid answer (1 byte every 2 s) keeps a request alive for ever (issue 23,
+    round 5 F07). The call runs in a daemon thread the caller waits for; past the deadline
+    that thread, blocked on the socket, is left behind (a command exits right after; a write
+    that timed out may still complete)."""
+    if deadline_s is None:
+        return call()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="runway-aws-call", daemon=True).start()
+    if not done.wait(deadline_s):
+        raise timed_out()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+__all__ = ["AwsConfigError", "config_message", "make_client", "setting_named", "within"]

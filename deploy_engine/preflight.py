@@ -20,7 +20,8 @@
 AWS calls go through boto3 clients made by :func:`aws_client` (credentials and endpoint from the
 run's environment, else boto3's usual chain). Every AWS error becomes :class:`PreflightError`
 with the API and the error code (e.g. ``AccessDenied`` on ``ec2:DescribeSubnets``), never a
-traceback. Read-only: nothing here creates or changes anything.
+traceback. Each call has a total deadline (``RUNWAY_STORE_TIMEOUT_S``, default 60 s: botocore's
+own timeouts restart with every byte). Read-only: nothing here creates or changes anything.
 """
 
 from __future__ import annotations
@@ -53,29 +54,67 @@ class NetworkReport:
     checked: tuple[str, ...] = ()
 
 
+class DeadlineClient:
+    """A boto3 client whose every method call (one AWS request with botocore's retries) has
+    a total deadline of ``deadline_s`` seconds (:func:`deploy_engine.aws_clients.within`): an
+    endpoint that drips its answer raises :class:`PreflightError` naming the call, never a
+    pre-flight that runs for ever. Attributes that are not callables (``meta``) pass through."""
+
+    def __init__(self, client: Any, service: str, deadline_s: float) -> None:
+        self._client = client
+        self._service = service
+        self._deadline_s = deadline_s
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if not callable(attr) or name.startswith("_"):
+            return attr
+        from .aws_clients import within
+
+        def timed_out() -> PreflightError:
+            return PreflightError(f"{self._service}:{name}: no complete answer within the {self._deadline_s:g} s deadline of an "
+                                  f"AWS call (RUNWAY_STORE_TIMEOUT_S); the endpoint is not answering, or too slowly")
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return within(self._deadline_s, lambda: attr(*args, **kwargs), timed_out)
+
+        return call
+
+
 def aws_client(service: str, region: str, environ: Mapping[str, str]) -> Any:
     """A boto3 client for ``service`` in ``region``: keys, session token, profile and endpoint
     (``AWS_ENDPOINT_URL_<SERVICE>``, else ``AWS_ENDPOINT_URL``) from ``environ`` when set, else
     boto3's own chain (environment, config files, web identity, instance role). Built by
     :func:`deploy_engine.aws_clients.make_client`: a configuration botocore refuses (a profile
     that does not exist, a bogus ``AWS_DEFAULTS_MODE``...) raises :class:`PreflightError`
-    naming the setting, as a failed call does."""
+    naming the setting, as a failed call does. Each call has the total deadline of
+    ``RUNWAY_STORE_TIMEOUT_S`` (default 60 s; :class:`DeadlineClient`); a value of it that is no
+    number of seconds raises :class:`PreflightError` too."""
     from .aws_clients import AwsConfigError, make_client
+    from .records.s3_store import store_deadline
+    from .records.store import StoreConfigError
 
+    try:
+        deadline_s = store_deadline(environ)
+    except StoreConfigError as exc:
+        raise PreflightError(str(exc)) from None
     keys = {name: environ[var] for name, var in (("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
                                                  ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
                                                  ("aws_session_token", "AWS_SESSION_TOKEN")) if environ.get(var)}
     endpoint = environ.get(f"AWS_ENDPOINT_URL_{service.upper().replace('-', '_')}") or environ.get("AWS_ENDPOINT_URL") or None
     try:
-        return make_client(service, environ, profile=environ.get("AWS_PROFILE") or None, region=region, keys=keys,
-                           endpoint=endpoint, sources={"profile": "AWS_PROFILE", "region": "the runway's region"})
+        client = make_client(service, environ, profile=environ.get("AWS_PROFILE") or None, region=region, keys=keys,
+                             endpoint=endpoint, sources={"profile": "AWS_PROFILE", "region": "the runway's region"})
     except AwsConfigError as exc:
         raise PreflightError(f"{service} client: {exc}") from None
+    return DeadlineClient(client, service, deadline_s)
 
 
 def _call(what: str, fn: Callable[..., Any], **kw: Any) -> Any:
     try:
         return fn(**kw)
+    except PreflightError:
+        raise  # past its deadline (DeadlineClient): already names the call
     except Exception as exc:  # noqa: BLE001 - botocore's ClientError, NoCredentialsError, EndpointConnectionError...
         response = getattr(exc, "response", None) or {}
         code = (response.get("Error") or {}).get("Code") or type(exc).__name__

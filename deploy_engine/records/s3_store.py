@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, TypeVar
@@ -175,29 +174,17 @@ class S3Store(RecordStore):
 
 
     def within(self, what: str, key: str | None, call: Callable[[], T]) -> T:
-        """``call()`` within :attr:`deadline_s` (module docstring); its result or its exception.
-        Past the deadline raises :class:`StoreTimeout` naming ``what`` and where."""
-        if self.deadline_s is None:
-            return call()
-        box: dict[str, Any] = {}
-        done = threading.Event()
+        """``call()`` within :attr:`deadline_s` (module docstring,
+        :func:`deploy_engine.aws_clients.within`); its result or its exception. Past the
+        deadline raises :class:`StoreTimeout` naming ``what`` and where."""
+        from ..aws_clients import within
 
-        def work() -> None:
-            try:
-                box["value"] = call()
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                box["error"] = exc
-            finally:
-                done.set()
-
-        threading.Thread(target=work, name="runway-s3-store", daemon=True).start()
-        if not done.wait(self.deadline_s):
+        def timed_out() -> StoreTimeout:
             where = self.location(key) if key is not None else f"s3://{self.bucket}/{self.root_prefix}"
-            raise StoreTimeout(f"{what} {where}: no complete answer within the {self.deadline_s:g} s deadline of a store "
-                               f"operation ({STORE_TIMEOUT_VARIABLE}); the endpoint is not answering, or too slowly")
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
+            return StoreTimeout(f"{what} {where}: no complete answer within the {self.deadline_s:g} s deadline of a store "
+                                f"operation ({STORE_TIMEOUT_VARIABLE}); the endpoint is not answering, or too slowly")
+
+        return within(self.deadline_s, call, timed_out)
 
     def create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
         return self.within("write", key, lambda: self._create(key, data, retain_until=retain_until))

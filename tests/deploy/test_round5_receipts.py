@@ -255,7 +255,7 @@ class _Drip(BaseHTTPRequestHandler):
             except OSError:
                 return
 
-    do_HEAD = do_GET
+    do_HEAD = do_POST = do_GET  # EC2, RDS, ECS and SSM requests are POSTs (query and JSON protocols)
 
     def log_message(self, *args) -> None:
         pass
@@ -316,6 +316,40 @@ def test_state_check_ends_at_the_store_deadline_too(dripping_endpoint):
 # --------------------------------------------------------------------------------------
 # F10 / F11: names and fields of a receipt
 # --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("service", ["ec2", "ssm", "rds", "ecs"])
+def test_a_dripping_aws_endpoint_ends_the_pre_flight_at_its_deadline(aws_env, dripping_endpoint, service):
+    """The pre-flight's EC2/RDS/ECS/SSM calls (deploy_engine.preflight) had botocore's timeouts
+    only, which restart with every byte (round 5 leftover): the drip kept `preview`/`up` in
+    the pre-flight for ~9 minutes. Each call now has the store's total deadline."""
+    from deploy_engine import preflight
+
+    environ = aws_env(**KEYS, **{f"AWS_ENDPOINT_URL_{service.upper()}": dripping_endpoint}, RUNWAY_STORE_TIMEOUT_S="2",
+                      NO_PROXY="127.0.0.1,localhost")
+    client = preflight.aws_client(service, "us-east-1", environ)
+    # The calls each pre-flight check makes first, through preflight._call as they do (this
+    # module's account_checks_pass replaces the checks themselves; their moto runs are in
+    # test_preflight.py).
+    calls = {
+        "ec2": lambda: preflight._call("ec2:DescribeVpcs", client.describe_vpcs),
+        "ssm": lambda: preflight._call("ssm:DescribeParameters", client.describe_parameters),
+        "rds": lambda: preflight._call("rds:DescribeDBClusters", client.describe_db_clusters, DBClusterIdentifier="x"),
+        "ecs": lambda: preflight._call("ecs:DescribeServices", client.describe_services, cluster="orders-dev", services=["api"]),
+    }
+    start = time.monotonic()
+    with pytest.raises(preflight.PreflightError, match="deadline of an AWS call") as caught:
+        calls[service]()
+    took = time.monotonic() - start
+    assert took < 30, took  # the drip lasts ~9 minutes: the bound proves the deadline, not a speed
+    assert "RUNWAY_STORE_TIMEOUT_S" in str(caught.value) and SECRET not in str(caught.value)
+
+
+def test_a_bad_store_deadline_is_a_pre_flight_error(aws_env):
+    from deploy_engine import preflight
+
+    with pytest.raises(preflight.PreflightError, match="RUNWAY_STORE_TIMEOUT_S"):
+        preflight.aws_client("ec2", "us-east-1", aws_env(**KEYS, RUNWAY_STORE_TIMEOUT_S="soon"))
 
 
 def test_a_junk_key_never_takes_the_limit_slot_of_the_newest_receipt(capsys, tmp_path):
