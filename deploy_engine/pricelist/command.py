@@ -96,10 +96,14 @@ def run(args: argparse.Namespace, stderr: IO[str]) -> int:
 
 
 def main(argv: list[str] | None = None, stderr: IO[str] | None = None) -> int:
-    """``python -m deploy_engine.pricelist refresh ...`` (the same as ``runway-deploy catalog refresh``)."""
+    """``python -m deploy_engine.pricelist refresh ...`` (the same as ``runway-deploy catalog refresh``).
+    Its stderr is redacted as the CLI's is (:class:`deploy_engine.context.Redacting`): a
+    ``--source`` with a password in it is never echoed by an error quoting the URL."""
     import sys
 
-    err = stderr if stderr is not None else sys.stderr
+    from deploy_engine.context import Redacting
+
+    err = Redacting(stderr if stderr is not None else sys.stderr)
     parser = argparse.ArgumentParser(prog="python -m deploy_engine.pricelist refresh",
                                      description="Build a catalogue folder from the AWS Price List Bulk API.")
     add_arguments(parser)

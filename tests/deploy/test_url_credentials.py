@@ -79,6 +79,22 @@ def test_a_catalog_source_credential_is_never_printed(capsys, tmp_path, source):
     assert_clean(text)
 
 
+@pytest.mark.parametrize("source", ["http://u:PASSWORD123@127.0.0.1:9/mirror", "http://u:PASSWORD123@bad host/x"])
+def test_the_module_form_of_catalog_refresh_redacts_its_source_too(tmp_path, source):
+    """`python -m deploy_engine.pricelist refresh` (catalog/README.md's form) wrote its errors
+    to a bare sys.stderr: the password of `--source` was quoted (round 5 leftover)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNWAY_", "AWS_"))} | {"NO_PROXY": "*"}
+    got = subprocess.run([sys.executable, "-m", "deploy_engine.pricelist", "refresh", "--region", "us-east-1", "--source", source,
+                          "--output", str(tmp_path / "c")], capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert got.returncode == 3, (got.returncode, got.stderr)
+    assert "catalog refresh" in got.stderr, got.stderr
+    assert_clean(got.stdout + got.stderr)
+
+
 def test_the_url_helpers_hide_a_password_that_holds_a_slash_or_question_mark():
     url = f"s3://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}@bucket/p?region=eu-west-1"
     assert public_backend_url(url) == "s3://***@bucket/p"
