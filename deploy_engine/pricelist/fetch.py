@@ -12,6 +12,8 @@ consume incrementally (bounded memory, catalog/README.md).
 
 from __future__ import annotations
 
+import base64
+
 import gzip
 import http.client
 import io
@@ -184,6 +186,12 @@ def outside(root: str, url: str) -> str | None:
     if not (path == base or path.startswith(base + "/")):
         return f"a path outside {base or '/'} once its dot segments and percent-escapes are resolved"
     return None
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` without the ``user:password@`` of its authority."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
 
 
 def public(url: str) -> str:
@@ -423,6 +431,17 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
     if root is None:
         root = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "", "", ""))
     why = outside(root, url)
+    headers = {"User-Agent": "runway-deploy catalog refresh"}
+    if why is None and scheme in ("http", "https") and "@" in parts.netloc:
+        # A mirror behind HTTP Basic authentication (`https://user:token@artifactory/...`, as
+        # pip and curl read one): urllib would take `user:token@host` for the host name. The
+        # user info becomes the Authorization header (RFC 7617; percent-decoded, RFC 3986
+        # §3.2.1) and leaves both URLs, so a redirect, which never carries it, is compared
+        # with the mirror without it (still confined to the mirror: its host and path).
+        user, _, password = parts.netloc.rpartition("@")[0].partition(":")
+        token = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}".encode("utf-8")
+        headers["Authorization"] = "Basic " + base64.b64encode(token).decode("ascii")
+        url, root = _without_userinfo(url), _without_userinfo(root)
     if why is not None:
         raise SourceError(f"{public(url)} leaves the mirror {public(root)} ({why}); refused")
     watch = _Watchdog(timeout_s)
@@ -440,7 +459,7 @@ def open_stream(url: str, label: str, progress: Progress | None = None, timeout_
             raw: IO[bytes] = os.fdopen(fd, "rb")
             total: int | None = path.stat().st_size
         else:
-            request = urllib.request.Request(url, headers={"User-Agent": "runway-deploy catalog refresh"})
+            request = urllib.request.Request(url, headers=headers)
             watch.start()
             try:
                 raw = watch.opener(root).open(request, timeout=timeout_s)
