@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import unquote
 
 from runway_core.money import usd
-from runway_core.planner import EnvironmentPlan, plan_digest
+from runway_core.planner import VERDICTS, EnvironmentPlan, plan_digest
 from runway_core.workspace import JsonDocumentError, loads_json
 
 from .leases import Lease
@@ -128,13 +128,29 @@ def _pasted_userinfo(url: str) -> str | None:
     return None if candidate == strict else candidate
 
 
+def _colon_userinfo(m: re.Match[str]) -> bool:
+    """Whether the host part of URL match ``m`` is user info pasted without its ``@``: any
+    ``host:x`` of an ``s3://`` URL (a bucket never holds ``:`` nor a port), and ``host:x`` of
+    another scheme where ``x`` is no port (RFC 3986 §3.2.3: a port is digits only), as in
+    ``gs://deployer:PASSWORD/state`` or ``azblob://AKIA…:SECRET/p`` (issue 23, third adversary)."""
+    if m.group("userinfo") is not None:
+        return False
+    host = m.group("rest").partition("/")[0]
+    if ":" not in host:
+        return False
+    if m.group("scheme").lower() == "s3://":
+        return True
+    port = host.rpartition(":")[2]
+    return not port.isascii() or not port.isdigit() if port else False
+
+
 def public_backend_url(url: str) -> str:
     """The backend URL as it may be shown: user info replaced by ``***``, query and fragment
     dropped (``https://user:pw@host/x?token=y`` -> ``https://***@host/x``). A password holding
     ``/``, ``?`` or ``#`` pasted raw (:func:`_pasted_userinfo`) is hidden as a whole: the URL is
     shown from its last ``@``. Every message, receipt and JSON document shows a backend this
-    way; an ``s3://`` bucket holding ``:`` (``s3://KEY:SECRET/p``, user info without ``@``) is
-    shown as ``***``; never raises."""
+    way; user info without ``@`` (``s3://KEY:SECRET/p``, ``gs://user:PW/p``: :func:`_colon_userinfo`)
+    is shown as ``s3://***``, path and all; never raises."""
     pasted = _pasted_userinfo(url)
     if pasted is not None:
         scheme = _SCHEME.match(url)
@@ -145,9 +161,11 @@ def public_backend_url(url: str) -> str:
         return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
     rest = m.group("rest")
     host, slash, path = rest.partition("/")
-    if m.group("userinfo") is None and ":" in host and m.group("scheme").lower() == "s3://":
-        # s3://KEY:SECRET/p: user info without its '@' (a bucket never holds ':', no port either).
-        rest = "***" + slash + path
+    if _colon_userinfo(m):
+        # s3://KEY:SECRET/p, gs://user:PW/p: user info without its '@' (_colon_userinfo). The
+        # path goes too: an AWS secret key holds '/' (azblob://AKIA…:wJal/K7MD/bPx/p), and such
+        # a URL is refused whatever its path.
+        return m.group("scheme") + "***"
     return m.group("scheme") + ("***@" if m.group("userinfo") is not None else "") + rest
 
 
@@ -199,10 +217,10 @@ def url_secrets(url: str) -> list[str]:
                 out += [value, unquote(value)]
     if "#" in url:  # a fragment is never sent anywhere, so never needed in a message
         out.append(url.split("#", 1)[1])
-    if m is not None and m.group("userinfo") is None and m.group("scheme").lower() == "s3://":
-        host = m.group("rest").partition("/")[0]
-        if ":" in host:  # s3://KEY:SECRET/p (module docstring of public_backend_url)
-            out += [host, host.split(":", 1)[1]]
+    if m is not None and _colon_userinfo(m):
+        rest = m.group("rest")
+        host = rest.partition("/")[0]
+        out += [rest, host, host.split(":", 1)[1]] + [piece for piece in rest.split("/")[1:] if piece]
     return list(dict.fromkeys(v for v in out if v))
 
 
@@ -350,6 +368,10 @@ def receipt_problem(doc: Any) -> str | None:
             return f"{name} must be an integer, not null"
     if doc["outcome"] not in OUTCOMES:
         return f"outcome must be one of {', '.join(OUTCOMES)}"
+    if doc.get("estimate") is not None:
+        problem = _estimate_problem(doc["estimate"])
+        if problem is not None:
+            return f"estimate {problem}"
     stack: list[Any] = [doc]
     while stack:  # iterative: the depth is bounded by the reader already
         value = stack.pop()
@@ -368,6 +390,31 @@ def receipt_problem(doc: Any) -> str | None:
                 return f"{k} is {MAX_RECEIPT_USD:,.0f} USD or more: not an amount of exact cents"
             if isinstance(v, (dict, list)):
                 stack.append(v)
+    return None
+
+
+def _is_amount(value: Any) -> bool:
+    """A JSON number (never ``true``/``false``) that is a monthly amount: finite, not negative."""
+    # An int is never NaN, and math.isfinite(10**400) raises OverflowError.
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and (isinstance(value, int) or math.isfinite(value)) \
+        and value >= 0
+
+
+def _estimate_problem(estimate: dict[str, Any]) -> str | None:
+    """Why a receipt's ``estimate`` object is not what :func:`estimate_json` writes, or None:
+    ``total_monthly_usd`` an amount (a JSON number, at least 0), ``cap_monthly_usd`` an amount
+    or null, ``verdict`` one of :data:`runway_core.planner.VERDICTS`, ``text`` a string. A shared
+    bucket's writer may put ``"NaN"``, an object verdict or a negative cap there (third
+    adversary, round 5): shown as a receipt's estimate, each would pass for one."""
+    if "total_monthly_usd" not in estimate or not _is_amount(estimate["total_monthly_usd"]):
+        return "total_monthly_usd must be a number of USD, 0 or more"
+    cap = estimate.get("cap_monthly_usd")
+    if cap is not None and not _is_amount(cap):
+        return "cap_monthly_usd must be a number of USD, 0 or more, or null"
+    if estimate.get("verdict") not in VERDICTS:
+        return f"verdict must be one of {', '.join(VERDICTS)}"
+    if not isinstance(estimate.get("text"), str):
+        return "text must be a string"
     return None
 
 

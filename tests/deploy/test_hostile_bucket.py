@@ -281,6 +281,37 @@ def test_a_receipt_with_a_non_finite_or_huge_number_is_unreadable(capsys, tmp_pa
     assert len(list((tmp_path / "audit").rglob("*.json"))) == 1
 
 
+def test_a_receipt_whose_estimate_has_the_wrong_json_types_is_unreadable(capsys, tmp_path, moto_server):
+    """Third adversary, round 5: an ``estimate`` of ``"total_monthly_usd": "NaN"`` (a string), an
+    object ``verdict`` or a negative cap was listed as a receipt; docs/deploy.md's receipt table
+    says what ``estimate`` holds (``estimate_json``: amounts in USD, a verdict of
+    ``runway_core.planner.VERDICTS``). Each such receipt is unreadable, and export refuses it."""
+    import test_deploy_cli
+
+    root, bucket, environ, good, body = _bucket_with_one_receipt(capsys, tmp_path, moto_server)
+    doc = json.loads(body)
+    est = doc["estimate"]
+    bad = {
+        "20261130T090200.000000Z.json": ({**doc, "estimate": {**est, "total_monthly_usd": "NaN"}}, "total_monthly_usd"),
+        "20261130T090300.000000Z.json": ({**doc, "estimate": {**est, "verdict": {"ok": True}}}, "verdict"),
+        "20261130T090400.000000Z.json": ({**doc, "estimate": {**est, "cap_monthly_usd": -150}}, "cap_monthly_usd"),
+        "20261130T090500.000000Z.json": ({**doc, "estimate": {**est, "total_monthly_usd": True}}, "total_monthly_usd"),
+        "20261130T090600.000000Z.json": ({**doc, "estimate": {k: v for k, v in est.items() if k != "text"}}, "text"),
+        "20261130T090700.000000Z.json": ({**doc, "estimate": {**est, "verdict": "fine"}}, "verdict"),
+    }
+    for name, (d, _field) in bad.items():
+        _put(moto_server, bucket, f"receipts/orders/dev/{name}", json.dumps(d).encode())
+    rc, out, err = test_deploy_cli.deploy(capsys, "receipts", str(root), "--env", "dev", "--format", "json", environ=environ)
+    assert rc == 0, err
+    rows = {r["key"].rsplit("/", 1)[1]: r for r in json.loads(out)["receipts"]}
+    for name, (_d, field_name) in bad.items():
+        assert rows[name].get("error", "").startswith(f"unreadable: estimate {field_name} must be"), rows[name]
+    assert sum(1 for r in rows.values() if "error" not in r) == 1  # the good one still reads
+    rc, _, err = test_deploy_cli.deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ=environ)
+    assert rc == 3, err
+    assert len(list((tmp_path / "audit").rglob("*.json"))) == 1
+
+
 def test_state_check_prints_control_characters_from_the_bucket_or_ci_escaped(capsys, tmp_path):
     """Issue 23: a lifecycle rule's ID and prefix are the bucket owner's text, botocore's errors
     quote the CI's ``AWS_ENDPOINT_URL``; ``state check`` printed both raw (an ESC clears the

@@ -48,6 +48,11 @@ def assert_clean(text: str) -> None:
     "s3://bucket/p#PASSWORD123",
     "s3://bucket/p?region=us-east-1#PASSWORD123",
     "s3://bucket:PASSWORD123/p",
+    # Another scheme with user info and no '@' (third adversary, round 5): the refusal of the
+    # scheme quoted the whole URL. RFC 3986 §3.2.3: a port is digits only, so `:PASSWORD123`
+    # is no port.
+    "gs://deployer:PASSWORD123/state",
+    f"azblob://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}/p",
 ])
 @pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
                                      ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
@@ -111,7 +116,7 @@ def test_the_url_helpers_hide_a_password_that_holds_a_slash_or_question_mark():
 
 def test_the_url_helpers_hide_a_fragment_and_a_colon_in_the_bucket():
     assert public_backend_url("s3://b-trav/pfx#PASSWORD123") == "s3://b-trav/pfx"
-    assert public_backend_url("s3://b-trav:PASSWORD123/pfx") == "s3://***/pfx"
+    assert public_backend_url("s3://b-trav:PASSWORD123/pfx") == "s3://***"
     assert "PASSWORD123" in url_secrets("s3://b-trav/pfx#PASSWORD123")
     assert "PASSWORD123" in url_secrets("s3://b-trav:PASSWORD123/pfx")
     for url in ("s3://b-trav/pfx#PASSWORD123", "s3://b-trav:PASSWORD123/pfx", "s3://b trav/pfx"):
@@ -119,6 +124,14 @@ def test_the_url_helpers_hide_a_fragment_and_a_colon_in_the_bucket():
             parse_s3_url(url)
         assert_clean(str(exc.value))
     assert parse_s3_url("s3://Legacy_Bucket.1/p").bucket == "Legacy_Bucket.1"
+
+
+def test_the_url_helpers_hide_user_info_without_its_at_sign_in_any_scheme():
+    assert public_backend_url("gs://deployer:PASSWORD123/state") == "gs://***"
+    assert "PASSWORD123" in url_secrets("gs://deployer:PASSWORD123/state")
+    # A real port stays (RFC 3986 §3.2.3: digits only).
+    assert public_backend_url("https://state.example.com:8443/x") == "https://state.example.com:8443/x"
+    assert url_secrets("https://state.example.com:8443/x") == []
 
 
 # Issue 23: the AWS endpoint variables are URLs someone else's CI sets. botocore reads
