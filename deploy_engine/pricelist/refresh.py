@@ -17,12 +17,14 @@ environment, docs/catalog.md).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import decimal
 import io
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -401,6 +403,45 @@ def refresh(
     return result
 
 
+def _replace_all(staging: Path, folder: Path, names: list[str]) -> None:
+    """Move each of ``names`` from ``staging`` into ``folder`` as one change: every target is
+    checked first (a folder, FIFO or device under the name is refused before anything moves),
+    the files it replaces are kept in ``staging`` (a hard link, else a copy), and when a later
+    move fails the earlier ones are undone, so ``folder`` never holds a new ``sizes.toml`` with
+    the old ``prices.csv`` (third adversary, round 5: ``prices.csv`` a folder left exactly that).
+    Raises :class:`RefreshError` (the refusal) or ``OSError`` (after the undo)."""
+    kept: dict[str, Path | None] = {}
+    for name in names:
+        target = folder / name
+        try:
+            mode = os.lstat(target).st_mode
+        except FileNotFoundError:
+            kept[name] = None
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise RefreshError(f"cannot write {target}: not a regular file (a folder, FIFO or device); {folder} left as it was")
+        previous = staging / f"{name}.previous"
+        try:
+            os.link(target, previous, follow_symlinks=False)
+        except OSError:
+            shutil.copy2(target, previous, follow_symlinks=False)
+        kept[name] = previous
+    moved: list[str] = []
+    try:
+        for name in names:
+            os.replace(staging / name, folder / name)
+            moved.append(name)
+    except OSError:
+        for name in reversed(moved):
+            previous = kept[name]
+            with contextlib.suppress(OSError):
+                if previous is None:
+                    os.unlink(folder / name)
+                else:
+                    os.replace(previous, folder / name)
+        raise
+
+
 def write_catalogue(output: str | os.PathLike[str], sizes_bytes: bytes, found: list[Found]) -> Path:
     """Write ``sizes.toml`` and ``prices.csv`` into folder ``output`` (created if needed).
 
@@ -440,8 +481,7 @@ def write_catalogue(output: str | os.PathLike[str], sizes_bytes: bytes, found: l
             return folder
         if not folder.is_dir():
             raise RefreshError(f"cannot write {folder}: not a folder")
-        for name, _data in files:
-            os.replace(staging / name, folder / name)
+        _replace_all(staging, folder, [name for name, _data in files])
         return folder
     except OSError as exc:
         raise RefreshError(f"cannot write {folder}: {exc.strerror or exc}") from None

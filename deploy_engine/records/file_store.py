@@ -147,9 +147,11 @@ class FileStore(RecordStore):
             raise StoreError(f"{blocked}: {exc.strerror or exc}; cannot list the records in it") from None
 
     def list(self, prefix: str) -> list[str]:
-        """Keys under ``prefix``, sorted: regular files, and every symlink as itself, never
-        walked into or through (:meth:`read` refuses one that leads out of ``.runway/``, so
-        a reader lists it as unreadable with that reason); temporary and claim files left out.
+        """Keys under ``prefix``, sorted: every entry but a folder, and a folder whose name
+        ends with ``.json`` (a record's name), each as itself; a symlink is never walked into
+        or through (:meth:`read` refuses one that leads out of ``.runway/``, and a FIFO, socket,
+        device or folder, so a reader lists each as unreadable with that reason); temporary
+        and claim files left out.
 
         Raises :class:`StoreError` naming the folder when a folder of the store exists but
         cannot be searched or listed by this user (EACCES): never "no receipts", which would
@@ -171,10 +173,11 @@ class FileStore(RecordStore):
             for entry in entries:
                 if entry.name.startswith(".tmp-") or ".takeover-" in entry.name:
                     continue
-                if entry.is_dir(follow_symlinks=False):
+                # A folder named like a record (`<stamp>.json/`) is listed as itself, as a FIFO,
+                # socket or device is: read() refuses each with its reason, so a reader shows it
+                # as unreadable and an export fails, never "0 receipt(s)" (third adversary, T5).
+                if entry.is_dir(follow_symlinks=False) and not entry.name.endswith(".json"):
                     stack.append(entry.path)
-                    continue
-                if not (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
                     continue
                 key = Path(entry.path).relative_to(self.folder).as_posix()
                 if key.startswith(prefix):
@@ -186,7 +189,7 @@ class FileStore(RecordStore):
         for key in self.list(prefix):
             t = parse_stamp(key.rsplit("/", 1)[-1])
             if t is not None and t < older_than:
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):  # a `<stamp>.json/` folder stays
                     os.unlink(self.path(key))
                     n += 1
         return n

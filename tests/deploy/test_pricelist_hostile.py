@@ -20,6 +20,7 @@ import importlib
 import http.server
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -352,6 +353,41 @@ def test_a_catalogue_that_does_not_load_never_reaches_output(tmp_path, monkeypat
         refresh(root.as_uri(), [REGION], tmp_path / "out")
     assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.refresh-")] == []  # staging removed
+
+
+def test_a_folder_under_prices_csv_leaves_the_output_as_it_was(tmp_path) -> None:
+    # Third adversary, round 5: `--output DIR` whose prices.csv is a folder; sizes.toml was
+    # replaced, then the second rename failed (exit 3 with DIR half refreshed).
+    root = _mirror(tmp_path / "m")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sizes.toml").write_bytes(b"# the team's sizes\n")
+    (out / "prices.csv").mkdir()
+    code, err = _run("--source", root.as_uri(), "--region", REGION, "--output", str(out))
+    assert code == 3 and "not a regular file" in err and "left as it was" in err, err
+    assert (out / "sizes.toml").read_bytes() == b"# the team's sizes\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.refresh-")] == []
+
+
+def test_a_failed_second_move_undoes_the_first(tmp_path, monkeypatch) -> None:
+    # Any failure of the second rename (a full disk, EXDEV, a race) puts the first file back.
+    root = _mirror(tmp_path / "m")
+    _previous_catalogue(tmp_path / "out")
+    (tmp_path / "out" / "sizes.toml").write_bytes(b"# the team's sizes, not the packaged ones\n")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    real = os.replace
+    calls = []
+
+    def second_fails(src, dst, *a, **k):
+        calls.append(Path(dst).name)
+        if Path(dst).parent == tmp_path / "out" and len([c for c in calls if c in ("sizes.toml", "prices.csv")]) == 2:
+            raise OSError(28, "No space left on device")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(refresh_mod.os, "replace", second_fails)
+    with pytest.raises(RefreshError, match="No space left"):
+        refresh(root.as_uri(), [REGION], tmp_path / "out")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
 
 
 def test_a_new_output_folder_appears_whole_or_not_at_all(tmp_path) -> None:

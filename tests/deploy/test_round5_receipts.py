@@ -225,6 +225,30 @@ def test_a_self_loop_symlink_among_the_receipts_is_listed_unreadable(capsys, tmp
     assert [("error" in r) for r in rows] == [False, True], rows
 
 
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_fifo_or_folder_under_a_receipt_name_is_unreadable_and_fails_the_export(capsys, tmp_path, kind):
+    """Third adversary, round 5 (T5): a FIFO or a folder named like a receipt was left out of
+    the listing (`0 receipt(s)` beside the good one's absence of a warning) and `export` exited
+    0 without it; read() refuses both, so the listing now names it and export fails (exit 3)."""
+    root = orders(tmp_path)
+    good = _file_receipt(capsys, root, T1)
+    odd = good.with_name("20261130T090300.000000Z.json")
+    if kind == "fifo":
+        os.mkfifo(odd)
+    else:
+        odd.mkdir()
+        (odd / "inner.json").write_text("{}")
+    rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", "--format", "json", environ={})
+    assert rc == 0, err
+    rows = {Path(r["key"]).name: r for r in json.loads(out)["receipts"]}
+    assert set(rows) == {good.name, odd.name}, rows
+    assert rows[odd.name]["error"].startswith("unreadable: ") and "not a regular file" in rows[odd.name]["error"], rows
+    rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", environ={})
+    assert rc == 0 and "unreadable" in out, out
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ={})
+    assert rc == 3 and odd.name in err, err
+
+
 # --------------------------------------------------------------------------------------
 # F07: an endpoint that drips its answer
 # --------------------------------------------------------------------------------------
