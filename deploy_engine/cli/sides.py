@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
@@ -152,14 +152,16 @@ def _unsafe_member(member: tarfile.TarInfo, dest: str) -> str | None:
     return None
 
 
-def extract_tree(archive: bytes, dest: str, label: str, rev: str) -> None:
-    """Extract the ``git archive`` tar ``archive`` under ``dest``, refusing (InputError, exit 3)
+def extract_tree(archive: bytes | IO[bytes], dest: str, label: str, rev: str) -> None:
+    """Extract the ``git archive`` tar ``archive`` (its bytes, or a seekable binary file holding
+    them: :func:`archive_folder` passes a temporary file, never the whole archive in memory)
+    under ``dest``, refusing (InputError, exit 3)
     any member :func:`_unsafe_member` rejects before anything is written: a symlink at REV
     that is absolute or leaves the folder (``services/a -> /etc``) is never followed (the
     working tree's ``check`` reports it as RW151). Where tarfile has the ``data`` filter it is
     applied as well."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        with tarfile.open(fileobj=io.BytesIO(archive) if isinstance(archive, bytes) else archive) as tar:
             members = tar.getmembers()
             for member in members:
                 why = _unsafe_member(member, dest)
@@ -178,16 +180,30 @@ def extract_tree(archive: bytes, dest: str, label: str, rev: str) -> None:
 
 def archive_folder(rev: str, folder: str, top: str, label: str) -> tempfile.TemporaryDirectory[str]:
     """A temporary folder holding ``folder`` (relative to the repository's top; '' the whole
-    tree) as it is at ``rev``; the caller cleans it up."""
-    archive = _git(["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev], top)
-    if archive.returncode != 0:
-        raise InputError(f"{label}: git archive failed: {archive.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
-    tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
-    try:
-        extract_tree(archive.stdout, tmp.name, label, rev)
-    except BaseException:
-        tmp.cleanup()
-        raise
+    tree) as it is at ``rev``; the caller cleans it up. ``git archive`` writes into an unnamed
+    temporary file, read back as a stream of members: a revision holding a 300 MB asset beside
+    its runway was read whole into memory (MemoryError, exit 70, under a 600 MB limit: third
+    adversary, round 5); now memory stays at tarfile's buffer whatever the tree's size."""
+    args = ["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev]
+    with tempfile.TemporaryFile(prefix="runway-diff-archive-") as out:
+        try:
+            proc = subprocess.run(["git", "-C", top, *args], stdout=out, stderr=subprocess.PIPE, timeout=300)
+        except OSError as exc:
+            raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
+        except subprocess.TimeoutExpired:
+            raise InputError("git archive: timed out") from None
+        if proc.returncode != 0:
+            raise InputError(f"{label}: git archive failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
+        out.seek(0)
+        tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
+        try:
+            extract_tree(out, tmp.name, label, rev)
+        except OSError as exc:  # the temporary folder's disk is full, say
+            tmp.cleanup()
+            raise InputError(f"{label}: git archive of {rev} could not be extracted ({exc.strerror or exc})") from None
+        except BaseException:
+            tmp.cleanup()
+            raise
     return tmp
 
 
