@@ -187,10 +187,11 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
      ("@",), True),  # not "://": every message names a file:// URI
     # `user:password@registry/...` without a scheme (a Docker image reference, a git remote):
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a
-    # password here holds, so one start's scan ends before the next); the host has a dot or a
-    # port. Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
+    # password here holds, so one start's scan ends before the next); the host has a dot, a
+    # port or a path (`admin:pw@metabase/metabase:v1`, a registry on the local network: third
+    # adversary, round 5). Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
     ("an address with a password in it (user:password@host)",
-     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)(?:[A-Za-z0-9._~%+-]|" + _REDACTED_USER + r"){1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]))",
+     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)(?:[A-Za-z0-9._~%+-]|" + _REDACTED_USER + r"){1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]|/[A-Za-z0-9_.-]))",
      ("@",), False),
     # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`;
     # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.

@@ -27,6 +27,9 @@ L2_REGISTRY = [
     ("deploy:hunter2hunter2@registry.example.com/api:1", "hunter2"),
     ("user:hunter2@host.example.com", "hunter2"),
     ("user:hunter2@localhost:5000/api", "hunter2"),
+    # A host without a dot or port, followed by a path (third adversary, round 5: printed by
+    # `plan --format json`).
+    ("admin:hunter2@metabase/metabase:v1", "hunter2"),
     ("image `deploy:hunter2hunter2@registry.example.com/api:1` is not allowed", "hunter2"),
 ]
 L3_FAMILIES = [
