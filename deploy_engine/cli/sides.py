@@ -4,20 +4,20 @@
 A side is a runway path (a folder or a runway file: analysed and planned here), a plan JSON
 file (``plan --format json`` output, ending in ``.json``), or ``REV:PATH``, a runway or plan
 file at a git revision (``origin/main:products/orders``; PATH relative to the repository's top
-unless it starts with ``./`` or ``../``). A revision's runway is read from ``git archive`` of
-its folder into a temporary folder (members live inside the root's folder, so that is the whole
+unless it starts with ``./`` or ``../``). A revision's runway is read from the committed tree
+of its folder (``git ls-tree``, ``git cat-file --batch``) into a temporary folder (members live inside the root's folder, so that is the whole
 runway); a PATH absent at that revision is an empty plan (a product this change adds). Raises
 :class:`~deploy_engine.exits.InputError` (exit 3) for an unreadable side or an unknown revision.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import posixpath
 import re
 import subprocess
-import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -126,84 +126,183 @@ def repository_top(cwd: str) -> str:
     return os.fsdecode(proc.stdout.strip())
 
 
-def _unsafe_member(member: tarfile.TarInfo, dest: str) -> str | None:
-    """Why ``member`` may not be extracted under ``dest`` (None: it may): an absolute name or
-    one leaving ``dest``, a link whose target is absolute or resolves outside ``dest``, or
-    anything but a file, folder or link (a device, a FIFO). The rules of tarfile's ``data``
-    filter (CPython >= 3.11.4, PEP 706), checked here because 3.11.0-3.11.3 have neither
-    ``filter=`` nor ``tarfile.FilterError`` (Debian 12's /usr/bin/python3 is 3.11.2)."""
+#: A tree entry of ``git ls-tree -r -z --full-tree``: ``<mode> SP <type> SP <object> TAB <path>``.
+_TREE_ENTRY = re.compile(rb"^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64})\t(.+)$", re.DOTALL)
+#: Longest symlink target read (Linux's PATH_MAX); a longer "link" is refused, never followed.
+_MAX_LINK_BYTES = 4096
+#: Most entries read from one revision's folder (a monorepo of 200,000 files is refused with
+#: exit 3 rather than written out: name the product's folder instead).
+MAX_TREE_ENTRIES = 200_000
+
+
+def _unsafe_entry(path: str, dest: str, link: str | None) -> str | None:
+    """Why the tree entry at ``path`` (relative, ``/`` separators) may not be written under
+    ``dest`` (None: it may): an absolute path, one with a ``..``, ``.`` or empty part, or one
+    leaving ``dest``; a symlink (``link``: its target) that is absolute or resolves outside
+    ``dest``. The rules of tarfile's ``data`` filter (PEP 706), as the ``git archive`` form of
+    this reader applied them."""
     root = os.path.realpath(dest)
 
-    def inside(path: str) -> bool:
-        full = os.path.realpath(os.path.join(root, path))
+    def inside(rel: str) -> bool:
+        full = os.path.realpath(os.path.join(root, rel))
         return full == root or full.startswith(root + os.sep)
 
-    name = member.name
-    if name.startswith(("/", "\\")) or os.path.isabs(name) or not inside(name):
+    parts = path.split("/")
+    if path.startswith(("/", "\\")) or os.path.isabs(path) or any(p in ("", ".", "..") for p in parts) or not inside(path):
         return "its path leaves the product's folder"
-    if member.issym():
-        if os.path.isabs(member.linkname) or not inside(os.path.join(os.path.dirname(name), member.linkname)):
-            return "a symlink that leaves the product's folder"
-    elif member.islnk():
-        if os.path.isabs(member.linkname) or not inside(member.linkname):
-            return "a hard link that leaves the product's folder"
-    elif not (member.isfile() or member.isdir()):
-        return "neither a file, a folder nor a link"
+    if link is not None and (os.path.isabs(link) or not inside(os.path.join(os.path.dirname(path), link))):
+        return "a symlink that leaves the product's folder"
     return None
 
 
-def extract_tree(archive: bytes | IO[bytes], dest: str, label: str, rev: str) -> None:
-    """Extract the ``git archive`` tar ``archive`` (its bytes, or a seekable binary file holding
-    them: :func:`archive_folder` passes a temporary file, never the whole archive in memory)
-    under ``dest``, refusing (InputError, exit 3)
-    any member :func:`_unsafe_member` rejects before anything is written: a symlink at REV
-    that is absolute or leaves the folder (``services/a -> /etc``) is never followed (the
-    working tree's ``check`` reports it as RW151). Where tarfile has the ``data`` filter it is
-    applied as well."""
-    try:
-        with tarfile.open(fileobj=io.BytesIO(archive) if isinstance(archive, bytes) else archive) as tar:
-            members = tar.getmembers()
-            for member in members:
-                why = _unsafe_member(member, dest)
-                if why is not None:
-                    raise InputError(f"{label}: {member.name} at {rev} is {why}; refused, never followed")
-            if hasattr(tarfile, "data_filter"):
-                tar.extractall(dest, members=members, filter="data")
-            else:
-                tar.extractall(dest, members=members)
-    except getattr(tarfile, "FilterError", ()) as exc:  # only where 3.11.4+ has it; the check above comes first
-        member = getattr(getattr(exc, "tarinfo", None), "name", "?")
-        raise InputError(f"{label}: {member} at {rev} leaves the product's folder ({type(exc).__name__}); refused, never followed") from None
-    except tarfile.TarError as exc:
-        raise InputError(f"{label}: git archive of {rev} could not be read ({type(exc).__name__})") from None
+def _tree_entries(rev: str, folder: str, top: str, label: str) -> list[tuple[str, str, str, str]]:
+    """``(mode, type, object, path)`` of every entry under ``folder`` at ``rev`` (``''``: the
+    whole tree), paths from the repository's top. Raises InputError when git refuses or the
+    folder holds more than :data:`MAX_TREE_ENTRIES` entries."""
+    # --literal-pathspecs: a folder named `a*` or `:(glob)x` is that folder, never a pattern.
+    args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", rev, "--", folder] if folder else ["ls-tree", "-r", "-z", "--full-tree", rev]
+    proc = _git(args, top)
+    if proc.returncode != 0:
+        raise InputError(f"{label}: git ls-tree failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
+    raws = [raw for raw in proc.stdout.split(b"\0") if raw]
+    if len(raws) > MAX_TREE_ENTRIES:
+        raise InputError(f"{label}: {len(raws):,} files at {rev}, over the {MAX_TREE_ENTRIES:,} read from one revision; name the product's folder")
+    out = []
+    for raw in raws:
+        m = _TREE_ENTRY.match(raw)
+        if m is None:
+            raise InputError(f"{label}: git ls-tree gave an entry runway cannot read; refused")
+        mode, kind, oid, path = (g.decode("utf-8", "surrogateescape") for g in m.groups())
+        out.append((mode, kind, oid, path))
+    return out
+
+
+class _Blobs:
+    """``git cat-file --batch`` (git-cat-file(1), "BATCH OUTPUT": ``<oid> SP <type> SP <size>
+    LF <contents> LF``): each blob streamed by object id, one at a time, into a file or a
+    bounded bytes value; memory at one 1 MiB chunk whatever the blob's size."""
+
+    def __init__(self, top: str, label: str) -> None:
+        self.label = label
+        try:
+            self.proc = subprocess.Popen(["git", "-C", top, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
+
+    def _header(self, oid: str) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(oid.encode("ascii") + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            raise InputError(f"{self.label}: git cat-file exited before object {oid} was read") from None
+        header = self.proc.stdout.readline(256).split()
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            raise InputError(f"{self.label}: git cat-file could not read object {oid}")
+        return int(header[2])
+
+    def _stream(self, oid: str, size: int, out: IO[bytes] | None) -> None:
+        """Read the ``size`` bytes of object ``oid`` (into ``out``, or skipped) and its LF."""
+        assert self.proc.stdout is not None
+        left = size
+        while left:
+            chunk = self.proc.stdout.read(min(left, 1 << 20))
+            if not chunk:
+                raise InputError(f"{self.label}: git cat-file ended inside object {oid}")
+            if out is not None:
+                out.write(chunk)
+            left -= len(chunk)
+        self.proc.stdout.read(1)
+
+    def copy(self, oid: str, out: IO[bytes]) -> None:
+        """Stream blob ``oid`` into ``out``."""
+        self._stream(oid, self._header(oid), out)
+
+    def small(self, oid: str, limit: int) -> bytes | None:
+        """The bytes of blob ``oid``, or None (the blob skipped) when over ``limit`` bytes."""
+        size = self._header(oid)
+        if size > limit:
+            self._stream(oid, size, None)
+            return None
+        buf = io.BytesIO()
+        self._stream(oid, size, buf)
+        return buf.getvalue()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: str, label: str, rev: str) -> None:
+    """Write the tree ``entries`` (:func:`_tree_entries`: paths from the repository's top, so
+    ``dest`` mirrors its layout) under ``dest``, refusing (InputError, exit 3) any entry
+    :func:`_unsafe_entry` rejects before anything is written: a symlink at REV that is absolute
+    or leaves the folder (``services/a -> /etc``) is never followed (the working tree's
+    ``check`` reports it as RW151). Files first, symlinks last, so no write goes through a
+    link; a submodule is an empty folder, as ``git archive`` writes it."""
+    links: list[tuple[str, str]] = []
+    files: list[tuple[str, str, str]] = []
+    folders: list[str] = []
+    for mode, kind, oid, path in entries:
+        link = None
+        if kind == "blob" and mode == "120000":
+            target = blobs.small(oid, _MAX_LINK_BYTES)
+            if target is None:
+                raise InputError(f"{label}: {path} at {rev} is a symlink over {_MAX_LINK_BYTES:,} bytes; refused, never followed")
+            link = target.decode("utf-8", "surrogateescape")
+        why = _unsafe_entry(path, dest, link)
+        if why is not None:
+            raise InputError(f"{label}: {path} at {rev} is {why}; refused, never followed")
+        if link is not None:
+            links.append((path, link))
+        elif kind == "blob":
+            files.append((mode, oid, path))
+        elif kind == "commit":
+            folders.append(path)
+    for path in folders:
+        os.makedirs(os.path.join(dest, *path.split("/")), exist_ok=True)
+    for mode, oid, path in files:
+        full = os.path.join(dest, *path.split("/"))
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o755 if mode == "100755" else 0o644)
+        with os.fdopen(fd, "wb") as out:
+            blobs.copy(oid, out)
+    for path, link in links:
+        full = os.path.join(dest, *path.split("/"))
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        os.symlink(link, full)
 
 
 def archive_folder(rev: str, folder: str, top: str, label: str) -> tempfile.TemporaryDirectory[str]:
     """A temporary folder holding ``folder`` (relative to the repository's top; '' the whole
-    tree) as it is at ``rev``; the caller cleans it up. ``git archive`` writes into an unnamed
-    temporary file, read back as a stream of members: a revision holding a 300 MB asset beside
-    its runway was read whole into memory (MemoryError, exit 70, under a 600 MB limit: third
-    adversary, round 5); now memory stays at tarfile's buffer whatever the tree's size."""
-    args = ["archive", "--format=tar", rev, "--", folder] if folder else ["archive", "--format=tar", rev]
-    with tempfile.TemporaryFile(prefix="runway-diff-archive-") as out:
-        try:
-            proc = subprocess.run(["git", "-C", top, *args], stdout=out, stderr=subprocess.PIPE, timeout=300)
-        except OSError as exc:
-            raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
-        except subprocess.TimeoutExpired:
-            raise InputError("git archive: timed out") from None
-        if proc.returncode != 0:
-            raise InputError(f"{label}: git archive failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
-        out.seek(0)
-        tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
-        try:
-            extract_tree(out, tmp.name, label, rev)
-        except OSError as exc:  # the temporary folder's disk is full, say
-            tmp.cleanup()
-            raise InputError(f"{label}: git archive of {rev} could not be extracted ({exc.strerror or exc})") from None
-        except BaseException:
-            tmp.cleanup()
-            raise
+    tree) as it is committed at ``rev``; the caller cleans it up. Read from the tree itself
+    (``git ls-tree``, ``git cat-file --batch``), not ``git archive``: an archive applies the
+    tree's ``.gitattributes`` (``export-ignore`` left a runway out and ``diff`` said "no runway
+    found"; ``export-subst`` rewrites a file's text), and its tar was read whole into memory (a
+    300 MB asset was MemoryError, exit 70, under a 600 MB limit: third adversary, round 5).
+    Each blob is streamed to its file."""
+    entries = _tree_entries(rev, folder, top, label)
+    tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
+    blobs = _Blobs(top, label)
+    try:
+        write_tree(entries, blobs, tmp.name, label, rev)
+    except OSError as exc:  # the temporary folder's disk is full, say
+        tmp.cleanup()
+        raise InputError(f"{label}: the tree of {rev} could not be written to a temporary folder ({exc.strerror or exc})") from None
+    except BaseException:
+        tmp.cleanup()
+        raise
+    finally:
+        blobs.close()
     return tmp
 
 
@@ -393,5 +492,5 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
             tmp.cleanup()
 
 
-__all__ = ["ProductPair", "Side", "absent_head", "archive_folder", "base_of", "extract_tree", "git_refusal", "git_side",
+__all__ = ["ProductPair", "Side", "absent_head", "archive_folder", "base_of", "write_tree", "git_refusal", "git_side",
            "product_pairs", "repository_top", "resolve_side"]

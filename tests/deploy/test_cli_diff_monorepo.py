@@ -2,19 +2,18 @@
 failure (issue 22): every root runway on either side (one changed, one deleted, one added),
 one products document, one combined comment kept under GitHub's 65,536-character limit, an
 invalid head that is never "ok", ``--max-increase`` said in the headline, region and cap
-changes; git archives extracted without tarfile's 3.11.4 filter API; git's dubious-ownership
+changes; a revision read from its committed tree, hostile entries refused; git's dubious-ownership
 refusal as git words it. Expected figures come from ``plan --format json`` of each side.
 """
 
 from __future__ import annotations
 
-import inspect
 import io
 import json
 import os
 import shutil
 import subprocess
-import tarfile
+import tempfile
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,8 +21,6 @@ import pytest
 
 from deploy_engine.cli import main
 from deploy_engine.cli.formats.markdown import MAX_COMMENT_CHARS, products_markdown, utf16_len
-from deploy_engine.cli.sides import extract_tree
-from deploy_engine.exits import InputError
 from runway_core.plan_diff import PlanSide, SideEnvironment, SideItem, diff_plans
 from test_cli_diff import edit  # noqa: F401  (also used by test_ci_action)
 
@@ -275,58 +272,69 @@ def test_one_products_comment_stays_under_githubs_comment_limit():
     assert "comment size limit" not in small
 
 
-def _tar(*members: tuple[str, str]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name, link in members:
-            info = tarfile.TarInfo(name)
-            if link:
-                info.type, info.linkname = tarfile.SYMTYPE, link
-                tar.addfile(info)
-            else:
-                data = b"runway: 1\n"
-                info.size = len(data)
-                tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
+def _hostile_commit(repo: Path, entry: str, mode: str, content: bytes) -> None:
+    """A commit whose ``products/orders`` tree also holds ``entry`` (a name git's index would
+    refuse: ``..``; or a symlink, mode 120000, whose target is ``content``), made with
+    ``git mktree``/``commit-tree`` as a hostile pusher would; HEAD moves to it."""
+    def plumb(*args: str, stdin: bytes = b"") -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo), *args],
+                              input=stdin, check=True, capture_output=True).stdout.decode().strip()
+
+    blob = plumb("hash-object", "-w", "--stdin", stdin=content)
+    orders = plumb("rev-parse", "HEAD:products/orders")
+    listing = plumb("ls-tree", orders) + f"\n{mode} blob {blob}\t{entry}\n"
+    new_orders = plumb("mktree", stdin=listing.encode())
+    top_products = plumb("ls-tree", "HEAD:products").replace(orders, new_orders)
+    products = plumb("mktree", stdin=(top_products + "\n").encode())
+    top = plumb("ls-tree", "HEAD").replace(plumb("rev-parse", "HEAD:products"), products)
+    tree = plumb("mktree", stdin=(top + "\n").encode())
+    commit = plumb("commit-tree", tree, "-p", "HEAD", "-m", "hostile")
+    plumb("update-ref", "HEAD", commit)
 
 
-@pytest.fixture
-def python_3_11_2_tarfile(monkeypatch):
-    """tarfile as CPython 3.11.2 has it: no ``data_filter``, no ``FilterError``, and
-    ``extractall(path, members, *, numeric_owner)`` without ``filter=`` (Lib/tarfile.py at
-    v3.11.2; the filters came with 3.11.4, PEP 706)."""
-    monkeypatch.delattr(tarfile, "data_filter", raising=False)
-    monkeypatch.delattr(tarfile, "FilterError", raising=False)
-    original = tarfile.TarFile.extractall
-
-    def extractall(self, path=".", members=None, *, numeric_owner=False, **kwargs):
-        assert not kwargs, f"3.11.2's extractall takes no {sorted(kwargs)}"
-        # What 3.11.2 does: extract as given (fully trusted), the caller's checks only.
-        kw = {"filter": "fully_trusted"} if "filter" in inspect.signature(original).parameters else {}
-        return original(self, path, members, numeric_owner=numeric_owner, **kw)
-
-    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall)
-
-
-@pytest.mark.parametrize("members, why", [
-    ((("services/a", "/etc"),), "a symlink that leaves"),
-    ((("services/a", "../../etc"),), "a symlink that leaves"),
-    ((("../outside/runway.yaml", ""),), "its path leaves"),
-    ((("/abs/runway.yaml", ""),), "its path leaves"),
+@pytest.mark.parametrize("entry, mode, content, why", [
+    ("a", "120000", b"/etc", "a symlink that leaves"),
+    ("a", "120000", b"../../../etc", "a symlink that leaves"),
+    ("..", "100644", b"runway: 1\n", "its path leaves"),
+    ("a", "120000", b"x" * 5000, "a symlink over 4,096 bytes"),
 ])
-def test_an_archive_that_leaves_the_folder_is_refused_without_the_3_11_4_filter(tmp_path, python_3_11_2_tarfile, members, why):
-    with pytest.raises(InputError) as exc:
-        extract_tree(_tar(*members), str(tmp_path / "x"), "HEAD:.", "HEAD")
-    assert why in str(exc.value) and "never followed" in str(exc.value)
-    assert not (tmp_path / "etc").exists() and not (tmp_path / "x").exists()
+def test_a_tree_that_leaves_the_folder_is_refused_and_nothing_is_written(mono, tmp_path, entry, mode, content, why):
+    """A revision is input from whoever pushed it: git's own checkout refuses a `..` entry and
+    never writes through a link (read-tree's verify_path), and so does this reader, before it
+    writes a single file (the tarfile `data` filter's rules, PEP 706, which the `git archive`
+    form applied)."""
+    _hostile_commit(mono, entry, mode, content)
+    before = set(Path(tempfile.gettempdir()).glob("runway-diff-*"))
+    rc, _, err = run("diff", "HEAD:products/orders", "products/orders")
+    assert rc == 3 and why in err and "never followed" in err, err
+    assert set(Path(tempfile.gettempdir()).glob("runway-diff-*")) == before  # the temporary folder removed
 
 
-def test_every_git_form_of_diff_works_without_the_3_11_4_tarfile_api(mono, python_3_11_2_tarfile):
+def test_every_git_form_of_diff_keeps_a_link_inside_the_folder(mono):
     (mono / "products" / "orders" / "services" / "inner").symlink_to("checkout")  # a link inside the folder is kept
-    assert run("diff", "products", "--base", "main", "--format", "json")[0] == 0
+    git(mono, "add", "-A")
+    git(mono, "commit", "-qm", "inner link")
+    assert run("diff", "products", "--base", "HEAD", "--format", "json")[0] == 0
     assert run("diff", "products/orders", "--base", "main")[0] == 0
     assert run("diff", "main:products/orders", "pr:products/orders")[0] == 0
     assert run("diff", "main:products/billing", "pr:products/billing", "--format", "json")[0] == 0
+
+
+def test_the_base_is_the_committed_tree_whatever_its_gitattributes_say(mono):
+    """`git archive` applies the tree's .gitattributes (gitattributes(5), "Creating an
+    archive": `export-ignore` leaves a path out, `export-subst` expands `$Format:…$`): a root
+    runway marked export-ignore was "absent" at the base, every item added (third adversary,
+    round 5). The base is the tree as committed."""
+    rc, expected, err = run("diff", "products", "--base", "HEAD", "--format", "json")
+    assert rc == 0, err
+    (mono / ".gitattributes").write_text("products/orders/runway.yaml export-ignore\nproducts/billing/** export-ignore\n"
+                                         "products/** export-subst\n")
+    git(mono, "add", "-A")
+    git(mono, "commit", "-qm", "attributes")
+    rc, out, err = run("diff", "products", "--base", "HEAD", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out) == json.loads(expected)
+    assert all(i["change"] == "unchanged" for p in json.loads(out)["products"] for e in p["environments"] for i in e["items"])
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown the checkout to another uid")
