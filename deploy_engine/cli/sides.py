@@ -19,10 +19,11 @@ import posixpath
 import re
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
 from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
@@ -190,13 +191,34 @@ class _Blobs:
         except OSError as exc:
             raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
 
-    def _header(self, oid: str) -> int:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write(oid.encode("ascii") + b"\n")
+    def _feed(self, oids: list[str]) -> None:
+        """Write ``oids`` to git's stdin (in a thread: git answers while it reads, and a pipe
+        that fills both ways would block both)."""
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError):  # git exited: the reader says so
+            self.proc.stdin.write(b"".join(oid.encode("ascii") + b"\n" for oid in oids))
             self.proc.stdin.flush()
-        except OSError:
-            raise InputError(f"{self.label}: git cat-file exited before object {oid} was read") from None
+
+    def batch(self, oids: list[str]) -> Iterator[tuple[str, int]]:
+        """``(oid, size)`` of each of ``oids`` in order, all asked at once (one round trip, not
+        one per file); the caller reads each with :meth:`copy_sized` or :meth:`small_sized`
+        before the next."""
+        feeder = threading.Thread(target=self._feed, args=(oids,), daemon=True)
+        feeder.start()
+        done = False
+        try:
+            for oid in oids:
+                yield oid, self._header(oid)
+            done = True
+        finally:
+            if not done:
+                # Left midway (a refused entry, a failed write): git may be blocked writing
+                # answers nobody reads, the feeder blocked writing to git; end git so both return.
+                self.proc.kill()
+            feeder.join()
+
+    def _header(self, oid: str) -> int:
+        assert self.proc.stdout is not None
         header = self.proc.stdout.readline(256).split()
         if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
             raise InputError(f"{self.label}: git cat-file could not read object {oid}")
@@ -215,13 +237,13 @@ class _Blobs:
             left -= len(chunk)
         self.proc.stdout.read(1)
 
-    def copy(self, oid: str, out: IO[bytes]) -> None:
-        """Stream blob ``oid`` into ``out``."""
-        self._stream(oid, self._header(oid), out)
+    def copy_sized(self, oid: str, size: int, out: IO[bytes]) -> None:
+        """Stream blob ``oid`` of ``size`` bytes (from :meth:`batch`) into ``out``."""
+        self._stream(oid, size, out)
 
-    def small(self, oid: str, limit: int) -> bytes | None:
-        """The bytes of blob ``oid``, or None (the blob skipped) when over ``limit`` bytes."""
-        size = self._header(oid)
+    def small_sized(self, oid: str, size: int, limit: int) -> bytes | None:
+        """The bytes of blob ``oid`` (``size`` from :meth:`batch`), or None (skipped) when over
+        ``limit`` bytes."""
         if size > limit:
             self._stream(oid, size, None)
             return None
@@ -230,16 +252,17 @@ class _Blobs:
         return buf.getvalue()
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
+        """End git: its stdout closed first (a git still writing answers gets EPIPE and exits,
+        never waits for a reader), then its stdin (end of requests)."""
+        for pipe in (self.proc.stdout, self.proc.stdin):
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
         try:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
 
 
 def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: str, label: str, rev: str) -> None:
@@ -252,13 +275,15 @@ def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: st
     links: list[tuple[str, str]] = []
     files: list[tuple[str, str, str]] = []
     folders: list[str] = []
+    link_entries = [(oid, path) for mode, kind, oid, path in entries if kind == "blob" and mode == "120000"]
+    targets: dict[str, str] = {}
+    for (oid, size), (_oid, path) in zip(blobs.batch([oid for oid, _path in link_entries]), link_entries):
+        target = blobs.small_sized(oid, size, _MAX_LINK_BYTES)
+        if target is None:
+            raise InputError(f"{label}: {path} at {rev} is a symlink over {_MAX_LINK_BYTES:,} bytes; refused, never followed")
+        targets[path] = target.decode("utf-8", "surrogateescape")
     for mode, kind, oid, path in entries:
-        link = None
-        if kind == "blob" and mode == "120000":
-            target = blobs.small(oid, _MAX_LINK_BYTES)
-            if target is None:
-                raise InputError(f"{label}: {path} at {rev} is a symlink over {_MAX_LINK_BYTES:,} bytes; refused, never followed")
-            link = target.decode("utf-8", "surrogateescape")
+        link = targets.get(path) if kind == "blob" and mode == "120000" else None
         why = _unsafe_entry(path, dest, link)
         if why is not None:
             raise InputError(f"{label}: {path} at {rev} is {why}; refused, never followed")
@@ -270,12 +295,12 @@ def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: st
             folders.append(path)
     for path in folders:
         os.makedirs(os.path.join(dest, *path.split("/")), exist_ok=True)
-    for mode, oid, path in files:
+    for (oid, size), (mode, _oid, path) in zip(blobs.batch([oid for _mode, oid, _path in files]), files):
         full = os.path.join(dest, *path.split("/"))
         os.makedirs(os.path.dirname(full), exist_ok=True)
         fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o755 if mode == "100755" else 0o644)
         with os.fdopen(fd, "wb") as out:
-            blobs.copy(oid, out)
+            blobs.copy_sized(oid, size, out)
     for path, link in links:
         full = os.path.join(dest, *path.split("/"))
         os.makedirs(os.path.dirname(full), exist_ok=True)

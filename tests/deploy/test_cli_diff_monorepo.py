@@ -350,3 +350,28 @@ def test_dubious_ownership_is_reported_as_git_says_it_with_the_safe_directory_fi
     assert rc == 3, err
     assert "detected dubious ownership in repository at" in err
     assert f"git config --global --add safe.directory {mono}" in err and "not in a git repository" not in err
+
+
+def test_a_write_failing_midway_ends_git_at_once_and_is_exit_3(mono):
+    """All blobs are asked of `git cat-file --batch` at once (one round trip); a write that
+    fails midway must not leave git blocked on a pipe nobody reads and the feeding thread
+    blocked on git. The failure is real: RLIMIT_FSIZE of 1 MiB (CPython ignores SIGXFSZ, so
+    write() fails with EFBIG, "File too large", as a full disk fails with ENOSPC) and a 2 MiB
+    asset among 400 of 256 KiB (~100 MiB of answers, far over a pipe's 64 KiB). git is ended,
+    the run is exit 3 naming the cause; a hang would meet the subprocess timeout."""
+    import resource
+    import sys
+
+    assets = mono / "products" / "orders" / "assets"
+    assets.mkdir()
+    for k in range(400):
+        (assets / f"a{k:03d}.bin").write_bytes(b"\0" * (2 * 1048576 if k == 5 else 262144))
+    git(mono, "add", "-A")
+    git(mono, "commit", "-qm", "assets")
+
+    def one_mib_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1048576, 1048576))
+
+    got = subprocess.run([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=mono,
+                         capture_output=True, text=True, preexec_fn=one_mib_files, timeout=120)
+    assert got.returncode == 3 and "File too large" in got.stderr, (got.returncode, got.stderr[-500:])
