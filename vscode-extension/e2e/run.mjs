@@ -1020,6 +1020,21 @@ try {
     const tabs = await page.locator('.tab', { hasText: /Runway (Diagnostics|Docs)/ }).allInnerTexts();
     if (tabs.length !== 1 || !/Runway Docs: /.test(tabs[0])) throw new Error(`docs tabs: ${tabs.join(' | ')}`);
     await shot('docs-format');
+    // Hidden behind another editor and shown again, the view comes back where the reader was.
+    await format.frame.evaluate(() => globalThis.scrollBy(0, 600));
+    const readAt = await format.frame.evaluate(() => Math.round(globalThis.scrollY));
+    await sleep(500); // the view keeps its place 150 ms after the last scroll
+    await page.locator('.tab', { hasText: 'Runway Docs' }).first().click();
+    await openFile('examples/orders/runway.yaml');
+    await page.locator('.tab', { hasText: 'Runway Docs' }).first().click();
+    const back = await waitFor('the docs view shown again', async () => {
+      for (const f of page.frames()) {
+        if ((await f.locator('main#doc[data-page="format.md"]').count().catch(() => 0)) > 0) return f.evaluate(() => Math.round(globalThis.scrollY));
+      }
+      return undefined;
+    });
+    mark(`docs view shown again at ${back}px (left at ${readAt}px)`);
+    if (Math.abs(back - readAt) > 40) throw new Error(`shown again at ${back}px, not where it was left (${readAt}px)`);
     await runCommand('View: Close All Editors');
   });
 

@@ -2,8 +2,8 @@
  * The docs view's HTML (src/docsView.ts): a page of the reference rendered at package time
  * (scripts/render-docs.mjs, bundled/docs/) inside a strict Content-Security-Policy document:
  * nothing is loaded (no remote nor local resource), the style and the one script run by nonce.
- * The script only scrolls to the anchor and keeps the page in the webview state (for the
- * serializer after a reload); links are the webview's own: `#anchor` scrolls, `command:`
+ * The script only scrolls to the anchor (or, in the same document shown again, back to where the
+ * reader was) and keeps the page in the webview state (for the serializer after a reload); links are the webview's own: `#anchor` scrolls, `command:`
  * (runway.openDocs only, `enableCommandUris`) opens another page, http(s) opens outside. Pure.
  */
 import { escapeHtml } from './format';
@@ -17,6 +17,8 @@ export interface DocsPageOptions {
   title: string;
   /** The heading id to scroll to ('' for the top). */
   anchor: string;
+  /** This rendering's id: the webview state of another one is not restored. */
+  render?: string;
 }
 
 export function docsContentSecurityPolicy(nonce: string): string {
@@ -45,20 +47,31 @@ blockquote { margin: 0; padding: 0 1em; border-left: 4px solid var(--vscode-text
 nav.crumbs { font-size: 0.9em; color: var(--vscode-descriptionForeground); margin-top: 12px; }
 `;
 
-// Scroll to the anchor (the heading of a code) once the page is laid out, mark it, and keep
-// {page, anchor} as the webview state. Nothing else: links are handled by the webview itself.
+// Scroll to the anchor (the heading of a code) once the page is laid out, and mark it; keep
+// {page, anchor, render, y} as the webview state. A tab hidden and shown again reloads the same
+// document (same render id): back to where the reader was, not to the anchor. Nothing else:
+// links are handled by the webview itself.
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
 const main = document.getElementById('doc');
-const anchor = main.dataset.anchor;
-vscode.setState({ page: main.dataset.page, anchor });
+const { page, anchor, render } = main.dataset;
+const saved = vscode.getState();
 const target = anchor ? document.getElementById(anchor) : null;
-if (target) {
-  target.classList.add('target');
+if (target) target.classList.add('target');
+if (saved && saved.render === render && typeof saved.y === 'number') {
+  window.scrollTo(0, saved.y);
+} else if (target) {
   target.scrollIntoView({ block: 'start' });
   target.setAttribute('tabindex', '-1');
   target.focus({ preventScroll: true });
 }
+const keep = () => vscode.setState({ page, anchor, render, y: Math.round(window.scrollY) });
+keep();
+let timer;
+window.addEventListener('scroll', () => {
+  clearTimeout(timer);
+  timer = setTimeout(keep, 150);
+});
 `;
 
 /** The whole webview document of one rendered page (`body`: its HTML fragment, made at package time). */
@@ -76,7 +89,7 @@ export function docsDocument(body: string, options: DocsPageOptions): string {
 </head>
 <body>
 ${crumbs}
-<main id="doc" data-page="${escapeHtml(options.page)}" data-anchor="${escapeHtml(options.anchor)}">
+<main id="doc" data-page="${escapeHtml(options.page)}" data-anchor="${escapeHtml(options.anchor)}" data-render="${escapeHtml(options.render ?? options.nonce)}">
 ${body}
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>

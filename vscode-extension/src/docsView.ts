@@ -94,7 +94,7 @@ export class DocsView implements vscode.Disposable {
     }
     const title = index.pages[at.page].title;
     this.panel.title = at.page === index.entry ? 'Runway Diagnostics' : `Runway Docs: ${title}`;
-    this.panel.webview.html = docsDocument(body, { nonce: randomBytes(16).toString('base64'), page: at.page, title, anchor: at.anchor });
+    this.panel.webview.html = docsDocument(body, { nonce: randomBytes(16).toString('base64'), page: at.page, title, anchor: at.anchor, render: randomBytes(8).toString('hex') });
     return true;
   }
 

@@ -126,6 +126,9 @@ test('the docs document: strict CSP (nothing loaded, scripts only by nonce), the
   const scripts = [...doc.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
   assert.deepEqual(scripts, [' nonce="abc"']);
   assert.ok(!/<(link|img|iframe)\b/.test(doc));
+  // Each rendering has its own id: shown again (the same document), the reader's place comes back.
+  assert.match(docsDocument('', { nonce: 'n', page: 'diagnostics.md', title: 'D', anchor: '', render: 'r1' }), /data-render="r1"/);
+  assert.match(doc, /saved\.render === render/);
   // Another page shows where it is and the way back.
   assert.match(docsDocument('', { nonce: 'n', page: 'format.md', title: 'Format', anchor: '' }), /docs\/format\.md · <a href="command:runway\.openDocs\?%5B%22diagnostics\.md%22%5D">/);
 });
