@@ -1035,7 +1035,9 @@ try {
     });
     mark(`docs view shown again at ${back}px (left at ${readAt}px)`);
     if (Math.abs(back - readAt) > 40) throw new Error(`shown again at ${back}px, not where it was left (${readAt}px)`);
+    // Leave a runway open, as the quick fix check did (the status bar follows the open runway).
     await runCommand('View: Close All Editors');
+    await openFile('scratch/broken/runway.yaml');
   });
 
   await check('a broken interpreter setting: one notification, no restart loop', async () => {
