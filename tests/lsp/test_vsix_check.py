@@ -252,3 +252,8 @@ def test_a_code_heading_without_its_rendered_anchor_and_raw_html_fail(tmp_path):
     }
     errors = check_vsix.check(_right_linux_x64(tmp_path, entry_html=entry, index=index))[1]
     assert errors == ["diagnostics.md: holds a <script> (raw HTML must be text)", "RW140: no heading of the rendered diagnostics.md for its link"]
+
+
+def test_an_inline_style_of_a_rendered_page_fails(tmp_path):
+    fmt = '<h1 id="format">Format</h1>\n<h2 id="workloads">Workloads</h2>\n<td style="text-align:right">1</td>'
+    assert check_vsix.check(_right_linux_x64(tmp_path, format_html=fmt))[1] == ["format.md: an inline style attribute (the docs view's CSP refuses it)"]

@@ -31,7 +31,7 @@ files under ``extension/``, its identity in ``extension.vsixmanifest``
    shipped ``bundled/libs/docs/diagnostics.md`` has its anchor, an ``id`` of the rendered page;
    every link of every page resolves inside the package (``#anchor``: an id of the page;
    ``command:runway.openDocs?["page","anchor"]``: a listed page and one of its ids) or is
-   http(s)/mailto; no page holds a script, image, frame or style sheet of its own.
+   http(s)/mailto; no page holds a script, image, frame, style sheet or inline style of its own.
 
 Prints one line per finding and a summary; exit 0 when the package is right, 1 when a check
 failed, 2 when the file cannot be read as a ``.vsix`` with a bundle.
@@ -268,6 +268,8 @@ def check_docs(zf: zipfile.ZipFile) -> tuple[list[str], int]:
             errors.append(f"{page}: the index lists anchors the page lacks: {', '.join(missing[:5])}")
         if m := re.search(r"<(script|img|iframe|link|object|embed|style)\b", html[page], re.I):
             errors.append(f"{page}: holds a <{m.group(1)}> (raw HTML must be text)")
+        if re.search(r'\sstyle="', html[page]):
+            errors.append(f"{page}: an inline style attribute (the docs view's CSP refuses it)")
     if entry not in html:
         return errors + [f"the entry page {entry} is not rendered"], 0
     try:

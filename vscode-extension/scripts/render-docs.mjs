@@ -147,6 +147,11 @@ export function renderPage(source, from, site) {
   const tokens = md.parse(source, env);
   const found = headings(tokens);
   for (const h of found) h.token.attrSet('id', h.anchor);
+  // A column's alignment as a class: the view's CSP allows no inline style attribute.
+  for (const t of tokens) {
+    const align = /^text-align:(left|center|right)$/.exec(t.attrGet('style') ?? '');
+    if (align) t.attrs = [...t.attrs.filter(([k]) => k !== 'style'), ['class', `align-${align[1]}`]];
+  }
   const dead = [];
   const walk = (list) => {
     for (let i = 0; i < list.length; i++) {

@@ -42,6 +42,7 @@ pre { background: var(--vscode-textCodeBlock-background); padding: 10px 14px; ov
 pre code { background: none; padding: 0; }
 table { border-collapse: collapse; margin: 0.8em 0; display: block; overflow-x: auto; }
 th, td { border: 1px solid var(--vscode-panel-border, rgba(128,128,128,.35)); padding: 4px 9px; text-align: left; vertical-align: top; }
+.align-right { text-align: right; } .align-center { text-align: center; }
 th { background: var(--vscode-keybindingTable-headerBackground, rgba(128,128,128,.12)); }
 blockquote { margin: 0; padding: 0 1em; border-left: 4px solid var(--vscode-textBlockQuote-border); color: var(--vscode-textBlockQuote-foreground, inherit); }
 nav.crumbs { font-size: 0.9em; color: var(--vscode-descriptionForeground); margin-top: 12px; }

@@ -38,6 +38,10 @@ test('headings get ids (a repeated one numbered), tables, code and lists render,
   assert.match(out.html, /<ul>\s*<li>one<\/li>/);
   assert.match(out.html, /<pre><code class="language-yaml">key: &lt;v&gt;/);
   assert.ok(!out.html.includes('<script'), 'raw HTML is text');
+  // Column alignment as a class (the CSP refuses inline styles).
+  const aligned = renderPage('| a | n |\n|---|---:|\n| x | 1 |\n', 'p.md', site({ 'p.md': [] })).html;
+  assert.match(aligned, /<td class="align-right">1<\/td>/);
+  assert.ok(!aligned.includes('style='));
   assert.deepEqual(out.dead, []);
 });
 
