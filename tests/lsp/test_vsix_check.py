@@ -77,7 +77,32 @@ def layout(target: str, modules: dict[str, bytes], wheels: dict[str, list[str]],
         "extension/bundled/libs/pydantic_core-2.50.5.dist-info/RECORD": b"pydantic_core/_pydantic_core.cpython-311-x86_64-linux-gnu.so,sha256=x,1\n",
     }
     files.update({f"extension/bundled/libs/{k}": v for k, v in modules.items()})
+    files.update(docs_files())
     return files
+
+
+def docs_files(entry_html: str | None = None, format_html: str | None = None, index: dict | None = None) -> dict[str, bytes]:
+    """A rendered reference as scripts/render-docs.mjs writes it: two pages linking each other."""
+    entry_html = entry_html if entry_html is not None else (
+        '<h1 id="diagnostics">Diagnostics</h1>\n<h3 id="rw140--image-not-pinned-by-digest">RW140 — image not pinned by digest</h3>\n'
+        '<p><a href="#diagnostics">top</a>, <a href="command:runway.openDocs?%5B%22format.md%22%2C%22workloads%22%5D">format</a>, '
+        '<a href="https://aws.amazon.com/">AWS</a>, <span class="unbundled" title="docs/ci.md">ci</span></p>\n'
+    )
+    format_html = format_html if format_html is not None else '<h1 id="format">Format</h1>\n<h2 id="workloads">Workloads</h2>\n<a href="command:runway.openDocs?%5B%22diagnostics.md%22%5D">back</a>\n'
+    index = index or {
+        "entry": "diagnostics.md",
+        "pages": {
+            "diagnostics.md": {"file": "diagnostics.html", "title": "Diagnostics", "anchors": ["diagnostics", "rw140--image-not-pinned-by-digest"]},
+            "format.md": {"file": "format.html", "title": "Format", "anchors": ["format", "workloads"]},
+        },
+        "codes": {"RW140": "rw140--image-not-pinned-by-digest"},
+    }
+    return {
+        "extension/bundled/libs/docs/diagnostics.md": b"# Diagnostics\n\n### RW140 \xe2\x80\x94 image not pinned by digest\n",
+        "extension/bundled/docs/index.json": json.dumps(index).encode(),
+        "extension/bundled/docs/diagnostics.html": entry_html.encode(),
+        "extension/bundled/docs/format.html": format_html.encode(),
+    }
 
 
 def write(tmp_path: Path, files: dict[str, bytes]) -> str:
@@ -183,3 +208,52 @@ def test_an_unreadable_file_exits_2(tmp_path, content, capsys):
         path.write_bytes(content)
     assert check_vsix.main([str(path)]) == 2
     assert "check_vsix:" in capsys.readouterr().err
+
+
+def _right_linux_x64(tmp_path, **docs) -> str:
+    files = layout("linux-x64", linux_x64(), wheels_for("manylinux2014_x86_64"))
+    files.update(docs_files(**docs))
+    return write(tmp_path, files)
+
+
+def test_the_rendered_reference_passes_when_every_link_resolves(tmp_path):
+    assert check_vsix.check(_right_linux_x64(tmp_path))[1] == []
+
+
+def test_a_package_without_the_rendered_reference_fails(tmp_path):
+    files = layout("linux-x64", linux_x64(), wheels_for("manylinux2014_x86_64"))
+    files = {k: v for k, v in files.items() if not k.startswith("extension/bundled/docs/")}
+    errors = check_vsix.check(write(tmp_path, files))[1]
+    assert errors == ["extension/bundled/docs/index.json missing: the diagnostics reference is not rendered (scripts/render-docs.mjs)"]
+
+
+def test_dead_links_and_anchors_of_the_rendered_pages_are_named(tmp_path):
+    entry = (
+        '<h1 id="diagnostics">Diagnostics</h1>\n<h3 id="rw140--image-not-pinned-by-digest">RW140</h3>\n'
+        '<a href="#nope">a</a> <a href="command:runway.openDocs?%5B%22format.md%22%2C%22gone%22%5D">b</a> '
+        '<a href="command:runway.openDocs?%5B%22ci.md%22%5D">c</a> <a href="format.md#workloads">d</a> <a href="javascript:x">e</a>'
+    )
+    errors = check_vsix.check(_right_linux_x64(tmp_path, entry_html=entry))[1]
+    assert errors == [
+        "diagnostics.md: dead link #nope",
+        "diagnostics.md: dead link to format.md#gone",
+        "diagnostics.md: link to ci.md, which is not rendered",
+        "diagnostics.md: a link that does not work in the package: format.md#workloads",
+        "diagnostics.md: a link that does not work in the package: javascript:x",
+    ]
+
+
+def test_a_code_heading_without_its_rendered_anchor_and_raw_html_fail(tmp_path):
+    entry = '<h1 id="diagnostics">Diagnostics</h1>\n<script>alert(1)</script>'
+    index = {
+        "entry": "diagnostics.md",
+        "pages": {"diagnostics.md": {"file": "diagnostics.html", "title": "D", "anchors": ["diagnostics"]}, "format.md": {"file": "format.html", "title": "F", "anchors": []}},
+        "codes": {},
+    }
+    errors = check_vsix.check(_right_linux_x64(tmp_path, entry_html=entry, index=index))[1]
+    assert errors == ["diagnostics.md: holds a <script> (raw HTML must be text)", "RW140: no heading of the rendered diagnostics.md for its link"]
+
+
+def test_an_inline_style_of_a_rendered_page_fails(tmp_path):
+    fmt = '<h1 id="format">Format</h1>\n<h2 id="workloads">Workloads</h2>\n<td style="text-align:right">1</td>'
+    assert check_vsix.check(_right_linux_x64(tmp_path, format_html=fmt))[1] == ["format.md: an inline style attribute (the docs view's CSP refuses it)"]

@@ -23,6 +23,9 @@
 //   5b. fixing `smal` to `small` a key at a time: no new diagnostic words before the pause, at
 //      most two status bar figures (before, after);
 //   6. a quick fix through the UI (Ctrl+.) on a broken copy changes the file as expected;
+//   6b. RW140's code link in the Problems panel opens the reference rendered at package time
+//      (the docs view) at RW140's heading, every link in it offline; a link to format.md opens
+//      that page, in the same view, at its heading;
 //   7. a broken interpreter setting: one notification, the server not restarted; a server that
 //      dies at start (the old first-run failure): one notification naming the missing module.
 // Screenshots go to e2e/artifacts/ (every step) and, for the README, vscode-extension/images/.
@@ -976,6 +979,65 @@ try {
     await page.keyboard.press('Control+S');
     const expected = brokenText.replace('      production: lage', '      production: large');
     await waitFor('the saved file', async () => readFileSync(brokenRoot, 'utf8') === expected);
+  });
+
+  await check("RW140's code link opens the rendered reference at its heading; a link in it opens another bundled page at its anchor", async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('examples/orders/runway.yaml');
+    await waitFor('RW140 in the Problems panel', async () => (await problemsText()).includes('RW140'));
+    // The code in the Problems panel is a link (its target: command:runway.openDiagnosticsDocs?["RW140"]).
+    const link = page.locator('.markers-panel .monaco-link', { hasText: 'RW140' }).first();
+    await link.waitFor({ timeout: STEP_TIMEOUT });
+    const href = (await link.getAttribute('href')) ?? '';
+    if (!href.startsWith('command:runway.openDiagnosticsDocs')) throw new Error(`the RW140 link goes to ${href}`);
+    await link.click();
+    const heading = 'rw140--image-not-pinned-by-digest';
+    /** Where the docs view shows `page`: its heading `id`'s top in the view, the scroll, every link's target. */
+    const docsAt = async (docPage, id) => {
+      const frame = await planFrame(`main#doc[data-page="${docPage}"]`);
+      return waitFor(`${docPage} at #${id}`, async () => {
+        const at = await frame.evaluate((target) => {
+          const doc = globalThis.document;
+          const el = doc.getElementById(target);
+          const hrefs = [...doc.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'));
+          return el && { top: Math.round(el.getBoundingClientRect().top), scrolled: Math.round(globalThis.scrollY), marked: el.classList.contains('target'), text: el.textContent, hrefs, plain: doc.querySelectorAll('.unbundled').length };
+        }, id);
+        return at && at.marked && at.top >= -2 && at.top < 80 ? { frame, ...at } : undefined;
+      });
+    };
+    const diag = await docsAt('diagnostics.md', heading);
+    mark(`docs view: "${diag.text}" at ${diag.top}px (scrolled ${diag.scrolled}px); ${diag.hrefs.length} links, ${diag.plain} plain-text references`);
+    if (diag.scrolled < 1000) throw new Error(`the reference is not scrolled to RW140 (scrollY ${diag.scrolled})`);
+    const bad = diag.hrefs.filter((h) => !/^(#|command:runway\.openDocs\?|https?:|mailto:)/.test(h));
+    if (bad.length) throw new Error(`links that do not work offline: ${bad.slice(0, 5).join(' ')}`);
+    if ((await page.locator('.tab', { hasText: 'Runway Diagnostics' }).count()) !== 1) throw new Error('no "Runway Diagnostics" tab');
+    await shot('docs-rw140');
+    // RW143 (a few entries below) links to format.md's `uses` heading: it opens there, in the same view.
+    await diag.frame.locator('a[data-doc="format.md#uses-and-injected-variables"]').first().click();
+    const format = await docsAt('format.md', 'uses-and-injected-variables');
+    mark(`docs view: format.md "${format.text}" at ${format.top}px (scrolled ${format.scrolled}px)`);
+    if (format.scrolled < 200) throw new Error(`format.md is not scrolled to its heading (scrollY ${format.scrolled})`);
+    const tabs = await page.locator('.tab', { hasText: /Runway (Diagnostics|Docs)/ }).allInnerTexts();
+    if (tabs.length !== 1 || !/Runway Docs: /.test(tabs[0])) throw new Error(`docs tabs: ${tabs.join(' | ')}`);
+    await shot('docs-format');
+    // Hidden behind another editor and shown again, the view comes back where the reader was.
+    await format.frame.evaluate(() => globalThis.scrollBy(0, 600));
+    const readAt = await format.frame.evaluate(() => Math.round(globalThis.scrollY));
+    await sleep(500); // the view keeps its place 150 ms after the last scroll
+    await page.locator('.tab', { hasText: 'Runway Docs' }).first().click();
+    await openFile('examples/orders/runway.yaml');
+    await page.locator('.tab', { hasText: 'Runway Docs' }).first().click();
+    const back = await waitFor('the docs view shown again', async () => {
+      for (const f of page.frames()) {
+        if ((await f.locator('main#doc[data-page="format.md"]').count().catch(() => 0)) > 0) return f.evaluate(() => Math.round(globalThis.scrollY));
+      }
+      return undefined;
+    });
+    mark(`docs view shown again at ${back}px (left at ${readAt}px)`);
+    if (Math.abs(back - readAt) > 40) throw new Error(`shown again at ${back}px, not where it was left (${readAt}px)`);
+    // Leave a runway open, as the quick fix check did (the status bar follows the open runway).
+    await runCommand('View: Close All Editors');
+    await openFile('scratch/broken/runway.yaml');
   });
 
   await check('a broken interpreter setting: one notification, no restart loop', async () => {

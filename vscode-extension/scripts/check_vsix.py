@@ -25,7 +25,13 @@ files under ``extension/``, its identity in ``extension.vsixmanifest``
    universal binary holding it), PE ``Machine`` (AMD64 0x8664, ARM64 0xAA64);
 4. every compiled module (``pydantic_core/_pydantic_core``, ``_ruamel_yaml``) exists for every
    bundled CPython (or as one ``abi3`` module), except a version ``BUNDLE.json`` says was
-   skipped for that distribution.
+   skipped for that distribution;
+5. the diagnostics reference rendered at package time (``scripts/render-docs.mjs``) for the
+   docs view: ``bundled/docs/index.json`` and every page it lists; every code heading of the
+   shipped ``bundled/libs/docs/diagnostics.md`` has its anchor, an ``id`` of the rendered page;
+   every link of every page resolves inside the package (``#anchor``: an id of the page;
+   ``command:runway.openDocs?["page","anchor"]``: a listed page and one of its ids) or is
+   http(s)/mailto; no page holds a script, image, frame, style sheet or inline style of its own.
 
 Prints one line per finding and a summary; exit 0 when the package is right, 1 when a check
 failed, 2 when the file cannot be read as a ``.vsix`` with a bundle.
@@ -41,6 +47,7 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from urllib.parse import unquote
 
 LIBS = "extension/bundled/libs/"
 
@@ -231,6 +238,71 @@ def check_modules(zf: zipfile.ZipFile, bundle: dict, target: str, plat: Platform
     return errors, len(compiled)
 
 
+DOCS = "extension/bundled/docs/"
+OPEN_DOCS = "command:runway.openDocs?"
+
+
+def check_docs(zf: zipfile.ZipFile) -> tuple[list[str], int]:
+    """Check 5 of the module docstring; also the number of links checked."""
+    names = set(zf.namelist())
+    if DOCS + "index.json" not in names:
+        return [f"{DOCS}index.json missing: the diagnostics reference is not rendered (scripts/render-docs.mjs)"], 0
+    try:
+        index = json.loads(zf.read(DOCS + "index.json"))
+        pages: dict[str, dict] = index["pages"]
+        entry: str = index["entry"]
+        codes: dict[str, str] = index["codes"]
+    except (ValueError, KeyError, TypeError) as e:
+        return [f"{DOCS}index.json is not the renderer's index: {e}"], 0
+    errors: list[str] = []
+    ids: dict[str, set[str]] = {}
+    html: dict[str, str] = {}
+    for page, info in pages.items():
+        name = DOCS + str(info.get("file", ""))
+        if name not in names or ".." in PurePosixPath(name).parts:
+            errors.append(f"{page}: its rendered page {name} is not in the package")
+            continue
+        html[page] = zf.read(name).decode("utf-8")
+        ids[page] = set(re.findall(r'\sid="([^"]+)"', html[page]))
+        if missing := [a for a in info.get("anchors", []) if a not in ids[page]]:
+            errors.append(f"{page}: the index lists anchors the page lacks: {', '.join(missing[:5])}")
+        if m := re.search(r"<(script|img|iframe|link|object|embed|style)\b", html[page], re.I):
+            errors.append(f"{page}: holds a <{m.group(1)}> (raw HTML must be text)")
+        if re.search(r'\sstyle="', html[page]):
+            errors.append(f"{page}: an inline style attribute (the docs view's CSP refuses it)")
+    if entry not in html:
+        return errors + [f"the entry page {entry} is not rendered"], 0
+    try:
+        shipped = zf.read(LIBS + "docs/diagnostics.md").decode("utf-8")
+    except KeyError:
+        shipped = ""
+    for code in re.findall(r"^#{2,4}\s+(RW\d{3})\b", shipped, re.M):
+        if codes.get(code) not in ids[entry]:
+            errors.append(f"{code}: no heading of the rendered {entry} for its link")
+    links = 0
+    for page, text in html.items():
+        for href in re.findall(r'<a\s[^>]*?href="([^"]*)"', text):
+            links += 1
+            href = href.replace("&amp;", "&")
+            if href.startswith("#"):
+                if href[1:] not in ids[page]:
+                    errors.append(f"{page}: dead link {href}")
+            elif href.startswith(OPEN_DOCS):
+                try:
+                    to = json.loads(unquote(href[len(OPEN_DOCS) :]))
+                    target, anchor = to[0], (to[1] if len(to) > 1 else "")
+                except (ValueError, IndexError, TypeError):
+                    errors.append(f"{page}: a link that is not the docs view's: {href}")
+                    continue
+                if target not in ids:
+                    errors.append(f"{page}: link to {target}, which is not rendered")
+                elif anchor and anchor not in ids[target]:
+                    errors.append(f"{page}: dead link to {target}#{anchor}")
+            elif not re.match(r"^(https?|mailto):", href):
+                errors.append(f"{page}: a link that does not work in the package: {href}")
+    return errors, links
+
+
 def check(path: str, target: str | None = None) -> tuple[str, list[str], int]:
     """``(target, findings, compiled files checked)`` of the .vsix at ``path``; raises
     :class:`Unreadable`."""
@@ -255,7 +327,8 @@ def check(path: str, target: str | None = None) -> tuple[str, list[str], int]:
         plat = PLATFORMS[target]
         errors += check_wheels(bundle, target, plat)
         found, count = check_modules(zf, bundle, target, plat)
-        return target, errors + found, count
+        docs, _links = check_docs(zf)
+        return target, errors + found + docs, count
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ import {
 } from 'vscode-languageclient/node';
 import * as readline from 'node:readline';
 import { enabledGlobs, filterConfigurationResult, injectEnvironment, mergedExclude, serverSection, withExclusions } from './config';
-import { codeLines, diagnosticCode } from './docs';
+import { codeLines, codeLinkUri, diagnosticCode } from './docs';
 import { isUsageLens, SHOW_COST, SHOW_USAGES } from './lensCommands';
 import { NOT_RUNNING } from './status';
 import { padTables } from './format';
@@ -457,11 +457,20 @@ export class RunwayClient implements vscode.Disposable {
     return vscode.Uri.file(file).with({ fragment: line ? `L${line}` : '' });
   }
 
+  /** Whether the rendered reference (the docs view) has `code`'s entry; set by the extension. */
+  renderedCode: (code: string) => boolean = () => false;
+
+  /** Each code's link: the rendered reference at its heading, else the Markdown copy at its line. */
   private linkCodes(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
     for (const d of diagnostics) {
       const code = diagnosticCode(d.code);
-      const target = code ? this.docsTarget(code) : null;
-      if (code && target && target.fragment) d.code = { value: code, target };
+      if (!code) continue;
+      if (this.renderedCode(code)) {
+        d.code = { value: code, target: vscode.Uri.parse(codeLinkUri(code)) };
+        continue;
+      }
+      const target = this.docsTarget(code);
+      if (target && target.fragment) d.code = { value: code, target };
     }
     return diagnostics;
   }

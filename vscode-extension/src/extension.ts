@@ -4,6 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { RunwayClient } from './client';
+import { OPEN_DIAGNOSTICS_DOCS } from './docs';
+import { DocsView } from './docsView';
 import { EnvironmentStore } from './environment';
 import { SHOW_USAGES } from './lensCommands';
 import { PlanPanel } from './planPanel';
@@ -19,6 +21,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const environments = new EnvironmentStore(context.workspaceState);
   // A code lens ("dev $126.88 / $150 · 85%") runs runway.showCost: show the plan it belongs to.
   const client = new RunwayClient(context.extensionUri.fsPath, output, (args: unknown[]) => showPlan(typeof args[0] === 'string' ? vscode.Uri.parse(args[0]) : undefined), () => environments.get());
+  const docs = new DocsView(context.extensionUri.fsPath);
+  client.renderedCode = (code) => docs.hasCode(code);
+  context.subscriptions.push(docs);
   const status = new CostStatus(client, environments);
   runway = client;
   async function setEnvironment(name: string): Promise<void> {
@@ -45,7 +50,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.restart();
     }),
     vscode.commands.registerCommand('runway.showOutput', () => output.show(true)),
-    vscode.commands.registerCommand('runway.openDiagnosticsDocs', async (code?: unknown) => {
+    vscode.commands.registerCommand(OPEN_DIAGNOSTICS_DOCS, async (code?: unknown) => {
+      // The rendered reference (the docs view) at the code's heading; the Markdown copy without it.
+      if (docs.showCode(typeof code === 'string' ? code : null)) return;
       const target = client.docsTarget(typeof code === 'string' ? code : null);
       if (!target) return void vscode.window.showWarningMessage('Runway: this build of the extension does not ship docs/diagnostics.md.');
       const line = Number(/^L(\d+)$/.exec(target.fragment)?.[1] ?? 1) - 1;
