@@ -12,8 +12,9 @@
 //      examples/broken out of it (time from opening to the first diagnostic is printed);
 //   2. the language mode, the status bar (dev near its cap), lenses, a hover, "used by N" and
 //      Select Environment, as before;
-//   3. the plan view: the chart and every environment side by side; no horizontal overflow at
-//      1,200 px nor at 320 px; an item's name opens its YAML; a row expands to its line items
+//   3. the plan view: the chart and every environment side by side; beside the editor at ~750 px
+//      (the default split) every environment's column ends inside the view; no horizontal
+//      overflow at 1,200 px nor at 320 px; an item's name opens its YAML; a row expands to its line items
 //      from the keyboard;
 //   4. the plan view survives a window reload (restored by its serializer, no empty group) and a
 //      syntax error (the last good plan under a "stale: … at L:C" banner); a rename while the
@@ -630,7 +631,7 @@ try {
     if (readFileSync(workspaceSettings, 'utf8') !== checkoutSettings) throw new Error('.vscode/settings.json was written');
   });
 
-  await check('Show Plan: the chart and every environment; no overflow at 1,200 px and at 320 px', async () => {
+  await check('Show Plan: the chart and every environment; every column inside at ~750 px beside the editor; no overflow at 1,200 px and at 320 px', async () => {
     await runCommand('View: Close Primary Side Bar');
     await runCommand('View: Hide Panel');
     await runCommand('Runway: Show Plan');
@@ -640,6 +641,35 @@ try {
     const mainDb = await frame.locator('table.plan tr.item-row', { hasText: 'main-db' }).first().innerText();
     if (!/small\s+\$36\.28\s+medium\s+\$139\.47\s+large\s+\$325\.81/.test(mainDb)) throw new Error(`main-db row: ${mainDb}`);
     await runCommand('Notifications: Clear All Notifications');
+    // The default split (issue 26: a 1,600 px window cut production off): the editor and the
+    // plan side by side, the plan ~750 px wide; every environment's column ends inside the view.
+    {
+      const activity = (await page.locator('.part.activitybar').boundingBox())?.width ?? 48;
+      await page.setViewportSize({ width: Math.round(activity + 2 * 752), height: 900 });
+      await sleep(800);
+      if ((await page.locator('.editor-group-container').count()) !== 2) throw new Error('the plan is not beside the editor');
+      frame = await planFrame('table.plan');
+      const m = await frame.evaluate(() => {
+        const doc = globalThis.document;
+        const wrap = doc.querySelector('.table-wrap').getBoundingClientRect();
+        const right = (sel) => [...doc.querySelectorAll(sel)].map((e) => Math.round(e.getBoundingClientRect().right));
+        return {
+          width: doc.documentElement.clientWidth,
+          scroll: doc.documentElement.scrollWidth,
+          wrapRight: Math.round(wrap.right),
+          inner: doc.querySelector('.table-wrap').scrollWidth - doc.querySelector('.table-wrap').clientWidth,
+          heads: right('table.plan th.env-head'),
+          cells: Math.max(...right('table.plan td[data-env]')),
+          table: Math.round(doc.querySelector('table.plan').getBoundingClientRect().width),
+        };
+      });
+      mark(`plan view beside the editor, ${m.width}px wide: table ${m.table}px, environment columns end at ${m.heads.join('/')} px (cells ${m.cells}), view ${m.width}px, scroll ${m.inner}px`);
+      if (m.width < 700 || m.width > 800) throw new Error(`the plan beside the editor is ${m.width}px wide, not ~750`);
+      if (m.heads.length !== 3) throw new Error(`${m.heads.length} environment columns`);
+      const edge = Math.min(m.width, m.wrapRight);
+      if (m.heads.some((r) => r > edge) || m.cells > edge || m.inner > 1 || m.scroll > m.width + 1) throw new Error(`an environment column is cut off at ${m.width}px: ${JSON.stringify(m)}`);
+      await shot('plan-750-split');
+    }
     // The plan alone in the window: close the text editor's group by its tab's close button.
     const textTab = page.locator('.tab', { hasText: 'runway.yaml' }).first();
     await textTab.hover();
