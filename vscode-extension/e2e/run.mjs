@@ -25,7 +25,10 @@
 //      most two status bar figures (before, after);
 //   6. a quick fix through the UI (Ctrl+.) on a broken copy changes the file as expected;
 //   7. a broken interpreter setting: one notification, the server not restarted; a server that
-//      dies at start (the old first-run failure): one notification naming the missing module.
+//      dies at start (the old first-run failure): one notification naming the missing module;
+//   8. another workspace, first opened: 120 broken runways under tests/fixtures/ bring one offer
+//      to exclude them (never in the checkout), which leaves the editor's focus alone; accepted,
+//      it writes runway.exclude and their problems leave the Problems panel.
 // Screenshots go to e2e/artifacts/ (every step) and, for the README, vscode-extension/images/.
 //
 // Every path the run writes (HOME, XDG_*, TMPDIR, profiles) is inside one temp folder;
@@ -258,6 +261,16 @@ const retype = path.join(checkout, 'scratch', 'retype');
 cpSync(path.join(checkout, 'examples', 'orders'), retype, { recursive: true });
 const retypeText = readFileSync(path.join(retype, 'runway.yaml'), 'utf8').replace('product: orders', 'product: orders-retype');
 writeFileSync(path.join(retype, 'runway.yaml'), retypeText);
+// A second workspace, opened last: a product whose tests/fixtures/ hold 120 deliberately broken
+// runways (an unknown kind each: 120 errors), as the issue 26 repository had 1,249 problems.
+const fixturesRepo = path.join(dirs.work, 'fixtures-repo');
+cpSync(path.join(checkout, 'examples', 'orders'), fixturesRepo, { recursive: true });
+const FIXTURES = 120;
+for (let i = 0; i < FIXTURES; i++) {
+  const dir = path.join(fixturesRepo, 'tests', 'fixtures', `bad-${String(i).padStart(3, '0')}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'runway.yaml'), `runway: 1\nproduct: bad-${i}\nregion: us-east-1\nenvironments:\n  dev: {}\nresources:\n  db:\n    kind: postgrez\n`);
+}
 const memberPaths = ['checkout', 'billing'].map((m) => path.join(checkout, 'examples', 'orders', 'services', m, 'runway.yaml'));
 const memberTexts = memberPaths.map((f) => readFileSync(f, 'utf8'));
 const workspaceSettings = path.join(checkout, '.vscode', 'settings.json');
@@ -1057,6 +1070,58 @@ try {
     writeFileSync(workspaceSettings, checkoutSettings);
     // Whichever environment an earlier check selected (the retyping check selects staging).
     await waitFor('the cost back in the status bar', async () => (await statusTexts()).find((i) => /^[a-z][a-z0-9-]* (≥ )?\$/.test(i.text)), 45_000);
+  });
+
+  await check('a first open with 120 broken runways under tests/fixtures: one offer to exclude them, the editor keeps the focus; accepted, runway.exclude is written and their problems go', async () => {
+    // None in the checkout (its runway.exclude leaves out tests/**): the offer is for many problems only.
+    if (/offering to exclude/.test(runwayLog())) throw new Error('the exclude offer was made in the checkout');
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixturesRepo)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.part.statusbar').waitFor();
+    // The root runway open, the cursor in it: the notification must not take the focus.
+    const input = page.locator('.quick-input-widget input');
+    await page.keyboard.press('Control+P');
+    if (!(await input.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false))) {
+      await focusWorkbench();
+      await page.keyboard.press('Control+P');
+    }
+    await input.waitFor({ state: 'visible' });
+    await input.fill('services/checkout/runway.yaml');
+    await waitFor('quick open to list services/checkout/runway.yaml', async () => /checkout/.test((await page.locator('.quick-input-list .monaco-list-row').first().getAttribute('aria-label')) ?? ''));
+    await page.keyboard.press('Enter');
+    await page.locator('.editor-group-container.active .tab.active', { hasText: 'runway.yaml' }).waitFor();
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'tests/fixtures/**' }).first();
+    await toast.waitFor({ timeout: 120_000 });
+    const message = (await toast.innerText()).replace(/\s+/g, ' ');
+    mark(`exclude offer: ${message}`);
+    if (!/runway\.exclude/.test(message) || !/Exclude tests\/fixtures\/\*\*/.test(message) || !/Don't ask again/.test(message)) throw new Error(`offer: ${message}`);
+    const problems = Number((/(\d[\d,]*) of ([\d,]+) problems|all ([\d,]+) problems/.exec(message) ?? []).slice(1).find(Boolean)?.replace(/,/g, '') ?? 0);
+    if (problems < FIXTURES) throw new Error(`the offer counts ${problems} problems, not the ${FIXTURES} fixtures'`);
+    const focus = await page.evaluate(() => {
+      const el = globalThis.document.activeElement;
+      return { editor: !!el?.closest('.monaco-editor'), toast: !!el?.closest('.notifications-toasts') };
+    });
+    if (!focus.editor || focus.toast) throw new Error(`the offer took the focus: ${JSON.stringify(focus)}`);
+    const offers = (await notifications()).filter((n) => /tests\/fixtures/.test(n));
+    if (offers.length !== 1) throw new Error(`${offers.length} offers`);
+    await shot('exclude-offer');
+    await toast.locator('.monaco-button', { hasText: 'Exclude tests/fixtures/**' }).first().click();
+    const written = await waitFor('runway.exclude in .vscode/settings.json', async () => {
+      const file = path.join(fixturesRepo, '.vscode', 'settings.json');
+      if (!existsSync(file)) return undefined;
+      const value = JSON.parse(readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, ''))['runway.exclude'];
+      return Array.isArray(value) && value.includes('tests/fixtures/**') ? value : undefined;
+    });
+    mark(`runway.exclude written: ${JSON.stringify(written)}`);
+    const text = await waitFor('the fixtures gone from the Problems panel', async () => {
+      const t = await problemsText();
+      return /fixtures|bad-\d/.test(t) ? undefined : t;
+    }, 60_000);
+    const badge = await page.locator('.part.panel .composite-bar .badge-content, .panel .action-item .badge .badge-content').first().innerText().catch(() => '');
+    mark(`after the exclusion: Problems panel count ${badge || '?'}; ${text.split('\n').length} lines`);
+    if (badge && Number(badge.replace(/\D/g, '')) >= FIXTURES) throw new Error(`${badge} problems after the exclusion`);
+    await shot('exclude-accepted');
   });
 
   if (firstDiagnosticsMs !== undefined) console.log(`e2e: first diagnostic ${(firstDiagnosticsMs / 1000).toFixed(1)}s after opening the checkout (workbench load included; in the Problems panel); ${serverTimes}`);
