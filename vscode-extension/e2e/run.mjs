@@ -12,8 +12,9 @@
 //      examples/broken out of it (time from opening to the first diagnostic is printed);
 //   2. the language mode, the status bar (dev near its cap), lenses, a hover, "used by N" and
 //      Select Environment, as before;
-//   3. the plan view: the chart and every environment side by side; no horizontal overflow at
-//      1,200 px nor at 320 px; an item's name opens its YAML; a row expands to its line items
+//   3. the plan view: the chart and every environment side by side; beside the editor at ~750 px
+//      (the default split) every environment's column ends inside the view; no horizontal
+//      overflow at 1,200 px nor at 320 px; an item's name opens its YAML; a row expands to its line items
 //      from the keyboard;
 //   4. the plan view survives a window reload (restored by its serializer, no empty group) and a
 //      syntax error (the last good plan under a "stale: … at L:C" banner); a rename while the
@@ -27,7 +28,10 @@
 //      (the docs view) at RW140's heading, every link in it offline; a link to format.md opens
 //      that page, in the same view, at its heading;
 //   7. a broken interpreter setting: one notification, the server not restarted; a server that
-//      dies at start (the old first-run failure): one notification naming the missing module.
+//      dies at start (the old first-run failure): one notification naming the missing module;
+//   8. another workspace, first opened: 120 broken runways under tests/fixtures/ bring one offer
+//      to exclude them (never in the checkout), which leaves the editor's focus alone; accepted,
+//      it writes runway.exclude and their problems leave the Problems panel.
 // Screenshots go to e2e/artifacts/ (every step) and, for the README, vscode-extension/images/.
 //
 // Every path the run writes (HOME, XDG_*, TMPDIR, profiles) is inside one temp folder;
@@ -260,6 +264,16 @@ const retype = path.join(checkout, 'scratch', 'retype');
 cpSync(path.join(checkout, 'examples', 'orders'), retype, { recursive: true });
 const retypeText = readFileSync(path.join(retype, 'runway.yaml'), 'utf8').replace('product: orders', 'product: orders-retype');
 writeFileSync(path.join(retype, 'runway.yaml'), retypeText);
+// A second workspace, opened last: a product whose tests/fixtures/ hold 120 deliberately broken
+// runways (an unknown kind each: 120 errors), as the issue 26 repository had 1,249 problems.
+const fixturesRepo = path.join(dirs.work, 'fixtures-repo');
+cpSync(path.join(checkout, 'examples', 'orders'), fixturesRepo, { recursive: true });
+const FIXTURES = 120;
+for (let i = 0; i < FIXTURES; i++) {
+  const dir = path.join(fixturesRepo, 'tests', 'fixtures', `bad-${String(i).padStart(3, '0')}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'runway.yaml'), `runway: 1\nproduct: bad-${i}\nregion: us-east-1\nenvironments:\n  dev: {}\nresources:\n  db:\n    kind: postgrez\n`);
+}
 const memberPaths = ['checkout', 'billing'].map((m) => path.join(checkout, 'examples', 'orders', 'services', m, 'runway.yaml'));
 const memberTexts = memberPaths.map((f) => readFileSync(f, 'utf8'));
 const workspaceSettings = path.join(checkout, '.vscode', 'settings.json');
@@ -633,7 +647,7 @@ try {
     if (readFileSync(workspaceSettings, 'utf8') !== checkoutSettings) throw new Error('.vscode/settings.json was written');
   });
 
-  await check('Show Plan: the chart and every environment; no overflow at 1,200 px and at 320 px', async () => {
+  await check('Show Plan: the chart and every environment; every column inside at ~750 px beside the editor; no overflow at 1,200 px and at 320 px', async () => {
     await runCommand('View: Close Primary Side Bar');
     await runCommand('View: Hide Panel');
     await runCommand('Runway: Show Plan');
@@ -643,6 +657,35 @@ try {
     const mainDb = await frame.locator('table.plan tr.item-row', { hasText: 'main-db' }).first().innerText();
     if (!/small\s+\$36\.28\s+medium\s+\$139\.47\s+large\s+\$325\.81/.test(mainDb)) throw new Error(`main-db row: ${mainDb}`);
     await runCommand('Notifications: Clear All Notifications');
+    // The default split (issue 26: a 1,600 px window cut production off): the editor and the
+    // plan side by side, the plan ~750 px wide; every environment's column ends inside the view.
+    {
+      const activity = (await page.locator('.part.activitybar').boundingBox())?.width ?? 48;
+      await page.setViewportSize({ width: Math.round(activity + 2 * 752), height: 900 });
+      await sleep(800);
+      if ((await page.locator('.editor-group-container').count()) !== 2) throw new Error('the plan is not beside the editor');
+      frame = await planFrame('table.plan');
+      const m = await frame.evaluate(() => {
+        const doc = globalThis.document;
+        const wrap = doc.querySelector('.table-wrap').getBoundingClientRect();
+        const right = (sel) => [...doc.querySelectorAll(sel)].map((e) => Math.round(e.getBoundingClientRect().right));
+        return {
+          width: doc.documentElement.clientWidth,
+          scroll: doc.documentElement.scrollWidth,
+          wrapRight: Math.round(wrap.right),
+          inner: doc.querySelector('.table-wrap').scrollWidth - doc.querySelector('.table-wrap').clientWidth,
+          heads: right('table.plan th.env-head'),
+          cells: Math.max(...right('table.plan td[data-env]')),
+          table: Math.round(doc.querySelector('table.plan').getBoundingClientRect().width),
+        };
+      });
+      mark(`plan view beside the editor, ${m.width}px wide: table ${m.table}px, environment columns end at ${m.heads.join('/')} px (cells ${m.cells}), view ${m.width}px, scroll ${m.inner}px`);
+      if (m.width < 700 || m.width > 800) throw new Error(`the plan beside the editor is ${m.width}px wide, not ~750`);
+      if (m.heads.length !== 3) throw new Error(`${m.heads.length} environment columns`);
+      const edge = Math.min(m.width, m.wrapRight);
+      if (m.heads.some((r) => r > edge) || m.cells > edge || m.inner > 1 || m.scroll > m.width + 1) throw new Error(`an environment column is cut off at ${m.width}px: ${JSON.stringify(m)}`);
+      await shot('plan-750-split');
+    }
     // The plan alone in the window: close the text editor's group by its tab's close button.
     const textTab = page.locator('.tab', { hasText: 'runway.yaml' }).first();
     await textTab.hover();
@@ -1089,6 +1132,58 @@ try {
     writeFileSync(workspaceSettings, checkoutSettings);
     // Whichever environment an earlier check selected (the retyping check selects staging).
     await waitFor('the cost back in the status bar', async () => (await statusTexts()).find((i) => /^[a-z][a-z0-9-]* (≥ )?\$/.test(i.text)), 45_000);
+  });
+
+  await check('a first open with 120 broken runways under tests/fixtures: one offer to exclude them, the editor keeps the focus; accepted, runway.exclude is written and their problems go', async () => {
+    // None in the checkout (its runway.exclude leaves out tests/**): the offer is for many problems only.
+    if (/offering to exclude/.test(runwayLog())) throw new Error('the exclude offer was made in the checkout');
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixturesRepo)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.part.statusbar').waitFor();
+    // The root runway open, the cursor in it: the notification must not take the focus.
+    const input = page.locator('.quick-input-widget input');
+    await page.keyboard.press('Control+P');
+    if (!(await input.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false))) {
+      await focusWorkbench();
+      await page.keyboard.press('Control+P');
+    }
+    await input.waitFor({ state: 'visible' });
+    await input.fill('services/checkout/runway.yaml');
+    await waitFor('quick open to list services/checkout/runway.yaml', async () => /checkout/.test((await page.locator('.quick-input-list .monaco-list-row').first().getAttribute('aria-label')) ?? ''));
+    await page.keyboard.press('Enter');
+    await page.locator('.editor-group-container.active .tab.active', { hasText: 'runway.yaml' }).waitFor();
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'tests/fixtures/**' }).first();
+    await toast.waitFor({ timeout: 120_000 });
+    const message = (await toast.innerText()).replace(/\s+/g, ' ');
+    mark(`exclude offer: ${message}`);
+    if (!/runway\.exclude/.test(message) || !/Exclude tests\/fixtures\/\*\*/.test(message) || !/Don't ask again/.test(message)) throw new Error(`offer: ${message}`);
+    const problems = Number((/(\d[\d,]*) of ([\d,]+) problems|all ([\d,]+) problems/.exec(message) ?? []).slice(1).find(Boolean)?.replace(/,/g, '') ?? 0);
+    if (problems < FIXTURES) throw new Error(`the offer counts ${problems} problems, not the ${FIXTURES} fixtures'`);
+    const focus = await page.evaluate(() => {
+      const el = globalThis.document.activeElement;
+      return { editor: !!el?.closest('.monaco-editor'), toast: !!el?.closest('.notifications-toasts') };
+    });
+    if (!focus.editor || focus.toast) throw new Error(`the offer took the focus: ${JSON.stringify(focus)}`);
+    const offers = (await notifications()).filter((n) => /tests\/fixtures/.test(n));
+    if (offers.length !== 1) throw new Error(`${offers.length} offers`);
+    await shot('exclude-offer');
+    await toast.locator('.monaco-button', { hasText: 'Exclude tests/fixtures/**' }).first().click();
+    const written = await waitFor('runway.exclude in .vscode/settings.json', async () => {
+      const file = path.join(fixturesRepo, '.vscode', 'settings.json');
+      if (!existsSync(file)) return undefined;
+      const value = JSON.parse(readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, ''))['runway.exclude'];
+      return Array.isArray(value) && value.includes('tests/fixtures/**') ? value : undefined;
+    });
+    mark(`runway.exclude written: ${JSON.stringify(written)}`);
+    const text = await waitFor('the fixtures gone from the Problems panel', async () => {
+      const t = await problemsText();
+      return /fixtures|bad-\d/.test(t) ? undefined : t;
+    }, 60_000);
+    const badge = await page.locator('.part.panel .composite-bar .badge-content, .panel .action-item .badge .badge-content').first().innerText().catch(() => '');
+    mark(`after the exclusion: Problems panel count ${badge || '?'}; ${text.split('\n').length} lines`);
+    if (badge && Number(badge.replace(/\D/g, '')) >= FIXTURES) throw new Error(`${badge} problems after the exclusion`);
+    await shot('exclude-accepted');
   });
 
   if (firstDiagnosticsMs !== undefined) console.log(`e2e: first diagnostic ${(firstDiagnosticsMs / 1000).toFixed(1)}s after opening the checkout (workbench load included; in the Problems panel); ${serverTimes}`);

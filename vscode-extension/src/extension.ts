@@ -7,6 +7,7 @@ import { RunwayClient } from './client';
 import { OPEN_DIAGNOSTICS_DOCS } from './docs';
 import { DocsView } from './docsView';
 import { EnvironmentStore } from './environment';
+import { ExcludeOfferPrompt } from './excludeOfferPrompt';
 import { SHOW_USAGES } from './lensCommands';
 import { PlanPanel } from './planPanel';
 import { COSTS, type CostsResult } from './protocol';
@@ -43,6 +44,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     PlanPanel.show(client, target, setEnvironment, environments);
   }
   context.subscriptions.push(output, environments, client, status, PlanPanel.register(client, setEnvironment, environments));
+  // After the first scan: offer to exclude test and fixture folders that hold most problems.
+  context.subscriptions.push(new ExcludeOfferPrompt(context.workspaceState, output, client));
 
   context.subscriptions.push(
     vscode.commands.registerCommand('runway.restartServer', async () => {

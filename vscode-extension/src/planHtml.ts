@@ -71,8 +71,8 @@ function comparisonTable(view: PlanView): string {
       const name = escapeHtml(row.name);
       return (
         `<tr class="item-row${row.implicit ? ' implicit' : ''}${view.editing.includes(row.name) ? ' editing' : ''}" data-item="${name}"><th scope="row" class="item"${title}>` +
-        `<button type="button" class="disclose" aria-expanded="false" aria-controls="${id}" aria-label="Line items of ${name}"${details ? '' : ' disabled'}><span aria-hidden="true">▸</span></button>` +
-        `<button type="button" class="open" data-item="${name}" title="Open ${name} in its runway">${name}</button>${row.implicit ? '<span class="star">*</span>' : ''}` +
+        `<span class="name"><button type="button" class="disclose" aria-expanded="false" aria-controls="${id}" aria-label="Line items of ${name}"${details ? '' : ' disabled'}><span aria-hidden="true">▸</span></button>` +
+        `<button type="button" class="open" data-item="${name}" title="Open ${name} in its runway">${name}</button>${row.implicit ? '<span class="star">*</span>' : ''}</span>` +
         ` <span class="kind">${escapeHtml(row.kind)}</span>${view.editing.includes(row.name) ? ' <span class="kind">(editing)</span>' : ''}</th>${cells}</tr>\n` +
         `<tr class="detail" id="${id}" hidden><td colspan="${envs.length + 1}">${details}</td></tr>`
       );
@@ -85,7 +85,7 @@ function comparisonTable(view: PlanView): string {
   const verdict = envs.map((e) => `<td class="num verdict level-${e.level}" data-env="${escapeHtml(e.name)}">${escapeHtml(VERDICT[e.verdict] ?? e.verdict)}</td>`).join('');
   // How much of each total rests on each price confidence (plan JSON `price_confidence`).
   const prices = envs
-    .map((e) => `<td class="num prices" data-env="${escapeHtml(e.name)}">${e.priceConfidence.map((p) => `${escapeHtml(usd(p.usd))} ${escapeHtml(p.confidence)}`).join('<br>') || '—'}</td>`)
+    .map((e) => `<td class="num prices" data-env="${escapeHtml(e.name)}">${e.priceConfidence.map((p) => `${escapeHtml(usd(p.usd))} <span class="nw">${escapeHtml(p.confidence)}</span>`).join('<br>') || '—'}</td>`)
     .join('');
   return `<table class="plan">
 <caption class="sub">Each item's size and monthly cost per environment; ▸ lists what the cost is made of.</caption>
@@ -166,10 +166,28 @@ figcaption { margin: 0 0 4px; }
 .mini .num { grid-column: 1 / -1; text-align: left; }
 .mini meter { width: 100%; }
 .table-wrap { overflow-x: auto; max-width: 100%; }
-table.plan { border-collapse: collapse; width: max-content; max-width: 100%; }
+/* Compact by construction (issue 26: the default split of a 1,600 px window, ~750 px, cut off
+   production): the table is as wide as it needs up to the view's width, then its cells wrap to
+   their longest unbreakable piece (a size above its cost, a name above its kind, a cap above
+   its percent); past that (many environments) it scrolls inside .table-wrap with the item
+   column sticky. */
+table.plan { border-collapse: collapse; width: auto; max-width: 100%; }
 table.plan caption { text-align: left; }
-table.plan tbody th.item, table.plan thead th:first-child { position: sticky; left: 0; background: var(--vscode-editor-background); }
+table.plan th.item, table.plan thead th:first-child, table.plan tfoot th { position: sticky; left: 0; z-index: 1; background: var(--vscode-editor-background); }
 th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, #8883); white-space: nowrap; vertical-align: top; }
+@media (min-width: 600px) {
+  th.item { min-width: 7em; box-shadow: inset -1px 0 0 var(--vscode-editorWidget-border, #8884); }
+  /* A long name wraps (at a hyphen, else anywhere) beside its ▸ and its star. */
+  th.item .name { display: inline-flex; align-items: baseline; max-width: 100%; }
+  th.item button.open { min-width: 0; white-space: normal; overflow-wrap: anywhere; }
+  td.cell, tfoot td.num { white-space: normal; }
+  td.cell .size, td.cell .num, tfoot td .nw { white-space: nowrap; }
+}
+@media (min-width: 600px) and (max-width: 959px) {
+  body { padding: 0 10px 10px; }
+  th, td { padding: 3px 5px; }
+  th.item .kind { display: block; padding-left: 1.6em; }
+}
 th.item { font-weight: normal; }
 th.env-head { text-align: right; border-left: 1px solid var(--vscode-editorWidget-border, #8884); }
 td.cell, tfoot td { border-left: 1px solid var(--vscode-editorWidget-border, #8884); text-align: right; }

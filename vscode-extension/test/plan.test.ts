@@ -123,7 +123,7 @@ test('every environment side by side: one row per item, a size and a cost per en
   const body = planBody(view);
   assert.match(
     body,
-    /<tr class="item-row" data-item="main-db"><th scope="row" class="item" title="used by [^"]*"><button type="button" class="disclose" aria-expanded="false" aria-controls="items-\d+" aria-label="Line items of main-db"><span aria-hidden="true">▸<\/span><\/button><button type="button" class="open" data-item="main-db" title="Open main-db in its runway">main-db<\/button> <span class="kind">postgres<\/span><\/th><td class="cell" data-env="dev"><span class="size">small<\/span> <span class="num">\$36\.28<\/span><\/td>/,
+    /<tr class="item-row" data-item="main-db"><th scope="row" class="item" title="used by [^"]*"><span class="name"><button type="button" class="disclose" aria-expanded="false" aria-controls="items-\d+" aria-label="Line items of main-db"><span aria-hidden="true">▸<\/span><\/button><button type="button" class="open" data-item="main-db" title="Open main-db in its runway">main-db<\/button><\/span> <span class="kind">postgres<\/span><\/th><td class="cell" data-env="dev"><span class="size">small<\/span> <span class="num">\$36\.28<\/span><\/td>/,
   );
   // Its line items, hidden until the row is expanded: what the figure is made of, per environment.
   const detail = /<tr class="detail" id="items-\d+" hidden><td colspan="4">(.*?)<\/td><\/tr>/.exec(body.slice(body.indexOf('data-item="main-db"')))?.[1] ?? '';
@@ -229,6 +229,55 @@ test('each total says what it rests on: price confidence per environment, usage 
     { confidence: 'price-list', usd: 100.5 }, { confidence: 'secondary', usd: 20 }, { confidence: 'derived', usd: 6.38 },
   ]);
   const html = planBody(view);
-  assert.match(html, /<th scope="row">prices<\/th><td class="num prices" data-env="dev">\$100\.50 price-list<br>\$20\.00 secondary<br>\$6\.38 derived<\/td>/);
+  assert.match(html, /<th scope="row">prices<\/th><td class="num prices" data-env="dev">\$100\.50 <span class="nw">price-list<\/span><br>\$20\.00 <span class="nw">secondary<\/span><br>\$6\.38 <span class="nw">derived<\/span><\/td>/);
   assert.match(html, /<span class="origin">\(usage file L6\)<\/span>/);
+});
+
+/** The rules of the document's stylesheet inside `@media (<query>)`, or outside every @media block. */
+function cssBlock(css: string, query: string | null): string {
+  if (query === null) return css.replace(/@media[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}/g, '');
+  const start = css.indexOf(`@media (${query}) {`);
+  assert.ok(start >= 0, `no @media (${query})`);
+  let depth = 0;
+  for (let i = css.indexOf('{', start); i < css.length; i++) {
+    if (css[i] === '{') depth++;
+    if (css[i] === '}' && --depth === 0) return css.slice(start, i + 1);
+  }
+  throw new Error('unbalanced css');
+}
+
+test('the table fits the default split (~750 px) and any width from 600 px: cells wrap to their pieces, the item column sticks', () => {
+  // Issue 26: in the default split of a 1,600 px window the production column was cut off
+  // (the table was max-content wide, every cell nowrap). The widths these rules give were
+  // measured in Chromium (3 environments: 500 px wide from 600 to 959 px; 5 fit from 600 px;
+  // 8 scroll under 750 px) and the E2E checks each column's right edge at ~750 px.
+  const html = planDocument(planView(orders, 'dev'), { cspSource: 'x', nonce: 'n' });
+  const css = /<style nonce="n">([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+  const base = cssBlock(css, null);
+  // As wide as it needs up to the view, never forced to its max-content width.
+  assert.match(base, /table\.plan \{ border-collapse: collapse; width: auto; max-width: 100%; \}/);
+  assert.doesNotMatch(css, /width: max-content/);
+  // Many environments: the wrapper scrolls, the item column (head, rows, footer) stays put.
+  assert.match(base, /\.table-wrap \{ overflow-x: auto;/);
+  assert.match(base, /table\.plan th\.item, table\.plan thead th:first-child, table\.plan tfoot th \{ position: sticky; left: 0;[^}]*background: var\(--vscode-editor-background\)/);
+  // The table layout (600 px and up): a cell breaks between its size and its cost, a footer
+  // cell between its words (a cap and its percent); a size, a figure, a price confidence never.
+  const table = cssBlock(css, 'min-width: 600px');
+  assert.match(table, /td\.cell, tfoot td\.num \{ white-space: normal; \}/);
+  assert.match(table, /td\.cell \.size, td\.cell \.num, tfoot td \.nw \{ white-space: nowrap; \}/);
+  // An item's name wraps beside its ▸ and star (one flex line), never under the ▸.
+  assert.match(table, /th\.item \.name \{ display: inline-flex;/);
+  assert.match(table, /th\.item button\.open \{ min-width: 0; white-space: normal; overflow-wrap: anywhere; \}/);
+  // 600 to 959 px (a split editor): smaller padding, the kind under the name.
+  const compact = cssBlock(css, 'min-width: 600px) and (max-width: 959px');
+  assert.match(compact, /th, td \{ padding: 3px 5px; \}/);
+  assert.match(compact, /th\.item \.kind \{ display: block;/);
+  // The 320 px layout is unchanged: one block per item, each cell labelled.
+  assert.match(cssBlock(css, 'max-width: 599px'), /table\.plan thead \{ display: none; \}/);
+  // The markup those rules need: the name group, each size and cost in its own span, the
+  // confidences unbreakable, every environment's cells labelled.
+  const body = planBody(planView(orders, 'dev'));
+  assert.equal((body.match(/<span class="name"><button type="button" class="disclose"/g) ?? []).length, orders.environments[0].items.length);
+  assert.match(body, /<td class="cell" data-env="production"><span class="size">large<\/span> <span class="num">\$325\.81<\/span><\/td>/);
+  assert.match(body, /<span class="name">[^]*?<button type="button" class="open" data-item="alb"[^>]*>alb<\/button><span class="star">\*<\/span><\/span>/);
 });
