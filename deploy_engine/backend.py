@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from .folders import make_folders
 from .receipts import public_backend_url
 from .secrets import SecretValue, generate_password
 from .workdir import PASSPHRASE_FILE, runway_folder, runway_subfolder
@@ -76,7 +77,7 @@ def resolve_backend(arg: str | None, environ: Mapping[str, str], repo_root: Path
     scheme = check_backend_scheme(url)
     if scheme == "file":
         folder = Path(url[len("file://"):]).expanduser()
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folders(folder)
     return Backend(url)
 
 

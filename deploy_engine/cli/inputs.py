@@ -229,9 +229,15 @@ def _is_root(path: str) -> bool:
 
 
 def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = None) -> list[str]:
-    """Every file the analyses of ``loaded`` read (root and members) and, with ``--catalog DIR``,
-    its two data files: what ``--output FILE`` may never be (:mod:`deploy_engine.cli.output`)."""
-    out = [f for item in loaded if item is not None for f in item.analysis.files if f != os.path.join(os.path.dirname(f), STDIN_NAME)]
+    """Every file the analyses of ``loaded`` read (root and members; ``-`` for standard input,
+    :data:`deploy_engine.cli.output.STDIN_INPUT`) and, with ``--catalog DIR``, its two data
+    files: what ``--output FILE`` may never be (:mod:`deploy_engine.cli.output`)."""
+    files = [f for item in loaded if item is not None for f in item.analysis.files]
+    out = [f for f in files if os.path.basename(f) != STDIN_NAME]
+    if len(out) < len(files):
+        # A runway read from standard input: its file (`< runway.yaml`) is an input too, so
+        # GITHUB_STEP_SUMMARY=/dev/stdin never appends to it (fourth adversary, round 5).
+        out.append(STDIN_PATH)
     if catalog_folder is not None:
         out += [os.path.join(catalog_folder, SIZES_FILE), os.path.join(catalog_folder, PRICES_FILE)]
     return out

@@ -21,15 +21,69 @@ import argparse
 import errno
 import io
 import os
+import re
 import stat
 from typing import IO, Iterable
 
 from deploy_engine.context import Context, Redacting
 from deploy_engine.exits import InputError
+from deploy_engine.folders import make_folders
 
 #: Open flags of a report written: never blocks on a FIFO (ENXIO without a reader), never
 #: inherited by a child.
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+#: A link to one of this process's file descriptors: ``/proc/self/fd/N`` (what ``/dev/stdout``
+#: names on Linux), ``/proc/thread-self/fd/N``, ``/proc/<this pid>/fd/N``, ``/dev/fd/N``.
+_FD_PATH = re.compile(r"^/(?:proc/(?:self|thread-self|(?P<pid>\d+))/fd|dev/fd)/(?P<fd>\d+)$")
+
+
+def own_descriptor(path: str) -> int | None:
+    """The file descriptor of this process that ``path`` names through a chain of symlinks
+    (``/dev/stdout`` -> ``/proc/self/fd/1``; a private link to it; ``/dev/fd/1``), or None.
+    Such a path is written through the descriptor: never replaced (under ``> file`` the link's
+    target is a regular file, and replacing the "link" replaced the machine's ``/dev/stdout``
+    with a file: fourth adversary, round 5) and never reopened (``O_TRUNC`` would cut what the
+    shell's redirection already holds)."""
+    p = os.path.abspath(path)
+    for _hop in range(40):  # the kernel's own bound on a symlink chain (MAXSYMLINKS)
+        m = _FD_PATH.match(p)
+        if m is not None and (m.group("pid") is None or int(m.group("pid")) == os.getpid()):
+            return int(m.group("fd"))
+        try:
+            target = os.readlink(p)
+        except OSError:
+            return None
+        p = os.path.normpath(os.path.join(os.path.dirname(p), target))
+    return None
+
+
+def _through_descriptor(fd: int, path: str, label: str) -> IO[str]:
+    """A text stream writing at the current offset of this process's descriptor ``fd`` (a
+    duplicate: closing it leaves ``fd`` open). Raises InputError (exit 3) when ``fd`` is not
+    open, not open for writing (``/dev/stdin`` from ``< file``), or a socket or folder."""
+    def refuse(why: str) -> InputError:
+        return InputError(f"{label} {path} is {why}; not written")
+
+    try:
+        dup = os.dup(fd)
+    except OSError:
+        raise refuse(f"file descriptor {fd}, which this process does not have open") from None
+    try:
+        try:
+            import fcntl  # POSIX; where there is none, the write below says what is wrong
+            read_only = fcntl.fcntl(dup, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        except ImportError:
+            read_only = False
+        if read_only:
+            raise refuse(f"file descriptor {fd}, open for reading only")
+        if not _writable_kind(os.fstat(dup).st_mode):
+            raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
+        return io.open(dup, "w", encoding="utf-8", newline="\n", closefd=True)
+    except BaseException:
+        os.close(dup)
+        raise
 
 
 def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
@@ -42,6 +96,9 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
     def refuse(why: str) -> InputError:
         return InputError(f"{label} {path} is {why}; not written")
 
+    fd = own_descriptor(path)
+    if fd is not None:
+        return _through_descriptor(fd, path, label)
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -157,16 +214,23 @@ def _writable_kind(mode: int) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
+#: How :func:`same_input` names standard input among the inputs (``-``: a runway or plan read
+#: from it, :func:`deploy_engine.cli.inputs.files_read`).
+STDIN_INPUT = "-"
+
+
 def same_input(path: str, inputs: Iterable[str]) -> str | None:
     """The first of ``inputs`` that is the file ``path`` names (same device and inode: a
-    symlink or a hard link counts), or None (also when ``path`` does not exist yet)."""
+    symlink or a hard link counts; ``-`` is standard input's file, so ``/dev/stdin`` or
+    ``/proc/self/fd/0`` is the runway read from it), or None (also when ``path`` does not exist
+    yet)."""
     try:
         target = os.stat(path)
     except OSError:
         return None
     for name in inputs:
         try:
-            st = os.stat(name)
+            st = os.fstat(0) if name == STDIN_INPUT else os.stat(name)
         except OSError:
             continue
         if (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
@@ -191,9 +255,13 @@ class Output:
         if not self.path:
             return
         refuse_input_as_output(self.path, inputs)
+        if self.text is not None:
+            # Written through a descriptor (`--output /dev/stdout > file`), the report follows
+            # the text output already printed, never lands before it.
+            self.text.flush()
         try:
             folder = os.path.dirname(os.path.abspath(self.path))
-            os.makedirs(folder, exist_ok=True)
+            make_folders(folder)
             with open_regular_for_writing(self.path, append=False, label="--output") as fh:
                 fh.write(self._buffer.getvalue())
         except OSError as exc:
@@ -205,8 +273,15 @@ def refuse_input_as_output(path: str, inputs: Iterable[str], label: str = "--out
     ``label`` names where ``path`` came from in the message."""
     same = same_input(path, inputs)
     if same is not None:
-        shown = "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
-        raise InputError(f"{label} {path} is a file this command read{shown}; not overwritten (name another FILE)")
+        raise InputError(f"{label} {path} is a file this command read{shown_input(same, path)}; not overwritten (name another FILE)")
+
+
+def shown_input(same: str, path: str) -> str:
+    """`` (<the input>)`` for a message saying ``path`` is an input, or ``""`` when it is the
+    same name; standard input as such."""
+    if same == STDIN_INPUT:
+        return " (standard input)"
+    return "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
 
 
 def refuse_runway_as_output(path: str, label: str = "--output") -> None:
@@ -221,4 +296,5 @@ def refuse_runway_as_output(path: str, label: str = "--output") -> None:
         raise InputError(f"{label} {path} is a runway file; not overwritten (name another FILE, e.g. runway.schema.json)")
 
 
-__all__ = ["Output", "open_regular_for_writing", "refuse_input_as_output", "refuse_runway_as_output", "same_input"]
+__all__ = ["STDIN_INPUT", "Output", "open_regular_for_writing", "own_descriptor", "refuse_input_as_output", "refuse_runway_as_output",
+           "same_input", "shown_input"]

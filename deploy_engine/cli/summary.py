@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 from deploy_engine.cli.formats._shared import ci_path
 from deploy_engine.cli.formats.markdown import md
 from deploy_engine.cli.inputs import Loaded
-from deploy_engine.cli.output import open_regular_for_writing, same_input
+from deploy_engine.cli.output import open_regular_for_writing, same_input, shown_input
 
 from deploy_engine.context import Context
 from deploy_engine.exits import PROG, InputError
@@ -62,8 +62,8 @@ def append(args: argparse.Namespace, ctx: Context, text: str, inputs: Iterable[s
     path = ctx.environ["GITHUB_STEP_SUMMARY"]
     same = same_input(path, inputs)
     if same is not None:
-        shown = "" if os.path.abspath(same) == os.path.abspath(path) else f" ({same})"
-        raise InputError(f"GITHUB_STEP_SUMMARY {path} is a file this command read{shown}; not appended (it must name the job's summary file)")
+        raise InputError(f"GITHUB_STEP_SUMMARY {path} is a file this command read{shown_input(same, path)}; "
+                         "not appended (it must name the job's summary file)")
     try:
         # A FIFO, device or folder there is refused (exit 3), never opened in a way that blocks.
         with open_regular_for_writing(path, append=True, label="GITHUB_STEP_SUMMARY") as fh:

@@ -35,6 +35,7 @@ from typing import Any, Iterable
 from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, load_catalog
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
+from ..folders import make_folders
 from .fetch import DEADLINE_S, OFFER_INDEX_PATH, Progress, SourceError, check_source, join, open_stream, public
 from .offers import OfferFile, OfferFormatError, Product, read_offer
 from .selectors import Selector, catalogue_keys, selector_for
@@ -462,7 +463,7 @@ def write_catalogue(output: str | os.PathLike[str], sizes_bytes: bytes, found: l
     files = ((SIZES_FILE, sizes_bytes), (PRICES_FILE, buf.getvalue().encode("utf-8")))
     try:
         parent = folder.absolute().parent
-        parent.mkdir(parents=True, exist_ok=True)
+        make_folders(parent)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name or 'catalog'}.refresh-", dir=parent))
     except OSError as exc:
         raise RefreshError(f"cannot write {folder}: {exc.strerror or exc}") from None

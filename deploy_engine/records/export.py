@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..folders import make_folders
+
 #: One record name: what :func:`deploy_engine.records.kinds.write_unique` writes.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.json$")
 
@@ -99,7 +101,7 @@ class FolderWriter:
 
     def __enter__(self) -> "FolderWriter":
         """Raises :class:`Refused` when ``dest`` is no folder, OSError when it cannot be made."""
-        self.dest.mkdir(parents=True, exist_ok=True)
+        make_folders(self.dest)
         try:
             self._fds[""] = os.open(self.dest, os.O_RDONLY | os.O_DIRECTORY)
         except NotADirectoryError:
