@@ -141,7 +141,8 @@ def _colon_userinfo(m: re.Match[str]) -> bool:
     if m.group("scheme").lower() == "s3://":
         return True
     port = host.rpartition(":")[2]
-    return not port.isascii() or not port.isdigit() if port else False
+    # A port is at most 65535 (RFC 793's 16 bits): `gs://deployer:99999999/state` is a password.
+    return bool(port) and (not port.isascii() or not port.isdigit() or int(port) > 65535)
 
 
 def public_backend_url(url: str) -> str:
@@ -158,7 +159,11 @@ def public_backend_url(url: str) -> str:
         url = scheme.group(0) + "***@" + url[scheme.end() + len(pasted) + 1:]
     m = _URL.match(url)
     if m is None:
-        return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+        shown = url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+        # No `scheme://` (`gs:deployer:PW/x`, `s3:/u:PW/x`: a credentialled URL mistyped): a
+        # `:` past the first may start a password, so nothing after the first is shown.
+        head, colon, tail = shown.partition(":")
+        return head + ":***" if colon and ":" in tail else shown
     rest = m.group("rest")
     host, slash, path = rest.partition("/")
     if _colon_userinfo(m):
@@ -217,6 +222,10 @@ def url_secrets(url: str) -> list[str]:
                 out += [value, unquote(value)]
     if "#" in url:  # a fragment is never sent anywhere, so never needed in a message
         out.append(url.split("#", 1)[1])
+    if m is None and url.count(":") >= 2:
+        # No `scheme://` (public_backend_url shows nothing past the first `:`): every piece after it.
+        tail = url.split(":", 1)[1]
+        out += [tail] + [piece for piece in re.split(r"[/?#:@]", tail) if piece]
     if m is not None and _colon_userinfo(m):
         rest = m.group("rest")
         host = rest.partition("/")[0]

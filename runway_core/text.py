@@ -189,9 +189,14 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # starts at the text's start or after a space, quote, backtick or bracket (none of which a
     # password here holds, so one start's scan ends before the next); the host has a dot, a
     # port or a path (`admin:pw@metabase/metabase:v1`, a registry on the local network: third
-    # adversary, round 5). Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
+    # adversary, round 5), or is an IPv6 literal (`[fd00::1]`); the password may hold `@` (up to
+    # the last one before such a host); a bare host name alone (`admin:pw@metabase`) takes a
+    # password of 8 or more characters, so `a:b@c` stays prose (fourth adversary). Not `name:tag@sha256:…` (an image digest) nor `mailto:`.
     ("an address with a password in it (user:password@host)",
-     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)(?:[A-Za-z0-9._~%+-]|" + _REDACTED_USER + r"){1,256}:[^\s@/\"'`<>()\[\]{}]{1,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]|/[A-Za-z0-9_.-]))",
+     r"(?:(?<=[\s\"'`<>(\[{])|^)(?!mailto:)(?:[A-Za-z0-9._~%+-]|" + _REDACTED_USER + r"){1,256}:"
+     r"(?:[^\s@/\"'`<>()\[\]{}]{1,256}@(?:[^\s@/\"'`<>()\[\]{}]{1,256}@){0,8}(?!sha[0-9]{3}:)"
+     r"(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]|:[0-9]|/[A-Za-z0-9_.-])|\[[0-9A-Fa-f:.]{2,45}\])"
+     r"|[^\s@/\"'`<>()\[\]{}]{8,256}@(?!sha[0-9]{3}:)(?=[A-Za-z0-9-]{1,63}(?:[\s\"'`<>)\]},;]|$)))",
      ("@",), False),
     # JDBC (`jdbc:postgresql://h/db?user=u&password=p`), ADO.NET (`...;Password=p;`), ODBC `Pwd=`;
     # not an already redacted value (`[redacted]`, `<...>`, `***`) nor a `${...}` reference.

@@ -30,6 +30,12 @@ L2_REGISTRY = [
     # A host without a dot or port, followed by a path (third adversary, round 5: printed by
     # `plan --format json`).
     ("admin:hunter2@metabase/metabase:v1", "hunter2"),
+    # Fourth adversary: a bare host with no path, an IPv6 host, a password holding `@`.
+    ("admin:Hunter2secret@metabase", "Hunter2"),
+    ("image admin:Hunter2secret@metabase is not pinned", "Hunter2"),
+    ("admin:Hunter2secret@[fd00::1]/metabase", "Hunter2"),
+    ("admin:Hunter2@s3cretpw@registry.example.com/x", "s3cretpw"),
+    ("admin:Hunter2@s3cretpw@registry.example.com/x", "Hunter2"),
     ("image `deploy:hunter2hunter2@registry.example.com/api:1` is not allowed", "hunter2"),
 ]
 L3_FAMILIES = [

@@ -53,6 +53,11 @@ def assert_clean(text: str) -> None:
     # is no port.
     "gs://deployer:PASSWORD123/state",
     f"azblob://AKIAIOSFODNN7EXAMPLE:{AWS_EXAMPLE_SECRET}/p",
+    # Fourth adversary: an all-digit password over 65535 (no port), and forms without `//`.
+    "gs://deployer:99999999/PASSWORD123",
+    "gs://deployer:99999999PASSWORD123/state",
+    "gs:deployer:PASSWORD123/x",
+    "s3:/deployer:PASSWORD123/x",
 ])
 @pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
                                      ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
@@ -129,6 +134,10 @@ def test_the_url_helpers_hide_a_fragment_and_a_colon_in_the_bucket():
 def test_the_url_helpers_hide_user_info_without_its_at_sign_in_any_scheme():
     assert public_backend_url("gs://deployer:PASSWORD123/state") == "gs://***"
     assert "PASSWORD123" in url_secrets("gs://deployer:PASSWORD123/state")
+    assert public_backend_url("gs://deployer:99999999/state") == "gs://***"
+    assert "99999999" in url_secrets("gs://deployer:99999999/state")
+    assert public_backend_url("gs:deployer:PASSWORD123/x") == "gs:***"
+    assert "PASSWORD123" in url_secrets("s3:/deployer:PASSWORD123/x")
     # A real port stays (RFC 3986 §3.2.3: digits only).
     assert public_backend_url("https://state.example.com:8443/x") == "https://state.example.com:8443/x"
     assert url_secrets("https://state.example.com:8443/x") == []
