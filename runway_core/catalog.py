@@ -57,6 +57,7 @@ __all__ = [
     "Catalog",
     "load_catalog",
     "aws_regions",
+    "is_region_code",
     "AWS_REGIONS_FILE",
 ]
 
@@ -92,6 +93,11 @@ AWS_REGIONS_FILE = "aws_regions.json"
 _PRICE_COLUMNS = ("key", "service", "item", "region", "unit", "usd", "confidence", "source", "seen")
 _REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 _KEY_RE = re.compile(r"^[a-z0-9][a-z0-9.:_-]*$")
+
+
+def is_region_code(text: str) -> bool:
+    """Whether ``text`` is a region code as ``prices.csv`` holds one (``eu-west-1``)."""
+    return _REGION_RE.fullmatch(text) is not None
 _SIZE_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 #: The fields of each size table, by (kind, flavor or None): each kind's declaration.

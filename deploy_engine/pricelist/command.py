@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
+from deploy_engine.argtypes import named
 from deploy_engine.terminal import printable
+from runway_core.catalog import is_region_code
 
 from .fetch import DEADLINE_S, DEFAULT_SOURCE, check_source
-from .refresh import LISTED_REGIONS, RefreshError, refresh
+from .refresh import LISTED_REGIONS, MAX_REGIONS, RefreshError, refresh
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
@@ -31,8 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "or an http:// or file:// mirror holding the same offers/v1.0/aws/... paths")
     p.add_argument("--region", action="append", metavar="REGION", required=True,
                    help="price this region (repeatable, at most 1000), or 'all' for every region the offers publish (at most 1000)")
-    p.add_argument("--output", metavar="DIR", required=True, help="folder to write sizes.toml and prices.csv into (created if needed)")
-    p.add_argument("--catalog", metavar="DIR", default=None,
+    # An empty DIR (`--output "$UNSET"`) is a usage error, as for every FILE/DIR option of the
+    # CLI: before, `--output ""` wrote into the current folder, `" "` made a folder named so.
+    p.add_argument("--output", metavar="DIR", required=True, type=named("--output DIR"),
+                   help="folder to write sizes.toml and prices.csv into (created if needed)")
+    p.add_argument("--catalog", metavar="DIR", default=None, type=named("--catalog DIR"),
                    help="take sizes.toml (the capacity tables, copied unchanged) from this catalogue folder (default: the packaged catalogue)")
     p.add_argument("--offer-format", choices=("json", "csv"), default="json",
                    help="read the JSON or the CSV offer files (default json)")
@@ -59,6 +64,17 @@ def run(args: argparse.Namespace, stderr: IO[str]) -> int:
     if "all" in regions and len(regions) > 1:
         print("catalog refresh: --region all cannot be combined with other regions", file=stderr)
         return EXIT_USAGE
+    # A region the written catalogue could not hold (`--region ''`, `EU West`) is a usage error
+    # before any download: before, every offer file was read, then the catalogue did not load
+    # (exit 3, naming the temporary folder; fourth adversary, F02). The shape is the
+    # catalogue's own (runway_core.catalog.is_region_code).
+    wanted = list(dict.fromkeys(regions))
+    if len(wanted) <= MAX_REGIONS:  # more: refresh()'s own usage error says how many
+        bad = [r for r in wanted if r != "all" and not is_region_code(r)]
+        if bad:
+            print(printable(f"catalog refresh: --region {bad[0][:60]!r} is not a region code (e.g. eu-west-1), nor `all`"
+                            + (f"; and {len(bad) - 1:,} more" if len(bad) > 1 else "")), file=stderr)
+            return EXIT_USAGE
     try:
         check_source(args.source)
     except ValueError as exc:

@@ -231,6 +231,13 @@ def select(selector: Selector, region: str, products: Iterable[Product], offer: 
     return Found(selector, region, usd, p.sku, dim.rate_code, dim.usd, dim.unit, dim.begin, offer, len(priced))
 
 
+def _about(url: str, exc: Exception) -> str:
+    """A download's failure for a message: ``url: why``, the URL once (a :class:`SourceError`
+    already starts with it; before, ``url: url: not read within ...``)."""
+    text = str(exc)
+    return text if text.startswith(f"{url}: ") else f"{url}: {text}"
+
+
 def _sizes_bytes(catalog_dir: Path | None) -> bytes:
     if catalog_dir is None:
         return resources.files("catalog").joinpath(SIZES_FILE).read_bytes()
@@ -259,7 +266,8 @@ def refresh(
     written to a temporary folder beside ``output``, loaded as a catalogue, and only then
     moved in (:func:`write_catalogue`). Raises :class:`RefreshError` when nothing can be
     refreshed (bad source, unreachable, truncated or malformed offer index, invalid sizes,
-    unwritable output, a written catalogue that does not load, an offer file whose download failed midway): ``output`` is then as it was.
+    unwritable output, a written catalogue that does not load, an offer file whose download failed
+    midway: the refresh stops at the first, fetching no other): ``output`` is then as it was.
     ``ValueError`` for a bad argument.
     """
     say = progress or (lambda _m: None)
@@ -333,7 +341,6 @@ def refresh(
             result.missing.append(Missing(key, region, "this engine has no selector for the key"))
 
     read_cache: dict[str, tuple[OfferFile, dict[str, Product]] | str] = {}
-    broken: list[str] = []  # offer files whose download failed midway
     for offer, sels in selectors.items():
         tried = quiet = 0  # this offer's files opened; those beyond the LISTED_REGIONS announced one by one
         for region in wanted:
@@ -368,16 +375,19 @@ def refresh(
                 try:
                     opened = open_stream(url, label, progress, timeout_s, root=root)
                 except SourceError as exc:  # not there (HTTP 404, no such file): its keys
-                    got = f"{url}: {exc}"
+                    got = _about(url, exc)
                 else:
                     try:
                         with opened as stream:
                             got = read_offer(stream, lambda p, _s=sels, _r=region: any(s.rank(p, _r) is not None for s in _s))
                     except SourceError as exc:
                         # The download failed midway (truncated, corrupt gzip, past its
-                        # deadline): the refresh failed, --output is not touched (issue 23).
-                        got = f"{url}: {exc}"
-                        broken.append(got)
+                        # deadline): the refresh has failed, --output is not touched (issue 23).
+                        # The outcome is decided, so the refresh stops here: every other offer
+                        # file would cost up to its own deadline for nothing (fourth
+                        # adversary, F02: 28 files x --timeout before the same exit 3).
+                        raise RefreshError(f"an offer file could not be read whole ({_about(url, exc)}); the refresh stops "
+                                           f"there, the other offer files were not fetched; {Path(output)} left as it was") from None
                     except OfferFormatError as exc:
                         got = f"{url}: {exc}"
                 read_cache[url] = got
@@ -396,10 +406,6 @@ def refresh(
         if quiet:
             say(f"{offer}: {quiet:,} more offer file(s) asked for, not listed one by one (the first {LISTED_REGIONS} are)")
 
-    if broken:
-        named = "; ".join(broken[:3]) + (f"; and {len(broken) - 3:,} more" if len(broken) > 3 else "")
-        raise RefreshError(f"{len(broken)} offer file(s) could not be read whole ({named}); "
-                           f"{Path(output)} left as it was")
     result.output = write_catalogue(output, sizes_bytes, result.found)
     return result
 

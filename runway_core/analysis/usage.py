@@ -7,7 +7,9 @@ spec's ``usage`` (docs/format.md, "Usage file").
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import re
 from decimal import Decimal
 
 from ..diagnostics import Diagnostic, Severity
@@ -16,6 +18,7 @@ from ..positions import Position, Range
 from ..text import suggest
 from ..usage import NETWORK, USAGE_FILE_NAME, UsageEntry, UsageKey, UsageValue, parse_usage, usage_keys
 from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, usage_link_escapes
+from ..yamlsrc.nodes import resolve_plain
 from .report import _not_utf8, _too_large
 
 
@@ -172,17 +175,32 @@ def usage_template(an: Analysis) -> str:
         "environments:",
     ]
     for env in spec.environments:
-        out.append(f"  {env.name}:")
+        out.append(f"  {yaml_key(env.name)}:")
         out.append("    items:")
         for entry in spec.entries.values():
             rows = key_rows(an, env.name, entry.name)
             if not rows:
                 continue
-            out.append(f"      {entry.name}:{' ' * max(1, 35 - len(entry.name))}# {entry.kind}, {entry.size_in(env.name)}")
+            key = yaml_key(entry.name)
+            out.append(f"      {key}:{' ' * max(1, 35 - len(key))}# {entry.kind}, {entry.size_in(env.name)}")
             out.extend(_key_lines(rows))
         out.append(f"    network:{' ' * 30}# the environment's network: NAT data processed, data out to the internet")
         out.extend(_key_lines(key_rows(an, env.name, NETWORK)))
     return "\n".join(out) + "\n"
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def yaml_key(name: str) -> str:
+    """``name`` as a mapping key the usage file's parser reads back as that same string: plain
+    when it is one (``dev``, ``orders-db``), double-quoted otherwise. An environment or item
+    named ``null``, ``true`` or ``false`` (a valid name) written plain reads as None / True /
+    False under the YAML 1.2 core schema, so the template's own keys were unknown (RW201;
+    fourth adversary, F09). A JSON string is a YAML double-quoted scalar."""
+    if _PLAIN_NAME.fullmatch(name) and resolve_plain(name) == name and isinstance(resolve_plain(name), str):
+        return name
+    return json.dumps(name)
 
 
 def _key_lines(rows: list[tuple[UsageKey, Decimal | None, UsageValue | None]]) -> list[str]:

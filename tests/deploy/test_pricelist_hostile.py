@@ -70,6 +70,7 @@ class _Hostile(http.server.SimpleHTTPRequestHandler):
             time.sleep(1.0)
 
     def do_GET(self):  # noqa: N802 - http.server's name
+        self.server.requests.append(self.path)
         fault = self.server.faults.get(self.path)
         if fault is None:
             return super().do_GET()
@@ -115,7 +116,7 @@ def hostile(tmp_path):
     root = _mirror(tmp_path / "mirror")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Hostile, directory=str(root)))
     server.daemon_threads = True
-    server.faults, server.stopping = {}, threading.Event()
+    server.faults, server.stopping, server.requests = {}, threading.Event(), []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -164,6 +165,31 @@ def test_a_dripping_offer_file_fails_the_refresh_and_leaves_output(hostile, tmp_
     code, err = _run("--source", source, "--region", REGION, "--output", str(tmp_path / "out"), "--timeout", "2")
     assert code == command.EXIT_NO_INPUT, err
     assert "within its 2 s deadline" in err and "left as it was" in err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
+
+
+def test_the_refresh_stops_at_the_first_offer_file_failed_midway(hostile, tmp_path) -> None:
+    """Fourth adversary, F02: every offer file drips. The first one cut at its deadline already
+    decides the outcome (exit 3, --output as it was); before, the refresh went on through every
+    other offer file and region, each up to its own deadline (28 files x --timeout on a
+    2-region mirror; hours at the default 600 s). Now it stops there: one offer file requested,
+    named once in the message (before: ``url: url: not read within ...``), the rest not fetched.
+    Counted by the mirror's requests, never timed."""
+    source, server, root = hostile
+    offer_files = sorted("/" + p.relative_to(root).as_posix() for p in root.glob(f"offers/v1.0/aws/*/{mirror.VERSION}/*/index.json"))
+    assert len(offer_files) > 5
+    server.faults.update({path: "drip" for path in offer_files})
+    before = _previous_catalogue(tmp_path / "out")
+    code, err = _run("--source", source, "--region", REGION, "--output", str(tmp_path / "out"), "--timeout", "1")
+    assert code == command.EXIT_NO_INPUT, err
+    asked = [path for path in server.requests if path in offer_files]
+    assert len(asked) == 1, asked
+    last = err.splitlines()[-1]
+    url = source + asked[0]
+    assert last.startswith(f"catalog refresh: an offer file could not be read whole ({url}: not read within its 1 s deadline"), last
+    assert last.count(url) == 1, last
+    assert "the other offer files were not fetched" in last and "left as it was" in last, last
+    assert sum(": reading " in line for line in err.splitlines()) == 1, err
     assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
 
 

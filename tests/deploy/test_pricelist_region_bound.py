@@ -101,10 +101,11 @@ def test_more_regions_than_the_bound_asked_is_a_usage_error(tmp_path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_the_refusal_for_files_failed_midway_names_three_and_counts_the_rest(tmp_path) -> None:
+def test_the_refresh_stops_at_the_first_file_failed_midway_and_fetches_no_other(tmp_path) -> None:
     # Five regions whose offer file is a corrupt gzip stream (a ``.gz`` path is decompressed
-    # as read: a download failed midway, refusing the refresh): the one refusal line names
-    # three of them and counts the others, however many there are.
+    # as read: a download failed midway, refusing the refresh). Before (fourth adversary, F02):
+    # all five were read, then one line named three and counted the others. The first decides
+    # the outcome: the refresh stops there, names it once and fetches no other file.
     root = _mirror(tmp_path / "m", {})
     path = root / "offers/v1.0/aws/AWSELB/current/region_index.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -116,6 +117,11 @@ def test_the_refusal_for_files_failed_midway_names_three_and_counts_the_rest(tmp
     path.write_text(json.dumps(doc), encoding="utf-8")
     code, err = _run("--source", root.as_uri(), "--region", "all", "--output", str(tmp_path / "out"))
     assert code == command.EXIT_NO_INPUT, err[-2000:]
-    last = err.splitlines()[-1]
-    assert last.startswith("catalog refresh: 5 offer file(s) could not be read whole (") and "; and 2 more); " in last, last
-    assert last.count("the gzip stream is corrupt") == 3 and not (tmp_path / "out").exists()
+    lines = err.splitlines()
+    last = lines[-1]
+    assert last.startswith("catalog refresh: an offer file could not be read whole (") and "the gzip stream is corrupt" in last, last
+    assert "the refresh stops there, the other offer files were not fetched" in last and not (tmp_path / "out").exists(), last
+    # One corrupt file opened, then nothing: not the other four, nor any later offer's files.
+    opened = [line for line in lines if ": reading " in line]
+    assert sum("/xx-gz-" in line for line in opened) == 1 and "/xx-gz-" in opened[-1], opened
+    assert last.count("/index.json.gz") == 1, last

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from deploy_engine.argtypes import named  # noqa: F401 - the commands take it from here
+
 
 class IntermixedParser(argparse.ArgumentParser):
     """A subcommand parser whose positionals may come after its options
@@ -27,19 +29,6 @@ def intermixed(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     after options; its class gains :class:`IntermixedParser`'s ``parse_known_args``."""
     p.__class__ = type(f"Intermixed{type(p).__name__}", (IntermixedParser, type(p)), {})
     return p
-
-
-def named(what: str):  # type: ignore[no-untyped-def]
-    """An argparse ``type`` for a FILE or DIR option: the name as given, but an empty one (or
-    only spaces: ``--output "$UNSET"`` in a CI template) is a usage error (exit 64) naming
-    ``what``, never taken as "no option" (exit 0 with nothing written)."""
-    def check(text: str) -> str:
-        if not text.strip():
-            raise argparse.ArgumentTypeError(f"{what} is empty: name a {'folder' if what.endswith('DIR') else 'file'}")
-        return text
-
-    check.__name__ = what  # argparse names the type in its error
-    return check
 
 
 def add_usage_argument(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ import argparse
 import os
 from typing import Any
 
-from deploy_engine.cli.commands._args import add_path_arguments
+from deploy_engine.cli.commands._args import add_path_arguments, named
 from deploy_engine.cli.inputs import load
 from deploy_engine.cli.output import open_regular_for_writing, refuse_input_as_output, refuse_runway_as_output
 from deploy_engine.context import Context
@@ -36,7 +36,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     init = actions.add_parser("init", help="write runway.usage.yaml beside the root runway: every item, the catalogue's assumptions commented out",
                               description="Write a commented usage file: every environment and item with usage keys, at the catalogue's assumption for its size.")
     add_path_arguments(init)
-    init.add_argument("--output", metavar="FILE", default=None,
+    # `--output ""` (an unset variable) is a usage error, as for check/plan: before, it wrote the
+    # default file (fourth adversary, F06).
+    init.add_argument("--output", metavar="FILE", default=None, type=named("--output FILE"),
                       help="write to FILE (`-`: standard output) instead of runway.usage.yaml beside the root (or the --usage file)")
     init.add_argument("--force", action="store_true",
                       help="replace an existing usage file, keeping the values it gives (default: refuse, exit 3)")
