@@ -149,6 +149,15 @@ def _deploy_config(run: DeployRun) -> tuple[Any, Any, Any, Any] | None:
             problems.append(str(exc))
     try:
         backend = resolve_backend(run.options.backend, run.ctx.environ, run.root)
+        if run.command == "up" and backend.embedded and run.ctx.environ.get("RUNNER_ENVIRONMENT") == "github-hosted":
+            # GitHub sets RUNNER_ENVIRONMENT to `github-hosted` on its own runners (GitHub docs,
+            # "Variables": default environment variables): state kept in the checkout is gone
+            # when the job ends, so the next `up` would create every resource again. An unset
+            # secret (`PULUMI_BACKEND_URL: ${{ secrets.X }}`) lands here; refused, not guessed.
+            raise DeployConfigError(
+                "the embedded file:// backend on a GitHub-hosted runner: its state is gone when the job ends, so the next `up` "
+                "would create every resource again; set PULUMI_BACKEND_URL (or --backend) to s3://<bucket>[/<prefix>] "
+                "(docs/deploy.md, Backend)", ("PULUMI_BACKEND_URL",))
         passphrase = resolve_passphrase(backend, run.ctx.environ, run.root)
         run.redactor.add(passphrase)
     except DeployConfigError as exc:

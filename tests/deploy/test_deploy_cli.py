@@ -213,6 +213,25 @@ def test_unsupported_backend_is_configuration(capsys, tmp_path):
     assert rc == 3 and "use file://<folder> or s3://<bucket>" in err
 
 
+def test_up_with_the_embedded_backend_on_a_github_hosted_runner_is_refused(capsys, tmp_path, monkeypatch):
+    """GitHub sets RUNNER_ENVIRONMENT=github-hosted on its own runners (GitHub docs, "Variables",
+    default environment variables; `self-hosted` on others): the embedded file:// state is gone
+    when the job ends, so an `up` there (an unset `PULUMI_BACKEND_URL: ${{ secrets.X }}`, or
+    `--backend ""`) would create every resource again next time. Refused before Pulumi (exit 3);
+    a self-hosted runner keeps the embedded default (docs/deploy.md, Backend)."""
+    def must_not_run(*a, **k):
+        raise AssertionError("Pulumi must not run")
+
+    monkeypatch.setattr(automation, "up", must_not_run)
+    root = orders(tmp_path)
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "RUNNER_ENVIRONMENT": "github-hosted",
+               "PULUMI_BACKEND_URL": ""}
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", environ=environ, which=found_pulumi, clock=lambda: T0)
+    assert rc == 3 and "embedded file:// backend on a GitHub-hosted runner" in err and "PULUMI_BACKEND_URL" in err, err
+    rc, _, err = deploy(capsys, "up", str(root), "--env", "dev", "--backend", "", environ=environ, which=found_pulumi)
+    assert rc == 64 and "--backend URL is empty" in err, err
+
+
 def test_lease_held_exits_6_and_the_receipt_names_the_holder(capsys, tmp_path, monkeypatch):
     root = orders(tmp_path)
     acquire(root, "orders", "dev", holder="alice (github-actions run 7)", clock=lambda: T0)

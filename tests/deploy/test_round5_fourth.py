@@ -162,3 +162,12 @@ def test_make_folders_makes_what_is_missing_and_refuses_a_file_on_the_way(tmp_pa
         make_folders(tmp_path / "f" / "g")
     with pytest.raises(OSError):
         make_folders(_deep(deep_roots[2], 2100))  # past PATH_MAX: ENAMETOOLONG, an OSError
+
+
+@pytest.mark.parametrize("argv", [["check", "p", "--deployed", ""], ["check", "p", "--deployed", "  "],
+                                  ["preview", "p", "--env", "dev", "--backend", ""]])
+def test_an_empty_deployed_file_or_backend_is_a_usage_error(product, tmp_path, argv):
+    """Minor of the fourth adversary: `check --deployed ""` was exit 3 quoting `[Errno 2] ... ''`;
+    `--backend ""` fell back to the embedded state. An empty FILE/URL option is exit 64 (docs/cli.md)."""
+    got = cli(*argv, cwd=tmp_path, stdout=subprocess.PIPE)
+    assert got.returncode == 64 and "is empty" in got.stderr, (got.returncode, got.stderr)

@@ -27,7 +27,7 @@ def add_deploy_parser(sub: Any, name: str, short: str, long: str, *, plan_digest
     cmd = sub.add_parser(name, help=short, description=f"{long} See {DOCS.deploy}.")
     add_path_arguments(cmd)
     cmd.add_argument("--env", required=True, metavar="ENV", help="the environment (one)")
-    cmd.add_argument("--backend", metavar="URL", default=None,
+    cmd.add_argument("--backend", metavar="URL", default=None, type=named("--backend URL"),
                      help="Pulumi state backend: file://<folder> or s3://<bucket>[/<prefix>] "
                      "(default: $PULUMI_BACKEND_URL, else file://<product repo>/.runway/state)")
     cmd.add_argument("--network", metavar="FILE", default=None, type=named("--network FILE"),

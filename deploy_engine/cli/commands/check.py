@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import IO, Any, Sequence
 
 import deploy_engine.cli.summary as summary
-from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument
+from deploy_engine.cli.commands._args import add_ci_arguments, add_paths_argument, named
 from deploy_engine.cli.commands._reports import load_reported
 from deploy_engine.cli.formats import github, markdown, sarif, text
 from deploy_engine.cli.formats import json as json_format
@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=tuple(FAIL_ON), default="error",
                    help="exit 1 when a diagnostic is this severe or more (default: error)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics would fail the run (report only)")
-    p.add_argument("--deployed", metavar="FILE", default=None,
+    p.add_argument("--deployed", metavar="FILE", default=None, type=named("--deployed FILE"),
                    help="the plan last deployed (plan --format json, or a reviewed plan record): changes AWS refuses against it are "
                    "diagnostics (RW190-RW193); default: the product's .runway/ records when they hold one")
     return p
