@@ -25,6 +25,7 @@ from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
+from runway_core.gitcmd import git_argv, git_env
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
@@ -159,10 +160,11 @@ def _git_runway_files(folder: Path) -> list[Path] | None:
     (or git is not installed)."""
     try:
         proc = subprocess.run(
-            ["git", "-C", str(folder), "ls-files", "-z", "--full-name", "--", *(f":(glob)**/{n}" for n in ROOT_NAMES)],
-            capture_output=True, timeout=60,
+            git_argv("-C", str(folder), "ls-files", "-z", "--full-name", "--", *(f":(glob)**/{n}" for n in ROOT_NAMES)),
+            capture_output=True, timeout=60, env=git_env(), stdin=subprocess.DEVNULL,
         )
-        top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True, timeout=60)
+        top = subprocess.run(git_argv("-C", str(folder), "rev-parse", "--show-toplevel"), capture_output=True, timeout=60,
+                             env=git_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0 or top.returncode != 0:

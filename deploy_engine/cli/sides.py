@@ -29,6 +29,7 @@ from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
+from runway_core.gitcmd import git_argv, git_env
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
@@ -92,7 +93,7 @@ def _refuse_odd_file(label: str, name: str) -> None:
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=300)
+        return subprocess.run(git_argv("-C", cwd, *args), capture_output=True, timeout=300, env=git_env(), stdin=subprocess.DEVNULL)
     except OSError as exc:
         raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
     except subprocess.TimeoutExpired:
@@ -186,8 +187,8 @@ class _Blobs:
     def __init__(self, top: str, label: str) -> None:
         self.label = label
         try:
-            self.proc = subprocess.Popen(["git", "-C", top, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(git_argv("-C", top, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
         except OSError as exc:
             raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
 
