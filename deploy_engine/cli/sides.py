@@ -345,6 +345,10 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
         # `HEAD:../../etc`: git answers "outside repository" like a missing path, which would
         # read as "absent" (every item added, exit 0); `--base REV` refuses the same path.
         raise InputError(f"{label}: {rel!r} is outside the git repository at {top}")
+    # `HEAD:products/orders/../orders`: git looks a tree path up as written (no `..` inside),
+    # so it read as absent (fourth adversary, F13); normalised, as `--base`'s path is.
+    rel = posixpath.normpath(rel) if rel else rel
+    rel = "" if rel == "." else rel
     kind = _git(["cat-file", "-t", f"{rev}:{rel}"], top)
     if kind.returncode != 0:
         # A product (or runway) this change adds: nothing at the base, every item added.
