@@ -12,6 +12,7 @@ skipped either way.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import subprocess
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
+from runway_core.files import walk_folders
 from runway_core.gitcmd import git_argv, git_env
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
 
@@ -147,12 +149,15 @@ def _skipped(folder: Path) -> bool:
 Warn = Callable[[str], None]
 
 
-def _unreachable(path: Path, exc: OSError, warn: Warn | None) -> None:
-    """A path the walk cannot stat (longer than PATH_MAX: ENAMETOOLONG; too many symlinks):
-    skipped, with one warning naming its start and the reason (never exit 70)."""
+def _unreachable(path: Path | str, exc: OSError, warn: Warn | None) -> None:
+    """A path the walk cannot stat or list (longer than PATH_MAX: ENAMETOOLONG; too many
+    symlinks; a folder this user may not read: EACCES): skipped, with one warning naming it
+    and the reason (never exit 70). Only the PATH_MAX skip gives the path's length."""
     if warn is not None:
-        shown = str(path) if len(str(path)) <= 120 else str(path)[:117] + "..."
-        warn(f"{PROG}: warning: skipped {shown} ({len(str(path)):,} characters): {exc.strerror or exc}")
+        text = str(path)
+        shown = text if len(text) <= 120 else text[:117] + "..."
+        length = f" ({len(text):,} characters)" if exc.errno == errno.ENAMETOOLONG else ""
+        warn(f"{PROG}: warning: skipped {shown}{length}: {exc.strerror or exc}")
 
 
 def _git_runway_files(folder: Path) -> list[Path] | None:
@@ -174,19 +179,21 @@ def _git_runway_files(folder: Path) -> list[Path] | None:
 
 
 def _walk_runway_files(folder: Path, warn: Warn | None = None) -> list[Path]:
-    found: list[Path] = []
+    """The runway files under ``folder`` outside git: :func:`runway_core.files.walk_folders`
+    (iterative: any depth, fourth adversary F03; folder symlinks never followed), skipping
+    what :func:`_skipped` names; a folder that cannot be read is warned and skipped."""
 
-    def kept(d: Path) -> bool:
+    def enter(entry: os.DirEntry[str], _depth: int) -> bool:
         try:
-            return not _skipped(d)
+            return not _skipped(Path(entry.path))
         except OSError as exc:
-            _unreachable(d, exc, warn)
+            _unreachable(entry.path, exc, warn)
             return False
 
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if kept(here / d))
-        found += [here / n for n in ROOT_NAMES if n in filenames]
+    found: list[Path] = []
+    for dirpath, _depth, entries in walk_folders(str(folder), enter, lambda path, exc: _unreachable(path, exc, warn)):
+        names = {e.name for e in entries}
+        found += [Path(dirpath, n) for n in ROOT_NAMES if n in names]
     return found
 
 
