@@ -153,13 +153,16 @@ def with_submodule(tmp_path) -> Path:
     return mono
 
 
-def test_a_product_in_a_checked_out_submodule_is_planned(with_submodule, monkeypatch):
+def test_a_product_in_a_checked_out_submodule_is_planned(with_submodule, tmp_path, monkeypatch):
+    mark = tmp_path / "RAN-IN-SUBMODULE"
+    git(with_submodule / "products" / "sub", "config", "core.fsmonitor", f"touch {mark}; false")  # F07 in the submodule
     monkeypatch.chdir(with_submodule)
     assert run("plan", "products/sub", "--env", "production")[0] == 2
     rc, out, err = run("plan", "products", "--env", "production")
     assert rc == 2, (out[-400:], err)
     rc, out, err = run("check", "products")
     assert "in 6 files" in out and "products/sub/runway.yaml" in out, out[-300:]  # 3 files each
+    assert not mark.exists(), "the submodule's core.fsmonitor ran"
 
 
 def test_a_submodule_not_checked_out_is_named_on_stderr(with_submodule, tmp_path, monkeypatch):
