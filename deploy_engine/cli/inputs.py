@@ -194,7 +194,10 @@ def _git_runway_files(folder: Path, warn: Warn | None = None) -> list[Path] | No
         if not tab:
             continue
         if meta.split(b" ", 1)[0] == GITLINK_MODE:
-            if warn is not None:
+            full = root / os.fsdecode(path)
+            parts = full.relative_to(folder).parts if full.is_relative_to(folder) else full.parts
+            # One under a folder the discovery skips (`.github/…`, `node_modules/…`) is not named.
+            if warn is not None and not any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts):
                 shown = printable(os.fsdecode(path))
                 warn(f"{PROG}: warning: {shown} is a git submodule not checked out (or not active): any runway in it is "
                      f"not read; check it out first (git submodule update --init -- {shown})")

@@ -148,6 +148,7 @@ def with_submodule(tmp_path) -> Path:
     orders_copy(mono / "products" / "local")
     git(mono, "init", "-q")
     git(mono, "submodule", "add", "-q", str(src), "products/sub")
+    git(mono, "submodule", "add", "-q", str(src), ".tools/sub")  # under a hidden folder: skipped, never named
     git(mono, "add", ".")
     git(mono, "commit", "-qm", "super")
     return mono
@@ -173,6 +174,9 @@ def test_a_submodule_not_checked_out_is_named_on_stderr(with_submodule, tmp_path
     assert "products/sub" in err and "submodule" in err and "not checked out" in err, err
     rc, out, err = run("check", "products")
     assert "products/sub" in err and "submodule" in err, err
+    assert "products/sub" not in run("check", "products/local")[2]  # a PATH without it says nothing of it
+    err = run("check", ".")[2]
+    assert "products/sub" in err and ".tools" not in err, err
 
 
 def test_diff_of_a_submodule_path_at_rev_says_it_is_a_submodule_exit_3(with_submodule, monkeypatch):
