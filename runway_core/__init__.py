@@ -13,7 +13,7 @@ table, and that no editor query under ``ide`` imports another one.
 ====  ================================================================================
 rank  modules
 ====  ================================================================================
-0     positions, diagnostics, money, text, names, markdown, files, kinds
+0     positions, diagnostics, money, text, names, markdown, files, gitcmd, kinds
 1     yamlsrc, catalog, model, schema, usage
 2     planner, workspace, facts
 3     rules
@@ -23,8 +23,8 @@ rank  modules
 ====  ================================================================================
 
 - 0, leaves: code-point positions, diagnostics and their codes, USD amounts, text helpers
-  (``suggest``, ``redact``, ``secret_shape``), name patterns, markdown tables, the non-blocking read of a regular file (``files``),
-  the kind registry (``kinds``: one declaration per kind);
+  (``suggest``, ``redact``, ``secret_shape``), name patterns, markdown tables, the non-blocking read of a regular file and the one folder walk (``files``),
+  every git command line (``gitcmd``), the kind registry (``kinds``: one declaration per kind);
 - 1, source and data: the YAML tree (``yamlsrc``), the catalogue, the models and the JSON
   Schema generated from them, the usage file (``usage``: its keys per kind, its reader);
 - 2: the planner (spec in, plan out), the workspace on disk (root finding, reads, member

@@ -35,6 +35,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .analysis import analyze
+from .gitcmd import git_argv, git_env
 from .planner import EnvironmentPlan
 from .workspace import MAX_FILE_BYTES, read_disk
 
@@ -106,12 +107,12 @@ def run_git(args: Sequence[str], cwd: str) -> tuple[int, bytes]:
     Never prompts for credentials (``GIT_TERMINAL_PROMPT=0``), takes no optional locks
     (``GIT_OPTIONAL_LOCKS=0``), so it never competes with the user's own git commands, and
     runs no file-system monitor a repository's config may name (``core.fsmonitor``: opening
-    a folder in an editor must not run a program from it).
+    a folder in an editor must not run a program from it): :mod:`runway_core.gitcmd`, shared
+    with the CLI.
     """
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     try:
         done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False
+            git_argv(*args), cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.SubprocessError) as exc:
         log.debug("git %s in %s failed: %s", " ".join(args), cwd, exc)

@@ -28,6 +28,7 @@ from lsprotocol import types
 
 from runway_core.ide import navigation as navigate
 from runway_core.positions import LineIndex
+from runway_core.files import walk_folders
 from runway_core.workspace import ROOT_NAMES, open_regular
 
 from . import convert
@@ -91,7 +92,8 @@ def find_runway_files(
     symlinks, each classified by :func:`_kind`; stops after ``max_files`` files or
     ``max_dirs`` folders (``truncated``). A runway name that is a FIFO, socket, device or
     folder is skipped, never opened. Runs off the event loop (it reads the disk): one
-    ``scandir`` per folder and one bounded read per file, linear in what it visits."""
+    ``scandir`` per folder (:func:`runway_core.files.walk_folders`: iterative, shared with the
+    CLI's monorepo discovery) and one bounded read per file, linear in what it visits."""
     folders = list(folders)
     bases = [resolved_path(f) for f in folders]
     result = ScanResult()
@@ -101,40 +103,35 @@ def find_runway_files(
         base = resolved_path(folder)
         if not os.path.isdir(base):
             continue
-        stack: list[tuple[str, int]] = [(base, 0)]
-        while stack:
-            dirpath, depth = stack.pop()
+
+        def enter(entry: os.DirEntry[str], depth: int) -> bool:
+            name = entry.name
+            return (depth < max_depth and name not in ROOT_NAMES and not name.startswith(".") and name not in SCAN_SKIP_DIRS
+                    and not (exclude and exclude.excluded(entry.path, bases)))
+
+        for _dirpath, _depth, entries in walk_folders(base, enter):
             dirs_seen += 1
             if dirs_seen > max_dirs:
                 result.truncated = True
                 return result
-            try:
-                with os.scandir(dirpath) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError:
-                continue
-            subdirs = []
             for entry in entries:
                 name = entry.name
+                if name not in ROOT_NAMES:
+                    continue
                 try:
-                    if name in ROOT_NAMES:
-                        if not entry.is_file():  # follows a symlink: only a regular file
-                            continue
-                        path = resolved_path(entry.path)
-                        if path in seen or (exclude and (exclude.excluded(entry.path, bases) or exclude.excluded(path, bases))):
-                            continue
-                        if len(result.files) >= max_files:
-                            result.truncated = True
-                            return result
-                        seen.add(path)
-                        result.files.append(path)
-                        result.kinds[path] = _kind(path)
-                    elif (depth + 1 < max_depth and not name.startswith(".") and name not in SCAN_SKIP_DIRS
-                          and entry.is_dir(follow_symlinks=False) and not (exclude and exclude.excluded(entry.path, bases))):
-                        subdirs.append(entry.path)
+                    if not entry.is_file():  # follows a symlink: only a regular file
+                        continue
+                    path = resolved_path(entry.path)
+                    if path in seen or (exclude and (exclude.excluded(entry.path, bases) or exclude.excluded(path, bases))):
+                        continue
+                    if len(result.files) >= max_files:
+                        result.truncated = True
+                        return result
+                    seen.add(path)
+                    result.files.append(path)
+                    result.kinds[path] = _kind(path)
                 except OSError:
                     continue
-            stack.extend((d, depth + 1) for d in reversed(subdirs))  # walk order: sorted, depth first
     return result
 
 

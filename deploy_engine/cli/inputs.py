@@ -12,6 +12,7 @@ skipped either way.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import subprocess
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
+from runway_core.files import walk_folders
+from runway_core.gitcmd import git_argv, git_env
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
@@ -146,45 +149,79 @@ def _skipped(folder: Path) -> bool:
 Warn = Callable[[str], None]
 
 
-def _unreachable(path: Path, exc: OSError, warn: Warn | None) -> None:
-    """A path the walk cannot stat (longer than PATH_MAX: ENAMETOOLONG; too many symlinks):
-    skipped, with one warning naming its start and the reason (never exit 70)."""
+def _unreachable(path: Path | str, exc: OSError, warn: Warn | None) -> None:
+    """A path the walk cannot stat or list (longer than PATH_MAX: ENAMETOOLONG; too many
+    symlinks; a folder this user may not read: EACCES): skipped, with one warning naming it
+    and the reason (never exit 70). Only the PATH_MAX skip gives the path's length."""
     if warn is not None:
-        shown = str(path) if len(str(path)) <= 120 else str(path)[:117] + "..."
-        warn(f"{PROG}: warning: skipped {shown} ({len(str(path)):,} characters): {exc.strerror or exc}")
+        text = str(path)
+        shown = text if len(text) <= 120 else text[:117] + "..."
+        length = f" ({len(text):,} characters)" if exc.errno == errno.ENAMETOOLONG else ""
+        warn(f"{PROG}: warning: skipped {shown}{length}: {exc.strerror or exc}")
 
 
-def _git_runway_files(folder: Path) -> list[Path] | None:
-    """The runway files git tracks under ``folder``, or None when it is in no git work tree
-    (or git is not installed)."""
+#: The mode of a gitlink (a submodule's commit) in git's index (gitformat-index(5)).
+GITLINK_MODE = b"160000"
+
+
+def _git_runway_files(folder: Path, warn: Warn | None = None) -> list[Path] | None:
+    """The runway files git tracks under ``folder``, those of its checked-out submodules
+    included, or None when it is in no git work tree (or git is not installed).
+
+    ``git ls-files --stage --recurse-submodules`` (git-ls-files(1): the submodule option works
+    with the cached and stage modes, this one's) lists each active, checked-out submodule's
+    files under its path, as monorepo tools read them: a product kept in a submodule is checked
+    and planned (it was silently left out: fourth adversary, F05). A gitlink it leaves as one
+    entry (mode 160000: a submodule not checked out, not active, or a repository added inside
+    without ``.gitmodules``) holds files runway cannot read from here: one ``warn`` line names
+    each."""
     try:
         proc = subprocess.run(
-            ["git", "-C", str(folder), "ls-files", "-z", "--full-name", "--", *(f":(glob)**/{n}" for n in ROOT_NAMES)],
-            capture_output=True, timeout=60,
+            git_argv("-C", str(folder), "ls-files", "-z", "--stage", "--recurse-submodules", "--full-name"),
+            capture_output=True, timeout=60, env=git_env(), stdin=subprocess.DEVNULL,
         )
-        top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True, timeout=60)
+        top = subprocess.run(git_argv("-C", str(folder), "rev-parse", "--show-toplevel"), capture_output=True, timeout=60,
+                             env=git_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0 or top.returncode != 0:
         return None
     root = Path(os.fsdecode(top.stdout.strip()))
-    return [root / os.fsdecode(f) for f in proc.stdout.split(b"\0") if f]
+    names = {n.encode() for n in ROOT_NAMES}
+    found: list[Path] = []
+    for raw in proc.stdout.split(b"\0"):
+        meta, tab, path = raw.partition(b"\t")
+        if not tab:
+            continue
+        if meta.split(b" ", 1)[0] == GITLINK_MODE:
+            full = root / os.fsdecode(path)
+            parts = full.relative_to(folder).parts if full.is_relative_to(folder) else full.parts
+            # One under a folder the discovery skips (`.github/…`, `node_modules/…`) is not named.
+            if warn is not None and not any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts):
+                shown = printable(os.fsdecode(path))
+                warn(f"{PROG}: warning: {shown} is a git submodule not checked out (or not active): any runway in it is "
+                     f"not read; check it out first (git submodule update --init -- {shown})")
+        elif path.rsplit(b"/", 1)[-1] in names:
+            found.append(root / os.fsdecode(path))
+    return found
 
 
 def _walk_runway_files(folder: Path, warn: Warn | None = None) -> list[Path]:
-    found: list[Path] = []
+    """The runway files under ``folder`` outside git: :func:`runway_core.files.walk_folders`
+    (iterative: any depth, fourth adversary F03; folder symlinks never followed), skipping
+    what :func:`_skipped` names; a folder that cannot be read is warned and skipped."""
 
-    def kept(d: Path) -> bool:
+    def enter(entry: os.DirEntry[str], _depth: int) -> bool:
         try:
-            return not _skipped(d)
+            return not _skipped(Path(entry.path))
         except OSError as exc:
-            _unreachable(d, exc, warn)
+            _unreachable(entry.path, exc, warn)
             return False
 
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if kept(here / d))
-        found += [here / n for n in ROOT_NAMES if n in filenames]
+    found: list[Path] = []
+    for dirpath, _depth, entries in walk_folders(str(folder), enter, lambda path, exc: _unreachable(path, exc, warn)):
+        names = {e.name for e in entries}
+        found += [Path(dirpath, n) for n in ROOT_NAMES if n in names]
     return found
 
 
@@ -194,7 +231,7 @@ def discover_roots(folder: str, warn: Warn | None = None) -> list[str]:
     skipped, and so are paths the system cannot reach (longer than PATH_MAX), each with a
     ``warn`` line. Raises :class:`InputError` when there is none."""
     base = Path(folder).resolve()
-    files = _git_runway_files(base)
+    files = _git_runway_files(base, warn)
     if files is None:
         files = _walk_runway_files(base, warn)
     roots: list[str] = []

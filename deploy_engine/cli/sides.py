@@ -29,6 +29,7 @@ from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
+from runway_core.gitcmd import git_argv, git_env
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
@@ -92,7 +93,7 @@ def _refuse_odd_file(label: str, name: str) -> None:
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(["git", "-C", cwd, *args], capture_output=True, timeout=300)
+        return subprocess.run(git_argv("-C", cwd, *args), capture_output=True, timeout=300, env=git_env(), stdin=subprocess.DEVNULL)
     except OSError as exc:
         raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
     except subprocess.TimeoutExpired:
@@ -186,8 +187,8 @@ class _Blobs:
     def __init__(self, top: str, label: str) -> None:
         self.label = label
         try:
-            self.proc = subprocess.Popen(["git", "-C", top, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(git_argv("-C", top, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
         except OSError as exc:
             raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
 
@@ -307,15 +308,18 @@ def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: st
         os.symlink(link, full)
 
 
-def archive_folder(rev: str, folder: str, top: str, label: str) -> tempfile.TemporaryDirectory[str]:
+def archive_folder(rev: str, folder: str, top: str, label: str, gitlinks: dict[str, str] | None = None) -> tempfile.TemporaryDirectory[str]:
     """A temporary folder holding ``folder`` (relative to the repository's top; '' the whole
     tree) as it is committed at ``rev``; the caller cleans it up. Read from the tree itself
     (``git ls-tree``, ``git cat-file --batch``), not ``git archive``: an archive applies the
     tree's ``.gitattributes`` (``export-ignore`` left a runway out and ``diff`` said "no runway
     found"; ``export-subst`` rewrites a file's text), and its tar was read whole into memory (a
     300 MB asset was MemoryError, exit 70, under a 600 MB limit: third adversary, round 5).
-    Each blob is streamed to its file."""
+    Each blob is streamed to its file. ``gitlinks`` (when given) gets each submodule's path
+    and commit: written as an empty folder, whose products the caller must not call absent."""
     entries = _tree_entries(rev, folder, top, label)
+    if gitlinks is not None:
+        gitlinks.update({path: oid for _mode, kind, oid, path in entries if kind == "commit"})
     tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
     blobs = _Blobs(top, label)
     try:
@@ -331,6 +335,33 @@ def archive_folder(rev: str, folder: str, top: str, label: str) -> tempfile.Temp
     return tmp
 
 
+def submodule_at(rev: str, rel: str, top: str) -> tuple[str, str] | None:
+    """``(path, commit)`` of the gitlink (a submodule: a ``commit`` entry, mode 160000) at
+    ``rev`` that is ``rel`` or a folder above it, or None. git finds no object at such a path
+    (the submodule's commit lives in the submodule's own repository), which is no absence."""
+    parts = [p for p in rel.split("/") if p]
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    if not prefixes:
+        return None
+    proc = _git(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *prefixes], top)
+    if proc.returncode != 0:
+        return None
+    for raw in proc.stdout.split(b"\0"):
+        m = _TREE_ENTRY.match(raw) if raw else None
+        if m is not None and m.group(2) == b"commit":
+            path = m.group(4).decode("utf-8", "surrogateescape")
+            if path in prefixes:
+                return path, m.group(3).decode("ascii")
+    return None
+
+
+def refuse_submodule(label: str, rev: str, path: str, commit: str) -> InputError:
+    """The exit-3 error for a diff side inside a git submodule at ``rev``: named, with the
+    diff to run inside the submodule instead (its own repository holds that commit)."""
+    return InputError(f"{label}: {path} at {rev} is a git submodule (commit {commit[:12]}), which diff does not read "
+                      f"from this repository; diff it inside the submodule: cd {path} && runway-deploy diff . --base {commit[:12]}")
+
+
 def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: str = "base") -> Side:
     """The side at ``rev`` of ``rel`` (a path relative to the repository's top, ``/``
     separators): a plan JSON file, a runway file or a folder holding one. Absent at ``rev``: an
@@ -344,8 +375,15 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
         # `HEAD:../../etc`: git answers "outside repository" like a missing path, which would
         # read as "absent" (every item added, exit 0); `--base REV` refuses the same path.
         raise InputError(f"{label}: {rel!r} is outside the git repository at {top}")
+    # `HEAD:products/orders/../orders`: git looks a tree path up as written (no `..` inside),
+    # so it read as absent (fourth adversary, F13); normalised, as `--base`'s path is.
+    rel = posixpath.normpath(rel) if rel else rel
+    rel = "" if rel == "." else rel
     kind = _git(["cat-file", "-t", f"{rev}:{rel}"], top)
     if kind.returncode != 0:
+        gitlink = submodule_at(rev, rel, top)
+        if gitlink is not None:
+            raise refuse_submodule(label, rev, *gitlink)
         # A product (or runway) this change adds: nothing at the base, every item added.
         return Side(label, PlanSide(None, None, (), present=False),
                     note=f"{label}: absent at {rev}; every item counts as {'added' if role == 'base' else 'removed'}")
@@ -473,6 +511,7 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
     heads: dict[str, str] = {}
     bases: dict[str, tuple[str, Any]] = {}
     keep: list[Any] = []
+    gitlinks: dict[str, str] = {}  # submodules at rev under the PATHs: path -> commit
     try:
         for path in paths:
             if path == "":
@@ -484,17 +523,26 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
             spec = f"{rev}:{'' if rel == '.' else rel}"
             kind = _git(["cat-file", "-t", spec], top)
             if kind.returncode != 0:
+                gitlink = submodule_at(rev, "" if rel == "." else rel, top)
+                if gitlink is not None:
+                    gitlinks[gitlink[0]] = gitlink[1]
+                    continue
                 if not os.path.lexists(path):
                     # A typo is no product: neither side has the PATH at all.
                     raise InputError(f"{path}: no such file or folder, in the working tree or at {rev}")
                 continue  # nothing at the base: every product under PATH is added
             folder = "" if rel == "." else (rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel))
-            tmp = archive_folder(rev, folder, top, spec)
+            tmp = archive_folder(rev, folder, top, spec, gitlinks)
             keep.append(tmp)
             local = os.path.join(tmp.name, *[p for p in rel.split("/") if p not in ("", ".")])
             for root in _roots_under(local, None):
                 key = Path(os.path.relpath(os.path.dirname(root), tmp.name)).as_posix()
                 bases.setdefault(key, (root, tmp))
+        for key in sorted(heads):
+            # A product in a submodule at rev: the base tree holds only its commit, never "added".
+            inside = next(((g, c) for g, c in gitlinks.items() if key == g or key.startswith(g + "/")), None)
+            if inside is not None:
+                raise refuse_submodule(f"{rev}:{key}", rev, *inside)
         if not heads and not bases:
             raise InputError(f"no runway found: {', '.join(paths)} hold no runway in the working tree or at {rev}")
         from deploy_engine.cli.inputs import load_path
@@ -518,4 +566,4 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
 
 
 __all__ = ["ProductPair", "Side", "absent_head", "archive_folder", "base_of", "write_tree", "git_refusal", "git_side",
-           "product_pairs", "repository_top", "resolve_side"]
+           "product_pairs", "refuse_submodule", "repository_top", "resolve_side", "submodule_at"]

@@ -79,6 +79,33 @@ def file_name_problem(key: str) -> str | None:
     return None
 
 
+def inside_folder(dest: Path, folder: Path) -> bool:
+    """Whether ``dest`` (existing or not) is ``folder`` or lies below it: by its resolved path
+    (symlinks in ``dest`` or ``folder`` followed; a part of ``dest`` not yet made read as
+    written) or by the device and inode of ``dest``'s nearest existing folder and each above it
+    (a bind mount or a second path to the same folder). An ``receipts export --to`` into the
+    records store it reads would write the copy into the live store (fourth adversary, F14)."""
+    real_dest, real_folder = os.path.realpath(dest), os.path.realpath(folder)
+    if real_dest == real_folder or real_dest.startswith(real_folder.rstrip(os.sep) + os.sep):
+        return True
+    try:
+        target = os.stat(folder)
+    except OSError:
+        return False  # no store folder: only the path can say
+    here = real_dest
+    while True:
+        try:
+            st = os.stat(here)
+        except OSError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
+
+
 def _refusal(path: Path, exc: OSError, what: str) -> "Refused":
     """:class:`Refused` for an ``O_NOFOLLOW`` open that failed: ``what`` (a symlink) only when
     the OS says so (ELOOP; ENOTDIR for a folder), else the OS's own reason."""
@@ -235,4 +262,4 @@ def _chunks(fd: int) -> Iterator[bytes]:
         yield chunk
 
 
-__all__ = ["FolderWriter", "Refused", "key_problem"]
+__all__ = ["FolderWriter", "Refused", "inside_folder", "key_problem"]

@@ -170,8 +170,15 @@ def _export(ctx: Context, store: Any, product: str, env: str | None, envs: list[
     no symlink below it followed, each file written atomically and checked against the sha256 of
     the record read); never overwrite (a file there with other content is a conflict, exit 3). A
     key that leaves its prefix, or a record that is unreadable, is named and not exported (exit 3)."""
-    from deploy_engine.records.export import FolderWriter, Refused
+    from deploy_engine.records.export import FolderWriter, Refused, inside_folder
 
+    folder = getattr(store, "folder", None)  # a file:// store's folder (.runway/); S3 has none here
+    if folder is not None and inside_folder(dest, Path(folder)):
+        # The copy would land in the live store: later listings see it twice, every later
+        # export refuses its keys (fourth adversary, F14). Checked before anything is made.
+        print(redactor.scrub(printable(f"{PROG} receipts export: {dest} is inside the records store it reads ({folder}); "
+                                       "name a folder outside it")), file=ctx.stderr)
+        return EXIT_CONFIG
     owned = [env] if env else envs
     wanted = [(key, "receipts") for key in keys]
     for e in owned:
