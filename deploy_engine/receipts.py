@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import unquote
 
+from runway_core.gitcmd import git_argv, git_env
 from runway_core.money import usd
 from runway_core.planner import VERDICTS, EnvironmentPlan, plan_digest
 from runway_core.workspace import JsonDocumentError, loads_json
@@ -57,7 +58,9 @@ def _iso(t: datetime) -> str:
 def git_commit(root: Path | str, run: Runner = subprocess.run) -> str | None:
     """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree or git is missing."""
     try:
-        proc = run(["git", "-C", str(root), "rev-parse", "--verify", "HEAD"], capture_output=True, text=True, timeout=30, check=False)
+        # runway_core.gitcmd: no core.fsmonitor of the product repository runs, no prompt.
+        proc = run(git_argv("-C", str(root), "rev-parse", "--verify", "HEAD"), capture_output=True, text=True, timeout=30, check=False,
+                   env=git_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     sha = proc.stdout.strip() if proc.returncode == 0 else ""

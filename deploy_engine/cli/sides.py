@@ -18,7 +18,6 @@ import os
 import posixpath
 import re
 import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -27,6 +26,7 @@ from typing import IO, Any, Iterator
 
 from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
+from deploy_engine.folders import TemporaryFolder, make_folders
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.gitcmd import git_argv, git_env
@@ -295,20 +295,20 @@ def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: st
         elif kind == "commit":
             folders.append(path)
     for path in folders:
-        os.makedirs(os.path.join(dest, *path.split("/")), exist_ok=True)
+        make_folders(os.path.join(dest, *path.split("/")))
     for (oid, size), (mode, _oid, path) in zip(blobs.batch([oid for _mode, oid, _path in files]), files):
         full = os.path.join(dest, *path.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
+        make_folders(os.path.dirname(full))
         fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o755 if mode == "100755" else 0o644)
         with os.fdopen(fd, "wb") as out:
             blobs.copy_sized(oid, size, out)
     for path, link in links:
         full = os.path.join(dest, *path.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
+        make_folders(os.path.dirname(full))
         os.symlink(link, full)
 
 
-def archive_folder(rev: str, folder: str, top: str, label: str, gitlinks: dict[str, str] | None = None) -> tempfile.TemporaryDirectory[str]:
+def archive_folder(rev: str, folder: str, top: str, label: str, gitlinks: dict[str, str] | None = None) -> TemporaryFolder:
     """A temporary folder holding ``folder`` (relative to the repository's top; '' the whole
     tree) as it is committed at ``rev``; the caller cleans it up. Read from the tree itself
     (``git ls-tree``, ``git cat-file --batch``), not ``git archive``: an archive applies the
@@ -320,7 +320,7 @@ def archive_folder(rev: str, folder: str, top: str, label: str, gitlinks: dict[s
     entries = _tree_entries(rev, folder, top, label)
     if gitlinks is not None:
         gitlinks.update({path: oid for _mode, kind, oid, path in entries if kind == "commit"})
-    tmp = tempfile.TemporaryDirectory(prefix="runway-diff-")
+    tmp = TemporaryFolder(prefix="runway-diff-")
     blobs = _Blobs(top, label)
     try:
         write_tree(entries, blobs, tmp.name, label, rev)

@@ -375,3 +375,25 @@ def test_a_write_failing_midway_ends_git_at_once_and_is_exit_3(mono):
     got = subprocess.run([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=mono,
                          capture_output=True, text=True, preexec_fn=one_mib_files, timeout=120)
     assert got.returncode == 3 and "File too large" in got.stderr, (got.returncode, got.stderr[-500:])
+
+
+def test_a_tree_1200_folders_deep_at_the_base_is_written_never_a_crash(mono):
+    """A revision holding a folder 1,200 levels deep (a legal path; made with git's plumbing
+    as a hostile push would): its files are written under the temporary folder by
+    deploy_engine.folders.make_folders, never os.makedirs's recursion (exit 70)."""
+    def plumb(*args: str, stdin: bytes = b"") -> str:
+        return subprocess.run(["git", "-C", str(mono), *args], input=stdin, check=True, capture_output=True).stdout.decode().strip()
+
+    blob = plumb("hash-object", "-w", "--stdin", stdin=b"deep\n")
+    tree = plumb("mktree", stdin=f"100644 blob {blob}\tleaf.txt\n".encode())
+    for _ in range(1200):
+        tree = plumb("mktree", stdin=f"040000 tree {tree}\tb\n".encode())
+    orders = plumb("rev-parse", "HEAD:products/orders")
+    new_orders = plumb("mktree", stdin=(plumb("ls-tree", orders) + f"\n040000 tree {tree}\tdeep\n").encode())
+    products = plumb("mktree", stdin=(plumb("ls-tree", "HEAD:products").replace(orders, new_orders) + "\n").encode())
+    top = plumb("mktree", stdin=(plumb("ls-tree", "HEAD").replace(plumb("rev-parse", "HEAD:products"), products) + "\n").encode())
+    commit = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(mono), "commit-tree", top,
+                             "-p", "HEAD", "-m", "deep"], check=True, capture_output=True).stdout.decode().strip()
+    rc, _, err = run("diff", f"{commit}:products/orders", "HEAD:products/orders")
+    assert rc in (0, 1), err
+    assert "internal error" not in err

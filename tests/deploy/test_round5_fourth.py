@@ -164,6 +164,31 @@ def test_make_folders_makes_what_is_missing_and_refuses_a_file_on_the_way(tmp_pa
         make_folders(_deep(deep_roots[2], 2100))  # past PATH_MAX: ENAMETOOLONG, an OSError
 
 
+def test_remove_tree_removes_a_tree_past_path_max_and_never_follows_a_link(tmp_path, deep_roots):
+    """shutil.rmtree (TemporaryDirectory.cleanup) recurses once per level; remove_tree does not,
+    and never names a path longer than three levels below its root."""
+    from deploy_engine.folders import make_folders, remove_tree
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "precious").write_text("x")
+    root = deep_roots[1]
+    make_folders(_deep(root, 1500))
+    (_deep(root, 1500) / "leaf.txt").write_text("deep")
+    (root / "b" / "out").symlink_to(kept)
+    os.chdir(_deep(root, 1500))  # from here on, one level at a time: past PATH_MAX
+    try:
+        for _ in range(1200):
+            os.mkdir("c")
+            os.chdir("c")
+        Path("bottom.txt").write_text("past PATH_MAX")
+    finally:
+        os.chdir(tmp_path)
+    remove_tree(root)
+    assert not root.exists() and (kept / "precious").read_text() == "x"
+    remove_tree(root)  # already gone: no error
+
+
 @pytest.mark.parametrize("argv", [["check", "p", "--deployed", ""], ["check", "p", "--deployed", "  "],
                                   ["preview", "p", "--env", "dev", "--backend", ""]])
 def test_an_empty_deployed_file_or_backend_is_a_usage_error(product, tmp_path, argv):
