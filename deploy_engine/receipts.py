@@ -165,8 +165,10 @@ def public_backend_url(url: str) -> str:
         shown = url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
         # No `scheme://` (`gs:deployer:PW/x`, `s3:/u:PW/x`: a credentialled URL mistyped): a
         # `:` past the first may start a password, so nothing after the first is shown.
-        head, colon, tail = shown.partition(":")
-        return head + ":***" if colon and ":" in tail else shown
+        # No `scheme://` at all (`s3:PW`, a bare `PW`): nothing past a first `:` is shown, and a
+        # value with no `:` is shown as `***` (fifth adversary: `gs:PW` and `PW` were quoted).
+        head, colon, _tail = shown.partition(":")
+        return head + ":***" if colon else "***"
     rest = m.group("rest")
     host, slash, path = rest.partition("/")
     if _colon_userinfo(m):
@@ -225,9 +227,10 @@ def url_secrets(url: str) -> list[str]:
                 out += [value, unquote(value)]
     if "#" in url:  # a fragment is never sent anywhere, so never needed in a message
         out.append(url.split("#", 1)[1])
-    if m is None and url.count(":") >= 2:
-        # No `scheme://` (public_backend_url shows nothing past the first `:`): every piece after it.
-        tail = url.split(":", 1)[1]
+    if m is None:
+        # No `scheme://` (public_backend_url shows nothing past the first `:`, or `***`): every
+        # piece after a first `:`, or the whole value.
+        tail = url.split(":", 1)[1] if ":" in url else url
         out += [tail] + [piece for piece in re.split(r"[/?#:@]", tail) if piece]
     if m is not None and _colon_userinfo(m):
         rest = m.group("rest")

@@ -154,11 +154,18 @@ class FileStore(RecordStore):
         and claim files left out.
 
         Raises :class:`StoreError` naming the folder when a folder of the store exists but
-        cannot be searched or listed by this user (EACCES): never "no receipts", which would
-        read as an empty history and export an empty SHA256SUMS (round 5, A05)."""
+        cannot be searched or listed by this user (EACCES), or is a symlink (or lies below one)
+        leading out of the store: never "no receipts", which would read as an empty history
+        and export an empty SHA256SUMS (round 5, A05; fifth adversary)."""
         base = self.path(prefix)
         folder = base if prefix.endswith("/") or self._is_dir(base) else base.parent
-        if not self._is_dir(folder) or self._leaves(folder) is not None:
+        why = self._leaves(folder)
+        if why is not None and os.path.lexists(folder):
+            # `.runway/receipts/staging -> elsewhere`: never followed, and never "no records"
+            # either (an empty history, an empty SHA256SUMS export): exit 3 naming it (fifth
+            # adversary; a linked receipt file is unreadable the same way).
+            raise StoreError(f"{folder} {why}; not followed, cannot list the records in it")
+        if not self._is_dir(folder) or why is not None:
             return []
         keys = []
         stack = [str(folder)]

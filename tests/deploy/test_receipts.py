@@ -150,7 +150,7 @@ def test_backend_urls_lose_credentials():
     assert public_backend_url("https://user:p@ss@host:8443/x#frag") == "https://***@host:8443/x"
     assert public_backend_url("s3://AKIAEXAMPLE@bucket") == "s3://***@bucket"
     assert public_backend_url("file:///work/orders/.runway/state") == "file:///work/orders/.runway/state"
-    assert public_backend_url("not a url user:pw@host") == "host"  # never raises, never shows user info
+    assert public_backend_url("not a url user:pw@host") == "***"  # never raises, never shows user info
     assert url_secrets("https://user:token-123@api.example.com/state?sig=abc") == ["user:token-123", "token-123", "sig=abc", "abc"]
     assert url_secrets("s3://bucket/prefix") == []
 

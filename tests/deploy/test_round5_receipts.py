@@ -249,6 +249,24 @@ def test_a_fifo_or_folder_under_a_receipt_name_is_unreadable_and_fails_the_expor
     assert rc == 3 and odd.name in err, err
 
 
+@pytest.mark.parametrize("which", ["env folder", "receipts folder"])
+def test_a_receipts_folder_linked_out_of_the_store_is_exit_3_never_zero_receipts(capsys, tmp_path, which):
+    """Fifth adversary: `.runway/receipts/dev -> elsewhere` (or `.runway/receipts` itself) was
+    skipped in silence: `0 receipt(s)`, and an export with an empty SHA256SUMS, exit 0."""
+    root = orders(tmp_path)
+    good = _file_receipt(capsys, root, T1)
+    linked = good.parent if which == "env folder" else good.parent.parent
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(str(linked), str(elsewhere))
+    os.symlink(elsewhere, linked)
+    for fmt in ("text", "json"):
+        rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", "--format", fmt, environ={})
+        assert rc == 3 and "not followed" in err and str(linked) in err, (rc, out, err)
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(tmp_path / "audit"), environ={})
+    assert rc == 3 and "not followed" in err, err
+    assert not (tmp_path / "audit" / "SHA256SUMS").exists()
+
+
 # --------------------------------------------------------------------------------------
 # F07: an endpoint that drips its answer
 # --------------------------------------------------------------------------------------

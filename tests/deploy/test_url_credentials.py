@@ -58,6 +58,10 @@ def assert_clean(text: str) -> None:
     "gs://deployer:99999999PASSWORD123/state",
     "gs:deployer:PASSWORD123/x",
     "s3:/deployer:PASSWORD123/x",
+    # Fifth adversary: one `:` and no `//`, or a bare secret pasted as the backend.
+    "s3:PASSWORD123",
+    "gs:PASSWORD123",
+    "PASSWORD123",
 ])
 @pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
                                      ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
