@@ -408,10 +408,17 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
 
 def _top_relative(path: str, cwd: str) -> str:
     """``path`` (of a ``REV:PATH``) relative to the repository's top: as written, unless it
-    starts with ``./`` or ``../`` (then relative to ``cwd``, as git reads it)."""
+    starts with ``./`` or ``../`` (then relative to ``cwd``, as git reads it) or is absolute
+    (then relative to the top, or outside it: refused by :func:`git_side`)."""
     if path in (".", "..") or path.startswith(("./", "../")):
         top = repository_top(cwd)
         return Path(os.path.relpath(os.path.normpath(os.path.join(os.path.abspath(cwd), path)), top)).as_posix()
+    if os.path.isabs(path):
+        # `HEAD:$PWD/products/orders`: relative to the top when inside the repository; `HEAD:/etc`
+        # becomes `../../etc`, which git_side refuses as outside it (it was read as absent, every
+        # item added: fifth adversary).
+        top = os.path.realpath(repository_top(cwd))
+        return Path(os.path.relpath(os.path.realpath(path), top)).as_posix()
     return path
 
 

@@ -7,6 +7,7 @@ Pure data: nothing here reads text or raises for any tree.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -26,6 +27,23 @@ _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 
 _SPECIAL_FIRST = frozenset("~nNtTfF0123456789+-.")
+
+
+#: Names written plain when they stay strings (else double-quoted: :func:`scalar_text`).
+_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@-]*$")
+
+
+def scalar_text(value: str, style: str = "") -> str:
+    """``value`` written as a YAML scalar in ``style`` (``''`` plain, ``"'"``, ``'"'``): plain only
+    when YAML 1.2 reads it back as the same string (:func:`resolve_plain`: ``null``, ``true``,
+    ``false``, ``1e3`` are not), else double-quoted (a JSON string is a YAML double-quoted
+    scalar). Every edit that writes a name (a quick fix, a rename, a completion) goes through
+    it: a rename to ``null`` wrote ``uses: [null]`` (fifth adversary)."""
+    if style == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if style == '"' or not _PLAIN_SAFE.match(value) or resolve_plain(value) != value:
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def resolve_plain(text: str) -> Any:

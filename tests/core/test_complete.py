@@ -335,6 +335,16 @@ def test_uses_items_in_a_flow_list_skip_itself_and_listed_names(catalog):
     assert "    uses: [main-db, invoices]\n" in s.accept("invoices")
 
 
+def test_a_uses_item_named_true_is_written_quoted(catalog):
+    """A resource declared `"true":` (a DNS label; YAML reads plain `true` as a boolean, 1.2.2
+    §10.3.2) was completed into `uses: [main-db, true]`, an RW100 (fifth adversary)."""
+    text = edited("  order-events:\n", '  "true":\n')
+    s = Session(catalog, edited(METABASE_USES, f"    uses: [main-db, {MARK}]\n    expose: internal\n    reason: \"on-prem", text))
+    assert '    uses: [main-db, "true"]\n' in s.accept("true")
+    assert s.get("true").filter_text == "true"
+    assert "    uses: [main-db, invoices]\n" in s.accept("invoices")  # an ordinary name stays plain
+
+
 def test_a_uses_item_written_before_another_gets_its_comma(catalog):
     s = Session(catalog, edited(METABASE_USES, f"    uses: [main-db,{MARK} invoices]\n    expose: internal\n    reason: \"on-prem"))
     assert "invoices" not in s.labels and "main-db" not in s.labels

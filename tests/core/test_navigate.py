@@ -194,6 +194,29 @@ def test_rename_accepts_every_valid_resource_name(orders, new_name):
     assert isinstance(got, dict) and {e.new_text for es in got.values() for e in es} == {new_name}
 
 
+@pytest.mark.parametrize("new_name", ["null", "true", "false"])
+def test_a_rename_to_a_name_yaml_reads_as_no_string_writes_it_quoted(orders, catalog, tmp_path, new_name):
+    """`null`, `true`, `false` are DNS labels (RW110 accepts them) but YAML 1.2 reads them plain
+    as null and booleans (yaml.org/spec/1.2.2 §10.3.2): a rename wrote `uses: [null]` and the
+    product had 4 RW100 errors (fifth adversary). Written quoted, the renamed product checks as
+    the original does."""
+    import shutil
+
+    got = navigate.rename_at(orders, str(ROOT), at(ROOT, "main-db"), new_name)
+    assert isinstance(got, dict) and {e.new_text for es in got.values() for e in es} == {f'"{new_name}"'}
+    copy = tmp_path / "orders"
+    shutil.copytree(ROOT.parent, copy)
+    for path, edits in got.items():
+        target = copy / Path(path).relative_to(ROOT.parent)
+        target.write_text(apply(target.read_text(encoding="utf-8"), edits), encoding="utf-8")
+    def codes(an) -> list[tuple[str, str]]:  # (file relative to the product, code)
+        base = os.path.dirname(an.root_file)
+        return sorted((os.path.relpath(f, base), d.code) for f, ds in an.diagnostics.items() for d in ds)
+
+    after = analyze(str(copy / "runway.yaml"), catalog)
+    assert codes(after) == codes(orders)  # the example's own RW140, and nothing more
+
+
 def test_rename_to_the_same_name_changes_nothing(orders):
     assert navigate.rename_at(orders, str(ROOT), at(ROOT, "main-db"), "main-db") == {}
     assert isinstance(navigate.rename_at(orders, str(ROOT), at(ROOT, "product"), "x-y"), str)

@@ -226,7 +226,7 @@ def test_diff_base_rev_in_a_git_repository(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-@pytest.mark.parametrize("spec", ["HEAD:../../etc", "HEAD:./../..", "HEAD:products/../../x", "HEAD:.."])
+@pytest.mark.parametrize("spec", ["HEAD:../../etc", "HEAD:./../..", "HEAD:products/../../x", "HEAD:..", "HEAD:/etc", "HEAD:/tmp"])
 def test_a_rev_side_leaving_the_repository_is_refused_as_base_rev_is(tmp_path, monkeypatch, spec):
     """git reads `HEAD:../x` from the repository's top as "outside repository" (git's
     get_oid_with_context: "'%s' is outside repository at '%s'"), which `git cat-file -t` fails
@@ -309,3 +309,18 @@ def test_a_large_file_at_the_base_revision_is_never_read_into_memory(tmp_path):
     assert got.returncode == 0, (got.returncode, got.stderr[-500:])
     doc = json.loads(got.stdout)
     assert all(i["change"] == "unchanged" for e in doc["environments"] for i in e["items"]), doc
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_an_absolute_rev_path_inside_the_repository_is_read_from_the_top(tmp_path, monkeypatch):
+    """Fifth adversary: `HEAD:$PWD/products/orders` was read as absent (every item added)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    base_copy(repo / "products" / "orders")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    monkeypatch.chdir(repo)
+    rc, out, err = run("diff", f"HEAD:{repo / 'products' / 'orders'}", "products/orders", "--format", "json")
+    assert rc == 0 and "absent" not in err, err
+    assert all(i["change"] == "unchanged" for e in json.loads(out)["environments"] for i in e["items"])

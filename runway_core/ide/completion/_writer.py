@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...model import REASON_GROUNDS
+from ...yamlsrc import scalar_text
 from .candidate import CompletionCandidate
 from .context import _Ctx
 
@@ -44,11 +45,16 @@ class _Writer:
         self.add(label, kind, text, **kw)
 
     def names_value(self, label: str, kind: str, **kw: Any) -> None:
-        """An item offered where the list itself starts (``uses: |``): written as ``[item]``."""
+        """An item offered where the list itself starts (``uses: |``): written as ``[item]``;
+        outside quotes a name YAML would not read back as that string (``true``) is quoted
+        (:func:`~runway_core.yamlsrc.scalar_text`), the label still matched as typed."""
+        text = label if self.ctx.quote else scalar_text(label)
+        if text != label:
+            kw.setdefault("filter_text", label)
         if self.ctx.slot == "value" and not self.ctx.quote:
-            self.add(label, kind, f"{self.ctx.lead}[{label}]", **kw)
+            self.add(label, kind, f"{self.ctx.lead}[{text}]", **kw)
         else:
-            self.value(label, kind, **kw)
+            self.value(label, kind, text, **kw)
 
     def key(self, name: str, shape: str, *, detail: str | None, documentation: str | None, sort: str, kind: str = "key") -> None:
         ctx = self.ctx

@@ -5,27 +5,19 @@ entry's own lines or flow item deleted. YAML is never re-dumped.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ...positions import Position, Range
-from ...yamlsrc import YMap, YNode, YScalar, resolve_plain
+from ...yamlsrc import YMap, YNode, YScalar, scalar_text
 from .._edit import TextEdit
 
 if TYPE_CHECKING:
     from ...facts import SourceFile
 
-_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./@-]*$")
-
-
 def _literal(value: str, style: str = "") -> str:
-    """``value`` as a YAML scalar in ``style`` ('', "'", '"'); plain only when it stays a string."""
-    if style == "'":
-        return "'" + value.replace("'", "''") + "'"
-    if style == '"' or not _PLAIN_SAFE.match(value) or resolve_plain(value) != value:
-        return json.dumps(value, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
-    return value
+    """``value`` as a YAML scalar in ``style`` ('', "'", '"'): :func:`~runway_core.yamlsrc.scalar_text`."""
+    return scalar_text(value, style)
 
 
 class _Src:

@@ -11,6 +11,7 @@ from ...diagnostics import Severity
 from ...names import NAME_LABEL
 from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position, Range
+from ...yamlsrc import scalar_text
 from .._edit import TextEdit
 from .occurrences import (
     DocumentLink,
@@ -227,7 +228,10 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     for o in occs:
         if o.name != old or o.role not in ("declaration", "use"):
             continue
-        text = new_name if o.exact or o.style not in ("'", '"') else f"{o.style}{new_name}{o.style}"
+        if o.style in ("'", '"'):
+            text = new_name if o.exact else f"{o.style}{new_name}{o.style}"
+        else:
+            text = scalar_text(new_name)  # `null`, `true`, `false` quoted: YAML would read no name
         edits.setdefault(o.file, []).append(TextEdit(o.name_range, text))
     return edits
 
