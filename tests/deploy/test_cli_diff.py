@@ -182,14 +182,20 @@ def git(folder: Path, *args: str) -> str:
                           check=True, capture_output=True, text=True).stdout
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_diff_base_rev_in_a_git_repository(tmp_path, monkeypatch):
+def committed_orders(tmp_path: Path) -> Path:
+    """A git repository holding the base copy of the example at ``products/orders``, committed."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
     base_copy(repo / "products" / "orders")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_base_rev_in_a_git_repository(tmp_path, monkeypatch):
+    repo = committed_orders(tmp_path)
     make_head(repo / "products" / "orders")
     git(repo, "commit", "-qam", "head")
     # The same change, worked out from two folders outside git.
@@ -232,12 +238,7 @@ def test_a_rev_side_leaving_the_repository_is_refused_as_base_rev_is(tmp_path, m
     get_oid_with_context: "'%s' is outside repository at '%s'"), which `git cat-file -t` fails
     like a missing path: the side read as absent, every item added, exit 0 (round 5 leftover);
     `diff PATH --base REV` refuses a PATH outside the repository (exit 3). Both refuse now."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    base_copy(repo / "products" / "orders")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = committed_orders(tmp_path)
     monkeypatch.chdir(repo)
     rc, out, err = run("diff", spec, "products/orders", "--format", "json")
     assert rc == 3, (rc, out, err)
@@ -314,12 +315,7 @@ def test_a_large_file_at_the_base_revision_is_never_read_into_memory(tmp_path):
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_an_absolute_rev_path_inside_the_repository_is_read_from_the_top(tmp_path, monkeypatch):
     """Fifth adversary: `HEAD:$PWD/products/orders` was read as absent (every item added)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    base_copy(repo / "products" / "orders")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = committed_orders(tmp_path)
     monkeypatch.chdir(repo)
     rc, out, err = run("diff", f"HEAD:{repo / 'products' / 'orders'}", "products/orders", "--format", "json")
     assert rc == 0 and "absent" not in err, err

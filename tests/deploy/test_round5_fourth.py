@@ -97,43 +97,16 @@ def _deep(root: Path, levels: int) -> Path:
     return root.joinpath(*["b"] * levels)
 
 
-def _remove_deep(root: Path) -> None:
-    """Remove a tree of any depth, iteratively, moving the working folder down: pytest's own
-    clean-up of old temporary folders (shutil.rmtree, which recurses once per level) would end
-    a later session in RecursionError, and past PATH_MAX no path names the bottom whole."""
-    if not root.exists():
-        return
-    saved = os.open(".", os.O_RDONLY)
-    try:
-        os.chdir(root)
-        names: list[str] = []
-        while True:
-            entries = list(os.scandir("."))
-            sub = next((e.name for e in entries if e.is_dir(follow_symlinks=False)), None)
-            for e in entries:
-                if not e.is_dir(follow_symlinks=False):
-                    os.unlink(e.name)
-            if sub is not None:
-                os.chdir(sub)
-                names.append(sub)
-                continue
-            if not names:
-                break
-            os.chdir("..")
-            os.rmdir(names.pop())
-        os.fchdir(saved)
-        os.rmdir(root)
-    finally:
-        os.fchdir(saved)
-        os.close(saved)
-
-
 @pytest.fixture
 def deep_roots(tmp_path):
     roots = [tmp_path / "out", tmp_path / "x", tmp_path / "y"]
     yield roots
+    # Removed here, iteratively: pytest's own clean-up of old temporary folders (shutil.rmtree,
+    # which recurses once per level) would end a later session in RecursionError.
+    from deploy_engine.folders import remove_tree
+
     for root in roots:
-        _remove_deep(root)
+        remove_tree(root)
 
 
 @pytest.mark.parametrize("command", [
