@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, load_catalog
+from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, is_region_code, load_catalog
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
 from ..folders import make_folders
@@ -322,6 +322,14 @@ def refresh(
         if len(regs) > MAX_REGIONS:
             offer_missing[offer] = (f"{url}: lists {len(regs):,} regions, more than the {MAX_REGIONS:,} a region index may "
                                     "(AWS's list about 40): not a Price List region index")
+            continue
+        # A key that is no region code (``eu-west-1``, or AWS's ``global``) would reach the
+        # written prices.csv and fail its load only after every download, naming the staging
+        # folder (fifth adversary F-B): the index is malformed, as one without ``regions``.
+        bad = next((str(code) for code in regs if code != "global" and not is_region_code(str(code))), None)
+        if bad is not None:
+            offer_missing[offer] = (f"{url}: lists {bad[:60]!r}, which is no region code (e.g. eu-west-1): "
+                                    "not a Price List region index")
             continue
         region_indexes[offer] = regs
 

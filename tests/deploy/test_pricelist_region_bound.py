@@ -28,6 +28,16 @@ REGION = "eu-west-1"
 PRICES = {"rds:db.t4g.micro:single-az": "0.0161", "alb:hour": "0.0252", "sqs:standard": "0.00000041"}
 
 
+def _letters(i: int) -> str:
+    """``i`` in base 26 as letters (``a``, ``b``, ... ``ba``): region code segments hold no digits."""
+    text = ""
+    while True:
+        i, rest = divmod(i, 26)
+        text = chr(ord("a") + rest) + text
+        if not i:
+            return text
+
+
 def _mirror(root: Path, extra: dict[str, int]) -> Path:
     """The mirror, with ``extra[offer]`` more regions in that offer's region index (each naming
     an offer file that is not there: a 404 on http, no such file here)."""
@@ -36,7 +46,7 @@ def _mirror(root: Path, extra: dict[str, int]) -> Path:
         path = root / "offers/v1.0/aws" / offer / "current/region_index.json"
         doc = json.loads(path.read_text(encoding="utf-8"))
         for i in range(n):
-            code = f"xx-{offer.lower()}-{i}"
+            code = f"xx-{offer.lower()}{_letters(i)}-1"  # a region code's shape (runway_core.catalog.is_region_code)
             doc["regions"][code] = {"regionCode": code, "currentVersionUrl": f"/offers/v1.0/aws/{offer}/v/{code}/index.json"}
         path.write_text(json.dumps(doc), encoding="utf-8")
     return root
@@ -125,3 +135,29 @@ def test_the_refresh_stops_at_the_first_file_failed_midway_and_fetches_no_other(
     opened = [line for line in lines if ": reading " in line]
     assert sum("/xx-gz-" in line for line in opened) == 1 and "/xx-gz-" in opened[-1], opened
     assert last.count("/index.json.gz") == 1, last
+
+
+def test_a_region_index_listing_a_key_that_is_no_region_code_is_malformed_before_any_download(tmp_path) -> None:
+    # Fifth adversary F-B: one such key in AWSQueueService's region index reached prices.csv
+    # and refused the whole ``--region all`` refresh after every download ("does not load
+    # (<staging folder>/prices.csv: ... invalid region"), exit 3), or "eu-west-1 " with a blank
+    # read as a duplicate price. AWS's region indexes key each entry by its region code
+    # ("Getting price list files using the AWS Price List Bulk API"), or "global".
+    for bad in ("EU-WEST-1", "../../evil", "a" * 5000, "\x1b[2Jeu-west-9", "eu-west-1 ", "x,y\nus-east-9"):
+        root = mirror.write_mirror(tmp_path / "m", {REGION: dict(PRICES)})
+        path = root / "offers/v1.0/aws/AWSQueueService/current/region_index.json"
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["regions"][bad] = {"regionCode": bad, "currentVersionUrl": "/offers/v1.0/aws/AWSQueueService/v/bad/index.json"}
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        out = tmp_path / "out"
+        code, err = _run("--source", root.as_uri(), "--region", "all", "--output", str(out))
+        assert code == command.EXIT_INCOMPLETE, (bad[:20], err[-2000:])
+        said = f"lists {bad[:60]!r}, which is no region code (e.g. eu-west-1): not a Price List region index"
+        lines = err.splitlines()
+        assert any(line.startswith(f"catalog refresh: no {REGION} price for sqs:standard: ") and said in line for line in lines), (bad[:20], err[-2000:])
+        # No reading of the queue offer's files at all, the other offers priced, nothing staged named.
+        assert not any(line.startswith("catalog refresh: AWSQueueService ") and ": reading " in line for line in lines), err[-2000:]
+        assert ".refresh-" not in err and all(line.isprintable() for line in lines)
+        assert load_catalog(out).prices_for(REGION)
+        shutil.rmtree(tmp_path / "m")
+        shutil.rmtree(out)
