@@ -76,6 +76,15 @@ def check_source(source: str) -> str:
         raise ValueError(f"--source {source!r}: expected an http://, https:// or file:// URL of a Price List mirror")
     if parsed.scheme in ("http", "https") and not parsed.netloc:
         raise ValueError(f"--source {source!r}: the URL has no host")
+    # Index paths are appended to the mirror's path, so a query or fragment in it would swallow
+    # them, and a NUL names no file (fifth adversary F-E: these were blamed on the index's path).
+    # A backslash is a legal Linux folder name in a file:// mirror and read as one; over http(s)
+    # WHATWG URL parsers read it as ``/`` and urllib does not, so which folder is meant is unclear.
+    if parsed.query or parsed.fragment or "?" in source or "#" in source or "\x00" in urllib.parse.unquote(source):
+        raise ValueError(f"--source {source!r}: a mirror URL has no query, fragment or NUL (index paths are appended to its path)")
+    if parsed.scheme in ("http", "https") and "\\" in urllib.parse.unquote(source):
+        raise ValueError(f"--source {source!r}: a backslash in an http(s) mirror URL is read as '/' by some parsers and not by "
+                         "others; write the path with '/'")
     return source.rstrip("/")
 
 
@@ -179,9 +188,13 @@ def outside(root: str, url: str) -> str | None:
     parts = urllib.parse.urlsplit(url)
     after = url.split("//", 1)[1][len(parts.netloc):] if "//" in url else parts.path
     decoded = urllib.parse.unquote(parts.path)
-    if "?" in after or "#" in after or "\\" in decoded or "\x00" in decoded:
+    # A backslash the file:// mirror's own folder name holds is that folder's (check_source);
+    # one past it came from an index or a redirect.
+    own = urllib.parse.unquote(urllib.parse.urlsplit(root).path)
+    beyond = decoded[len(own):] if decoded.startswith(own) else decoded
+    if "?" in after or "#" in after or "\\" in beyond or "\x00" in decoded:
         return "a query, fragment, backslash or NUL"
-    base = remove_dot_segments(urllib.parse.unquote(urllib.parse.urlsplit(root).path)).rstrip("/")
+    base = remove_dot_segments(own).rstrip("/")
     path = remove_dot_segments(decoded) or "/"
     if not (path == base or path.startswith(base + "/")):
         return f"a path outside {base or '/'} once its dot segments and percent-escapes are resolved"

@@ -275,3 +275,26 @@ def test_remove_dot_segments_is_rfc_3986s(path, removed) -> None:
 def test_public_drops_user_info_and_query() -> None:
     shown = fetch.public(f"http://AKIA:{SECRET}@h:8/p/x?X-Amz-Signature={SECRET}#{SECRET}")
     assert shown == "http://h:8/p/x?..." and SECRET not in shown
+
+
+def test_a_file_mirror_whose_folder_name_holds_a_backslash_is_read(tmp_path) -> None:
+    # Fifth adversary F-E: a valid mirror in the folder ``mirror\v2`` (a legal Linux name) was
+    # refused as "an index names the path '/offers/v1.0/aws/index.json', which leaves the
+    # mirror (a query, fragment, backslash or NUL)": the backslash was --source's, not the index's.
+    root = mirror.write_mirror(tmp_path / "mirror\\v2", {REGION: dict(PRICES)})
+    err = io.StringIO()
+    code = command.main(["--source", "file://" + str(root), "--region", REGION, "--output", str(tmp_path / "out")], stderr=err)
+    assert code == command.EXIT_INCOMPLETE and "leaves the mirror" not in err.getvalue(), err.getvalue()[-1500:]
+    assert load_catalog(tmp_path / "out").prices_for(REGION)
+    # A backslash past the mirror's own path is still refused (it came from an index).
+    assert fetch.outside("file://" + str(root), "file://" + str(root) + "/a\\..\\..") is not None
+    assert fetch.outside("file://" + str(root), "file://" + str(root) + "/offers/x") is None
+
+
+@pytest.mark.parametrize("source", ["http://m/p?x=1", "http://m/p#f", "file:///tmp/m?x", "file:///tmp/m%00x", "http://m/a\\b", "https://m/a%5Cb"])
+def test_a_source_with_a_query_fragment_nul_or_an_http_backslash_is_a_usage_error_under_its_own_name(source, tmp_path) -> None:
+    err = io.StringIO()
+    code = command.main(["--source", source, "--region", REGION, "--output", str(tmp_path / "out")], stderr=err)
+    assert code == command.EXIT_USAGE, err.getvalue()
+    assert err.getvalue().startswith("catalog refresh: --source ") and "an index names" not in err.getvalue(), err.getvalue()
+    assert not (tmp_path / "out").exists()
