@@ -138,7 +138,9 @@ def _colon_userinfo(m: re.Match[str]) -> bool:
     ``gs://deployer:PASSWORD/state`` or ``azblob://AKIA…:SECRET/p`` (issue 23, third adversary)."""
     if m.group("userinfo") is not None:
         return False
-    host = m.group("rest").partition("/")[0]
+    # Percent-decoded first: `gs://KEY%3ASECRET/p` is the same pasted pair (a host never holds
+    # an escaped ':'), and was quoted whole (the fourth and fifth adversaries' notes).
+    host = unquote(m.group("rest").partition("/")[0])
     if ":" not in host:
         return False
     if m.group("scheme").lower() == "s3://":
@@ -235,7 +237,10 @@ def url_secrets(url: str) -> list[str]:
     if m is not None and _colon_userinfo(m):
         rest = m.group("rest")
         host = rest.partition("/")[0]
-        out += [rest, host, host.split(":", 1)[1]] + [piece for piece in rest.split("/")[1:] if piece]
+        decoded = unquote(host)  # `KEY%3ASECRET` too (_colon_userinfo): each form of the secret
+        out += [rest, host, decoded, decoded.split(":", 1)[1]] + [piece for piece in rest.split("/")[1:] if piece]
+        if decoded != host:
+            out += [piece for piece in re.split(r"%3a", host, flags=re.IGNORECASE)[1:] if piece]
     return list(dict.fromkeys(v for v in out if v))
 
 
@@ -359,7 +364,7 @@ def receipt_problem(doc: Any) -> str | None:
     """Why ``doc`` (a parsed JSON document from a store someone else may write) is not a receipt
     this version reads, or None: an object with ``format_version`` 1 (the integer), the required
     ``command``, ``product``, ``environment``, ``outcome`` (one of :data:`OUTCOMES`), ``exit_code``
-    (an integer) and ``started_at``, each field of
+    (an integer 0-255, 0 exactly when ``outcome`` is ``succeeded``) and ``started_at``, each field of
     ``to_json`` of its JSON type, no string that cannot be written as UTF-8 (a lone surrogate
     from a ``\udc80`` escape), no number that is not finite and no ``*_usd`` amount of
     :data:`MAX_RECEIPT_USD` or more. Never raises."""
@@ -383,6 +388,14 @@ def receipt_problem(doc: Any) -> str | None:
             return f"{name} must be an integer, not null"
     if doc["outcome"] not in OUTCOMES:
         return f"outcome must be one of {', '.join(OUTCOMES)}"
+    # A process's exit status is 0-255 (POSIX ``WEXITSTATUS``: the low 8 bits), and every finish
+    # of a run pairs ``succeeded`` with 0 and every other outcome with a failing code
+    # (pipeline/run.py ``finish``): ``succeeded`` with exit 7 would pass for a deploy that
+    # worked (the last successful ``up`` is read from receipts, pipeline/guards.py).
+    if not 0 <= doc["exit_code"] <= 255:
+        return "exit_code must be a process exit status, 0 to 255"
+    if (doc["outcome"] == "succeeded") != (doc["exit_code"] == 0):
+        return (f"outcome {doc['outcome']} with exit_code {doc['exit_code']}: a run succeeds with exit 0 and only then")
     if doc.get("estimate") is not None:
         problem = _estimate_problem(doc["estimate"])
         if problem is not None:

@@ -133,6 +133,12 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else EXIT_OK
+        except BrokenPipeError:
+            return EXIT_OK  # `--help | head -1`, as for any output
+        except OSError as exc:  # `--help > /dev/full`: the help could not be written
+            if exc.errno not in _OUTPUT_ERRNOS:
+                raise
+            return _output_failed(exc, ctx)
         ctx.command = args.command
         return args.func(args, ctx)
     except UsageError as exc:

@@ -91,7 +91,7 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
     (a regular file). A character device or a FIFO with a reader is written as it is (the open
     is non-blocking: a FIFO with no reader fails at once with ENXIO, then its writes block as a
     pipe's do, as ``tee``'s). Raises InputError (exit 3) when ``path`` is a socket or a folder,
-    or a FIFO no process reads; OSError when it cannot be opened. ``label`` names it in the
+    a FIFO no process reads, or (appending) a symbolic link to nothing; OSError when it cannot be opened. ``label`` names it in the
     message."""
     def refuse(why: str) -> InputError:
         return InputError(f"{label} {path} is {why}; not written")
@@ -112,6 +112,11 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
             # A writable file in a folder that is not: truncated in place, as before.
     if mode is not None and not _writable_kind(mode):
         raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
+    if append and mode is None and os.path.islink(path):
+        # Appending through a link to nothing would create its target, wherever it points
+        # (``GITHUB_STEP_SUMMARY`` -> a missing file elsewhere). A truncating write replaces
+        # the link itself instead (_replaced); an append has nothing to add to.
+        raise refuse("a symbolic link to nothing (its target does not exist)")
     try:
         fd = os.open(path, _WRITE_FLAGS | (os.O_APPEND if append else 0), 0o666)
     except OSError as exc:

@@ -49,6 +49,18 @@ class ArgumentParser(argparse.ArgumentParser):
         self.argv = list(sys.argv[1:] if args is None else args)
         return super().parse_args(self.argv, namespace)
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """``--help`` and ``--version`` text, written and flushed: argparse's own swallows
+        ``OSError`` (``except (AttributeError, OSError): pass``, CPython 3.11 argparse.py), so
+        ``runway-deploy --help > /dev/full`` exited 0 having written nothing. Raised here, the
+        write error is the CLI's "cannot write standard output" (exit 3; a closed pipe, exit 0)."""
+        import sys
+
+        if message:
+            stream = file or sys.stderr
+            stream.write(message)
+            stream.flush()
+
     def error(self, message: str) -> NoReturn:
         hint = self._did_you_mean(message)
         raise UsageError(f"{self.prog}: error: {message}{hint}", usage=self.format_usage().rstrip())

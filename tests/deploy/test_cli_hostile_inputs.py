@@ -216,6 +216,21 @@ def test_a_step_summary_that_is_a_fifo_no_one_reads_is_exit_3_and_never_blocks(t
     assert rc == 1 and "### runway-deploy plan" in summary.read_text(encoding="utf-8")  # a regular file still works
 
 
+def test_a_step_summary_that_is_a_link_to_nothing_is_exit_3_and_creates_no_file(tmp_path):
+    # The fifth adversary's notes: appending through a dangling link created its target,
+    # wherever it pointed. GitHub's runner makes the summary file before the step; actions/core
+    # (summary.ts ``filePath``) refuses one it cannot access ("Unable to access summary file").
+    folder, link, target = shop(tmp_path), tmp_path / "summary.md", tmp_path / "elsewhere" / "made.md"
+    target.parent.mkdir()
+    link.symlink_to(target)
+    rc, _, err = run("plan", str(folder), environ={"GITHUB_STEP_SUMMARY": str(link)})
+    assert rc == 3 and "GITHUB_STEP_SUMMARY" in err and "a symbolic link to nothing" in err, err
+    assert not target.exists() and link.is_symlink()
+    target.write_text("", encoding="utf-8")  # a link to an existing file is appended through
+    rc, _, err = run("plan", str(folder), environ={"GITHUB_STEP_SUMMARY": str(link)})
+    assert rc == 1 and "### runway-deploy plan" in target.read_text(encoding="utf-8"), err
+
+
 def test_closed_or_full_standard_streams_end_with_one_line_exit_3(tmp_path):
     folder = shop(tmp_path)
     closed_out = child("plan", str(folder), stdout=None, capture=False, stderr=subprocess.PIPE,
@@ -230,6 +245,23 @@ def test_closed_or_full_standard_streams_end_with_one_line_exit_3(tmp_path):
     err = proc.stderr.decode()
     assert proc.returncode == 3 and err.strip() .endswith("cannot write standard output: No space left on device"), err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["plan", "--help"]])
+def test_help_or_version_to_a_full_stream_is_exit_3_and_to_a_closed_pipe_exit_0(argv):
+    # argparse writes --help/--version and swallows OSError (CPython 3.11 argparse.py
+    # ``_print_message``: ``except (AttributeError, OSError): pass``): `--help > /dev/full`
+    # exited 0 with nothing written (fifth adversary's notes).
+    with open("/dev/full", "w") as full:
+        proc = child(*argv, capture=False, stdout=full, stderr=subprocess.PIPE)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3 and err.strip() == "runway-deploy: cannot write standard output: No space left on device", err
+    reader = child(*argv, capture=True)
+    assert reader.returncode == 0 and reader.stdout.decode().startswith(("usage: ", "runway-deploy 0.1"))
+    # `--help | head -c 10`: the reader goes away; not a failure, and nothing on stderr.
+    head = subprocess.run(f"PYTHONPATH={REPO} {sys.executable} -m deploy_engine {' '.join(argv)} | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=60)
+    assert head.stdout.strip() == "0" and head.stderr == "", head
 
 
 # --- E3, E4: --network FILE and catalog refresh sources go through the bounded JSON reader ------

@@ -432,6 +432,13 @@ def _receipt_doc(capsys, root: Path) -> tuple[Path, dict]:
     ("exit_code null", lambda d: d.__setitem__("exit_code", None), "exit_code must be an integer"),
     ("no command", lambda d: d.pop("command"), "no command"),
     ("no product", lambda d: d.pop("product"), "no product"),
+    # Past the bugs list of round 5: a shared bucket's writer could claim these, and both were
+    # shown as receipts (exit 2**70; "succeeded" with exit 7, which pipeline/guards.py would take
+    # for the last successful up). An exit status is 0-255 (POSIX WEXITSTATUS, the low 8 bits).
+    ("exit_code 2**70", lambda d: d.__setitem__("exit_code", 2 ** 70), "exit_code must be a process exit status, 0 to 255"),
+    ("exit_code -1", lambda d: d.__setitem__("exit_code", -1), "exit_code must be a process exit status, 0 to 255"),
+    ("succeeded with exit 7", lambda d: d.update(outcome="succeeded", exit_code=7), "outcome succeeded with exit_code 7"),
+    ("failed with exit 0", lambda d: d.update(outcome="failed", exit_code=0), "outcome failed with exit_code 0"),
 ])
 def test_a_receipt_missing_a_required_field_is_unreadable_with_the_reason(capsys, tmp_path, what, change, reason):
     root = orders(tmp_path)

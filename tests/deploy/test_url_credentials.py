@@ -62,6 +62,10 @@ def assert_clean(text: str) -> None:
     "s3:PASSWORD123",
     "gs:PASSWORD123",
     "PASSWORD123",
+    # The pasted pair with its ':' percent-encoded: the host was quoted whole.
+    "gs://deployer%3APASSWORD123/state",
+    "azblob://deployer%3aPASSWORD123/c",
+    "s3://deployer%3APASSWORD123/p",
 ])
 @pytest.mark.parametrize("command", [["receipts", "{root}"], ["receipts", "{root}", "--format", "json"], ["state", "check"],
                                      ["state", "check", "--format", "json"], ["receipts", "export", "{root}", "--to", "{out}"]])
