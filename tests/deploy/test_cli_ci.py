@@ -334,6 +334,17 @@ def test_check_a_folder_holding_two_products_reports_both(tmp_path, monkeypatch)
     assert "file=products/billing/runway.yaml," in out and "file=products/orders/runway.yaml," in out
     rc, out, _ = run("check", str(mono), "--format", "github", environ={"GITHUB_WORKSPACE": str(tmp_path)})
     assert "file=mono/products/orders/runway.yaml," in out
+    # GITHUB_WORKSPACE naming the runway file itself (a careless CI config): the file is not
+    # "." (SARIF's artifactLocation.uri "." names no file; code scanning drops the alert), it
+    # is taken relative to the current folder, as without the variable.
+    orders_file = mono / "products" / "orders" / "runway.yaml"
+    monkeypatch.chdir(mono)
+    rc, out, _ = run("check", str(orders_file), "--format", "github", environ={"GITHUB_WORKSPACE": str(orders_file)})
+    assert "file=products/orders/runway.yaml," in out and "file=.," not in out, out
+    rc, out, _ = run("check", str(orders_file), "--format", "sarif", environ={"GITHUB_WORKSPACE": str(orders_file)})
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"] for loc in r["locations"]}
+    assert uris and "." not in uris and uris <= {"products/orders/runway.yaml", "products/orders/services/api.yaml"}, uris
+    monkeypatch.chdir(REPO)
     rc, _, err = run("check", str(tmp_path / "mono" / "products" / "orders" / "services"))
     assert rc == 1  # the members' folder: their root above
 

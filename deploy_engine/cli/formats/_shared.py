@@ -149,9 +149,11 @@ def ci_path(path: str, base: str, environ: Mapping[str, str]) -> str:
     workspace = environ.get("GITHUB_WORKSPACE")
     for folder in ((workspace,) if workspace else ()) + (os.getcwd(),):
         try:
-            return absolute.relative_to(Path(os.path.abspath(folder))).as_posix()
+            shown = absolute.relative_to(Path(os.path.abspath(folder))).as_posix()
         except ValueError:
             continue
+        if shown != ".":  # GITHUB_WORKSPACE naming the file itself: "." is no file's path (SARIF uri)
+            return shown
     return rel_path(path, base)
 
 
