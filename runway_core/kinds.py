@@ -123,7 +123,9 @@ class Kind:
     - ``quantities``: how a size becomes line items (None: not estimated);
     - ``price_keys``: every catalogue key ``quantities`` may ask for, given the size rows;
     - ``describe``: its plan capacity in one line (hover, completion);
-    - ``resource``: declared under ``resources:`` (False: the workload).
+    - ``resource``: declared under ``resources:`` (False: the workload);
+    - ``billed_by``: for a kind without usage quantities (``runway_core.usage.USAGE_KEYS``),
+      the unit its price follows, as a usage file's RW202 message says it (``node-hour``).
     """
 
     name: str
@@ -143,6 +145,7 @@ class Kind:
     flavor_key: str | None = None
     credentials: bool = False
     resource: bool = True
+    billed_by: str | None = None
 
     @property
     def estimated(self) -> bool:
@@ -467,6 +470,7 @@ REGISTRY: tuple[Kind, ...] = (
         quantities=_cache,
         price_keys=lambda rows: {f"valkey:{row['node_type']}" for row in rows.get(None, ())},
         describe=lambda c, q: f"{c.get('nodes')} x {c.get('node_type')} node(s), Valkey {c.get('engine_version')}",
+        billed_by="node-hour",
     ),
     Kind(
         name="bucket",

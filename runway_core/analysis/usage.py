@@ -12,6 +12,7 @@ import os
 import re
 from decimal import Decimal
 
+from .. import kinds
 from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, SourceFile
 from ..positions import Position, Range
@@ -42,7 +43,11 @@ def _keys_problem(an: Analysis, entry: UsageEntry) -> tuple[str, list[str], str 
         return "the network", [k.key for k in usage_keys(NETWORK)], None
     e = an.spec.entries[entry.item]  # type: ignore[union-attr]
     keys = [k.key for k in usage_keys(e.kind)]
-    return f"{e.kind} `{entry.item}`", keys, None if keys else f"a {e.kind} has no usage quantities (it is billed by node-hour)"
+    if keys:
+        return f"{e.kind} `{entry.item}`", keys, None
+    kind = kinds.get(e.kind)
+    billed = f" (it is billed by {kind.billed_by})" if kind is not None and kind.billed_by else ""
+    return f"{e.kind} `{entry.item}`", keys, f"a {e.kind} has no usage quantities{billed}"
 
 
 def check_usage(an: Analysis, read: Reader, usage_file: str | None) -> None:

@@ -135,6 +135,8 @@ def missing_pieces(catalog: Any, docs: Path = DOCS) -> dict[str, list[str]]:
                     _c, specs = kind.quantities(Sizing(cap, probe.engine, catalog.hours_per_month, catalog.environment, 1, probe, usage))
                     asked.update(spec[0] for spec in specs)
             declared_usage = {k.key for k in usage_keys(name)}
+            if not declared_usage and not kind.billed_by:
+                missing.append("the unit it is billed by (Kind.billed_by: it has no usage keys, and RW202 says what it follows)")
             unread = sorted(usage.asked - declared_usage)
             if unread:
                 missing.append(f"usage keys its quantities read (runway_core/usage.py USAGE_KEYS): {', '.join(unread)}")
