@@ -406,3 +406,19 @@ def test_the_architecture_page_keeps_no_test_counts():
     text = ARCHITECTURE.read_text(encoding="utf-8")
     assert not re.search(r"\b\d[\d,]* tests\b", text), re.search(r"\b\d[\d,]* tests\b", text)
 
+
+
+#: The longest a class may be, in lines from ``class`` to its last statement (issue 21's
+#: done-when: "no class over 300 lines in the three packages"; docs/architecture.md, invariants).
+MAX_CLASS_LINES = 300
+
+
+def test_no_class_is_over_the_line_bound():
+    long = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines")
+    assert not long, f"classes over {MAX_CLASS_LINES} lines (split them by responsibility):\n" + "\n".join(long)
