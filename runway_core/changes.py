@@ -132,10 +132,10 @@ def _item_changes(an: "Analysis", env: str, disposable: bool, old: SideItem, nam
                         f"{env}: `{name}` allocated storage {before_gb} -> {after_gb} GB (size {old.size} -> {size}, "
                         f"against {source}): RDS storage can only grow; keep the size or set `engine.storage_gb: {before_gb}`",
                         {"environment": env, "name": name, "from_gb": before_gb, "to_gb": after_gb})
-    if kind in ("postgres", "cache"):
+    what = getattr(kinds.get(kind), "upgraded_in_place_by", None)
+    if what is not None:
         v0, v1 = _version(was.get("engine_version")), _version(cap.get("engine_version"))
         if v0 is not None and v1 is not None and v1 < v0:
-            what = "RDS" if kind == "postgres" else "ElastiCache"
             yield _diag(file, rng, "RW192",
                         f"{env}: `{name}` engine version {was.get('engine_version')} -> {cap.get('engine_version')} (against {source}): "
                         f"{what} upgrades in place and never downgrades; restore a snapshot into a new resource instead",

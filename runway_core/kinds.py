@@ -124,6 +124,9 @@ class Kind:
     - ``price_keys``: every catalogue key ``quantities`` may ask for, given the size rows;
     - ``describe``: its plan capacity in one line (hover, completion);
     - ``resource``: declared under ``resources:`` (False: the workload);
+    - ``upgraded_in_place_by``: the AWS service that upgrades its ``engine_version`` in place
+      and never downgrades it (``RDS``, ``ElastiCache``): a lower version than the deployed
+      one is RW192 (``runway_core.changes``); None for a kind without engine versions;
     - ``billed_by``: for a kind without usage quantities (``runway_core.usage.USAGE_KEYS``),
       the unit its price follows, as a usage file's RW202 message says it (``node-hour``).
     """
@@ -145,6 +148,7 @@ class Kind:
     flavor_key: str | None = None
     credentials: bool = False
     resource: bool = True
+    upgraded_in_place_by: str | None = None
     billed_by: str | None = None
 
     @property
@@ -424,6 +428,7 @@ REGISTRY: tuple[Kind, ...] = (
         quantities=_postgres,
         price_keys=_postgres_keys,
         describe=_postgres_text,
+        upgraded_in_place_by="RDS",
     ),
     Kind(
         name="queue",
@@ -470,6 +475,7 @@ REGISTRY: tuple[Kind, ...] = (
         quantities=_cache,
         price_keys=lambda rows: {f"valkey:{row['node_type']}" for row in rows.get(None, ())},
         describe=lambda c, q: f"{c.get('nodes')} x {c.get('node_type')} node(s), Valkey {c.get('engine_version')}",
+        upgraded_in_place_by="ElastiCache",
         billed_by="node-hour",
     ),
     Kind(

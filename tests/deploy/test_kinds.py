@@ -121,6 +121,8 @@ def missing_pieces(catalog: Any, docs: Path = DOCS) -> dict[str, list[str]]:
             missing.append("capacity text (Kind.describe)")
         if kind.resource and name not in ENGINE_MODELS:
             missing.append("engine options model (runway_core.model.ENGINE_MODELS)")
+        elif kind.resource and "version" in ENGINE_MODELS[name].model_fields and not kind.upgraded_in_place_by:
+            missing.append("the service that upgrades its engine version in place (Kind.upgraded_in_place_by, for RW192)")
         if kind.size_fields is None or kind.quantities is None:
             missing.append("prices in every catalogue region (catalog/prices.csv) and their Price List selectors")
         else:
