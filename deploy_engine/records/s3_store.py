@@ -74,6 +74,17 @@ class S3Store(RecordStore):
             return StoreError(f"{what} {where}: {type(exc).__name__}: {_one_line(str(exc))}")
         return StoreError(f"{what} {where}: {code} ({status}): {_one_line(message)}")
 
+    def _etag(self, answer: Any, key: str, what: str) -> str:
+        """The ``ETag`` of a GetObject/PutObject answer. S3 always sends one (Amazon S3 API
+        Reference, GetObject and PutObject "Response Syntax": ``ETag``), and the compare-and-swap
+        of leases rests on it; an "S3-compatible" endpoint that omits it is refused with
+        :class:`StoreError` (exit 3, or the record unreadable), never a KeyError (exit 70)."""
+        etag = answer.get("ETag") if isinstance(answer, dict) else None
+        if not isinstance(etag, str) or not etag:
+            raise StoreError(f"{what} {self.location(key)}: the endpoint answered without an ETag (S3 always sends one; "
+                             "not an S3-compatible store)")
+        return etag
+
     def _create(self, key: str, data: bytes, *, retain_until: datetime | None = None) -> str:
         kwargs: dict[str, Any] = dict(Bucket=self.bucket, Key=self.object_key(key), Body=data, IfNoneMatch="*",
                                       ContentType="application/json")
@@ -82,9 +93,7 @@ class S3Store(RecordStore):
             kwargs.update(ObjectLockMode="GOVERNANCE", ObjectLockRetainUntilDate=retain_until)
         self.last_locked = False
         try:
-            etag = str(self.client.put_object(**kwargs)["ETag"])
-            self.last_locked = lock
-            return etag
+            answer = self.client.put_object(**kwargs)
         except Exception as exc:  # noqa: BLE001 - ClientError and connection errors
             code, _, message = client_error(exc)
             if code in ("PreconditionFailed", "ConditionalRequestConflict"):
@@ -95,6 +104,9 @@ class S3Store(RecordStore):
                 self.unlocked_reason = f"bucket {self.bucket} has no Object Lock: {_one_line(message or '')}"
                 return self._create(key, data)
             raise self._fail(exc, key, "write") from None
+        etag = self._etag(answer, key, "write")
+        self.last_locked = lock
+        return etag
 
     def _read(self, key: str, *, limit: int = MAX_JSON_BYTES) -> Record | None:
         try:
@@ -118,17 +130,18 @@ class S3Store(RecordStore):
             body.close()
         if len(data) > limit:
             raise too_large
-        return Record(key, data, str(got["ETag"]))
+        return Record(key, data, self._etag(got, key, "read"))
 
     def _replace(self, key: str, data: bytes, etag: str) -> str:
         try:
-            return str(self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data, IfMatch=etag,
-                                              ContentType="application/json")["ETag"])
+            answer = self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data, IfMatch=etag,
+                                            ContentType="application/json")
         except Exception as exc:  # noqa: BLE001
             code = client_error(exc)[0]
             if code in ("PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey", "404"):
                 raise RecordChanged(f"{self.location(key)} changed since it was read (or is gone)") from None
             raise self._fail(exc, key, "write") from None
+        return self._etag(answer, key, "write")
 
     def _delete(self, key: str, etag: str) -> None:
         try:

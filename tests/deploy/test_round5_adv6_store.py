@@ -1,0 +1,78 @@
+"""The records store against the sixth fresh adversary's inputs (issue 23, round 5).
+
+- F7: an "S3-compatible" endpoint whose GetObject answer has no ``ETag`` (S3 always sends one:
+  Amazon S3 API Reference, GetObject "Response Syntax"). The endpoint is a real HTTP server on
+  127.0.0.1 speaking the two calls ``receipts`` makes (ListObjectsV2, GetObject) as S3's REST API
+  documents them; botocore parses its answers.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from test_deploy_cli import orders  # noqa: F401
+
+KEY = "orders/runway/receipts/orders/dev/20261203T181808.734108Z.json"
+RECEIPT = (b'{"format_version":1,"command":"up","product":"orders","environment":"dev","outcome":"failed",'
+           b'"exit_code":5,"started_at":"2026-12-03T18:18:08.734108Z"}')
+
+
+class _NoETag(BaseHTTPRequestHandler):
+    """ListObjectsV2 lists one receipt under dev/; GetObject returns it without an ETag header."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if "list-type=2" in self.path:
+            contents = (f"<Contents><Key>{KEY}</Key><Size>{len(RECEIPT)}</Size></Contents>"
+                        if "receipts%2Forders%2Fdev" in self.path or "receipts/orders/dev" in self.path else "")
+            body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                    f"<Name>state-bucket</Name><IsTruncated>false</IsTruncated>{contents}</ListBucketResult>").encode()
+        else:
+            body = RECEIPT
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def no_etag_endpoint():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NoETag)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_getobject_answer_without_an_etag_is_an_unreadable_receipt_never_exit_70(tmp_path, no_etag_endpoint):
+    # Before: `receipts` exited 70 (KeyError: 'ETag' in s3_store._read).
+    root = orders(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PULUMI_", "RUNWAY_"))}
+    env.update(AWS_ACCESS_KEY_ID="AKIAADV6EXAMPLE", AWS_SECRET_ACCESS_KEY="adv6-not-a-secret", AWS_REGION="us-east-1",
+               AWS_ENDPOINT_URL_S3=no_etag_endpoint, AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+               NO_PROXY="127.0.0.1,localhost", RUNWAY_STORE_TIMEOUT_S="10")
+    got = subprocess.run([sys.executable, "-m", "deploy_engine", "receipts", str(root), "--env", "dev",
+                          "--backend", "s3://state-bucket/orders"], env=env, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, (got.returncode, got.stderr)
+    assert "internal error" not in got.stderr
+    assert "unreadable: read s3://state-bucket/" in got.stdout and "answered without an ETag" in got.stdout, got.stdout
+    # The export names it and refuses (exit 3), writing no receipt.
+    out = tmp_path / "mirror"
+    got = subprocess.run([sys.executable, "-m", "deploy_engine", "receipts", "export", str(root), "--to", str(out),
+                          "--backend", "s3://state-bucket/orders"], env=env, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 3 and "answered without an ETag" in got.stderr, (got.returncode, got.stderr)
+    assert not out.exists() or not list(out.rglob("*.json"))
