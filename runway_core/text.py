@@ -117,6 +117,10 @@ REDACTED = "<a value that looks like a secret>"
 #: with `<`, no user character, so the scan stays linear.
 _REDACTED_USER = re.escape(REDACTED)
 
+#: A compact ISO 8601 UTC time to the minute (`20261203T1829`), as the records store names
+#: receipts: a 40-character run holding one is a path, not an AWS secret access key.
+_ISO_TIME = r"[0-9]{8}T[0-9]{4}"
+
 _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     ("an AWS access key id",
      r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
@@ -235,9 +239,13 @@ _SHAPES: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     # ... or alone: exactly 40 base64 characters mixing upper and lower case with a digit, `+`
     # or `/`. Runway values of 40 characters are lower-case hex (git SHAs) or names (no `+`,
     # `/` and one case); image digests have 64 hex digits: none match.
+    # Not a run holding a compact ISO 8601 UTC time (`20261203T182919`): the store's own record
+    # paths (`runway/receipts/training/20261203T182919`, 40 characters for an 8-letter
+    # environment) were shown as secrets (sixth adversary F9). A random key holds twelve
+    # digits around a `T` with odds of about 1e-10.
     ("an AWS secret access key",
      r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,39}[A-Z])(?=[A-Za-z0-9+/]{0,39}[a-z])(?=[A-Za-z0-9+/]{0,39}[0-9+/])"
-     r"[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])", None, False),
+     r"(?![A-Za-z0-9+/]{0,27}" + _ISO_TIME + r")[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])", None, False),
 )
 
 #: For each shape of :data:`SECRET_VALUE_SHAPES` (same order): (hints, case_blind).
@@ -309,7 +317,7 @@ _LONE_KEY_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=
 #: same three case lookaheads as the lone key; linear (a match starts only where a run does).
 _GLUED_KEY = re.compile(
     r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,41}[A-Z])(?=[A-Za-z0-9+/]{0,41}[a-z])(?=[A-Za-z0-9+/]{0,41}[0-9+/])"
-    r"[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
+    r"(?![A-Za-z0-9+/]{0,29}" + _ISO_TIME + r")[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
 #: Its superset without the lookaheads: the cheap test of whether a text holds a candidate.
 _GLUED_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{41,42}(?![A-Za-z0-9+/=_-])")
 #: Words (lower case) that make a line name a key; the redaction placeholder itself does not.

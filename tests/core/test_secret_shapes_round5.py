@@ -59,3 +59,44 @@ def test_plan_json_of_such_a_product_holds_no_password(tmp_path, capsys, url):
     out, err = capsys.readouterr()
     assert out.strip() or err.strip()
     assert PASSWORD not in out + err, out + err
+
+
+# Sixth adversary F9: the records store's own paths for an 8-letter environment are a
+# 40-character run of letters, digits and `/` (the lone AWS secret key's shape), and were shown
+# as `<a value that looks like a secret>` by `up`, `receipts` and the JSON `location` field.
+STORE_PATHS = [
+    "/tmp/p/.runway/receipts/training/20261203T182919.314829Z.json",
+    "s3://state/p/runway/receipts/training/20261203T182919.314829Z.json",
+    '"key": "receipts/orders/training/20261203T182919.314829Z.json"',
+    '"key": "receipts/orders/training1/20261203T182919.314829Z.json"',  # 41: glued, beside the word "key"
+    "/tmp/adv6-r04.AbCd/mirror/receipts/dev/20261203T183330.993087Z.json exists with other content",
+]
+
+
+@pytest.mark.parametrize("text", STORE_PATHS)
+def test_a_record_path_holding_its_utc_time_is_no_aws_secret_key(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("key", ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "Zq3/20261203T1r29x8Yb+Q4/mNpLkJhGfDsAaWw"])
+def test_a_key_alone_or_with_a_few_digits_around_a_t_is_still_redacted(key):
+    # Twelve digits around the `T` make a record time; fewer (a real key may hold some) do not.
+    assert len(key) == 40 and redact(f"x={key}") == f"x={REDACTED}"
+    assert redact(f"aws key: 1{key}") == f"aws key: {REDACTED}"
+
+
+def test_receipts_show_the_path_of_an_eight_letter_environment(tmp_path, capsys):
+    from deploy_engine.cli import main
+
+    root = tmp_path / "p"
+    shutil.copytree(ORDERS, root)
+    folder = root / ".runway" / "receipts" / "training"
+    folder.mkdir(parents=True)
+    name = "20261203T182919.314829Z.json"
+    (folder / name).write_text(json.dumps({"format_version": 1, "command": "up", "product": "orders", "environment": "training",
+                                           "outcome": "refused", "exit_code": 4, "started_at": "2026-12-03T18:29:19.314829Z"}),
+                               encoding="utf-8")
+    for fmt in ("text", "json"):
+        rc = main(["receipts", str(root), "--env", "training", "--format", fmt], environ={})
+        out = capsys.readouterr().out
+        assert rc == 0 and REDACTED not in out and f"receipts/training/{name}" in out, out
