@@ -4,6 +4,19 @@
 from __future__ import annotations
 
 import argparse
+import re
+
+#: A number of seconds as a CI file writes one: ASCII digits, an optional fraction. Python's
+#: ``float`` also takes `١٠`, `１０`, `1_0`, `1e1`, `inf` (sixth adversary F5), which no doc
+#: of these options names, and a CI runner's shell would not read the same way.
+_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+", re.ASCII)
+
+
+def seconds_value(text: str) -> float | None:
+    """``text`` (spaces around it ignored) as a number of seconds, or None when it is not
+    :data:`_SECONDS`' plain ASCII decimal. Range checks are the caller's."""
+    text = text.strip()
+    return float(text) if _SECONDS.fullmatch(text) else None
 
 
 def named(what: str):  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from deploy_engine.argtypes import named
+from deploy_engine.argtypes import named, seconds_value
 from deploy_engine.terminal import printable
 from runway_core.catalog import is_region_code
 
@@ -47,10 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _seconds(text: str) -> float:
     """``--timeout``: a number of seconds, more than 0 and at most a day."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of seconds") from None
+    value = seconds_value(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of seconds (ASCII digits, e.g. 30 or 2.5)")
     if not 0 < value <= 86_400:
         raise argparse.ArgumentTypeError("expected more than 0 and at most 86400 seconds")
     return value

@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 
 from runway_core.workspace import MAX_JSON_BYTES
 
+from ..argtypes import seconds_value
 from ..secrets import Redactor
 from .store import Record, RecordChanged, RecordExists, RecordStore, RecordTooLarge, StoreConfigError, StoreError, StoreTimeout
 
@@ -329,10 +330,8 @@ def store_deadline(environ: Mapping[str, str]) -> float:
     raw = (environ.get(STORE_TIMEOUT_VARIABLE) or "").strip()
     if not raw:
         return STORE_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
+    parsed = seconds_value(raw)
+    value = math.nan if parsed is None else parsed
     if not (0 < value <= 86400):
         raise StoreConfigError(f"{STORE_TIMEOUT_VARIABLE} must be a number of seconds above 0 and at most 86400, "
                                f"not {raw[:20]!r}")

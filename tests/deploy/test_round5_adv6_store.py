@@ -76,3 +76,35 @@ def test_a_getobject_answer_without_an_etag_is_an_unreadable_receipt_never_exit_
                           "--backend", "s3://state-bucket/orders"], env=env, capture_output=True, text=True, timeout=60)
     assert got.returncode == 3 and "answered without an ETag" in got.stderr, (got.returncode, got.stderr)
     assert not out.exists() or not list(out.rglob("*.json"))
+
+
+# --------------------------------------------------------------------------------------
+# F5: amounts and seconds in ASCII digits only
+# --------------------------------------------------------------------------------------
+
+NOT_ASCII = ["\u0661\u0660\u0660", "\uff11\uff10\uff10", "1_00", "1e2", "inf", "nan", "\u0665"]
+
+
+@pytest.mark.parametrize("value", NOT_ASCII)
+def test_max_increase_is_ascii_digits_only(value):
+    # `١٠٠` (Arabic-Indic) and `１００` (full-width) were read as 100 (re's \d is Unicode);
+    # action.yml checks `max-increase` with `[0-9]`, so the action and the CLI disagreed.
+    from deploy_engine.cli.commands.diff import _usd
+
+    with pytest.raises(Exception, match="is not an amount in USD"):
+        _usd(value)
+    assert str(_usd("$1,000.50")) == "1000.50" and str(_usd("100")) == "100"
+
+
+@pytest.mark.parametrize("value", NOT_ASCII)
+def test_timeouts_are_ascii_digits_only(value):
+    import argparse
+
+    from deploy_engine.pricelist.command import _seconds
+    from deploy_engine.records.s3_store import StoreConfigError, store_deadline
+
+    with pytest.raises(argparse.ArgumentTypeError, match="is not a number of seconds"):
+        _seconds(value)
+    with pytest.raises(StoreConfigError, match="RUNWAY_STORE_TIMEOUT_S must be a number of seconds"):
+        store_deadline({"RUNWAY_STORE_TIMEOUT_S": value})
+    assert _seconds("2.5") == 2.5 and _seconds(".5") == 0.5 and store_deadline({"RUNWAY_STORE_TIMEOUT_S": " 30 "}) == 30.0

@@ -41,7 +41,9 @@ NAME = "diff"
 #: An amount as people write one: digits, thousands commas, cents; an optional leading `$`.
 #: Not Python's wider Decimal syntax: `1_000`, `1e3`, `Infinity` are refused as the YAML cap
 #: (`limits.monthly`) refuses them (docs/format.md; usage error, 64).
-_AMOUNT = re.compile(r"\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+#: ASCII digits only (``re.ASCII``: `١٠٠` and `１００` were read as 100; sixth adversary F5),
+#: as action.yml's own check of `max-increase` (`[0-9]`).
+_AMOUNT = re.compile(r"\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", re.ASCII)
 
 
 def _usd(text_value: str) -> Decimal:
