@@ -64,6 +64,33 @@ def _check(path: Path, root: Path) -> None:
         raise StateFolderError(f"{path}: state folder is owned by uid {st.st_uid}, not by you (uid {os.geteuid()}); refused")
 
 
+#: The folders of the file records store under ``.runway/`` (``deploy_engine.records.store.KINDS``),
+#: each holding one folder per environment (``receipts/<env>/``).
+RECORD_FOLDERS = ("receipts", "plans", "drift", "lease-history", "ends")
+
+
+def _check_record_folders(folder: Path) -> None:
+    """Raise :class:`StateFolderError` when a record kind's folder, or an environment's folder
+    in it (``.runway/receipts/dev``), is a link leading out of ``folder`` (``.runway/``): a
+    record would be written there, and the store's reader refuses to follow it (sixth
+    adversary F3: ``up`` wrote its receipt through ``receipts/dev -> /elsewhere``)."""
+    real = Path(os.path.realpath(folder))
+    for kind in RECORD_FOLDERS:
+        kind_folder = folder / kind
+        try:
+            entries = [kind_folder, *kind_folder.iterdir()] if kind_folder.is_dir() else [kind_folder]
+        except OSError as exc:
+            raise StateFolderError(f"{kind_folder}: state folder unreadable: {exc.strerror or exc}") from None
+        for path in entries:
+            if not path.is_symlink():
+                continue
+            target = Path(os.path.realpath(path))
+            if not _within(target, real):
+                raise StateFolderError(
+                    f"{path}: records folder is a link to {target}, outside {folder}; records would be written there "
+                    "and are never read through it, so runway-deploy refuses (replace the link with a folder)")
+
+
 def check_runway_folder(root: Path | str) -> Path:
     """``<root>/.runway`` checked without creating anything; raises :class:`StateFolderError` (see module docstring)."""
     base = Path(root).resolve()
@@ -71,6 +98,8 @@ def check_runway_folder(root: Path | str) -> Path:
     _check(folder, base)
     for child in CHILDREN:
         _check(folder / child, base)
+    if folder.is_dir():
+        _check_record_folders(folder)
     return folder
 
 

@@ -181,6 +181,11 @@ class DeployRun:
         try:
             written = store_receipt(self.store, self.receipt, self.redactor)
         except StoreError as exc:
+            if self.store.scheme == "file":
+                # `.runway/receipts/` is where it failed: no second attempt there (exit 3).
+                from deploy_engine.workdir import StateFolderError
+
+                raise StateFolderError(f"the receipt could not be written: {exc}") from None
             self.err(f"{PROG} {self.command}: warning: the receipt could not be stored: {exc}; writing it under .runway/receipts/")
             written = store_receipt(FileStore(self.root), self.receipt, self.redactor)
             return written, rel_path(written.location, str(self.root))

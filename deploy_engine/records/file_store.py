@@ -44,7 +44,15 @@ class FileStore(RecordStore):
 
     def _tmp(self, directory: Path, data: bytes) -> Path:
         runway_folder(self.root)
+        # Written only where the reader would read it (_leaves): never through a link out of
+        # `.runway/` (`receipts/dev -> /elsewhere`; sixth adversary F3).
+        why = self._leaves(directory)
+        if why is not None:
+            raise StoreError(f"{directory} {why}; nothing written there")
         directory.mkdir(parents=True, exist_ok=True)
+        why = self._leaves(directory)
+        if why is not None:
+            raise StoreError(f"{directory} {why}; nothing written there")
         tmp = directory / f".tmp-{uuid.uuid4().hex}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as fh:

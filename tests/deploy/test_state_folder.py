@@ -67,3 +67,48 @@ def test_a_link_inside_the_product_is_accepted(tmp_path):
 
 # A read-only state folder and one of another user: tests/deploy/test_permissions.py, as uid
 # 65534 (root writes a mode-0555 folder, and owns everything it makes).
+
+
+@pytest.mark.parametrize("command", ["preview", "up"])
+@pytest.mark.parametrize("linked", ["receipts/dev", "plans/dev", "plans"])
+def test_a_records_folder_linked_out_of_the_state_folder_is_refused_before_anything_is_written(capsys, tmp_path, command, linked):
+    # Sixth adversary F3: `.runway/receipts/dev -> /elsewhere` (only `.runway/receipts` itself
+    # was checked): `up` exited 4 and wrote its receipt there, while `receipts` refuses to read
+    # through the same link. docs/deploy.md "Backend": checked before anything is written.
+    root = orders(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = root / ".runway" / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(elsewhere)
+    rc, err = run(capsys, command, root)
+    assert rc == 3, err
+    assert "records folder is a link to" in err and "internal error" not in err, err
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_the_file_store_never_writes_through_a_link_out_of_the_state_folder(tmp_path, monkeypatch):
+    from deploy_engine.records.file_store import FileStore
+    from deploy_engine.records.store import StoreError
+
+    root = tmp_path / "product"
+    (root / ".runway" / "receipts").mkdir(parents=True)
+    (tmp_path / "out").mkdir()
+    (root / ".runway" / "receipts" / "dev").symlink_to(tmp_path / "out")
+    with pytest.raises(StateFolderError, match="records folder is a link to"):
+        FileStore(root).create("receipts/dev/20261203T000000.000000Z.json", b"{}")
+    # Past the state folder's check (a link made after it): the store's own rule, as its reader's.
+    import deploy_engine.records.file_store as file_store
+
+    monkeypatch.setattr(file_store, "runway_folder", lambda root: Path(root) / ".runway")
+    store = FileStore(root)
+    with pytest.raises(StoreError, match="leads out of the store folder; nothing written there"):
+        store._tmp(root / ".runway" / "receipts" / "dev", b"{}")
+    assert list((tmp_path / "out").iterdir()) == []
+    monkeypatch.undo()
+    (root / ".runway" / "receipts" / "dev").unlink()
+    # A link that stays inside `.runway/` is written through, as it is read.
+    (root / ".runway" / "receipts" / "real").mkdir()
+    (root / ".runway" / "receipts" / "staging").symlink_to("real")
+    FileStore(root).create("receipts/staging/20261203T000000.000000Z.json", b"{}")
+    assert (root / ".runway" / "receipts" / "real" / "20261203T000000.000000Z.json").exists()
