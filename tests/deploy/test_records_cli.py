@@ -98,6 +98,47 @@ def test_receipts_export_mirrors_the_store_and_never_overwrites(capsys, tmp_path
     assert rc == 64 and "--to DIR is required" in err
 
 
+def test_sha256sums_vouches_for_the_store_never_for_an_altered_or_planted_file(capsys, tmp_path, moto_server):
+    # Sixth adversary F4: after a receipt was altered in the mirror, the next export reported
+    # the conflict (exit 3) and then wrote SHA256SUMS from the mirror's own files, so
+    # `sha256sum -c SHA256SUMS` (docs/deploy.md: "the mirror is intact") passed; a planted
+    # receipt was vouched for too. sha256sum is coreutils' own, run on the mirror.
+    root = orders(tmp_path)
+    bucket = moto_server.bucket(object_lock=True)
+    environ = {**moto_server.env(), "PULUMI_BACKEND_URL": f"s3://{bucket}/orders"}
+    for env, minute in (("dev", 1), ("dev", 2), ("staging", 3)):
+        deploy(capsys, "up", str(root), "--env", env, environ=environ, clock=lambda m=minute: datetime(2026, 11, 30, 9, m, tzinfo=timezone.utc))
+    mirror = tmp_path / "mirror"
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(mirror), environ=environ)
+    assert rc == 0 and "3 new" in err, err
+
+    def check() -> subprocess.CompletedProcess:
+        return subprocess.run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], cwd=mirror, capture_output=True, text=True, timeout=60)
+
+    assert check().returncode == 0
+    dev = sorted((mirror / "receipts/orders/dev").glob("*.json"))
+    dev[0].write_text("{}")
+    planted = mirror / "receipts/orders/dev/20991231T000000.000000Z.json"
+    planted.write_text("{}")
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(mirror), "--env", "dev", environ=environ)
+    assert rc == 3 and "exists with other content; not overwritten" in err, err
+    assert f"{planted} is neither a record of the store nor listed in the SHA256SUMS there before" in err, err
+    got = check()
+    assert got.returncode == 1 and f"{dev[0].relative_to(mirror)}: FAILED" in got.stdout, got.stdout
+    sums = (mirror / "SHA256SUMS").read_text()
+    store = s3(moto_server, bucket)
+    key = dev[0].relative_to(mirror).as_posix()
+    assert f"{hashlib.sha256(store.read(key).data).hexdigest()}  {key}\n" in sums  # the store's hash, not the file's
+    assert planted.name not in sums
+    # The staging receipt this `--env dev` run did not read keeps its line from before.
+    assert sum("/staging/" in line for line in sums.splitlines()) == 1
+    # Restored from the store, the mirror checks again.
+    dev[0].write_bytes(store.read(key).data)
+    planted.unlink()
+    rc, _, err = deploy(capsys, "receipts", "export", str(root), "--to", str(mirror), environ=environ)
+    assert rc == 0 and check().returncode == 0, err
+
+
 def test_the_file_store_keeps_receipts_under_dot_runway_and_lists_them(capsys, tmp_path):
     root = orders(tmp_path)
     rc, _, _ = deploy(capsys, "up", str(root), "--env", "dev", environ={})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,12 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
     dest = writer.dest
     new = same = 0
     problems: list[str] = []
+    # What SHA256SUMS vouches for: the store's sha256 of every record read now (a file of
+    # DIR with other content then fails `sha256sum -c`), and the lines of the SHA256SUMS
+    # there before for files this run did not read (another environment's, an earlier
+    # export's). Never the hash of whatever DIR holds (sixth adversary F4: a file altered in
+    # the mirror was reported, then vouched for).
+    vouched: dict[str, str] = {}
     with writer as out:
         for key, kind in wanted:
             prefix = _prefix(store, kind, product, owned, key)
@@ -217,6 +224,7 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
                 problems.append(f"{why if why.startswith(where) else f'{where}: {why}'}; not exported")
                 continue
             data = got.record.data
+            vouched[key] = hashlib.sha256(data).hexdigest()
             try:
                 there = out.existing(key, MAX_RECEIPT_BYTES)
                 if there is not None:
@@ -232,8 +240,14 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
                     problems.append(f"{dest / key} exists with other content; not overwritten")
             except Refused as exc:
                 problems.append(str(exc))
-        sums = out.sums(("receipts", "ends"), MAX_RECEIPT_BYTES)
-        text = "".join(f"{digest}  {rel}\n" for digest, rel in sums)
+        carried = _previous_sums(out, problems)
+        listed = {**{rel: digest for rel, digest in carried.items() if rel not in vouched}, **vouched}
+        for _digest, rel in out.sums(("receipts", "ends"), MAX_RECEIPT_BYTES):
+            if rel not in listed:
+                problems.append(f"{dest / rel} is neither a record of the store nor listed in the SHA256SUMS there before; "
+                                "not vouched for (remove it, or restore it from the store)")
+        sums = sorted(listed.items())
+        text = "".join(f"{digest}  {rel}\n" for rel, digest in sums)
         try:
             out.create("SHA256SUMS", text.encode("utf-8"), replace=True)
         except Refused as exc:
@@ -243,6 +257,36 @@ def _export_into(ctx: Context, writer: Any, store: Any, product: str, owned: lis
     for problem in problems:
         print(redactor.scrub(printable(f"{PROG} receipts export: {problem}")), file=ctx.stderr)
     return EXIT_CONFIG if problems else EXIT_OK
+
+
+#: The largest SHA256SUMS read back (a line is ~110 bytes: some 600,000 records).
+MAX_SUMS_BYTES = 64 * 1024 * 1024
+_SUMS_LINE = re.compile(r"([0-9a-f]{64})  ((?:receipts|ends)/[A-Za-z0-9_./-]{1,4096})")
+
+
+def _previous_sums(out: Any, problems: list[str]) -> dict[str, str]:
+    """``{path: sha256}`` of the lines of ``DIR/SHA256SUMS`` as an export wrote them (``<64 hex>
+    <two spaces><receipts/ or ends/ path>``); a line of another shape, or a path with ``..``, is
+    named in ``problems`` and not carried over. An unreadable or oversized file carries nothing."""
+    from deploy_engine.records.export import Refused
+
+    try:
+        data = out.existing("SHA256SUMS", MAX_SUMS_BYTES)
+    except Refused:
+        return {}  # a symlink there: the write of SHA256SUMS names it
+    if data is None:
+        return {}
+    if len(data) > MAX_SUMS_BYTES:
+        problems.append(f"{out.dest / 'SHA256SUMS'} is over {MAX_SUMS_BYTES // (1024 * 1024)} MiB; its lines were not carried over")
+        return {}
+    carried: dict[str, str] = {}
+    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        m = _SUMS_LINE.fullmatch(line)
+        if m is None or ".." in m.group(2).split("/") or "" in m.group(2).split("/"):
+            problems.append(f"{out.dest / 'SHA256SUMS'} line {n} is not a line an export writes; not carried over")
+            continue
+        carried[m.group(2)] = m.group(1)
+    return carried
 
 
 __all__ = ["NAME", "add_parser", "run"]
