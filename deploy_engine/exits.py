@@ -9,10 +9,14 @@ resources remain, 64 usage error, 70 internal error,
 status 2 is replaced by 64 (sysexits.h ``EX_USAGE``).
 
 A leaf of :mod:`deploy_engine`: the command line (:mod:`deploy_engine.cli`) and the deploy
-pipeline (:mod:`deploy_engine.pipeline`) both return these codes. Imports nothing.
+pipeline (:mod:`deploy_engine.pipeline`) both return these codes. Imports only the standard library.
 """
 
 from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
 
 EXIT_OK = 0
 #: The runway is invalid: an error diagnostic (``check``: any error; ``plan``: any error other
@@ -73,12 +77,44 @@ class InputError(Exception):
 
 
 class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM during ``preview``/``up``/``drift``
-    (:class:`deploy_engine.pipeline.run.SigtermRaises`): like Ctrl-C, the run ends cleanly (receipt,
-    lease released) with :data:`EXIT_TERMINATED`."""
+    """Raised in the main thread by SIGTERM during any command (:class:`SigtermRaises`): like
+    Ctrl-C, the run ends cleanly (``up``: receipt, lease released; ``diff``, ``catalog refresh``:
+    their temporary folders removed) with :data:`EXIT_TERMINATED`."""
+
+
+class SigtermRaises:
+    """``with SigtermRaises():`` SIGTERM raises :class:`~deploy_engine.exits.Terminated` (once;
+    a second SIGTERM during the cleanup is ignored, so the receipt and the lease release
+    complete). Only in the main thread, where Python runs signal handlers; the previous handler
+    is restored on exit."""
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.installed = False
+        self.fired = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        raise Terminated()
+
+    def __enter__(self) -> "SigtermRaises":
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.previous = signal.signal(signal.SIGTERM, self._handler)
+                self.installed = True
+            except (ValueError, OSError):
+                self.installed = False
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.installed:
+            signal.signal(signal.SIGTERM, self.previous)
 
 
 __all__ = [
+    "SigtermRaises",
     "EXIT_CONFIG",
     "EXIT_DEPLOY_FAILED",
     "EXIT_INTERNAL",

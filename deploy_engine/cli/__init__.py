@@ -61,6 +61,7 @@ from deploy_engine.exits import (
     EXIT_USAGE,
     PROG,
     InputError,
+    SigtermRaises,
     Terminated,
     UsageError,
 )
@@ -140,7 +141,11 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
                 raise
             return _output_failed(exc, ctx)
         ctx.command = args.command
-        return args.func(args, ctx)
+        # SIGTERM (CI's cancel or timeout) raises Terminated in every command, so what a run
+        # made is removed on the way out (a `diff --base` tree the size of the product, a
+        # refresh's staging folder: sixth adversary F10), then exit 143 below.
+        with SigtermRaises():
+            return args.func(args, ctx)
     except UsageError as exc:
         # A usage error quotes the argument given (`--env $'dev\x1b[2J'`, argparse's
         # "unrecognized arguments: ..."): control characters are shown as escapes, never sent

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from deploy_engine.context import Context, json_ascii
-from deploy_engine.exits import EXIT_CONFIG, EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, PROG, Terminated
+from deploy_engine.exits import EXIT_CONFIG, EXIT_DEPLOY_FAILED, EXIT_LEASE_HELD, EXIT_OK, PROG, SigtermRaises, Terminated  # noqa: F401 - SigtermRaises re-exported
 from deploy_engine.terminal import printable_lines, rel_path
 from runway_core.facts import Analysis
 from runway_core.planner import EnvironmentPlan
@@ -40,37 +40,6 @@ class DeployOptions:
     rotate_credentials: bool = False
     #: ``destroy`` only: also destroy resources marked ``protect`` (unprotecting them first).
     include_protected: bool = False
-
-
-class SigtermRaises:
-    """``with SigtermRaises():`` SIGTERM raises :class:`~deploy_engine.exits.Terminated` (once;
-    a second SIGTERM during the cleanup is ignored, so the receipt and the lease release
-    complete). Only in the main thread, where Python runs signal handlers; the previous handler
-    is restored on exit."""
-
-    def __init__(self) -> None:
-        self.previous: Any = None
-        self.installed = False
-        self.fired = False
-
-    def _handler(self, signum: int, frame: Any) -> None:
-        if self.fired:
-            return
-        self.fired = True
-        raise Terminated()
-
-    def __enter__(self) -> "SigtermRaises":
-        if threading.current_thread() is threading.main_thread():
-            try:
-                self.previous = signal.signal(signal.SIGTERM, self._handler)
-                self.installed = True
-            except (ValueError, OSError):
-                self.installed = False
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.installed:
-            signal.signal(signal.SIGTERM, self.previous)
 
 
 def json_error(code: int, message: str) -> dict[str, Any]:

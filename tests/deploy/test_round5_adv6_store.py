@@ -9,10 +9,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,46 @@ def test_timeouts_are_ascii_digits_only(value):
     with pytest.raises(StoreConfigError, match="RUNWAY_STORE_TIMEOUT_S must be a number of seconds"):
         store_deadline({"RUNWAY_STORE_TIMEOUT_S": value})
     assert _seconds("2.5") == 2.5 and _seconds(".5") == 0.5 and store_deadline({"RUNWAY_STORE_TIMEOUT_S": " 30 "}) == 30.0
+
+
+# --------------------------------------------------------------------------------------
+# F10: SIGTERM during `diff --base` removes the revision's tree
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_sigterm_during_diff_base_removes_the_revisions_tree_and_exits_143(tmp_path):
+    # Before: SIGTERM (what CI sends on cancel or timeout) killed the process with Python's
+    # default action, leaving `runway-diff-*` (the product's whole tree at REV) in $TMPDIR.
+    # A `git` on PATH that waits before `cat-file` holds the run inside the extraction.
+    import signal
+    import time
+
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "orders", repo / "products" / "orders")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" cat-file --batch "*) touch "{tmp_path}/waiting"; exec sleep 30;; esac\nexec {real} "$@"\n')
+    (shim / "git").chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 50
+        while not (tmp_path / "waiting").exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert (tmp_path / "waiting").exists() and list(temp.glob("runway-diff-*")), "the run never reached the extraction"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=50)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143 and "terminated (SIGTERM)" in err, (proc.returncode, err)
+    assert list(temp.iterdir()) == [], list(temp.iterdir())
