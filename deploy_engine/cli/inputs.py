@@ -75,6 +75,7 @@ def resolve_root(path: str) -> str:
     p = Path(path)
     if not path:
         raise InputError("no runway found: the path is empty")
+    refuse_folder_link(path)
     if p.is_dir():
         candidate = next((p / n for n in ROOT_NAMES if (p / n).is_file()), None)
         if candidate is None:
@@ -91,6 +92,27 @@ def resolve_root(path: str) -> str:
     except OSError as exc:
         raise InputError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
     return find_root(str(candidate.resolve())) or str(candidate)
+
+
+def refuse_folder_link(path: str) -> None:
+    """InputError (exit 3) when PATH itself is a symlink to a folder (``products/orders ->
+    ../.hidden/orders``): git stores such a PATH as a link, not a folder, so a revision's tree
+    holds no runway there, ``diff --base`` writes it as a link and a monorepo's discovery never
+    follows it. Read here it was planned while ``diff products --base REV`` called the product
+    removed and passed ``--max-increase`` (sixth adversary F11): every command refuses it alike,
+    naming the folder to give instead (docs/cli.md, "PATH")."""
+    bare = path.rstrip("/") or path
+    try:
+        linked = os.path.islink(bare) and os.path.isdir(bare)
+        target = os.readlink(bare) if linked else ""
+    except (OSError, ValueError):
+        return  # unreadable or no such path: what follows says so
+    if linked:
+        leads = os.path.relpath(os.path.realpath(bare))
+        shown = leads if not leads.startswith("..") else os.path.realpath(bare)
+        raise InputError(f"{printable(path)} is a symlink to a folder (-> {printable(target)}), which git stores as a link, not a "
+                         f"folder (a monorepo's discovery and diff --base never follow it); refused, never followed: name the "
+                         f"folder it leads to ({printable(shown)})")
 
 
 def catalog_for(folder: str | None) -> Catalog:
@@ -301,6 +323,7 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
             out.append(load_stdin(stdin, catalog, usage))
             continue
         p = Path(path)
+        refuse_folder_link(path)
         if p.is_dir() and runway_file(path) is None:
             # Outside the current folder, files are shown relative to the folder searched, so
             # two products' `runway.yaml` stay apart.
@@ -378,4 +401,4 @@ def selected_environments(an: Analysis, wanted: Sequence[str] | None, command: s
     return [e for e in declared if e in set(wanted)]
 
 
-__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "resolve_root", "runway_file", "selected_environments", "warn_same_product"]
+__all__ = ["Entry", "Loaded", "entries_of", "catalog_for", "files_read", "discover_roots", "load", "load_all", "load_path", "load_stdin", "refuse_folder_link", "resolve_root", "runway_file", "selected_environments", "warn_same_product"]

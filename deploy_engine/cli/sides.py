@@ -24,9 +24,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-from deploy_engine.cli.inputs import Loaded, load_path, resolve_root
+from deploy_engine.cli.inputs import Loaded, load_path, refuse_folder_link, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
 from deploy_engine.folders import TemporaryFolder, make_folders
+from deploy_engine.terminal import printable
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.gitcmd import git_argv, git_env
@@ -505,6 +506,22 @@ def _roots_under(path: str, warn: Any) -> list[str]:
         return []
 
 
+def _refuse_linked_head(key: str, top: str, rev: str) -> None:
+    """InputError (exit 3) when the product at ``rev`` whose folder is ``key`` (relative to the
+    repository's top) has, in the working tree, a symlink at that folder or at a folder above
+    it (``products/orders -> ../.hidden/orders``): the discovery never follows a folder link
+    (git stores it as a link), so the product would read as removed and a ``--max-increase``
+    gate would pass on a saving nobody made (sixth adversary F11). Refused, fail closed."""
+    parts = key.split("/")
+    for i in range(len(parts)):
+        here = os.path.join(top, *parts[: i + 1])
+        if os.path.islink(here):
+            shown = "/".join(parts[: i + 1])
+            raise InputError(f"{key}: a product at {rev}, and in the working tree {shown} is a symlink (-> "
+                             f"{printable(os.readlink(here))}), which git stores as a link, not a folder; diff never follows it, "
+                             f"so the product is refused rather than called removed: name the folder it leads to")
+
+
 def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None) -> list[ProductPair]:
     """``diff PATH... --base REV`` over a monorepo: every root runway found under the PATHs in
     the working tree (head) or at ``rev`` (base), joined by its folder relative to the
@@ -524,6 +541,7 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
             if path == "":
                 raise InputError("PATH is empty (an unset variable?); name a runway file or folder, or `.`")
             rel = _inside(path, top)
+            refuse_folder_link(path)
             for root in _roots_under(path, warn):
                 key = _inside(os.path.dirname(os.path.abspath(root)), top)
                 heads.setdefault(key, root)
@@ -552,6 +570,8 @@ def product_pairs(paths: list[str], rev: str, catalog: Catalog, warn: Any = None
                 raise refuse_submodule(f"{rev}:{key}", rev, *inside)
         if not heads and not bases:
             raise InputError(f"no runway found: {', '.join(paths)} hold no runway in the working tree or at {rev}")
+        for key in sorted(set(bases) - set(heads)):
+            _refuse_linked_head(key, top, rev)
         from deploy_engine.cli.inputs import load_path
 
         pairs: list[ProductPair] = []
