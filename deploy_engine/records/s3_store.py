@@ -154,10 +154,25 @@ class S3Store(RecordStore):
             raise self._fail(exc, key, "delete") from None
 
     def _list(self, prefix: str) -> list[str]:
+        """The keys under ``prefix`` (store keys: the object keys less :attr:`root_prefix`).
+        S3 lists only keys that begin with ``Prefix`` (Amazon S3 API Reference, ListObjectsV2
+        "Prefix"); an endpoint that lists another one (a ``dev/`` key in a ``staging`` listing,
+        listed once per environment; a key outside the backend's prefix, shown cut at its
+        length) is no S3-compatible store: the listing is refused with :class:`StoreError`
+        naming the whole key and the prefix asked (sixth adversary), never listed."""
+        asked = self.object_key(prefix)
         keys: list[str] = []
         try:
-            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.object_key(prefix)):
-                keys += [o["Key"][len(self.root_prefix):] for o in page.get("Contents", ())]
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=asked):
+                for o in page.get("Contents", ()):
+                    key = o.get("Key") if isinstance(o, dict) else None
+                    if not isinstance(key, str) or not key.startswith(asked):
+                        raise StoreError(f"list s3://{self.bucket}/{asked}: the endpoint listed s3://{self.bucket}/{key}, which is "
+                                         f"outside the prefix asked ({asked}); S3 lists only keys under it: not an S3-compatible "
+                                         "store, refused")
+                    keys.append(key[len(self.root_prefix):])
+        except StoreError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise self._fail(exc, prefix, "list") from None
         return sorted(keys)

@@ -5,18 +5,29 @@
   and passed ``--max-increase 0`` while ``plan products/orders`` followed the link and planned
   it. git stores the link as a link (mode 120000), not a folder; ``diff --base`` writes it as a
   link and the discovery never follows one, so every command refuses it alike (exit 3).
+- An S3 endpoint whose ListObjectsV2 answer holds keys outside the ``Prefix`` asked (S3 lists
+  only keys that begin with it: Amazon S3 API Reference, ListObjectsV2 "Prefix"; moto_server
+  honours it, so the endpoint is a real HTTP server on 127.0.0.1 that ignores it): a ``dev/``
+  receipt was listed in the ``staging`` and ``production`` listings too (three times for one
+  receipt), and a key outside the backend's prefix was shown cut at the prefix's length. The
+  listing is refused (exit 3) naming the whole key and the prefix asked.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from deploy_engine.cli import main
+from test_deploy_cli import orders
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = REPO / "examples" / "orders"
@@ -80,4 +91,80 @@ def test_a_product_replaced_by_a_folder_symlink_is_refused_by_diff_and_plan_alik
     # The folder it leads to is still read when named.
     rc, out, err = run("plan", ".hidden/orders", "--env", "production")
     assert rc == 0 and "production —" in out, err
+
+
+DEV_KEY = "orders/runway/receipts/orders/dev/20261203T181808.734108Z.json"
+RECEIPT = (b'{"format_version":1,"command":"up","product":"orders","environment":"dev","outcome":"failed",'
+           b'"exit_code":5,"started_at":"2026-12-03T18:18:08.734108Z"}')
+
+
+class _IgnoresPrefix(BaseHTTPRequestHandler):
+    """ListObjectsV2 answers every listing with the same keys, whatever its ``prefix``;
+    GetObject returns the receipt (with an ETag). ``KEYS`` is set per test."""
+
+    protocol_version = "HTTP/1.1"
+    KEYS: tuple[str, ...] = (DEV_KEY,)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if "list-type=2" in self.path:
+            contents = "".join(f"<Contents><Key>{k}</Key><Size>{len(RECEIPT)}</Size></Contents>" for k in self.KEYS)
+            body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                    f"<Name>state-bucket</Name><IsTruncated>false</IsTruncated>{contents}</ListBucketResult>").encode()
+        else:
+            body = RECEIPT
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", '"0123456789abcdef0123456789abcdef"')
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def ignores_prefix():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _IgnoresPrefix)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _receipts(root: Path, endpoint: str, *argv: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PULUMI_", "RUNWAY_"))}
+    env.update(AWS_ACCESS_KEY_ID="AKIAADV6EXAMPLE", AWS_SECRET_ACCESS_KEY="adv6-not-a-secret", AWS_REGION="us-east-1",
+               AWS_ENDPOINT_URL_S3=endpoint, AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+               NO_PROXY="127.0.0.1,localhost", RUNWAY_STORE_TIMEOUT_S="10")
+    return subprocess.run([sys.executable, "-m", "deploy_engine", "receipts", str(root), *argv,
+                           "--backend", "s3://state-bucket/orders"], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_listing_holding_keys_outside_the_prefix_asked_is_refused_never_listed(tmp_path, ignores_prefix, monkeypatch):
+    # Before: `receipts --env staging` exit 0 listing the dev receipt's key as unreadable under
+    # staging; `receipts` (every environment) exit 0 with the one dev receipt listed 3 times.
+    root = orders(tmp_path)
+    monkeypatch.setattr(_IgnoresPrefix, "KEYS", (DEV_KEY,))
+    got = _receipts(root, ignores_prefix, "--env", "staging")
+    assert got.returncode == 3, (got.returncode, got.stdout, got.stderr)
+    assert "20261203T181808" not in got.stdout
+    assert f"listed s3://state-bucket/{DEV_KEY}, which is outside the prefix asked (orders/runway/receipts/orders/staging/)" in got.stderr, got.stderr
+    got = _receipts(root, ignores_prefix)
+    assert got.returncode == 3 and got.stdout.count("20261203T181808") == 0, (got.returncode, got.stdout, got.stderr)
+    assert got.stderr.count("outside the prefix asked") == 1, got.stderr
+
+
+def test_a_key_outside_the_backend_prefix_is_named_whole_never_cut_at_the_prefix_length(tmp_path, ignores_prefix, monkeypatch):
+    # Before: the key was cut at the length of `orders/runway/` and shown as
+    # `s3://state-bucket/orders/runway/bucket/…`, a key that does not exist.
+    root = orders(tmp_path)
+    outside = "elsewhere/other-bucket/receipts/orders/dev/20261203T181808.734108Z.json"
+    monkeypatch.setattr(_IgnoresPrefix, "KEYS", (outside,))
+    got = _receipts(root, ignores_prefix, "--env", "dev")
+    assert got.returncode == 3, (got.returncode, got.stdout, got.stderr)
+    assert f"s3://state-bucket/{outside}" in got.stderr and "(orders/runway/receipts/orders/dev/)" in got.stderr, got.stderr
 
