@@ -38,12 +38,15 @@ MAX_FILE_BYTES = MAX_FILE_CHARS
 
 class FileTooLarge(OSError):
     """A runway file over the limit; ``size`` in ``unit`` ("bytes" on disk, "characters" in
-    an editor buffer)."""
+    an editor buffer). ``at_least``: ``size`` is only what was read to see the limit passed (a
+    stream such as standard input, whose length nobody knows), not the file's size."""
 
-    def __init__(self, size: int, unit: str = "bytes") -> None:
-        super().__init__(f"the file is {size:,} {unit}, over the 1 MiB limit for a runway")
+    def __init__(self, size: int, unit: str = "bytes", at_least: bool = False) -> None:
+        said = f"more than {MAX_FILE_BYTES:,} {unit}" if at_least else f"{size:,} {unit}"
+        super().__init__(f"the file is {said}, over the 1 MiB limit for a runway")
         self.size = size
         self.unit = unit
+        self.at_least = at_least
 
 
 Reader = Callable[[str], str]
@@ -58,7 +61,8 @@ def read_disk(path: str) -> str:
     """
     data, size = open_regular(path, MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        raise FileTooLarge(max(size, len(data)))
+        # The size the system gives (a /proc file says 0): else only what was read is known.
+        raise FileTooLarge(size, at_least=False) if size > MAX_FILE_BYTES else FileTooLarge(len(data), at_least=True)
     return data.decode("utf-8")
 
 

@@ -156,7 +156,7 @@ def load_stdin(stream: IO[Any], catalog: Catalog, usage: str | None = None) -> L
         if path != virtual:
             return read_disk(path)
         if len(data) > MAX_FILE_BYTES:
-            raise FileTooLarge(len(data))
+            raise FileTooLarge(len(data), at_least=True)  # what was read, not the stream's length
         return data.decode("utf-8") if isinstance(data, bytes) else data
 
     an = analyze(virtual, catalog, read, usage_file=os.path.abspath(usage) if usage else None)

@@ -168,3 +168,13 @@ def test_a_key_outside_the_backend_prefix_is_named_whole_never_cut_at_the_prefix
     assert got.returncode == 3, (got.returncode, got.stdout, got.stderr)
     assert f"s3://state-bucket/{outside}" in got.stderr and "(orders/runway/receipts/orders/dev/)" in got.stderr, got.stderr
 
+
+def test_standard_input_over_the_limit_says_more_than_the_limit_never_the_bytes_read():
+    # Before: "the file is 1,048,577 bytes" for 2 MiB on standard input (the bytes read to see
+    # the limit passed, one past it), whatever the input's length.
+    for size in (1024 * 1024 + 1, 2 * 1024 * 1024):
+        data = b"product: shop\n" + b"#" * (size - 14)
+        rc, out, err = run("check", "-", stdin=io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        assert rc == 1, (rc, out, err)
+        assert "RW011: the file is more than 1,048,576 bytes (the 1 MiB limit for a runway)" in out, out
+        assert "1,048,577" not in out + err
