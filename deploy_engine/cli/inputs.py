@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,11 +80,12 @@ def resolve_root(path: str) -> str:
     if p.is_dir():
         candidate = next((p / n for n in ROOT_NAMES if (p / n).is_file()), None)
         if candidate is None:
+            refuse_odd_runway(path)
             raise InputError(f"no runway found: {path} holds no {' or '.join(ROOT_NAMES)}")
     elif p.is_file():
         candidate = p
     elif p.exists():
-        raise InputError(f"{path}: not a runway file or a folder")
+        raise InputError(f"{path}: not a regular file ({_kind_of(path)}), nor a folder; a runway is a regular file, never read")
     else:
         raise InputError(f"{path}: no such file or folder")
     try:
@@ -92,6 +94,33 @@ def resolve_root(path: str) -> str:
     except OSError as exc:
         raise InputError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
     return find_root(str(candidate.resolve())) or str(candidate)
+
+
+def _kind_of(path: str) -> str:
+    """What ``path`` is when it is no regular file: ``a FIFO``, ``a socket``, ``a device``, ``a
+    folder``, ``a symlink to nothing``."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a symlink to nothing" if os.path.islink(path) else "unreadable"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+
+
+def refuse_odd_runway(folder: str) -> None:
+    """InputError (exit 3) when ``folder`` holds a ``runway.yaml``/``runway.yml`` that is no
+    regular file (a FIFO, socket, device, folder or a symlink to nothing), never opened: it was
+    "holds no runway.yaml" (then the search below it), which a FIFO named so is not (sixth
+    adversary); as ``check FIFO`` refuses a PATH that is one."""
+    for name in ROOT_NAMES:
+        f = os.path.join(folder, name)
+        if os.path.lexists(f) and not os.path.isfile(f):
+            raise InputError(f"{os.path.join(folder, name)}: not a regular file ({_kind_of(f)}); a runway is a regular file, never read")
 
 
 def refuse_folder_link(path: str) -> None:
@@ -325,6 +354,7 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
         p = Path(path)
         refuse_folder_link(path)
         if p.is_dir() and runway_file(path) is None:
+            refuse_odd_runway(path)
             # Outside the current folder, files are shown relative to the folder searched, so
             # two products' `runway.yaml` stay apart.
             searched = str(p.resolve())

@@ -178,3 +178,17 @@ def test_standard_input_over_the_limit_says_more_than_the_limit_never_the_bytes_
         assert rc == 1, (rc, out, err)
         assert "RW011: the file is more than 1,048,576 bytes (the 1 MiB limit for a runway)" in out, out
         assert "1,048,577" not in out + err
+
+
+@pytest.mark.parametrize("command", ["check", "plan"])
+def test_a_fifo_named_runway_yaml_is_not_a_regular_file_never_no_runway(tmp_path, command):
+    # Before: `check DIR` said "no runway found: DIR holds no runway.yaml or runway.yml, nor any
+    # folder under it" (exit 3) of a folder whose runway.yaml is a FIFO.
+    folder = tmp_path / "p"
+    folder.mkdir()
+    os.mkfifo(folder / "runway.yaml")
+    rc, out, err = run(command, str(folder))
+    assert rc == 3, (rc, out, err)
+    assert f"{folder / 'runway.yaml'}: not a regular file (a FIFO)" in err and "holds no" not in err, err
+    rc, out, err = run(command, str(folder / "runway.yaml"))  # the FIFO named itself: the same refusal
+    assert rc == 3 and "not a regular file (a FIFO)" in err, err
