@@ -118,6 +118,38 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return doc
 
 
+def _duplicate_at(text: str) -> str | None:
+    """Where the first object naming a member twice starts in ``text`` (JSON that parsed):
+    ``line L column C`` (1-based; the column counts characters), or None. Only called once a
+    duplicate was found (json's C scanner gives the hook no position): a second parse with
+    json's pure-Python scanner, whose object parser is handed the offset."""
+    import json.decoder
+    import json.scanner
+
+    found: list[int] = []
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
+        start = s_and_end[1] - 1  # the `{`
+        pairs, end = json.decoder.JSONObject(s_and_end, *args[:-3], None, lambda p: p, *args[-1:])
+        names = [name for name, _ in pairs]
+        if not found and len(set(names)) < len(names):
+            found.append(start)
+        return dict(pairs), end
+
+    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=str)
+    decoder.parse_object = parse_object  # type: ignore[assignment]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        decoder.decode(text)
+    except (ValueError, RecursionError):
+        return None
+    if not found:
+        return None
+    line = text.count("\n", 0, found[0]) + 1
+    column = found[0] - (text.rfind("\n", 0, found[0]) + 1) + 1
+    return f"line {line} column {column}"
+
+
 def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = None,
                max_depth: int = MAX_JSON_DEPTH, unique_keys: bool = False) -> Any:
     """``data`` (UTF-8 bytes, a BOM allowed, or text) parsed as JSON. NaN, Infinity and
@@ -130,7 +162,10 @@ def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = 
         text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
         doc = json.loads(text, parse_float=parse_float or _finite_float, parse_constant=_no_constant,
                          object_pairs_hook=_unique_pairs if unique_keys else None)
-    except JsonDocumentError:
+    except JsonDocumentError as exc:
+        where = _duplicate_at(text) if str(exc).startswith("duplicate key") else None
+        if where is not None:
+            raise JsonDocumentError(f"{exc} in the object at {where} (JSON would keep only the last; refused)") from None
         raise
     except UnicodeDecodeError:
         raise JsonDocumentError("not UTF-8") from None
@@ -144,15 +179,17 @@ def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = 
     return doc
 
 
-def read_json(path: str, *, limit: int = MAX_JSON_BYTES, parse_float: Callable[[str], Any] | None = None) -> Any:
+def read_json(path: str, *, limit: int = MAX_JSON_BYTES, parse_float: Callable[[str], Any] | None = None,
+              unique_keys: bool = False) -> Any:
     """The JSON document in the regular file ``path`` (:func:`open_regular`: a FIFO, socket or
-    device is never opened), at most ``limit`` bytes, parsed by :func:`loads_json`. Raises
+    device is never opened), at most ``limit`` bytes, parsed by :func:`loads_json` (with
+    ``unique_keys``: an object naming a member twice refused). Raises
     :class:`NotRegularFile`, OSError (unreadable) or :class:`JsonDocumentError` (too large,
-    not UTF-8, not JSON, NaN/Infinity, too deep)."""
+    not UTF-8, not JSON, NaN/Infinity, too deep, a duplicate key)."""
     data, size = open_regular(path, limit + 1)
     if len(data) > limit:
         raise JsonDocumentError(f"the file is {max(size, len(data)):,} bytes, over the {limit // (1024 * 1024)} MiB limit for a JSON document")
-    return loads_json(data, parse_float=parse_float)
+    return loads_json(data, parse_float=parse_float, unique_keys=unique_keys)
 
 
 #: Linux's PATH_MAX and NAME_MAX (linux/limits.h): no longer path, nor longer name in it,

@@ -71,7 +71,7 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
 def _side_of_json_text(label: str, text: Any) -> Side:
     """A side from a plan JSON document: its bytes or text, or the document already read."""
     try:
-        doc = loads_json(text, parse_float=Decimal) if isinstance(text, (str, bytes)) else text
+        doc = loads_json(text, parse_float=Decimal, unique_keys=True) if isinstance(text, (str, bytes)) else text
         side = side_of_json(doc)
     except (ValueError, PlanDocumentError) as exc:
         raise InputError(f"{label}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
@@ -433,7 +433,7 @@ def resolve_side(spec: str, catalog: Catalog, role: str = "base") -> Side:
         return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd, role)
     if spec.endswith(".json") and os.path.lexists(spec):
         try:
-            doc = read_json(spec, parse_float=Decimal)
+            doc = read_json(spec, parse_float=Decimal, unique_keys=True)
         except JsonDocumentError as exc:
             raise InputError(f"{spec}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
         except OSError as exc:

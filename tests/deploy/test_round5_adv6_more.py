@@ -192,3 +192,32 @@ def test_a_fifo_named_runway_yaml_is_not_a_regular_file_never_no_runway(tmp_path
     assert f"{folder / 'runway.yaml'}: not a regular file (a FIFO)" in err and "holds no" not in err, err
     rc, out, err = run(command, str(folder / "runway.yaml"))  # the FIFO named itself: the same refusal
     assert rc == 3 and "not a regular file (a FIFO)" in err, err
+
+
+def test_a_plan_json_side_naming_a_key_twice_is_refused_with_where(tmp_path, monkeypatch):
+    # Before: json.loads kept the last of two `total_monthly_usd` (or `cap_monthly_usd`) and
+    # diff compared that one: exit 0 or 2 on a document saying two things.
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ORDERS, tmp_path / "orders")
+    root = tmp_path / "orders" / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+    rc, out, err = run("plan", "orders", "--format", "json")
+    assert rc == 0, err
+    good = tmp_path / "base.json"
+    good.write_text(out, encoding="utf-8")
+    assert run("diff", "base.json", "orders")[0] == 0
+    lines = out.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"cap_monthly_usd"' in line)
+    twice = lines[:at + 1] + [lines[at].replace(lines[at].split(":", 1)[1], " 1,\n")] + lines[at + 1:]
+    bad = tmp_path / "twice.json"
+    bad.write_text("".join(twice), encoding="utf-8")
+    for argv in (("diff", "twice.json", "orders"), ("diff", "orders", "twice.json"), ("check", "orders", "--deployed", "twice.json")):
+        rc, out, err = run(*argv)
+        assert rc == 3, (argv, rc, err)
+        assert "duplicate key 'cap_monthly_usd' in the object at line " in err and "refused" in err, (argv, err)
+    # The object named is the environment's: its `{` line and column.
+    depth, obj = 0, at
+    while depth >= 0:  # back to the `{` that opens the object holding the key
+        obj -= 1
+        depth += lines[obj].count("}") + lines[obj].count("]") - lines[obj].count("{") - lines[obj].count("[")
+    assert f"at line {obj + 1} column {lines[obj].index('{') + 1}" in run("diff", "twice.json", "orders")[2]

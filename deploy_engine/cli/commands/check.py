@@ -50,7 +50,7 @@ def add_refused_changes(loaded: Sequence[Any], deployed_file: str | None) -> Non
     given = None
     if deployed_file is not None:
         try:
-            given = side_of_deployed(read_json(deployed_file, parse_float=Decimal))
+            given = side_of_deployed(read_json(deployed_file, parse_float=Decimal, unique_keys=True))
         except (OSError, JsonDocumentError, PlanDocumentError, ValueError) as exc:
             raise InputError(f"--deployed {deployed_file}: not a plan document (plan --format json, or a reviewed plan record): {exc}") from None
     for item in loaded:
