@@ -165,7 +165,7 @@ def loads_json(data: bytes | str, *, parse_float: Callable[[str], Any] | None = 
     except JsonDocumentError as exc:
         where = _duplicate_at(text) if str(exc).startswith("duplicate key") else None
         if where is not None:
-            raise JsonDocumentError(f"{exc} in the object at {where} (JSON would keep only the last; refused)") from None
+            raise JsonDocumentError(f"{exc} in the object at {where}, of which JSON keeps only the last") from None
         raise
     except UnicodeDecodeError:
         raise JsonDocumentError("not UTF-8") from None

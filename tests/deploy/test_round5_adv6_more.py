@@ -214,7 +214,7 @@ def test_a_plan_json_side_naming_a_key_twice_is_refused_with_where(tmp_path, mon
     for argv in (("diff", "twice.json", "orders"), ("diff", "orders", "twice.json"), ("check", "orders", "--deployed", "twice.json")):
         rc, out, err = run(*argv)
         assert rc == 3, (argv, rc, err)
-        assert "duplicate key 'cap_monthly_usd' in the object at line " in err and "refused" in err, (argv, err)
+        assert "duplicate key 'cap_monthly_usd' in the object at line " in err and "JSON keeps only the last" in err, (argv, err)
     # The object named is the environment's: its `{` line and column.
     depth, obj = 0, at
     while depth >= 0:  # back to the `{` that opens the object holding the key

@@ -458,7 +458,7 @@ def test_a_receipt_with_a_duplicate_key_is_unreadable(capsys, tmp_path):
     path.write_text(text.replace('"outcome": "refused",', '"outcome": "refused",\n  "outcome": "succeeded",', 1), encoding="utf-8")
     rc, out, err = deploy(capsys, "receipts", str(root), "--env", "dev", environ={})
     assert rc == 0, err
-    assert "unreadable: invalid JSON (duplicate key 'outcome')" in out and "succeeded" not in out, out
+    assert "unreadable: invalid JSON (duplicate key 'outcome' in the object at line 1 column 1, of which JSON keeps only the last)" in out and "succeeded" not in out, out
 
 
 def test_a_reviewed_plan_with_a_duplicate_key_is_refused_the_same_way(tmp_path):
