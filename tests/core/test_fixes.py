@@ -469,6 +469,55 @@ def test_missing_reason_in_a_flow_workload_and_in_a_crlf_file(catalog):
     assert applied(crlf, catalog, "RW141", "Add reason: residency") == crlf + '    reason: "residency: "\r\n'
 
 
+def _note_and_reason(text: str) -> tuple[object, object]:
+    """The workload ``api``'s ``env.NOTE`` and ``reason`` as ruamel.yaml reads ``text`` (an
+    independent parser: the edit is judged by the value YAML gives, not by our own tree)."""
+    from ruamel.yaml import YAML
+
+    api = YAML(typ="safe").load(text)["workloads"]["api"]
+    return api["env"]["NOTE"], api.get("reason")
+
+
+@pytest.mark.parametrize("header", ["|+", ">+", "|2+", "|+2", "|", "|-", ">", "|2-", "|2"])
+@pytest.mark.parametrize(
+    "after",
+    ["\n\n\n", "\n  \n\n", "\n\n# about the worker\n", "\n\n  worker:\n    image: w\n", "", "<eof>"],
+    ids=["blank-lines", "spaced-blank", "comment", "next-workload", "no-blank", "eof-no-newline"],
+)
+def test_add_reason_after_a_block_scalar_keeps_its_value_byte_for_byte(catalog, header, after):
+    """Seventh adversary F2 (issue 23): under keep chomping (``|+``) the blank lines after a
+    block scalar are part of its value; the reason was inserted before them, cutting them
+    off. At the end of a file without a final line break, a clip or keep scalar has no line
+    break either: a line after it would add one, so the reason goes before the first key."""
+    body = "        first line\n\n          indented\n        last line"
+    tail = "" if after == "<eof>" else "\n" + after
+    text = HEAD + "workloads:\n" + workload(extra=f"    env:\n      NOTE: {header}\n{body}{tail}")
+    note, reason = _note_and_reason(text)
+    assert reason is None
+    fixed = applied(text, catalog, "RW141", "Add reason: residency")
+    new_note, new_reason = _note_and_reason(fixed)
+    assert new_note.encode() == note.encode()
+    assert new_reason == "residency: "
+    # One line added, at the workload's indentation; nothing else of the text changed.
+    lines = fixed.split("\n")
+    lines.remove('    reason: "residency: "')
+    assert "\n".join(lines) == text
+
+
+@pytest.mark.parametrize("header", ["|+", "|2+", "|", ">", "|-"])
+@pytest.mark.parametrize("after", ["\n\n      OTHER: y\n", "\n", ""], ids=["lines-after", "last-line", "eof-no-newline"])
+def test_deleting_the_entry_after_a_block_scalar_keeps_its_value(catalog, header, after):
+    """The same loss on delete (seventh adversary F2): a duplicate key removed right after a
+    ``|+`` scalar let the blank lines after it join the scalar's value, and the last line of
+    a file was deleted with the line break before it -- the scalar's own."""
+    text = HEAD + "workloads:\n" + workload(extra=f"    env:\n      NOTE: {header}\n        x\n\n      NOTE: again{after}")
+    note, _reason = _note_and_reason(text.replace("NOTE: again", "AGAIN: again"))  # ruamel.yaml refuses the duplicate
+    fixed = applied(text, catalog, "RW002", "Remove duplicate key `NOTE`")
+    new_note, _reason = _note_and_reason(fixed)
+    assert new_note.encode() == note.encode()
+    assert "again" not in fixed
+
+
 # --- RW142 reason without a ground --------------------------------------------------------------
 
 
