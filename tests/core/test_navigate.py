@@ -419,6 +419,42 @@ def test_member_outline(orders):
     assert [(c.name, c.detail) for c in symbols[3].children] == [("main-db", "postgres · small/medium/large"), ("order-events", "topic · small/small/small")]
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "[hunter2-flow-list]",
+        "\n        - hunter2-block-list",
+        "{value: hunter2-flow-map}",
+        "\n        value: hunter2-block-map",
+        "\n        - {value: hunter2-nested}",
+        "[AKIAIOSFODNN7EXAMPLE]",
+    ],
+    ids=["flow-list", "block-list", "flow-map", "block-map", "list-of-maps", "key-shaped-item"],
+)
+def test_the_outline_never_shows_a_secret_written_as_a_list_or_map(catalog, tmp_path, value):
+    """Seventh adversary F4 (issue 23): `DB_PASSWORD: hunter2` showed `looks like a secret
+    (RW147)`, but `DB_PASSWORD: [hunter2]` showed `[hunter2]` as its detail and `{value:
+    hunter2}` a child `value` with `hunter2`. Now the list or map under a secret-named key
+    (or holding a secret-shaped item) is masked as a scalar is, with no children; other
+    `env` entries and `secrets` names are still shown."""
+    name = "DB_PASSWORD" if "AKIA" not in value else "IDS"
+    root = tmp_path / "runway.yaml"
+    root.write_text(
+        "runway: 1\nproduct: shop\nworkloads:\n  api:\n"
+        f"    image: registry.example.com/api@sha256:{'0' * 64}\n    port: 8080\n    health: {{ path: /health }}\n"
+        f"    env:\n      MODE: live\n      {name}: {value}\n      TAGS: [a, b]\n    secrets: [API_TOKEN]\n",
+        encoding="utf-8",
+    )
+    an = analyze(str(root), catalog)
+    symbols = list(_walk(navigate.document_symbols(an, str(root))))
+    shown = " ".join(f"{s.name} {s.detail}" for s, _depth in symbols)
+    assert "hunter2" not in shown and "AKIA" not in shown
+    (secret,) = [s for s, _depth in symbols if s.name == name]
+    assert (secret.detail, secret.children) == ("looks like a secret (RW147)", ())
+    details = {s.name: s.detail for s, _depth in symbols}
+    assert (details["MODE"], details["TAGS"], details["secrets"]) == ("live", "[a, b]", "[API_TOKEN]")
+
+
 def test_member_outline_reads_only_its_own_file(catalog):
     """A member's outline never builds the product's occurrences (issue 16 item 7: in a
     product of 1,000 members that was ~0.15 s per first outline, on the event loop); its
