@@ -624,6 +624,63 @@ def test_duplicate_key_is_removed_with_its_lines(catalog):
     assert applied(text, catalog, "RW002", "Remove duplicate key", 1) == text.replace("\nproduct: again", "")
 
 
+def _resources(text: str) -> dict:
+    """``resources`` as ruamel.yaml reads ``text`` (it refuses a duplicate key, so a text it
+    reads has one section)."""
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(text)["resources"]
+
+
+SECOND_RESOURCES = (
+    HEAD
+    + "resources:\n  db:\n    kind: postgres\n    size: small\n\nworkloads:\n" + workload(extra='    reason: "residency: x"\n')
+    + "\n# added later\nresources:   # the second section\n    files:\n        kind: bucket\n    # the cache\n    cache:\n        kind: cache\n        size: {dev: small}\n"
+)
+
+
+def test_a_second_resources_section_is_merged_into_the_first(catalog):
+    """Seventh adversary F6 (issue 23): the only fix of a second `resources:` section was
+    "Remove duplicate key `resources`", which deleted the whole section -- its entries were
+    ignored (the first value is kept), but they are the user's. First offered now: merge
+    them into the first section (re-indented to its entries); the delete says what it
+    removes."""
+    assert [(f.title, f.is_preferred) for f in fixes(SECOND_RESOURCES, catalog, "RW002")] == [
+        ("Merge the second `resources:` into the first (2 entries: files, cache)", True),
+        ("Remove the second `resources:` section (2 entries, lines 16\u201322)", False),
+    ]
+    merged = applied(SECOND_RESOURCES, catalog, "RW002", "Merge the second `resources:`")
+    assert _resources(merged) == {
+        "db": {"kind": "postgres", "size": "small"},
+        "files": {"kind": "bucket"},
+        "cache": {"kind": "cache", "size": {"dev": "small"}},
+    }
+    # Moved whole and shifted by the difference of the entries' columns (4 -> 2): the lines
+    # within keep their own indentation (a block scalar's included).
+    assert "  files:\n      kind: bucket\n  # the cache\n  cache:\n      kind: cache\n      size: {dev: small}\n\nworkloads:" in merged
+    assert diags(analyse(merged, catalog), "RW002") == []
+    removed = applied(SECOND_RESOURCES, catalog, "RW002", "Remove the second `resources:` section")
+    assert removed == SECOND_RESOURCES.replace(SECOND_RESOURCES[SECOND_RESOURCES.index("resources:   #") :], "")
+
+
+@pytest.mark.parametrize("name", ["db", "api"], ids=["a-resource", "a-workload"])
+def test_a_second_section_with_a_name_taken_is_not_merged_and_the_delete_says_what_goes(catalog, name):
+    text = SECOND_RESOURCES.replace("    files:\n", f"    {name}:\n")
+    assert titles(text, catalog, "RW002") == ["Remove the second `resources:` section (2 entries, lines 16\u201322)"]
+
+
+def test_two_resources_sections_that_touch_merge_in_one_edit(catalog):
+    """The second section right after the first, at the end of a file without a final line
+    break: one edit (an insertion and a deletion at one offset would depend on the client's
+    order)."""
+    text = HEAD + "resources:\n  db:\n    kind: postgres\nresources:\n  files:\n    kind: bucket"
+    (merge,) = [f for f in fixes(text, catalog, "RW002") if f.title.startswith("Merge")]
+    assert len(merge.edits[ROOT]) == 1
+    merged = apply_edits(text, merge.edits[ROOT])
+    assert merged == HEAD + "resources:\n  db:\n    kind: postgres\n  files:\n    kind: bucket"
+    assert _resources(merged) == {"db": {"kind": "postgres"}, "files": {"kind": "bucket"}}
+
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [
