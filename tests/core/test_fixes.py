@@ -469,6 +469,55 @@ def test_missing_reason_in_a_flow_workload_and_in_a_crlf_file(catalog):
     assert applied(crlf, catalog, "RW141", "Add reason: residency") == crlf + '    reason: "residency: "\r\n'
 
 
+def _note_and_reason(text: str) -> tuple[object, object]:
+    """The workload ``api``'s ``env.NOTE`` and ``reason`` as ruamel.yaml reads ``text`` (an
+    independent parser: the edit is judged by the value YAML gives, not by our own tree)."""
+    from ruamel.yaml import YAML
+
+    api = YAML(typ="safe").load(text)["workloads"]["api"]
+    return api["env"]["NOTE"], api.get("reason")
+
+
+@pytest.mark.parametrize("header", ["|+", ">+", "|2+", "|+2", "|", "|-", ">", "|2-", "|2"])
+@pytest.mark.parametrize(
+    "after",
+    ["\n\n\n", "\n  \n\n", "\n\n# about the worker\n", "\n\n  worker:\n    image: w\n", "", "<eof>"],
+    ids=["blank-lines", "spaced-blank", "comment", "next-workload", "no-blank", "eof-no-newline"],
+)
+def test_add_reason_after_a_block_scalar_keeps_its_value_byte_for_byte(catalog, header, after):
+    """Seventh adversary F2 (issue 23): under keep chomping (``|+``) the blank lines after a
+    block scalar are part of its value; the reason was inserted before them, cutting them
+    off. At the end of a file without a final line break, a clip or keep scalar has no line
+    break either: a line after it would add one, so the reason goes before the first key."""
+    body = "        first line\n\n          indented\n        last line"
+    tail = "" if after == "<eof>" else "\n" + after
+    text = HEAD + "workloads:\n" + workload(extra=f"    env:\n      NOTE: {header}\n{body}{tail}")
+    note, reason = _note_and_reason(text)
+    assert reason is None
+    fixed = applied(text, catalog, "RW141", "Add reason: residency")
+    new_note, new_reason = _note_and_reason(fixed)
+    assert new_note.encode() == note.encode()
+    assert new_reason == "residency: "
+    # One line added, at the workload's indentation; nothing else of the text changed.
+    lines = fixed.split("\n")
+    lines.remove('    reason: "residency: "')
+    assert "\n".join(lines) == text
+
+
+@pytest.mark.parametrize("header", ["|+", "|2+", "|", ">", "|-"])
+@pytest.mark.parametrize("after", ["\n\n      OTHER: y\n", "\n", ""], ids=["lines-after", "last-line", "eof-no-newline"])
+def test_deleting_the_entry_after_a_block_scalar_keeps_its_value(catalog, header, after):
+    """The same loss on delete (seventh adversary F2): a duplicate key removed right after a
+    ``|+`` scalar let the blank lines after it join the scalar's value, and the last line of
+    a file was deleted with the line break before it -- the scalar's own."""
+    text = HEAD + "workloads:\n" + workload(extra=f"    env:\n      NOTE: {header}\n        x\n\n      NOTE: again{after}")
+    note, _reason = _note_and_reason(text.replace("NOTE: again", "AGAIN: again"))  # ruamel.yaml refuses the duplicate
+    fixed = applied(text, catalog, "RW002", "Remove duplicate key `NOTE`")
+    new_note, _reason = _note_and_reason(fixed)
+    assert new_note.encode() == note.encode()
+    assert "again" not in fixed
+
+
 # --- RW142 reason without a ground --------------------------------------------------------------
 
 
@@ -573,6 +622,63 @@ def test_duplicate_key_is_removed_with_its_lines(catalog):
     assert titles(text, catalog, "RW002") == ["Remove duplicate key `db`"]
     assert applied(text, catalog, "RW002", "Remove duplicate key") == text.replace("  db:   # again\n    kind: cache\n    size: large\n", "")
     assert applied(text, catalog, "RW002", "Remove duplicate key", 1) == text.replace("\nproduct: again", "")
+
+
+def _resources(text: str) -> dict:
+    """``resources`` as ruamel.yaml reads ``text`` (it refuses a duplicate key, so a text it
+    reads has one section)."""
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(text)["resources"]
+
+
+SECOND_RESOURCES = (
+    HEAD
+    + "resources:\n  db:\n    kind: postgres\n    size: small\n\nworkloads:\n" + workload(extra='    reason: "residency: x"\n')
+    + "\n# added later\nresources:   # the second section\n    files:\n        kind: bucket\n    # the cache\n    cache:\n        kind: cache\n        size: {dev: small}\n"
+)
+
+
+def test_a_second_resources_section_is_merged_into_the_first(catalog):
+    """Seventh adversary F6 (issue 23): the only fix of a second `resources:` section was
+    "Remove duplicate key `resources`", which deleted the whole section -- its entries were
+    ignored (the first value is kept), but they are the user's. First offered now: merge
+    them into the first section (re-indented to its entries); the delete says what it
+    removes."""
+    assert [(f.title, f.is_preferred) for f in fixes(SECOND_RESOURCES, catalog, "RW002")] == [
+        ("Merge the second `resources:` into the first (2 entries: files, cache)", True),
+        ("Remove the second `resources:` section (2 entries, lines 16\u201322)", False),
+    ]
+    merged = applied(SECOND_RESOURCES, catalog, "RW002", "Merge the second `resources:`")
+    assert _resources(merged) == {
+        "db": {"kind": "postgres", "size": "small"},
+        "files": {"kind": "bucket"},
+        "cache": {"kind": "cache", "size": {"dev": "small"}},
+    }
+    # Moved whole and shifted by the difference of the entries' columns (4 -> 2): the lines
+    # within keep their own indentation (a block scalar's included).
+    assert "  files:\n      kind: bucket\n  # the cache\n  cache:\n      kind: cache\n      size: {dev: small}\n\nworkloads:" in merged
+    assert diags(analyse(merged, catalog), "RW002") == []
+    removed = applied(SECOND_RESOURCES, catalog, "RW002", "Remove the second `resources:` section")
+    assert removed == SECOND_RESOURCES.replace(SECOND_RESOURCES[SECOND_RESOURCES.index("resources:   #") :], "")
+
+
+@pytest.mark.parametrize("name", ["db", "api"], ids=["a-resource", "a-workload"])
+def test_a_second_section_with_a_name_taken_is_not_merged_and_the_delete_says_what_goes(catalog, name):
+    text = SECOND_RESOURCES.replace("    files:\n", f"    {name}:\n")
+    assert titles(text, catalog, "RW002") == ["Remove the second `resources:` section (2 entries, lines 16\u201322)"]
+
+
+def test_two_resources_sections_that_touch_merge_in_one_edit(catalog):
+    """The second section right after the first, at the end of a file without a final line
+    break: one edit (an insertion and a deletion at one offset would depend on the client's
+    order)."""
+    text = HEAD + "resources:\n  db:\n    kind: postgres\nresources:\n  files:\n    kind: bucket"
+    (merge,) = [f for f in fixes(text, catalog, "RW002") if f.title.startswith("Merge")]
+    assert len(merge.edits[ROOT]) == 1
+    merged = apply_edits(text, merge.edits[ROOT])
+    assert merged == HEAD + "resources:\n  db:\n    kind: postgres\n  files:\n    kind: bucket"
+    assert _resources(merged) == {"db": {"kind": "postgres"}, "files": {"kind": "bucket"}}
 
 
 @pytest.mark.parametrize(

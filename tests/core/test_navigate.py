@@ -217,6 +217,41 @@ def test_a_rename_to_a_name_yaml_reads_as_no_string_writes_it_quoted(orders, cat
     assert codes(after) == codes(orders)  # the example's own RW140, and nothing more
 
 
+def test_a_rename_whose_injected_variable_a_consumer_already_declares_is_refused(catalog, tmp_path):
+    """Seventh adversary F3 (issue 23): `main-db` renamed to `primary-db` when `metabase`
+    declares `env: {PRIMARY_DB_URL: ...}` (and `zitadel` `secrets: [PRIMARY_DB_PASSWORD]`)
+    was applied, and the product then failed with two RW143 errors. Refused now, naming each
+    variable and its consumer; a name whose variables collide with nothing still renames,
+    and a collision the old name already has (RW143 now) is no reason to refuse."""
+    import shutil
+
+    copy = tmp_path / "orders"
+    shutil.copytree(ROOT.parent, copy)
+    root = copy / "runway.yaml"
+    text = root.read_text(encoding="utf-8")
+    text = text.replace("      MB_DB_TYPE: postgres\n", "      MB_DB_TYPE: postgres\n      PRIMARY_DB_URL: postgres://elsewhere\n      MAIN_DB_HOST: db\n")
+    text = text.replace("secrets: [ZITADEL_MASTERKEY]", "secrets: [ZITADEL_MASTERKEY, PRIMARY_DB_PASSWORD]")
+    root.write_text(text, encoding="utf-8")
+    an = analyze(str(root), catalog)
+    assert [d.code for ds in an.diagnostics.values() for d in ds].count("RW143") == 1  # MAIN_DB_HOST, already
+    pos = at(root, "main-db")
+    assert navigate.prepare_rename_at(an, str(root), pos) == (span(root, "main-db"), "main-db")
+    assert navigate.rename_refusal_at(an, str(root), pos) is None
+    why = navigate.rename_at(an, str(root), pos, "primary-db")
+    assert why == (
+        "Renaming `main-db` to `primary-db` would inject `PRIMARY_DB_URL` into `metabase` (declared in its `env`), "
+        "`PRIMARY_DB_PASSWORD` into `zitadel` (declared in its `secrets`): a variable cannot be both declared and "
+        "injected (RW143). Rename or remove that variable first, or choose another name."
+    )
+    got = navigate.rename_at(an, str(root), pos, "primary")
+    assert isinstance(got, dict) and got
+    # The rename applied: no RW143 more than before (MAIN_DB_HOST's is fixed by it).
+    for path, edits in got.items():
+        Path(path).write_text(apply(Path(path).read_text(encoding="utf-8"), edits), encoding="utf-8")
+    after = analyze(str(root), catalog)
+    assert [d.code for ds in after.diagnostics.values() for d in ds].count("RW143") == 0
+
+
 def test_rename_to_the_same_name_changes_nothing(orders):
     assert navigate.rename_at(orders, str(ROOT), at(ROOT, "main-db"), "main-db") == {}
     assert isinstance(navigate.rename_at(orders, str(ROOT), at(ROOT, "product"), "x-y"), str)
@@ -382,6 +417,42 @@ def test_member_outline(orders):
     ]
     assert [(c.name, c.detail) for c in symbols[2].children] == [("queue", "shared-queue · small/small/medium"), ("cache", "shared-cache · small/medium/large")]
     assert [(c.name, c.detail) for c in symbols[3].children] == [("main-db", "postgres · small/medium/large"), ("order-events", "topic · small/small/small")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "[hunter2-flow-list]",
+        "\n        - hunter2-block-list",
+        "{value: hunter2-flow-map}",
+        "\n        value: hunter2-block-map",
+        "\n        - {value: hunter2-nested}",
+        "[AKIAIOSFODNN7EXAMPLE]",
+    ],
+    ids=["flow-list", "block-list", "flow-map", "block-map", "list-of-maps", "key-shaped-item"],
+)
+def test_the_outline_never_shows_a_secret_written_as_a_list_or_map(catalog, tmp_path, value):
+    """Seventh adversary F4 (issue 23): `DB_PASSWORD: hunter2` showed `looks like a secret
+    (RW147)`, but `DB_PASSWORD: [hunter2]` showed `[hunter2]` as its detail and `{value:
+    hunter2}` a child `value` with `hunter2`. Now the list or map under a secret-named key
+    (or holding a secret-shaped item) is masked as a scalar is, with no children; other
+    `env` entries and `secrets` names are still shown."""
+    name = "DB_PASSWORD" if "AKIA" not in value else "IDS"
+    root = tmp_path / "runway.yaml"
+    root.write_text(
+        "runway: 1\nproduct: shop\nworkloads:\n  api:\n"
+        f"    image: registry.example.com/api@sha256:{'0' * 64}\n    port: 8080\n    health: {{ path: /health }}\n"
+        f"    env:\n      MODE: live\n      {name}: {value}\n      TAGS: [a, b]\n    secrets: [API_TOKEN]\n",
+        encoding="utf-8",
+    )
+    an = analyze(str(root), catalog)
+    symbols = list(_walk(navigate.document_symbols(an, str(root))))
+    shown = " ".join(f"{s.name} {s.detail}" for s, _depth in symbols)
+    assert "hunter2" not in shown and "AKIA" not in shown
+    (secret,) = [s for s, _depth in symbols if s.name == name]
+    assert (secret.detail, secret.children) == ("looks like a secret (RW147)", ())
+    details = {s.name: s.detail for s, _depth in symbols}
+    assert (details["MODE"], details["TAGS"], details["secrets"]) == ("live", "[a, b]", "[API_TOKEN]")
 
 
 def test_member_outline_reads_only_its_own_file(catalog):

@@ -312,3 +312,47 @@ async def test_tab_indentation_fix_for_the_whole_file_clears_rw006(client: Langu
     assert apply_text_edits(TABBED, text_edits, encoding) == expected
     send_edits(client, f, 2, text_edits)
     await gone(client, f, "RW006", 2, pulls)
+
+
+# --- "Add reason" after a keep-chomped block scalar (seventh adversary F2; issue 23) -----------
+
+KEPT = (
+    "runway: 1\n"
+    "product: shop\n"
+    "workloads:\n"
+    "  api:\n"
+    f"    image: registry.example.com/api@sha256:{DIGEST}\n"
+    "    port: 8080\n"
+    "    health: { path: /health }\n"
+    "    env:\n"
+    "      BANNER: |+\n"
+    "        Welcome 🚀\n"
+    "\n"
+    "\n"
+    "  worker:\n"
+    f"    image: registry.example.com/worker@sha256:{DIGEST}\n"
+    '    reason: "residency: x"\n'
+)
+
+
+@pytest.mark.parametrize(("caps", "encoding", "pulls"), CLIENTS)
+async def test_add_reason_keeps_the_blank_lines_of_a_keep_block_scalar(client: LanguageClient, tmp_path: Path, caps, encoding, pulls):
+    """The WorkspaceEdit, applied and read back by ruamel.yaml, keeps `BANNER`'s two trailing
+    line breaks (its value under `|+`) and adds the reason to `api`."""
+    from ruamel.yaml import YAML
+
+    f = tmp_path.resolve() / "runway.yaml"
+    f.write_text(KEPT, encoding="utf-8")
+    await init(client, caps(), tmp_path)
+    did_open(client, f)
+    (d,) = await diagnostics_of(client, f, "RW141", pulls)
+    got = await actions(client, f, d.range, [d])
+    (fix,) = [a for a in got if a.title == "Add reason: residency"]
+    version, text_edits = edits_by_uri(fix, document_changes=pulls)[f.as_uri()]
+    fixed = apply_text_edits(KEPT, text_edits, encoding)
+    before, after = YAML(typ="safe").load(KEPT)["workloads"], YAML(typ="safe").load(fixed)["workloads"]
+    assert after["api"]["env"]["BANNER"].encode() == before["api"]["env"]["BANNER"].encode() == "Welcome 🚀\n\n\n".encode()
+    assert after["api"]["reason"] == "residency: "
+    assert fixed == KEPT.replace("\n  worker:", '\n    reason: "residency: "\n  worker:')
+    send_edits(client, f, 2, text_edits)
+    await gone(client, f, "RW141", 2, pulls)

@@ -38,7 +38,9 @@ What each code gets:
 - RW120 unknown kind: the suggested kind. RW164 not an AWS region: "Change region to
   `eu-west-1`" (the suggested region). RW131 size/scale for an undeclared environment:
   rename to the suggested environment, "Declare environment ENV" and "Remove the ENV entry".
-- RW002 duplicate key: delete the second entry.
+- RW002 duplicate key: delete the second entry; a second top-level section (``resources:``
+  twice) is first offered merged into the first when no name collides, and its delete
+  names its entries and lines.
 - RW006 tab indentation: "Replace tabs with spaces" on the diagnosed line (preferred) and,
   when more lines are tab-indented, "Replace tabs with spaces in the whole file (N lines)";
   one tab width for the file, chosen so the line lands where its block expects it, and each

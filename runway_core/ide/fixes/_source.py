@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ...positions import Position, Range
-from ...yamlsrc import YMap, YNode, YScalar, scalar_text
+from ...yamlsrc import YMap, YNode, YScalar, YSeq, iter_nodes, scalar_text
 from .._edit import TextEdit
 
 if TYPE_CHECKING:
@@ -53,18 +53,45 @@ class _Src:
 
     def end_of(self, node: YNode) -> Position:
         """Where ``node``'s text ends: a block scalar's range runs to the start of the next
-        line (and over trailing blank lines); stop at its last non-blank line instead."""
+        line (and over trailing blank lines); stop at its last non-blank line instead --
+        unless the node ends in a block scalar with keep chomping (``|+``, ``>+``, ``|2+``),
+        whose trailing blank lines are part of its value (YAML 1.2 §8.1.1.2): then at the
+        end of the last of them, its line break excluded."""
         start, end = node.range.start, node.range.end
         if end.character == 0 and end.line > start.line:
             line = end.line - 1
-            while line > start.line and not self.lines.line_text(line).strip():
-                line -= 1
+            if _chomping(self, _last_leaf(node)) != "+":
+                while line > start.line and not self.lines.line_text(line).strip():
+                    line -= 1
             return Position(line, len(self.lines.line_text(line)))
         return end
 
     def entry_last_line(self, key: YScalar, value: YNode) -> int:
         end = self.end_of(value)
         return max(key.range.end.line, end.line)
+
+    def open_at_end(self, node: YNode) -> bool:
+        """True when ``node`` ends the file in a block scalar without its final line break,
+        chomped by clip or keep (``|``, ``>+``): any line written after it would give the
+        scalar a line break its value does not have (``a: |`` then ``  x`` at the end of the
+        file is ``"x"``; with a line after it, ``"x\n"``)."""
+        leaf = _last_leaf(node)
+        if not (isinstance(leaf, YScalar) and leaf.style in ("|", ">")):
+            return False
+        end = self.off(node.range.end)
+        return end >= len(self.text.rstrip(" \t")) and not self.text.endswith(("\n", "\r")) and _chomping(self, leaf) != "-"
+
+    def insert_after_entry(self, key: YScalar, value: YNode, block: str, first: YScalar | None = None) -> TextEdit | None:
+        """Insert ``block`` as whole lines after the entry ``key: value``, past the blank
+        lines a keep-chomped block scalar ends with (they are its value). When the entry ends
+        the file in a block scalar without a final line break, no line can follow it without
+        changing that value: the lines go before ``first`` (a key on its own line) instead,
+        else None."""
+        if self.open_at_end(value):
+            if first is None or not self.own_line(first):
+                return None
+            return self.insert_lines_before(first.range.start.line, block)
+        return self.insert_lines_after(self.entry_last_line(key, value), block)
 
     def insert_lines_after(self, line: int, block: str) -> TextEdit:
         """Insert ``block`` (lines joined by the file's line ending, without a final one) as
@@ -80,12 +107,32 @@ class _Src:
         return self.edit(at, at, block + self.eol)
 
     def delete_lines(self, first: int, last: int) -> TextEdit:
-        """Delete whole lines ``first``..``last`` with their line endings."""
+        """Delete whole lines ``first``..``last`` with their line endings. Right after a
+        block scalar kept by ``+``, the blank lines that follow go too (they would join its
+        value); right after one chomped by clip or keep, the last lines of the file are
+        deleted from their own start (the scalar keeps its final line break)."""
         start = self.lines.line_start(first)
+        before = self._block_chomping_ending_at(first)
+        if before == "+":
+            while last + 1 < self.lines.line_count and not self.lines.line_text(last + 1).strip():
+                last += 1
         if last + 1 < self.lines.line_count:
             return self.edit(start, self.lines.line_start(last + 1), "")
+        if before in ("+", ""):
+            return self.edit(start, len(self.text), "")
         # The last lines of the file: take the line ending before them instead.
         return self.edit(self.lines.line_end(first - 1) if first > 0 else 0, len(self.text), "")
+
+    def _block_chomping_ending_at(self, line: int) -> str | None:
+        """The chomping indicator (``'+'``, ``'-'``, ``''``) of a block scalar whose text runs
+        up to the start of ``line``, or None when none does."""
+        if line == 0 or self.parsed.root is None:
+            return None
+        at = Position(line, 0)
+        for n in iter_nodes(self.parsed.root):
+            if isinstance(n, YScalar) and n.style in ("|", ">") and n.range.end == at:
+                return _chomping(self, n)
+        return None
 
     def colon_after(self, key: YScalar) -> int | None:
         """Offset just past the ``:`` that follows ``key``."""
@@ -148,7 +195,7 @@ class _Src:
         if before is not None and self.own_line(before):
             return self.insert_lines_before(before.range.start.line, line)
         k, v = own[-1]
-        return self.insert_lines_after(self.entry_last_line(k, v), line)
+        return self.insert_after_entry(k, v, line, own[0][0])
 
     def remove_entry(self, mp: YMap, key: str) -> TextEdit | None:
         """Delete entry ``key`` of ``mp``: its whole lines in a block mapping, the item and
@@ -169,6 +216,31 @@ class _Src:
         if not self.own_line(k):
             return None  # `- key: v` (the first key of a sequence item): not a line of its own
         return self.delete_lines(k.range.start.line, self.entry_last_line(k, v))
+
+
+_BLOCK_HEADER = re.compile(r"[|>]([1-9][+-]?|[+-][1-9]?)?")
+
+
+def _last_leaf(node: YNode) -> YNode:
+    """The node whose text ends ``node``'s: its last entry's value or last item, down to a
+    scalar (or an empty collection)."""
+    while True:
+        if isinstance(node, YMap) and node.entries:
+            node = max((v for _k, v in node.entries), key=lambda v: v.range.end)
+        elif isinstance(node, YSeq) and node.items:
+            node = max(node.items, key=lambda v: v.range.end)
+        else:
+            return node
+
+
+def _chomping(src: "_Src", node: YNode) -> str:
+    """A block scalar's chomping indicator from its header (``|``, ``|+``, ``>2-``, ``|2+``):
+    ``'+'`` keep, ``'-'`` strip, ``''`` clip; ``''`` for any other node."""
+    if not (isinstance(node, YScalar) and node.style in ("|", ">")):
+        return ""
+    at = node.range.start
+    m = _BLOCK_HEADER.match(src.lines.line_text(at.line), at.character)
+    return "".join(c for c in (m.group(1) or "") if c in "+-") if m else ""
 
 
 def _within(inner: YNode, outer: YNode) -> bool:

@@ -103,4 +103,4 @@ def _create_resource(src: _Src, name: str, kind: str) -> TextEdit | None:
         if second > 0 and not src.lines.line_text(second - 1).strip():
             block.insert(0, "")  # entries are kept apart by blank lines: so is the new one
     last_k, last_v = own[-1]
-    return src.insert_lines_after(src.entry_last_line(last_k, last_v), src.eol.join(block))
+    return src.insert_after_entry(last_k, last_v, src.eol.join(block), first_k)

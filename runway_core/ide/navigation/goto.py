@@ -11,7 +11,7 @@ from ...diagnostics import Severity
 from ...names import NAME_LABEL
 from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position, Range
-from ...yamlsrc import scalar_text
+from ...yamlsrc import YMap, YScalar, YSeq, scalar_text
 from .._edit import TextEdit
 from .occurrences import (
     DocumentLink,
@@ -224,6 +224,9 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     if taken:
         what = "resource" if taken[0].owner == "resources" else "workload"
         return f"`{new_name}` already names a {what}; resources and workloads share one namespace (RW112)"
+    clash = _injected_clash(an, occs, old, new_name)
+    if clash is not None:
+        return clash
     edits: dict[str, list[TextEdit]] = {}
     for o in occs:
         if o.name != old or o.role not in ("declaration", "use"):
@@ -234,6 +237,38 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
             text = scalar_text(new_name)  # `null`, `true`, `false` quoted: YAML would read no name
         edits.setdefault(o.file, []).append(TextEdit(o.name_range, text))
     return edits
+
+
+def _injected_clash(an: "Analysis", occs: list[Occurrence], old: str, new_name: str) -> str | None:
+    """Why renaming ``old`` to ``new_name`` is refused because a consumer already declares,
+    in its ``env`` or ``secrets``, a variable the new name would inject into it (the rename
+    would make RW143 errors: docs/diagnostics.md), else None. Only root workloads declare
+    ``env`` and ``secrets``; a variable already colliding under the old name is RW143 now and
+    no reason to refuse."""
+    sym = an.symbols.get(old)
+    if sym is None:
+        return None
+    kind = "workload" if sym.type == "workload" else (sym.kind or "")
+    new_vars = set(injected_variables(new_name, kind))
+    root_src = an.files.get(an.root_file)
+    workloads = root_src.parsed.root.get("workloads") if root_src is not None and isinstance(root_src.parsed.root, YMap) else None
+    if not new_vars or not isinstance(workloads, YMap):
+        return None
+    clashes: list[str] = []
+    for consumer in dict.fromkeys(o.owner for o in occs if o.name == old and o.role == "use" and o.file == an.root_file):
+        w = workloads.get(consumer)
+        if not isinstance(w, YMap):
+            continue
+        env, secrets = w.get("env"), w.get("secrets")
+        names = [(k.text, "env") for k, _v in env.entries] if isinstance(env, YMap) else []
+        names += [(it.value, "secrets") for it in secrets.items if isinstance(it, YScalar)] if isinstance(secrets, YSeq) else []
+        clashes += [f"`{var}` into `{consumer}` (declared in its `{where}`)" for var, where in dict.fromkeys(names) if var in new_vars]
+    if not clashes:
+        return None
+    return (
+        f"Renaming `{old}` to `{new_name}` would inject {', '.join(clashes)}: a variable cannot be both declared "
+        "and injected (RW143). Rename or remove that variable first, or choose another name."
+    )
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ...money import usd
 from ...positions import ZERO_RANGE, Range
-from ...text import secret_shape
-from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq
+from ...text import PUBLIC_KEY_NAME, SECRET_NAME, secret_shape
+from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, YSeq, iter_nodes
 from .occurrences import DocumentSymbol, WorkspaceSymbol, _member_items, _name_range, _norm, _str_items, occurrences
 
 if TYPE_CHECKING:
@@ -50,10 +50,29 @@ def _entry_range(key: YScalar, value: YNode | None) -> Range:
     return Range(key.range.start, max(key.range.end, value.range.end))
 
 
+#: The detail shown instead of a value that looks like a secret.
+SECRET_DETAIL = "looks like a secret (RW147)"
+
+
+def _looks_secret(node: YSeq | YMap, key: str) -> bool:
+    """True when a list or mapping under ``key`` would show a secret: a list item that looks
+    like one (as a scalar under ``key`` would), or any value in it when ``key`` names a
+    credential (``DB_PASSWORD: [hunter2]``, ``DB_PASSWORD: {value: hunter2}``: as secret as
+    ``DB_PASSWORD: hunter2``; seventh adversary F4). A mapping's own secret-named keys are
+    masked where they are listed, as its children."""
+    if isinstance(node, YSeq) and any(isinstance(i, YScalar) and secret_shape(key, i.value) is not None for i in node.items):
+        return True
+    if not SECRET_NAME.search(key) or PUBLIC_KEY_NAME.search(key):
+        return False
+    return any(isinstance(n, YScalar) and secret_shape(key, n.value) is not None for n in iter_nodes(node))
+
+
 def _scalar_detail(node: YNode | None, key: str = "") -> str:
+    if isinstance(node, (YSeq, YMap)) and _looks_secret(node, key):
+        return SECRET_DETAIL
     if isinstance(node, YScalar):
         if secret_shape(key, node.value) is not None:
-            return "looks like a secret (RW147)"  # never spread it into the outline
+            return SECRET_DETAIL  # never spread it into the outline
         text = node.text if node.value is not None else ""
         return text if len(text) <= 60 else text[:59] + "…"
     if isinstance(node, YSeq):
@@ -89,7 +108,10 @@ def _generic(node: YNode | None, outer: Range, depth: int, budget: _Budget) -> t
         rng = _entry_range(k, v)
         if not _within(rng, outer) or not budget.take():
             continue
-        out.append(DocumentSymbol(k.text, _value_kind(v), _scalar_detail(v, k.text), rng, k.range, _generic(v, rng, depth + 1, budget)))
+        detail = _scalar_detail(v, k.text)
+        # A value masked whole shows none of its keys either.
+        children = () if detail == SECRET_DETAIL else _generic(v, rng, depth + 1, budget)
+        out.append(DocumentSymbol(k.text, _value_kind(v), detail, rng, k.range, children))
     return tuple(out)
 
 
@@ -152,7 +174,9 @@ def _top_entries(root: YMap, budget: _Budget) -> Iterator[tuple[YScalar, YNode, 
 
 def _plain_symbol(key: YScalar, value: YNode, rng: Range, budget: _Budget) -> DocumentSymbol:
     """A top-level key as an outline entry: its value's kind and text, its keys as children."""
-    return DocumentSymbol(key.text, _value_kind(value), _scalar_detail(value), rng, key.range, _generic(value, rng, 1, budget))
+    detail = _scalar_detail(value, key.text)
+    children = () if detail == SECRET_DETAIL else _generic(value, rng, 1, budget)
+    return DocumentSymbol(key.text, _value_kind(value), detail, rng, key.range, children)
 
 
 def _root_symbols(an: "Analysis", root: YMap, budget: _Budget) -> list[DocumentSymbol]:
