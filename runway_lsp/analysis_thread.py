@@ -207,7 +207,7 @@ class OffLoop:
         job = self._jobs.get(key)
         if job is not None and job.texts == texts:
             return job
-        versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
+        versions = {p: self.buffers.get(p).stamp for p in texts}  # type: ignore[union-attr]  # open and version
         hit = self._cache.get(key)
         catalog = self.catalog
         usage_file = self.usage_file
