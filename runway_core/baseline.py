@@ -30,6 +30,7 @@ import hashlib
 import logging
 import os
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -118,6 +119,53 @@ def run_git(args: Sequence[str], cwd: str) -> tuple[int, bytes]:
         log.debug("git %s in %s failed: %s", " ".join(args), cwd, exc)
         return -1, b""
     return done.returncode, done.stdout
+
+
+class GitRunner:
+    """A :data:`Runner` like :func:`run_git` that can be stopped: :meth:`stop` kills every git
+    it started that has not finished (a git waiting on a FIFO its repository's config
+    includes waits until its timeout, and a process that exits leaves it behind otherwise),
+    and it starts none after that. Safe to call from any thread."""
+
+    def __init__(self, timeout: float = GIT_TIMEOUT_S) -> None:
+        self.timeout = timeout
+        self._live: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+        self.stopped = False
+
+    def __call__(self, args: Sequence[str], cwd: str) -> tuple[int, bytes]:
+        with self._lock:
+            if self.stopped:
+                return -1, b""
+            try:
+                proc = subprocess.Popen(git_argv(*args), cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except (OSError, ValueError) as exc:
+                log.debug("git %s in %s failed: %s", " ".join(args), cwd, exc)
+                return -1, b""
+            self._live.add(proc)
+        try:
+            out, _ = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            log.debug("git %s in %s: no answer in %ss; killed", " ".join(args), cwd, self.timeout)
+            proc.kill()
+            proc.communicate()
+            return -1, b""
+        finally:
+            with self._lock:
+                self._live.discard(proc)
+        return (proc.returncode, out) if not self.stopped else (-1, b"")
+
+    def stop(self) -> None:
+        """Kill every git still running and start no other."""
+        with self._lock:
+            self.stopped = True
+            live = list(self._live)
+        for proc in live:
+            try:
+                proc.kill()
+            except OSError:
+                pass
 
 
 def plans_of(root_file: str, catalog: "Catalog", read: Callable[[str], str]) -> Plans | None:
@@ -323,4 +371,4 @@ class BaselineStore:
         return plans
 
 
-__all__ = ["BaselineStore", "Runner", "run_git", "plans_of", "GIT_TIMEOUT_S"]
+__all__ = ["BaselineStore", "GitRunner", "Runner", "run_git", "plans_of", "GIT_TIMEOUT_S"]

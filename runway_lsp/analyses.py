@@ -4,8 +4,9 @@ group's :func:`runway_core.analysis.analyze` result cached while the texts it re
 - A member runway is analysed with its root (found by walking up, open buffers included), so
   editing a member refreshes the root's diagnostics and the reverse. A runway with no root
   above that lists it is analysed alone.
-- A cached analysis records the version of every file it read: an open buffer's version, or
-  a closed file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
+- A cached analysis records the version of every file it read: an open buffer's open and
+  version (:class:`~runway_lsp.documents.Stamp`: a version number is per open), or a closed
+  file's (mtime, size) on disk, so a file changed on disk (a save in another editor,
   a git checkout) invalidates analyses that read it.
 
 - The publication of diagnostics analyses a group in steps (:meth:`Analyses.step`,
@@ -138,10 +139,11 @@ class Analyses(OffLoop, Grouping):
             self._valid_memo.clear()
 
     def version(self, path: str) -> Any:
-        """An open buffer's version, else the file's (mtime, size) on disk."""
+        """An open buffer's :class:`~runway_lsp.documents.Stamp` (its open and version), else
+        the file's (mtime, size) on disk."""
         doc = self.buffers.get(path)
         if doc is not None:
-            return doc.version
+            return doc.stamp
         memo = self._stat_memo
         if memo is not None and path in memo:
             return memo[path]
@@ -293,7 +295,7 @@ class Analyses(OffLoop, Grouping):
             get = self.buffers.get
             for p, v in record.items():
                 doc = get(p)
-                if p != skip and ((doc.version != v) if doc is not None else not _from_disk(v)):
+                if p != skip and ((doc.stamp != v) if doc is not None else not _from_disk(v)):
                     return False
             if not disk:
                 if key not in self._jobs:
@@ -306,7 +308,7 @@ class Analyses(OffLoop, Grouping):
         of ``path`` changed since (every other file it read holds), else None."""
         doc = self.buffers.get(path)
         hit = self._cache.get(key)
-        if doc is not None and hit is not None and path in hit[1] and hit[1][path] != doc.version:
+        if doc is not None and hit is not None and path in hit[1] and hit[1][path] != doc.stamp:
             if self._holds(key, hit[1], skip=path):
                 return hit[0]
         return None

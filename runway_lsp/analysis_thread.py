@@ -81,7 +81,8 @@ class AnalysisThread:
     memos it uses (runway_core/analysis/cache.py) are dicts read and replaced whole, safe
     under the GIL."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "runway-analysis") -> None:
+        self.name = name  # the thread's name (the cost view's baselines run on "runway-baselines")
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self.stopped = False
@@ -102,7 +103,7 @@ class AnalysisThread:
             # p95 of requests during the scan 122-291 ms at 1 ms, 169-413 ms at 5 ms
             # (three interleaved pairs, benchmarks/bench_scan.py --requests).
             sys.setswitchinterval(SWITCH_INTERVAL_S)
-            self._thread = threading.Thread(target=self._run, name="runway-analysis", daemon=True)
+            self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
             self._thread.start()
         self._queue.put((fn, fut))
         return fut
@@ -207,7 +208,7 @@ class OffLoop:
         job = self._jobs.get(key)
         if job is not None and job.texts == texts:
             return job
-        versions = {p: self.buffers.get(p).version for p in texts}  # type: ignore[union-attr]
+        versions = {p: self.buffers.get(p).stamp for p in texts}  # type: ignore[union-attr]  # open and version
         hit = self._cache.get(key)
         catalog = self.catalog
         usage_file = self.usage_file

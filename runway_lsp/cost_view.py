@@ -15,7 +15,8 @@ A thin adapter (docs/architecture.md §2) over :mod:`runway_core.ide.lenses` and
   environment with one warning (``window/showMessage``).
 - Deltas: the lenses and environment hovers compare with the runway as last saved (the
   disk) and at git HEAD (:class:`runway_core.baseline.BaselineStore`), unless
-  ``runway.costDelta.enabled`` is false.
+  ``runway.costDelta.enabled`` is false; computed off the event loop, a request waiting a
+  bounded time for them (runway_lsp/baselines.py).
 - While typing breaks the YAML (a syntax error: the analysis of the real text is partial and
   plans nothing), lenses, hints and hovers come from a tolerant analysis: the same text with
   the offending line blanked (:func:`runway_core.analysis.tolerant_text`; positions hold),
@@ -40,7 +41,6 @@ import asyncio
 import dataclasses
 import logging
 import os
-import time
 from typing import Any
 
 from lsprotocol import types
@@ -53,6 +53,7 @@ from runway_core.planner import environment_json
 from runway_core.positions import LineIndex, LineMap, Position, Range
 
 from . import convert
+from .baselines import BaselineJobs
 from .convert import redacted
 from .convert.cost import SHOW_COST, to_code_lens, to_inlay_hint
 from .guard import degrades
@@ -162,11 +163,6 @@ def cost_json(an: Analysis, data: dict) -> Any:
     return None
 
 
-#: A big product's baselines are checked again (on the analysis thread) at most this often,
-#: in seconds: a hover every few milliseconds must not keep the thread hashing its files.
-BIG_BASELINE_EVERY_S = 1.0
-
-
 # --- state -----------------------------------------------------------------------------------
 
 
@@ -176,18 +172,14 @@ class CostView:
     def __init__(self, session: Session, settings: SettingsManager, store: BaselineStore | None = None) -> None:
         self.session = session
         self.settings = settings
-        self.store = store or BaselineStore()
+        #: The baselines of the deltas, computed off the loop (runway_lsp/baselines.py).
+        self.deltas = BaselineJobs(session, settings, store)
+        self.deltas.landed.append(self._baselines_landed)
         self._signatures: dict[str, Any] = {}  # group key -> what its lenses and hints showed
         self._refresh_pending = False
         self._warned_envs: set[str] = set()
         self._views: dict[str, tuple[Analysis, View]] = {}  # group key -> (real analysis, view)
         self._good: dict[str, Analysis] = {}  # group key -> last analysis that parsed and planned
-        # A big product's baselines are computed on the analysis thread (they read and hash
-        # every file of the product from disk, and analyse it as saved: 1.4 s for 1,000
-        # members, then ~60 ms per hover for the digests, on the loop before; issue 16 item 7):
-        # group key -> the last ones computed, and the job computing the next.
-        self._big_baselines: dict[str, Baselines] = {}
-        self._baseline_jobs: dict[str, Any] = {}
 
     def view(self, key: str) -> View:
         """What lenses, hints and hovers of group ``key`` show (see the module docstring)."""
@@ -215,30 +207,19 @@ class CostView:
 
     # --- queries ----------------------------------------------------------------------------
 
-    def baselines(self, key: str) -> Baselines | None:
-        """The saved and HEAD baselines of group ``key``; None when deltas are off."""
-        if not self.settings.current.cost_delta_enabled:
-            return None
-        analyses = self.session.analyses
-        if key in analyses.waiting:
-            # A member answered alone until its big product's first analysis lands: its
-            # deltas are the product's, none before that lands (as for the product itself).
-            # Its own would run git and hash its files on the loop while the analysis thread
-            # holds the GIL (a first hover 40-55 ms, issue 16 item 7).
-            return None
-        if not analyses.is_big(key):
-            return self.store.baselines(key, self.session.catalog)
-        # A big product: the last baselines computed answer (none before the first lands:
-        # no deltas yet); the next ones are computed on the thread (the store is not used
-        # for this key on the loop, and its memos are dicts read and replaced whole).
-        job, submitted = self._baseline_jobs.get(key, (None, 0.0))
-        if job is not None and job.done() and not job.cancelled() and job.exception() is None:
-            self._big_baselines[key] = job.result()
-        now = time.monotonic()
-        if job is None or (job.done() and now - submitted >= BIG_BASELINE_EVERY_S):
-            store, catalog = self.store, self.session.catalog
-            self._baseline_jobs[key] = (analyses.thread.submit(lambda: store.baselines(key, catalog)), now)
-        return self._big_baselines.get(key)
+    def baselines(self, key: str, submit: bool = True) -> Baselines | None:
+        """The saved and HEAD baselines of group ``key`` known now (None when deltas are off or
+        none was computed yet); never waits, never runs git here (runway_lsp/baselines.py)."""
+        return self.deltas.known(key, submit)
+
+    def _baselines_landed(self, key: str) -> None:
+        """Baselines no request waited for landed: lenses showing deltas are refreshed."""
+        if key in self._signatures:
+            self.schedule_refresh()
+
+    def stop(self) -> None:
+        """The session stopped: the baselines worker and its git calls too."""
+        self.deltas.stop()
 
     def _lines(self, key: str, path: str, view: View) -> LineIndex | None:
         """The current text's lines of ``path`` (positions of a view are positions of it)."""
@@ -256,7 +237,7 @@ class CostView:
         lines = self._lines(key, path, view)
         if src is None or src.role not in ("root", "member") or lines is None:
             return []
-        lenses = _mark_editing(code_lenses(an, path, self.baselines(key)), view.editing)
+        lenses = _mark_editing(code_lenses(an, path, self.baselines(key, submit=False)), view.editing)
         if view.shifted:
             lenses = _mark_stale(lenses)
         self.served(key)
@@ -294,7 +275,7 @@ class CostView:
         view has nothing there, from the analysis of the real text."""
         ls = self.session
         key = ls.group_of(path)
-        baseline = self.baselines(key)
+        baseline = self.baselines(key, submit=False)
         view = self.view(key)
         an = ls.analysis(key)
         if view.an is not an:
@@ -402,7 +383,7 @@ class CostView:
 
     def on_settings(self, old: Settings, new: Settings) -> None:
         self._warned_envs.clear()
-        self.store.clear()
+        self.deltas.clear()
         self._signatures.clear()
         self._views.clear()
         self._good.clear()  # priced with the catalogue of the old settings
@@ -415,21 +396,26 @@ class CostView:
     # --- the requests (runway_lsp/server.py registers them) ------------------------------------
 
     @degrades("textDocument/hover")
-    def hover_request(self, params: types.HoverParams) -> types.Hover | None:
+    async def hover_request(self, params: types.HoverParams) -> types.Hover | None:
         ls = self.session
         path = uri_to_path(params.text_document.uri)
-        src = ls.analysis_for(path).files.get(path)
-        if src is None:
-            return None
-        lines = src.parsed.lines
-        result = self.hover(path, convert.from_position(params.position, lines, ls.encoding))
-        return convert.to_hover(result, lines, ls.encoding) if result is not None else None
+        # The deltas' baselines off the loop (git, the product as saved): waited for a bounded
+        # time, other messages served meanwhile (runway_lsp/baselines.py).
+        await self.deltas.fresh(ls.group_of(path))
+        with ls.analyses.memoised():  # a product's files checked once per request, not per lookup
+            src = ls.analysis_for(path).files.get(path)
+            if src is None:
+                return None
+            lines = src.parsed.lines
+            result = self.hover(path, convert.from_position(params.position, lines, ls.encoding))
+            return convert.to_hover(result, lines, ls.encoding) if result is not None else None
 
     @degrades("textDocument/codeLens", list)
     async def code_lens_request(self, params: types.CodeLensParams) -> list[types.CodeLens]:
         current = await self.settings.ready()
         if not current.code_lens_enabled:
             return []
+        await self.deltas.fresh(self.session.group_of(uri_to_path(params.text_document.uri)))
         return self.code_lenses(params.text_document.uri)
 
     @degrades("textDocument/inlayHint", list)

@@ -9,13 +9,32 @@ Must not import pulumi or deploy_engine.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, NamedTuple
 
 from runway_core.workspace import read_disk
 
 from .uris import real_path
+
+
+class Stamp(NamedTuple):
+    """What an analysis records as the version of an open buffer it read: which open of the
+    session made the buffer (:attr:`Document.opening`) and the client's version. A version
+    number alone names a text only within one open (LSP 3.17, ``didOpen``: the open transfers
+    the whole content; versions increase after each change): Neovim 0.7's ``:e!`` closes and
+    opens the file again as version 1 with the text now on disk, and an analysis of the first
+    open's version 1 was served for it (seventh adversary F1; issue 23)."""
+
+    opening: int
+    version: int | None
+
+
+def lsp_version(stamp: Any) -> int | None:
+    """The client's version in ``stamp`` (a :class:`Stamp`, else a closed file's disk
+    version: None), as ``publishDiagnostics`` carries it."""
+    return stamp.version if isinstance(stamp, Stamp) and isinstance(stamp.version, int) else None
 
 
 @dataclass
@@ -30,6 +49,13 @@ class Document:
     #: editor's, so incremental edits are not applied (they would land in the wrong place)
     #: until a full-text change or a reopen brings the text back (issue 7).
     in_sync: bool = True
+    #: Which ``didOpen`` of the session made this buffer (:meth:`Buffers.add` numbers them).
+    opening: int = 0
+
+    @property
+    def stamp(self) -> Stamp:
+        """The version analyses record for this buffer (see :class:`Stamp`)."""
+        return Stamp(self.opening, self.version)
 
 
 class Buffers:
@@ -39,6 +65,7 @@ class Buffers:
     def __init__(self) -> None:
         self._active: dict[str, Document] = {}
         self._views: dict[str, dict[str, Document]] = {}  # path -> uri -> every open buffer
+        self._openings = itertools.count(1)  # numbers every didOpen (Document.opening)
 
     # --- reading (the mapping) ----------------------------------------------------------------
 
@@ -72,7 +99,11 @@ class Buffers:
     # --- changing -----------------------------------------------------------------------------
 
     def add(self, doc: Document) -> None:
-        """Keep ``doc`` among the buffers of its path (:meth:`activate` makes it the one read)."""
+        """Keep ``doc`` among the buffers of its path (:meth:`activate` makes it the one read).
+        ``doc`` is a new open: it gets the next :attr:`Document.opening`, so no analysis of an
+        earlier open of the file (closed since, or opened again over) holds for it, whatever
+        its version says."""
+        doc.opening = next(self._openings)
         self._views.setdefault(doc.path, {})[doc.uri] = doc
 
     def activate(self, doc: Document) -> bool:

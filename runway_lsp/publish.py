@@ -26,6 +26,7 @@ from runway_core.positions import LineIndex
 
 from . import convert
 from .analysis_thread import DISK
+from .documents import lsp_version
 from .uris import path_to_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
@@ -183,7 +184,7 @@ class Publisher:
         if self._sent.get(path) == sent:
             return refresh  # the client has exactly these for this version
         converted = convert.to_diagnostics(diags, self._lines(an, path), s.encoding)
-        self.push(path, record.get(path), converted)
+        self.push(path, lsp_version(record.get(path)), converted)
         self._sent[path] = sent
         return refresh
 

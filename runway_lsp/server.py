@@ -226,6 +226,7 @@ class _Features:
         session.on_published(self.costs_in_view.after_publish)
         session.on_published(self.notifier.after_publish)
         session.on_stop(self.workspace.stop)
+        session.on_stop(self.costs_in_view.stop)  # the baselines worker and its git calls
         session.keeps_closed = self.workspace.keeps  # closing a file in the workspace mode (runway_lsp/publish.py)
         navigation.install_log_filter()
         if self.initialize_params is not None:
@@ -323,10 +324,8 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
         return convert.full_report(session().publisher.pull_diagnostics(params.text_document.uri))
 
     @feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(params: types.HoverParams):
-        ff = features()
-        with session().analyses.memoised():  # a product's files checked once per request, not per lookup
-            return ff.costs_in_view.hover_request(params)
+    async def hover(params: types.HoverParams):
+        return await features().costs_in_view.hover_request(params)
 
     @feature(types.TEXT_DOCUMENT_CODE_LENS, convert_cost.code_lens_options())
     @cancellable

@@ -28,8 +28,10 @@ key                            default   meaning
 ============================== ========= ==================================================
 
 Where they come from (LSP 3.17 §"workspace/configuration", §"didChangeConfiguration"):
-pulled with ``workspace/configuration`` after ``initialized`` when the client supports it,
-otherwise taken from ``initializationOptions`` (``{"runway": {...}}`` or the section itself);
+pulled with ``workspace/configuration`` after ``initialized`` when the client supports it
+(a null answer: no ``runway`` settings there, the ``initializationOptions`` hold), otherwise
+taken from ``initializationOptions`` (``{"runway": {...}}`` or the section itself), which are
+in force from ``initialize`` on;
 pulled again on every ``workspace/didChangeConfiguration`` (or, for a client that cannot be
 asked, taken from its ``settings``: ``{"runway": {...}}`` or the section itself; empty
 settings fall back to the ``initializationOptions``). The server registers for
@@ -278,6 +280,13 @@ class SettingsManager:
         """Call ``listener(old, new)`` after every applied change of settings."""
         self._listeners.append(listener)
 
+    @property
+    def settled(self) -> bool:
+        """The client's settings are in force: applied once (at ``initialized``), and no pull
+        of them in flight. Until then what ``runway.costDelta.enabled`` says is not known,
+        and git is not run (seventh adversary F7)."""
+        return self._said and (self._pending is None or self._pending.done())
+
     async def ready(self) -> Settings:
         """The current settings, once a pull in flight has been answered (or timed out)."""
         pending = self._pending
@@ -339,6 +348,10 @@ class SettingsManager:
                 section = result[0] if isinstance(result, (list, tuple)) and result else None
                 if undeclared and section is None:
                     return  # nothing under `runway` in the client's settings: keep what is in hand
+                if section is None:
+                    # Nothing under `runway` in the client's settings: its initializationOptions
+                    # say what it wants (`costDelta.enabled: false` ran git; seventh adversary F7).
+                    section = init_options_section(self.init_options)
                 self.apply(section, "workspace/configuration")
             except Exception:  # noqa: BLE001
                 log.exception("applying settings failed")
@@ -421,6 +434,10 @@ class SettingsManager:
         try:
             self.client_name = params.client_info.name if params.client_info is not None else None
             self.init_options = params.initialization_options
+            # In force from now on, before `initialized` applies them (with their warnings) or
+            # pulls the client's: a request handled in between must not use the defaults
+            # (git ran for a hover with `costDelta.enabled: false`; seventh adversary F7).
+            self.current = parse_settings(init_options_section(self.init_options))[0]
         except Exception:  # noqa: BLE001
             log.exception("reading initializationOptions failed")
 

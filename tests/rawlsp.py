@@ -26,10 +26,12 @@ class RawServer:
     """runway-lsp over pipes, spoken to in raw JSON-RPC (no client library to tidy up the
     messages); every read is bounded by a deadline that only detects a hang."""
 
-    def __init__(self, cwd: Path, hooks: bool = False) -> None:
+    def __init__(self, cwd: Path, hooks: bool = False, env: dict[str, str] | None = None) -> None:
+        """``env``: variables set for the server beside this process's (a ``PATH`` with a
+        recording ``git`` first, say)."""
         # stderr to a file: a pipe nobody reads would fill up with the server's log and block it.
         self.stderr = tempfile.TemporaryFile()
-        env = {**os.environ, "RUNWAY_LSP_TEST_HOOKS": "1"} if hooks else None
+        env = {**os.environ, **({"RUNWAY_LSP_TEST_HOOKS": "1"} if hooks else {}), **(env or {})} if hooks or env else None
         self.proc = subprocess.Popen([sys.executable, "-m", "runway_lsp", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, cwd=cwd, env=env)
         self.buf = b""

@@ -167,7 +167,7 @@ async def test_a_member_opened_while_its_product_is_analysed_from_disk(tmp_path:
         held.release()
         await _landed(analyses, root)
         assert held.calls == (2 if edited else 1)
-        assert analyses.versions_read(root)[member] == doc.version
+        assert analyses.versions_read(root)[member] == doc.stamp
         assert analyses.current(root, disk=True)
         an = analyses.cached(root)
         assert an is not None and an.files[member].parsed.text == text

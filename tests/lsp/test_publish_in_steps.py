@@ -115,7 +115,7 @@ async def test_an_edit_during_the_analysis_drops_its_steps_and_only_the_new_text
     await asyncio.sleep(0.05)  # nothing else follows
     assert len(session.published) == 1, order
     key, an, versions = session.published[0]
-    assert versions[path] == 2  # never a result of the older text
+    assert versions[path].version == 2  # never a result of the older text
     assert any("enormous" in d.message for d in an.diagnostics[path])
     assert len(started) == 2  # the first steps were dropped, never finished
 
@@ -168,10 +168,10 @@ async def test_a_publication_past_its_patience_runs_to_the_end_before_the_edits_
     schedule.touch(path)
     await asyncio.wait_for(session.done.wait(), 30)
     assert order.index("edit") > order.index("publish"), order  # no step gave way to it
-    assert session.published[0][2][path] == 1
+    assert session.published[0][2][path].version == 1
     session.done.clear()
     await asyncio.wait_for(session.done.wait(), 30)
-    assert [v[path] for _k, _a, v in session.published] == [1, 2]
+    assert [v[path].version for _k, _a, v in session.published] == [1, 2]
 
 
 async def test_a_checkpoint_waits_for_the_messages_read_before_it_not_for_a_stream_after_it():
