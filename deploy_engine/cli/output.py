@@ -25,7 +25,7 @@ import re
 import stat
 from typing import IO, Iterable
 
-from deploy_engine.context import Context, Redacting
+from deploy_engine.context import FALLBACK_ERRORS, Context, Redacting
 from deploy_engine.exits import InputError
 from deploy_engine.folders import make_folders
 
@@ -80,7 +80,7 @@ def _through_descriptor(fd: int, path: str, label: str) -> IO[str]:
             raise refuse(f"file descriptor {fd}, open for reading only")
         if not _writable_kind(os.fstat(dup).st_mode):
             raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
-        return io.open(dup, "w", encoding="utf-8", newline="\n", closefd=True)
+        return io.open(dup, "w", encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n", closefd=True)
     except BaseException:
         os.close(dup)
         raise
@@ -134,7 +134,7 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
                 os.ftruncate(fd, 0)
         else:  # a pipe or a device: ordinary (blocking) writes from here on
             os.set_blocking(fd, True)
-        return io.open(fd, "w", encoding="utf-8", newline="\n", closefd=True)
+        return io.open(fd, "w", encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n", closefd=True)
     except BaseException:
         os.close(fd)
         raise
@@ -222,7 +222,7 @@ def _replacing(path: str, mode: int | None) -> IO[str]:
     try:
         if mode is not None and stat.S_ISREG(mode) and not os.path.islink(path):
             os.fchmod(fd, stat.S_IMODE(mode))
-        fh = _ReplaceOnClose(io.BufferedWriter(io.FileIO(fd, "w", closefd=True)), encoding="utf-8", newline="\n")
+        fh = _ReplaceOnClose(io.BufferedWriter(io.FileIO(fd, "w", closefd=True)), encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n")
     except BaseException:
         os.close(fd)
         _unlink(tmp)

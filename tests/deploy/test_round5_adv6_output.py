@@ -127,3 +127,21 @@ def test_catalog_refresh_on_a_full_disk_leaves_the_catalogue_as_it_was(small_dis
         write_catalogue(folder, before[SIZES_FILE], [])
     assert {n: (folder / n).read_bytes() for n in (SIZES_FILE, PRICES_FILE)} == before
     assert leftovers(small_disk, {"fill", "catalog"}) == []
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_a_folder_name_that_is_not_utf8_never_crashes_and_the_output_is_utf8(tmp_path, fmt) -> None:
+    # Before: --output exit 70 (UnicodeEncodeError); to stdout the raw 0xE9 byte (not UTF-8).
+    import json
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9")
+    shutil.copytree(EXAMPLES / "broken", folder)
+    out = tmp_path / f"out.{fmt}"
+    got = cli("check", folder, "--format", fmt, "--output", str(out), cwd=tmp_path)
+    assert got.returncode == 1, got.stderr
+    for raw in (out.read_bytes(), cli("check", folder, "--format", fmt, cwd=tmp_path).stdout):
+        doc = json.loads(raw.decode("utf-8"))  # strict UTF-8
+        if fmt == "json":
+            assert any(os.fsencode(d["file"]).startswith(b"caf\xe9/") for d in doc["diagnostics"])
+        else:
+            uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
+            assert "caf%E9/runway.yaml" in uris, uris
