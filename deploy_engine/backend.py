@@ -13,6 +13,7 @@ Must not import pulumi.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -110,8 +111,17 @@ def resolve_passphrase(backend: Backend, environ: Mapping[str, str], repo_root: 
             raise DeployConfigError(f"{path} is empty; delete it only if the stack holds no secrets yet, or set {ENV_PASSPHRASE}") from None
         return SecretValue(value)
     value = generate_password()
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(value.reveal() + "\n")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(value.reveal() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        # An empty or cut passphrase file (ENOSPC) would be read as the stack's passphrase on
+        # the next run: removed, so that run makes a whole one (nothing was encrypted yet).
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
     return value
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import shutil
 import sys
 from datetime import datetime
@@ -53,6 +54,21 @@ def encodable(text: str, encoding: str | None) -> str:
             return text.encode("ascii", FALLBACK_ERRORS).decode("ascii")
 
 
+#: A surrogate code point: in a ``str`` from the file system, a byte of a name that is not
+#: UTF-8 (``surrogateescape``: 0xE9 -> U+DCE9). No UTF-8 text holds one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with every surrogate as a ``\\udcXX`` escape (the form :func:`printable
+    <deploy_engine.terminal.printable>` and JSON give it, ``git``'s quotepath and ``ls -b`` give
+    a byte as an escape too): what a command writes is always valid UTF-8, whatever the stream's
+    error handler (a ``surrogateescape`` stdout wrote the raw byte: sixth adversary F2)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 class Redacting:
     """A text stream whose writes pass through :func:`runway_core.text.redact` (the one
     recogniser of both faces; the server's is ``RunwayProtocol._send_data``): whatever a
@@ -62,10 +78,11 @@ class Redacting:
     (``isatty``, ``fileno``, ``flush``) is the wrapped stream's.
 
     Two ordinary situations never end a run: a character the stream cannot encode is written
-    as its ASCII fallback (:func:`encodable`), and a closed pipe (``runway-deploy check | head
-    -1``) makes every later write a no-op (:attr:`broken`; the file descriptor is pointed at
-    ``/dev/null`` so the interpreter's last flush cannot fail either) while the command
-    finishes with the exit status its work had."""
+    as its ASCII fallback (:func:`encodable`; a surrogate, a file name's byte that is not
+    UTF-8, always as its ``\\udcXX`` escape: :func:`escape_surrogates`), and a closed pipe
+    (``runway-deploy check | head -1``) makes every later write a no-op (:attr:`broken`; the
+    file descriptor is pointed at ``/dev/null`` so the interpreter's last flush cannot fail
+    either) while the command finishes with the exit status its work had."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
@@ -87,7 +104,7 @@ class Redacting:
     def write(self, text: str) -> int:
         if self.broken:
             return len(text)
-        clean = self.scrubber.scrub(text) if self.scrubber is not None else redact(text)
+        clean = escape_surrogates(self.scrubber.scrub(text) if self.scrubber is not None else redact(text))
         try:
             try:
                 self._stream.write(clean)
@@ -182,4 +199,4 @@ def json_ascii(stream: Any) -> bool:
     return not getattr(stream, "unicode_ok", True)
 
 
-__all__ = ["ASCII_LOOKALIKES", "Context", "Redacting", "encodable", "json_ascii"]
+__all__ = ["ASCII_LOOKALIKES", "Context", "Redacting", "encodable", "escape_surrogates", "json_ascii"]

@@ -18,6 +18,7 @@ Must not import pulumi.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -116,8 +117,17 @@ def runway_folder(root: Path | str) -> Path:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             except FileExistsError:  # another process wrote it first
                 return folder
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(GITIGNORE_TEXT)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(GITIGNORE_TEXT)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except BaseException:
+                # A .gitignore cut short (ENOSPC) would stay, never rewritten, and leave the
+                # passphrase file unignored: removed, so the next run writes it whole.
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                raise
     except StateFolderError:
         raise
     except OSError as exc:

@@ -25,7 +25,7 @@ import re
 import stat
 from typing import IO, Iterable
 
-from deploy_engine.context import Context, Redacting
+from deploy_engine.context import FALLBACK_ERRORS, Context, Redacting
 from deploy_engine.exits import InputError
 from deploy_engine.folders import make_folders
 
@@ -80,7 +80,7 @@ def _through_descriptor(fd: int, path: str, label: str) -> IO[str]:
             raise refuse(f"file descriptor {fd}, open for reading only")
         if not _writable_kind(os.fstat(dup).st_mode):
             raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
-        return io.open(dup, "w", encoding="utf-8", newline="\n", closefd=True)
+        return io.open(dup, "w", encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n", closefd=True)
     except BaseException:
         os.close(dup)
         raise
@@ -106,10 +106,12 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
     if not append and _replaced(path, mode):
         try:
             return _replacing(path, mode)
-        except OSError:
-            if mode is None or os.path.islink(path):
+        except OSError as exc:
+            if mode is None or os.path.islink(path) or exc.errno not in (errno.EACCES, errno.EPERM):
                 raise
-            # A writable file in a folder that is not: truncated in place, as before.
+            # A writable file in a folder that is not: truncated in place, as before. Only
+            # then: a temporary file refused for another reason (ENOSPC, no inode left) is
+            # the error, never the user's file truncated before a write that fails too.
     if mode is not None and not _writable_kind(mode):
         raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
     if append and mode is None and os.path.islink(path):
@@ -132,7 +134,7 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
                 os.ftruncate(fd, 0)
         else:  # a pipe or a device: ordinary (blocking) writes from here on
             os.set_blocking(fd, True)
-        return io.open(fd, "w", encoding="utf-8", newline="\n", closefd=True)
+        return io.open(fd, "w", encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n", closefd=True)
     except BaseException:
         os.close(fd)
         raise
@@ -155,8 +157,13 @@ def _replaced(path: str, mode: int | None) -> bool:
 
 class _ReplaceOnClose(io.TextIOWrapper):
     """A temporary file beside ``target``, renamed over it (``os.replace``: the name, a
-    symlink included, now names the new file) when closed without an exception; removed
-    when the ``with`` block raised."""
+    symlink included, now names the new file) when closed without an exception, and only
+    once every byte is written and on disk (flushed, ``fsync``); removed when the ``with``
+    block raised or any write, the flush or the fsync failed (``ENOSPC``: the OSError is
+    raised, ``target`` untouched). Wraps a buffered writer, which writes again after a short
+    write and raises on an error: a raw ``FileIO`` returns a short count that
+    ``TextIOWrapper`` ignores, and a nearly full disk renamed a report cut at 4 KiB over the
+    user's file, exit 0 (sixth adversary F8)."""
 
     _tmp: str
     _target: str
@@ -165,19 +172,30 @@ class _ReplaceOnClose(io.TextIOWrapper):
         if kind is None:
             self.close()
         else:
-            super().close()
-            _unlink(self._tmp)
+            self._discard()
         return False
 
     def close(self) -> None:
         if self.closed:
             return
         try:
+            self.flush()
+            os.fsync(self.fileno())
             super().close()
             os.replace(self._tmp, self._target)
         except BaseException:
-            _unlink(self._tmp)
+            self._discard()
             raise
+
+    def _discard(self) -> None:
+        """Close without writing what is left (a failed flush is retried by close: dropped
+        here, the file is removed anyway) and remove the temporary file."""
+        try:
+            super().close()
+        except OSError:
+            pass
+        finally:
+            _unlink(self._tmp)
 
 
 def _unlink(path: str) -> None:
@@ -204,7 +222,7 @@ def _replacing(path: str, mode: int | None) -> IO[str]:
     try:
         if mode is not None and stat.S_ISREG(mode) and not os.path.islink(path):
             os.fchmod(fd, stat.S_IMODE(mode))
-        fh = _ReplaceOnClose(io.FileIO(fd, "w", closefd=True), encoding="utf-8", newline="\n")
+        fh = _ReplaceOnClose(io.BufferedWriter(io.FileIO(fd, "w", closefd=True)), encoding="utf-8", errors=FALLBACK_ERRORS, newline="\n")
     except BaseException:
         os.close(fd)
         _unlink(tmp)

@@ -483,7 +483,12 @@ def write_catalogue(output: str | os.PathLike[str], sizes_bytes: bytes, found: l
         raise RefreshError(f"cannot write {folder}: {exc.strerror or exc}") from None
     try:
         for name, data in files:
-            (staging / name).write_bytes(data)
+            # Buffered (a short write is written again, ENOSPC raised) and on disk before
+            # anything is renamed over the catalogue the user had.
+            with open(staging / name, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
         try:
             load_catalog(staging)
         except Exception as exc:  # CatalogError: the message names the file and row

@@ -45,11 +45,17 @@ def _float(o: float) -> str:
 #: Characters json's encoder writes raw that a terminal or a log viewer does not take as text:
 #: DEL, the C1 controls U+0080–U+009F (U+009B is CSI, an escape sequence to a VT terminal) and
 #: U+2028/U+2029 (line breaks to editors, and line terminators to JavaScript before ES2019).
+#: Also every surrogate code point (U+D800–U+DFFF): a file name's byte that is not UTF-8 is a
+#: lone surrogate once decoded (``surrogateescape``: 0xE9 -> U+DCE9), which no UTF-8 text can
+#: hold (writing it raised, exit 70; to a ``surrogateescape`` stdout it came out as the raw
+#: byte, and the document was not UTF-8: sixth adversary F1, F2). As ``\udce9`` it is JSON's
+#: own escape (RFC 8259 §7; §8.2 allows unpaired ones): ``os.fsencode(json.loads(...))`` gives
+#: the exact bytes back, and the document stays valid UTF-8.
 #: Written as ``\uXXXX`` (RFC 8259 §7 allows it for any character). They can only be inside a
 #: string of the output (the rest is ASCII punctuation, digits and names), so the whole text is
 #: translated at once.
-_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029]")
-_UNSAFE_ESCAPES = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), 0x2028, 0x2029]}
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_UNSAFE_ESCAPES = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), 0x2028, 0x2029, *range(0xD800, 0xE000)]}
 
 
 _INF = float("inf")
@@ -90,8 +96,8 @@ def dumps(doc: Any, ensure_ascii: bool = False) -> str:
     with ``,\\n<indent>`` as its item separator, and the rest through a small recursive
     function. Strings use json's C ``encode_basestring`` functions; a value json cannot encode
     raises the same ``TypeError``. Unlike ``json.dumps``: NaN and Infinity raise ValueError
-    (``allow_nan=False``), and DEL, C1 controls and U+2028/U+2029 are ``\\uXXXX`` escapes
-    (:data:`_UNSAFE`)."""
+    (``allow_nan=False``), and DEL, C1 controls, U+2028/U+2029 and surrogates are ``\\uXXXX``
+    escapes (:data:`_UNSAFE`): the text is always encodable as UTF-8."""
     enc = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
     parts: list[str] = []
     append = parts.append

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from urllib.parse import quote
 from typing import Any, Mapping, Sequence
 
 from deploy_engine.cli.formats._shared import ci_path, line_text, one_based_range
@@ -60,6 +61,26 @@ def sarif_rule(code: str, severity: str, title: str, docs: str | None) -> dict[s
     return rule
 
 
+#: What :func:`artifact_uri` leaves as it is: RFC 3986's unreserved characters (``quote``
+#: always keeps letters, digits and ``_.-~``), ``/`` and the sub-delims a path may hold; ``:``
+#: is encoded too (a first segment holding one would read as a scheme, §4.2).
+_URI_SAFE = "/!$&'()*+,;=@"
+
+
+def artifact_uri(path: str) -> str:
+    """``path`` (relative, ``/`` separators: :func:`ci_path`) as SARIF's
+    ``artifactLocation.uri``, a URI reference (SARIF 2.1.0 §3.10; RFC 3986): each byte of its
+    file-system name that a URI cannot hold percent-encoded (a space ``%20``, ``é`` ``%C3%A9``,
+    ``%`` ``%25``), and a byte that is not UTF-8 (a lone surrogate from ``surrogateescape``) as
+    itself, ``caf\\xe9`` -> ``caf%E9``: percent-decoding gives the name's exact bytes (sixth
+    adversary F2: the raw byte made the log invalid UTF-8, or the write exit 70)."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file-system decoding makes
+        raw = path.encode("utf-8", "surrogatepass")
+    return quote(raw, safe=_URI_SAFE)
+
+
 def _fingerprint(rule: str, uri: str, line: str, occurrence: int) -> str:
     """A fingerprint that survives lines moving: the rule, the file and the text of the line
     (stripped), plus which occurrence of that triple it is; never the message (it quotes
@@ -80,7 +101,8 @@ def sarif_log(
     ``entries`` (each with its analysis and its root's folder) as a result.
 
     Regions are 1-based with columns in UTF-16 code units (``run.columnKind``), as GitHub code
-    scanning reads them; artifact URIs are relative, ``/`` separators (``ci_path``). Each
+    scanning reads them; artifact URIs are relative, ``/`` separators (``ci_path``),
+    percent-encoded (:func:`artifact_uri`). Each
     result has ``partialFingerprints`` (:data:`FINGERPRINT_KEY`, :func:`_fingerprint`), so code
     scanning tracks an alert across runs; the run has ``automationDetails.id``
     ``<category>/[<GITHUB_RUN_ID>]`` (the category ``RUNWAY_SARIF_CATEGORY``, default
@@ -98,9 +120,12 @@ def sarif_log(
     seen: dict[tuple[str, str, str], int] = {}
     for d, an, base in entries:
         line, col, end_line, end_col = one_based_range(d, an)
-        uri = ci_path(d.file, base, environ)
+        # The fingerprint keeps the path as shown (the key alerts were tracked by before the
+        # uri was percent-encoded); the uri is the URI reference of that path.
+        shown = ci_path(d.file, base, environ)
+        uri = artifact_uri(shown)
         text = line_text(d, an)
-        key = (d.code, uri, text.strip())
+        key = (d.code, shown, text.strip())
         seen[key] = occurrence = seen.get(key, 0) + 1
         result: dict[str, Any] = {
             "ruleId": d.code,
@@ -114,7 +139,7 @@ def sarif_log(
                     }
                 }
             ],
-            "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d.code, uri, text, occurrence)},
+            "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(d.code, shown, text, occurrence)},
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
@@ -150,4 +175,4 @@ def sarif_document(an: Analysis, diags: Sequence[Diagnostic], base: str, environ
     return sarif_log([(d, an, base) for d in diags], environ)
 
 
-__all__ = ["DOCS_URL_VARIABLE", "FINGERPRINT_KEY", "sarif_log", "SARIF_SCHEMA_URI", "docs_base_url", "sarif_document", "sarif_rule", "tool_version"]
+__all__ = ["DOCS_URL_VARIABLE", "artifact_uri", "FINGERPRINT_KEY", "sarif_log", "SARIF_SCHEMA_URI", "docs_base_url", "sarif_document", "sarif_rule", "tool_version"]
