@@ -79,3 +79,81 @@ def test_a_folder_name_never_starts_a_line_of_its_own_in_a_warning(hostile_monor
     assert _forged_lines(err) == []
     assert "\x1b" not in err and "\x07" not in err
     assert "products/a\\n::error title=forged" in err
+
+
+# F2: a plan JSON side listing one environment (or one item) twice.
+
+SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
+
+
+@pytest.fixture
+def base_plan(tmp_path) -> dict:
+    """``plan --format json`` of the example (its digest completed, so it has no error)."""
+    import json
+
+    shutil.copytree(ORDERS, tmp_path / "p")
+    root = tmp_path / "p" / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+    rc, out, err = run("plan", str(tmp_path / "p"), "--format", "json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def _over_cap_copy(env: dict) -> dict:
+    """``env`` with every amount ten times over (totals and confidences still exact sums), its
+    verdict written ``over-cap``: a side ``diff`` must never pass as ok."""
+    import copy
+    from decimal import Decimal as D
+
+    env = copy.deepcopy(env)
+    for item in env["items"]:
+        for li in item["line_items"]:
+            li["monthly_usd"] = str(D(str(li["monthly_usd"])) * 10)
+        item["monthly_usd"] = str(sum(D(li["monthly_usd"]) for li in item["line_items"]))
+    env["total_monthly_usd"] = str(sum(D(i["monthly_usd"]) for i in env["items"]))
+    confidence = {k: D(0) for k in env["price_confidence"]}
+    for item in env["items"]:
+        for li in item["line_items"]:
+            confidence[li["confidence"]] += D(li["monthly_usd"])
+    env["price_confidence"] = {k: str(v) for k, v in confidence.items()}
+    env["verdict"] = "over-cap"
+    return env
+
+
+def _numbers(text: str) -> str:
+    # The amounts above are written as JSON numbers, as plan writes them.
+    import re
+    return re.sub(r'"(-?\d+(?:\.\d+)?)"', r"\1", text)
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_an_environment_listed_twice_in_a_plan_side_is_refused_whichever_comes_first(base_plan, tmp_path, where):
+    import json
+
+    dev = next(e for e in base_plan["environments"] if e["name"] == "dev")
+    head = dict(base_plan)
+    envs = list(base_plan["environments"])
+    head["environments"] = [_over_cap_copy(dev), *envs] if where == "first" else [*envs, _over_cap_copy(dev)]
+    (tmp_path / "base.json").write_text(json.dumps(base_plan), encoding="utf-8")
+    (tmp_path / "head.json").write_text(_numbers(json.dumps(head)), encoding="utf-8")
+    rc, out, err = run("diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"))
+    # Before: "dev: no change ... ok", exit 0, with the over-cap entry listed last.
+    assert rc == 3, (rc, out, err)
+    assert "not a valid plan JSON document" in err and "'dev' is listed twice" in err
+
+
+def test_an_item_listed_twice_in_a_plan_side_is_refused(base_plan, tmp_path):
+    import copy
+    import json
+    from decimal import Decimal as D
+
+    head = copy.deepcopy(base_plan)
+    env = next(e for e in head["environments"] if e["items"])
+    env["items"].append(copy.deepcopy(env["items"][0]))
+    env["total_monthly_usd"] = str(sum(D(str(i["monthly_usd"])) for i in env["items"]))
+    (tmp_path / "base.json").write_text(json.dumps(base_plan), encoding="utf-8")
+    (tmp_path / "head.json").write_text(_numbers(json.dumps(head)), encoding="utf-8")
+    rc, out, err = run("diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"))
+    # Before: the total moved while the diff said every item was unchanged, exit 0.
+    assert rc == 3, (rc, out, err)
+    assert f"the item {env['items'][0]['name']!r} is listed twice" in err
