@@ -157,3 +157,42 @@ def test_an_item_listed_twice_in_a_plan_side_is_refused(base_plan, tmp_path):
     # Before: the total moved while the diff said every item was unchanged, exit 0.
     assert rc == 3, (rc, out, err)
     assert f"the item {env['items'][0]['name']!r} is listed twice" in err
+
+
+# F7: Pulumi resource type tokens taken for AWS secret access keys.
+
+def _pulumi_aws_type_tokens() -> list[str]:
+    """Every resource type token pulumi-aws registers (its ``__init__``'s ``_utilities.register``
+    table: ``"aws:s3/bucket:Bucket"``, ... ; about 1,700), from the installed package."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.find_spec("pulumi_aws")
+    if spec is None or spec.origin is None:
+        pytest.skip("pulumi-aws is not installed")
+    text = Path(spec.origin).read_text(encoding="utf-8")
+    return sorted(set(re.findall(r'"(aws:[a-z0-9]+/[A-Za-z0-9]+:[A-Za-z0-9]+)"', text)))
+
+
+def test_no_pulumi_aws_type_token_or_urn_looks_like_a_secret():
+    from runway_core.text import redact, value_shape
+
+    tokens = _pulumi_aws_type_tokens()
+    assert "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2" in tokens
+    shown = [t for t in tokens if redact(t) != t or value_shape(t) is not None]
+    urn = [t for t in tokens if redact(f"urn:pulumi:dev::orders::{t}::files") != f"urn:pulumi:dev::orders::{t}::files"]
+    # Before: aws:s3/bucketServerSideEncryptionConfiguration(V2) read "aws:<a value that looks like a secret>:..."
+    assert shown == [] and urn == []
+
+
+@pytest.mark.parametrize("text", [
+    "aws:s3/bucket:Bucket AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws:s3/bucket:Bucket aws key x1wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "type aws:s3/bucket:Bucket wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+])
+def test_a_secret_beside_a_type_token_is_still_redacted(text):
+    from runway_core.text import REDACTED, redact, value_shape
+
+    out = redact(text)
+    assert "wJalrXUtnFEMI" not in out and REDACTED in out and "aws:s3/bucket:Bucket" in out
+    assert value_shape(text) is not None
