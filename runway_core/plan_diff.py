@@ -242,6 +242,20 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     return value
 
 
+def _refuse_twice(names: Sequence[str], where: str, what: str) -> None:
+    """PlanDocumentError when a name occurs twice in ``names``: environments and items are
+    joined by name (:func:`diff_plans`), so of two entries of one name only one would be
+    compared and the other dropped without a word -- an over-cap environment listed second
+    passed ``diff`` as "no change ... ok" (eighth adversary F2). Fails closed: such a side is
+    no plan ``diff`` can compare (a runway whose resource and workload share a name, RW112,
+    is compared from the runway itself, where that error is counted)."""
+    seen: set[str] = set()
+    for n, name in enumerate(names):
+        if name in seen:
+            raise PlanDocumentError(f"{where}[{n}]: the {what} {name!r} is listed twice; each is compared by its name")
+        seen.add(name)
+
+
 def side_of_json(doc: Any) -> PlanSide:
     """A side from the JSON of ``plan --format json`` (``format_version`` 1), parsed with
     ``parse_float=Decimal`` or not. Fails closed on a forged or broken document: every amount
@@ -284,6 +298,7 @@ def side_of_json(doc: Any) -> PlanSide:
         if added != total:
             # docs/cli.md, "JSON": each environment total is the exact sum of its items.
             raise PlanDocumentError(f"{where}.total_monthly_usd: {total} is not the sum of its items ({added})")
+        _refuse_twice([i.name for i in items], f"{where}.items", "item")
         missing = e.get("missing_prices", [])
         if not isinstance(missing, list):
             raise PlanDocumentError(f"{where}.missing_prices: expected a list")
@@ -293,6 +308,7 @@ def side_of_json(doc: Any) -> PlanSide:
             _verdict(where, cap, total, bool(missing), _text(e.get("verdict"), f"{where}.verdict")),  # type: ignore[arg-type]
             tuple(items),
         ))
+    _refuse_twice([e.name for e in out], "environments", "environment")
     return PlanSide(_text(doc.get("product"), "product", optional=True), _text(doc.get("region"), "region", optional=True), tuple(out))
 
 

@@ -364,6 +364,35 @@ _MEMO_CHARS = 1024
 _MEMO_SIZE = 16384
 
 
+#: A Pulumi resource type token, ``package:module/member:Type`` (``aws:s3/bucketServerSide
+#: EncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2``; Pulumi's docs,
+#: "Resource types": a token's module path and type name), alone or inside a URN. Its
+#: ``module/member`` (44 characters there) and its type name (41) are long base64-like runs,
+#: which the glued-key shape took for AWS secret keys on a line naming ``aws``: a deploy
+#: review showed ``aws:<a value that looks like a secret>:…`` as a resource's type (eighth
+#: adversary F7). Such a token is kept as it is; what is around it is redacted as ever. The
+#: ``/`` makes it a token, not any ``a:b:C`` (a host, port and password).
+_PULUMI_TYPE = re.compile(r"(?<![A-Za-z0-9+/=_.-])[a-z][a-z0-9-]{0,40}:[a-z0-9]{1,40}/[a-z][A-Za-z0-9]{0,100}:[A-Z][A-Za-z0-9]{0,100}"
+                          r"(?![A-Za-z0-9+/=_-])")
+
+
+def _type_token_pieces(text: str) -> list[tuple[str, bool]] | None:
+    """``text`` cut into (piece, is a Pulumi type token) pairs, or None when it holds no token
+    (the common case: one ``in`` test each for ``:`` and ``/``)."""
+    if ":" not in text or "/" not in text:
+        return None
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for m in _PULUMI_TYPE.finditer(text):
+        pieces.append((text[at:m.start()], False))
+        pieces.append((m.group(), True))
+        at = m.end()
+    if not pieces:
+        return None
+    pieces.append((text[at:], False))
+    return pieces
+
+
 def redact(text: str) -> str:
     """``text`` with every credential-shaped part (:data:`SECRET_VALUE_SHAPES`) replaced by
     :data:`REDACTED`: a diagnostic quotes what the user wrote (an unknown name, a wrong
@@ -374,9 +403,13 @@ def redact(text: str) -> str:
     (tests/deploy/test_cli_speed.py checks it on random and hostile inputs), which it does
     only when :func:`value_shape` finds a shape: that skips a shape where its literal hint is
     not (a ``str.__contains__``), the lone AWS secret key where no 40-character run is, and a
-    short string already found clean. Linear in ``len(text)``."""
+    short string already found clean. Linear in ``len(text)``. A Pulumi type token
+    (:data:`_PULUMI_TYPE`) is kept whole."""
     if value_shape(text) is None:  # most texts: skipped by hints, or found clean before
         return text
+    pieces = _type_token_pieces(text)
+    if pieces is not None:
+        return "".join(piece if token else redact(piece) for piece, token in pieces)
     for _why, pattern in _compiled()[0]:
         text = pattern.sub(REDACTED, text)
     return redact_glued_keys(text)
@@ -483,6 +516,9 @@ def value_shape(text: str) -> str | None:
     memo = len(text) <= _MEMO_CHARS
     if memo and text in _CLEAN:
         return None
+    pieces = _type_token_pieces(text)
+    if pieces is not None:  # a Pulumi type token is no credential (_PULUMI_TYPE)
+        return next((why for piece, token in pieces if not token and (why := value_shape(piece)) is not None), None)
     lower: str | None = None
     _shapes, plan, lone_key = _compiled()
     for why, pattern, hints, blind in plan:

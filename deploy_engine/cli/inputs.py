@@ -200,12 +200,21 @@ def _skipped(folder: Path) -> bool:
 Warn = Callable[[str], None]
 
 
+def stderr_warn(stream: IO[str]) -> Warn:
+    """The :data:`Warn` of a command: each warning one line of ``stream`` (standard error), its
+    control characters escaped (:func:`deploy_engine.terminal.printable`) whatever a caller
+    forgot. A folder name is input: ``products/a<LF>::error::...`` must never start a line of
+    its own, since GitHub's runner reads workflow commands from standard error too (eighth
+    adversary F3)."""
+    return lambda line: print(printable(line), file=stream)
+
+
 def _unreachable(path: Path | str, exc: OSError, warn: Warn | None) -> None:
     """A path the walk cannot stat or list (longer than PATH_MAX: ENAMETOOLONG; too many
     symlinks; a folder this user may not read: EACCES): skipped, with one warning naming it
     and the reason (never exit 70). Only the PATH_MAX skip gives the path's length."""
     if warn is not None:
-        text = str(path)
+        text = printable(os.fsdecode(path))
         shown = text if len(text) <= 120 else text[:117] + "..."
         length = f" ({len(text):,} characters)" if exc.errno == errno.ENAMETOOLONG else ""
         warn(f"{PROG}: warning: skipped {shown}{length}: {exc.strerror or exc}")
@@ -376,7 +385,7 @@ def load_all(paths: Sequence[str], catalog_folder: str | None, stdin: IO[Any], w
 
 def _shown_folder(folder: str) -> str:
     here = os.path.relpath(os.path.abspath(folder) or ".")
-    return Path(os.path.abspath(folder) if here.startswith("..") else here).as_posix()
+    return printable(Path(os.path.abspath(folder) if here.startswith("..") else here).as_posix())
 
 
 def warn_same_product(named: Sequence[tuple[str, str | None]], warn: Warn | None) -> None:
@@ -407,7 +416,7 @@ def _warn_shadowed(item: Loaded, warn: Warn | None) -> None:
         if name == ROOT_NAMES[0] and os.path.isfile(os.path.join(folder, ROOT_NAMES[1])):
             other = os.path.abspath(os.path.join(folder, ROOT_NAMES[1]))
             here = os.path.relpath(other)
-            shown = other if here.startswith("..") else here
+            shown = printable(other if here.startswith("..") else here)
             warn(f"{PROG}: warning: {shown} is ignored: its folder also holds {ROOT_NAMES[0]}, which is the one read")
 
 

@@ -7,7 +7,7 @@ import argparse
 
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats import sarif
-from deploy_engine.cli.inputs import Loaded, load_all
+from deploy_engine.cli.inputs import Loaded, load_all, stderr_warn
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_NO_INPUT, InputError
@@ -20,7 +20,7 @@ def load_reported(args: argparse.Namespace, ctx: Context, output: Output, comman
     is written to ``output`` (and closed) first: the upload step needs a valid log even when
     there was nothing to check."""
     try:
-        return load_all(args.paths, args.catalog, ctx.stdin, lambda line: print(line, file=ctx.stderr), getattr(args, "usage", None))
+        return load_all(args.paths, args.catalog, ctx.stdin, stderr_warn(ctx.stderr), getattr(args, "usage", None))
     except InputError as exc:
         if args.format == "sarif":
             json_format.dump(sarif.sarif_log([], ctx.environ, command=command, exit_code=EXIT_NO_INPUT, failure=str(exc)), output.formatted)

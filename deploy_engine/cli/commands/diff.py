@@ -25,7 +25,7 @@ from deploy_engine.cli.commands._args import add_ci_arguments
 from deploy_engine.cli.formats import github, markdown, text
 from deploy_engine.cli.formats import json as json_format
 from deploy_engine.cli.formats._shared import file_count
-from deploy_engine.cli.inputs import catalog_for, entries_of, files_read, warn_same_product
+from deploy_engine.cli.inputs import catalog_for, entries_of, files_read, stderr_warn, warn_same_product
 from deploy_engine.cli.output import Output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, PROG, UsageError
@@ -252,10 +252,10 @@ def run_products(args: argparse.Namespace, ctx: Context) -> int:
     from runway_core.plan_diff import diff_json, diff_plans
 
     output = Output(args, ctx)
-    pairs = product_pairs(list(args.sides), args.base, catalog_for(args.catalog), lambda line: print(line, file=ctx.stderr))
+    pairs = product_pairs(list(args.sides), args.base, catalog_for(args.catalog), stderr_warn(ctx.stderr))
     try:
         warn_same_product([(p.path, p.head.plan.product if p.head.plan.present else p.base.plan.product) for p in pairs],
-                          lambda line: print(line, file=ctx.stderr))
+                          stderr_warn(ctx.stderr))
         results = []
         for pair in pairs:
             add_refused_changes(pair.base, pair.head)
