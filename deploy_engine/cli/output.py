@@ -267,6 +267,8 @@ class Output:
 
     def __init__(self, args: argparse.Namespace, ctx: Context) -> None:
         self.path: str | None = getattr(args, "output", None)
+        if self.path:
+            refuse_step_summary_as_output(self.path, ctx.environ.get("GITHUB_STEP_SUMMARY"))
         self._buffer = io.StringIO()
         self.formatted: IO[str] = Redacting(self._buffer) if self.path else ctx.stdout  # type: ignore[assignment]
         self.text: IO[str] | None = ctx.stdout if self.path else None
@@ -289,6 +291,19 @@ class Output:
                 fh.write(self._buffer.getvalue())
         except OSError as exc:
             raise InputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+
+
+def refuse_step_summary_as_output(path: str, summary: str | None) -> None:
+    """InputError (exit 3), raised when the command starts so nothing is written, when
+    ``--output`` names the job's summary file (``$GITHUB_STEP_SUMMARY``: the same name, a link
+    to it, or a hard link): the report would be written there and the command's summary
+    section appended after it, so neither the SARIF/JSON nor the summary would be what it
+    says (sixth adversary F6)."""
+    if not summary:
+        return
+    if os.path.realpath(path) == os.path.realpath(summary) or same_input(path, [summary]) is not None:
+        raise InputError(f"--output {path} is the job's step summary file (GITHUB_STEP_SUMMARY); not written "
+                         "(name another FILE: the summary is appended to by the command itself)")
 
 
 def refuse_input_as_output(path: str, inputs: Iterable[str], label: str = "--output") -> None:
@@ -320,4 +335,5 @@ def refuse_runway_as_output(path: str, label: str = "--output") -> None:
 
 
 __all__ = ["STDIN_INPUT", "Output", "open_regular_for_writing", "own_descriptor", "refuse_input_as_output", "refuse_runway_as_output",
+           "refuse_step_summary_as_output",
            "same_input", "shown_input"]

@@ -196,3 +196,25 @@ def test_a_secret_beside_a_type_token_is_still_redacted(text):
     out = redact(text)
     assert "wJalrXUtnFEMI" not in out and REDACTED in out and "aws:s3/bucket:Bucket" in out
     assert value_shape(text) is not None
+
+
+# Sixth adversary F6: --output naming the job's step summary file.
+
+@pytest.mark.parametrize("command", ["check", "plan"])
+@pytest.mark.parametrize("how", ["same-name", "a-link-to-it"])
+def test_output_naming_the_step_summary_file_is_refused_before_anything_is_written(tmp_path, command, how):
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("### an earlier step\n", encoding="utf-8")
+    target = summary
+    if how == "a-link-to-it":
+        target = tmp_path / "report.sarif"
+        target.symlink_to(summary)
+    out, err = io.StringIO(), io.StringIO()
+    rc = main([command, str(ORDERS), "--format", "sarif" if command == "check" else "json", "--output", str(target)],
+              stdout=out, stderr=err, environ={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ACTIONS": "true"})
+    # Before: the report was written there, then the summary section appended to it (exit 1:
+    # the example's own error), so the file was neither a SARIF log nor a summary.
+    assert rc == 3, err.getvalue()
+    assert "step summary file" in err.getvalue()
+    assert summary.read_text(encoding="utf-8") == "### an earlier step\n"
+    assert out.getvalue() == ""
