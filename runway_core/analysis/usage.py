@@ -220,3 +220,118 @@ def _key_lines(rows: list[tuple[UsageKey, Decimal | None, UsageValue | None]]) -
         body = f"# {k.key}: {value}"
         lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}; {why}")
     return lines
+
+
+#: A block-style mapping line of a usage file: indentation, key (plain or double-quoted), the
+#: rest, and an end-of-line comment (`` #`` after the value; usage values are numbers and
+#: names, so a ``#`` in a quoted value is the one case read as no comment).
+_KEY_LINE = re.compile(r'^(?P<indent> *)(?P<key>"(?:[^"\\]|\\.)*"|[^\s#"][^:#]*?)\s*:(?:\s+(?P<value>[^#\s][^#]*?))?\s*(?P<comment>#.*)?$')
+#: A comment ``usage init`` writes itself: a key commented out at its assumption
+#: (``# storage_gb: 25   # GB: ...``), or an item's ``# kind, size``. Never carried from an
+#: earlier file: the new template writes its own, with today's assumption.
+_GENERATED_COMMENT = re.compile(r"^#\s*(?:[A-Za-z0-9_]+:\s*\S+\s+#|[a-z_]+, \S+$)")
+
+
+def _comment_anchors(text: str) -> tuple[list[str], dict[tuple[str, ...], list[str]], dict[tuple[str, ...], str], list[tuple[tuple[str, ...], str]]]:
+    """(comment lines before the first key, full-line comments before each key path, the
+    end-of-line comment of each key path, every (path, line) in order) of a usage file's text;
+    paths are the tuple of keys from the top (``("environments", "production", "items",
+    "invoices", "storage_gb")``)."""
+    header: list[str] = []
+    before: dict[tuple[str, ...], list[str]] = {}
+    eol: dict[tuple[str, ...], str] = {}
+    order: list[tuple[tuple[str, ...], str]] = []
+    stack: list[tuple[int, str]] = []
+    pending: list[str] = []
+    seen_key = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            pending.append(stripped)
+            continue
+        if not stripped:
+            continue
+        m = _KEY_LINE.match(line)
+        if m is None:
+            pending = []
+            continue
+        indent = len(m.group("indent"))
+        key = m.group("key")
+        if key.startswith('"'):
+            try:
+                key = json.loads(key)
+            except ValueError:
+                pass
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, key))
+        path = tuple(k for _i, k in stack)
+        if not seen_key:
+            header, pending = pending, []
+            seen_key = True
+        if pending:
+            before.setdefault(path, []).extend(pending)
+            pending = []
+        if m.group("comment"):
+            eol[path] = m.group("comment")
+        order.append((path, line))
+    if pending:
+        before.setdefault((), []).extend(pending)  # after the last key: kept at the end
+    return header, before, eol, order
+
+
+def carry_comments(template: str, previous: str) -> str:
+    """``template`` (:func:`usage_template`, whose values are those ``previous`` gives) with
+    the comments the team wrote in ``previous`` (the usage file it replaces, ``usage init
+    --force``) carried over: a comment line before a key goes before the same key, an
+    end-of-line comment on a key replaces the generated one, comments above the first key go
+    under the template's header, and those whose key is gone are kept at the end under a
+    line saying so. Comments ``usage init`` writes itself (:data:`_GENERATED_COMMENT`, and any
+    line of the template) are not carried. The file is the team's record of where each figure
+    comes from ("figures from Cost Explorer, ticket FIN-123"): ``--force`` dropped every such
+    note (eighth adversary F5). Block-style files only are read for anchors; a comment whose
+    key cannot be placed is kept at the end, never dropped."""
+    generated = {line.strip() for line in template.split("\n") if line.strip().startswith("#")} | {_GONE}
+
+    def own(comment: str) -> bool:
+        return comment not in generated and _GENERATED_COMMENT.match(comment) is None
+
+    old_header, old_before, old_eol, _old_order = _comment_anchors(previous)
+    _h, _b, new_eol, new_order = _comment_anchors(template)
+    placed: set[tuple[str, ...]] = set()
+    out: list[str] = []
+    lines = template.split("\n")
+    order = iter(new_order)
+    next_key = next(order, None)
+    header_done = False
+    for line in lines:
+        if next_key is not None and line == next_key[1]:
+            path = next_key[0]
+            indent = line[:len(line) - len(line.lstrip(" "))]
+            if not header_done:
+                out.extend(c for c in old_header if own(c))
+                header_done = True
+            out.extend(indent + c for c in old_before.get(path, ()) if own(c))
+            placed.add(path)
+            comment = old_eol.get(path)
+            if comment is not None and own(comment) and comment != new_eol.get(path):
+                m = _KEY_LINE.match(line)
+                assert m is not None
+                body = line[:m.start("comment")].rstrip() if m.group("comment") else line.rstrip()
+                line = f"{body}   {comment}"
+            out.append(line)
+            next_key = next(order, None)
+            continue
+        out.append(line)
+    left = [c for path, comments in old_before.items() if path and path not in placed for c in comments if own(c)]
+    left += [f"# {'.'.join(path)}: {c}" for path, c in old_eol.items() if path not in placed and own(c)]
+    tail = [c for c in old_before.get((), ()) if own(c)]
+    if left or tail:
+        while out and out[-1] == "":
+            out.pop()
+        out += tail + (["", _GONE, *left] if left else []) + [""]
+    return "\n".join(out)
+
+
+#: The line above the comments :func:`carry_comments` could not place (their key is gone).
+_GONE = "# Comments of the earlier file whose key usage init no longer writes:"

@@ -218,3 +218,53 @@ def test_output_naming_the_step_summary_file_is_refused_before_anything_is_writt
     assert "step summary file" in err.getvalue()
     assert summary.read_text(encoding="utf-8") == "### an earlier step\n"
     assert out.getvalue() == ""
+
+
+# F5: usage init --force dropped the team's comments.
+
+TEAM_USAGE = """usage: 1
+# Team note: figures from Cost Explorer, Nov 2026 (ticket FIN-123) - keep!
+environments:
+  production:
+    items:
+      invoices:
+        # storage lens export, see FIN-124
+        storage_gb: 12.5   # measured 2026-11-30 from the S3 storage lens
+# a last note
+"""
+
+
+def test_usage_init_force_keeps_the_teams_comments_and_is_stable(tmp_path):
+    shutil.copytree(ORDERS, tmp_path / "p")
+    usage = tmp_path / "p" / "runway.usage.yaml"
+    usage.write_text(TEAM_USAGE, encoding="utf-8")
+    rc, _out, err = run("usage", "init", str(tmp_path / "p"), "--force")
+    assert rc == 0, err
+    text = usage.read_text(encoding="utf-8")
+    # Before: 0 of the 4 comments left (the values were kept).
+    for note in ("# Team note: figures from Cost Explorer", "# storage lens export, see FIN-124",
+                 "storage_gb: 12.5   # measured 2026-11-30 from the S3 storage lens", "# a last note"):
+        assert note in text, note
+    lines = text.split("\n")
+    at = lines.index("        storage_gb: 12.5   # measured 2026-11-30 from the S3 storage lens")
+    assert lines[at - 1] == "        # storage lens export, see FIN-124"
+    assert lines[lines.index("environments:") - 1].startswith("# Team note")
+    # The file still reads as the same usage, and a second --force changes nothing.
+    from runway_core.usage import parse_usage
+    assert not [d for d in parse_usage(text, str(usage)).diagnostics if d.severity.name == "ERROR"]
+    rc, _out, err = run("usage", "init", str(tmp_path / "p"), "--force")
+    assert rc == 0, err
+    assert usage.read_text(encoding="utf-8") == text
+
+
+def test_a_comment_whose_key_is_gone_is_kept_at_the_end_never_dropped():
+    from runway_core.analysis.usage import carry_comments
+
+    template = 'usage: 1\nenvironments:\n  dev:\n    items:\n      "a b":   # bucket, small\n        storage_gb: 2   # GB: stored\n'
+    previous = ('usage: 1\nenvironments:\n  dev:\n    items:\n      old:\n        # why 7\n        storage_gb: 7   # from the bill\n'
+                '      "a b":\n        storage_gb: 2   # quoted key, kept\n')
+    out = carry_comments(template, previous)
+    assert '        storage_gb: 2   # quoted key, kept' in out
+    assert out.rstrip("\n").split("\n")[-3:] == ["# Comments of the earlier file whose key usage init no longer writes:",
+                                                  "# why 7", "# environments.dev.items.old.storage_gb: # from the bill"]
+    assert carry_comments(out, out) == out

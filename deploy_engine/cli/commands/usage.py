@@ -21,10 +21,10 @@ from deploy_engine.cli.inputs import load
 from deploy_engine.cli.output import open_regular_for_writing, refuse_input_as_output, refuse_runway_as_output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, InputError
-from runway_core.analysis.usage import usage_path, usage_template
+from runway_core.analysis.usage import carry_comments, usage_path, usage_template
 from runway_core.catalog import PRICES_FILE, SIZES_FILE
 from runway_core.diagnostics import Severity
-from runway_core.workspace import ROOT_NAMES
+from runway_core.workspace import MAX_FILE_CHARS, ROOT_NAMES
 
 NAME = "usage"
 
@@ -43,6 +43,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     init.add_argument("--force", action="store_true",
                       help="replace an existing usage file, keeping the values it gives (default: refuse, exit 3)")
     return p
+
+
+def _previous_text(path: str) -> str:
+    """The usage file being rewritten, as text ("" when it cannot be read as UTF-8 within
+    the runway size limit: then no comment is carried, as before)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_CHARS + 1)
+        return "" if len(data) > MAX_FILE_CHARS else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -69,6 +80,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         print(f"runway-deploy usage init: {current} has {len(errors)} error(s); run `runway-deploy check` and fix them first", file=ctx.stderr)
         return EXIT_INVALID
     text = usage_template(an)
+    if os.path.isfile(current):
+        # The values kept are those of the current usage file: the team's comments on them too.
+        text = carry_comments(text, _previous_text(current))
     if args.output == "-":
         ctx.stdout.write(text)
         return EXIT_OK
