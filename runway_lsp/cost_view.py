@@ -59,7 +59,7 @@ from .convert.cost import SHOW_COST, to_code_lens, to_inlay_hint
 from .guard import degrades
 from .session import Session, log_failure
 from .settings import Settings, SettingsManager
-from .uris import uri_to_path
+from .uris import NotAFileUri, request_file_uri, unopenable_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp.cost_view")
 
@@ -301,8 +301,19 @@ class CostView:
 
     def show_cost(self, uri: Any, data: Any) -> Any:
         """The :data:`SHOW_COST` command: plan JSON of an environment, or an item in every
-        environment; None for arguments it does not understand."""
+        environment; None for arguments it does not understand, and for a ``uri`` that is not
+        an absolute ``file:`` URI (the rule of the custom requests,
+        :func:`runway_lsp.uris.request_file_uri`) or whose path is past PATH_MAX/NAME_MAX
+        (no folder is walked for it: eighth adversary F4, ~20 s of the message loop)."""
         if not isinstance(uri, str) or not isinstance(data, dict):
+            return None
+        try:
+            request_file_uri(uri)
+        except NotAFileUri as exc:
+            log.warning("runway.showCost: %s; answered with null", exc)
+            return None
+        if unopenable_uri(uri):
+            log.warning("runway.showCost: the document's path is longer than the OS opens (PATH_MAX 4096, NAME_MAX 255); answered with null")
             return None
         return cost_json(self.view(self.session.group_of(uri_to_path(uri))).an, data)
 

@@ -68,6 +68,14 @@ class _UnreadableNotification:
     jsonrpc: str = "2.0"
 
 
+def _strict_str(value: Any, _type: Any) -> str:
+    """A JSON string as it is; anything else (null, a number, a boolean, an array, an object)
+    raises TypeError (cattrs turns it into the message's ClassValidationError)."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
 class RunwayProtocol(LanguageServerProtocol):
     """pygls' protocol with three changes: the position encoding preference (utf-8 when
     offered, else utf-16), open buffers kept by the server alone (pygls' workspace splits
@@ -76,6 +84,16 @@ class RunwayProtocol(LanguageServerProtocol):
     answered with a JSON-RPC error, InvalidParams (-32602), instead of no answer at all."""
 
     _initialize_seen = False
+
+    def __init__(self, server: Any, converter: Any, *args: Any, **kwargs: Any):
+        super().__init__(server, converter, *args, **kwargs)
+        # cattrs structures a `str` field with `str(value)`: `"text": null` became the buffer
+        # "None", `12345` the buffer "12345", `newName: ["x"]` the name "['x']" (eighth
+        # adversary F1). A value that is no JSON string now fails structuring, so the message
+        # is refused like any other that does not fit (InvalidParams / one log line).
+        # `Optional[str]` and `int | str` unions still take None / a number: lsprotocol's
+        # union hooks try their other members first.
+        converter.register_structure_hook(str, _strict_str)
 
     def structure_message(self, data: dict[str, Any]):
         if isinstance(data, dict) and "jsonrpc" in data and "method" not in data and "result" not in data and "error" not in data:

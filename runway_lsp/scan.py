@@ -38,7 +38,7 @@ from .exclude import Exclusions, exclusions
 from .guard import degrades
 from .publish import PUBLISH_CHUNK
 from .session import Session
-from .uris import resolved_path, uri_to_path
+from .uris import resolved_path, unopenable_uri, uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -212,6 +212,11 @@ class WorkspaceScan:
         from .text_sync import MAX_WATCHED_CHANGES  # a sibling feature's bound, read at call time
 
         uris = {c.uri for c in params.changes if c.type == types.FileChangeType.Created and c.uri.startswith("file:")}
+        long = {u for u in uris if unopenable_uri(u)}
+        if long:
+            # Names no file; its folders were walked on the loop (~15 s; eighth adversary F4).
+            log.warning("didChangeWatchedFiles: %d created path(s) longer than the OS opens (PATH_MAX 4096, NAME_MAX 255) skipped", len(long))
+            uris -= long
         if len(uris) > MAX_WATCHED_CHANGES:
             self.start(None)
             return
@@ -236,7 +241,12 @@ class WorkspaceScan:
             self.roots.remove(root)
             self.session.analyses.drop(root)
             self.session.publisher.clear_closed_group(root)
-        added = [uri_to_path(f.uri) for f in params.event.added or () if f.uri.startswith("file:")]
+        added_uris = [f.uri for f in params.event.added or () if f.uri.startswith("file:")]
+        long = [u for u in added_uris if unopenable_uri(u)]
+        if long:
+            # No folder has such a path; scanning it held the loop ~20 s (eighth adversary F4).
+            log.warning("didChangeWorkspaceFolders: %d added folder(s) longer than the OS opens (PATH_MAX 4096, NAME_MAX 255) skipped", len(long))
+        added = [uri_to_path(u) for u in added_uris if not unopenable_uri(u)]
         if added:
             self.start(added)
 

@@ -23,7 +23,7 @@ from .convert import messages
 from .documents import Document
 from .guard import degrades
 from .session import Session, log_failure
-from .uris import has_lone_surrogates, uri_to_path, without_lone_surrogates
+from .uris import has_lone_surrogates, unopenable_uri, uri_to_path, without_lone_surrogates
 
 log = logging.getLogger("runway_lsp")
 
@@ -134,6 +134,12 @@ def did_change_watched_files(session: Session, params: types.DidChangeWatchedFil
         for path in known:
             session.touch(path)
         return
+    long = {uri for uri in uris if unopenable_uri(uri)}
+    if long:
+        # A path past PATH_MAX/NAME_MAX names no file: walking its (20,000) parent folders
+        # held the message loop ~15 s (eighth adversary F4).
+        log.warning("didChangeWatchedFiles: %d change(s) of a path longer than the OS opens (PATH_MAX 4096, NAME_MAX 255) skipped", len(long))
+        uris = {uri: None for uri in uris if uri not in long}
     paths = dict.fromkeys(uri_to_path(uri) for uri in uris)
     # Not a runway, or open: the editor's buffer wins over the disk.
     changed = [p for p in paths if os.path.basename(p) in ROOT_NAMES and p not in session.documents]

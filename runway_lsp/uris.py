@@ -70,6 +70,18 @@ def unopenable(path: str) -> bool:
     return len(path) > PATH_MAX or any(len(part) > NAME_MAX for part in path.split(os.sep))
 
 
+def unopenable_uri(uri: str) -> bool:
+    """True when ``uri`` is a ``file:`` URI whose path no system call can open
+    (:func:`unopenable`: past PATH_MAX or NAME_MAX). Linear in the URI; a short URI is never
+    decoded. Such a URI names no file or folder: a watched-file event, an added workspace
+    folder or a ``runway.showCost`` of it is skipped at once (eighth adversary F4: walking its
+    20,000 parent folders held the message loop ~20 s)."""
+    if not isinstance(uri, str) or len(uri) <= NAME_MAX or not uri[:5].lower() == "file:":
+        return False
+    path = uri_file_path(uri)
+    return path is not None and unopenable(path)
+
+
 def uri_file_path(uri: str) -> str | None:
     """The path a ``file:`` URI spells, symlinks not resolved (None for another scheme): what
     a root's "symlink that leaves its folder" check looks at (docs/format.md "Members")."""
