@@ -332,8 +332,8 @@ def c_escape_file(rc, doc, err):
 
 
 def c_fifo_root(rc, doc, err):
-    _expect(rc == 3 and doc is None and "no runway found" in err, f"{rc} {err}")
-    return "exit 3, `no runway found` (a FIFO is not a runway file; never opened)"
+    _expect(rc == 3 and doc is None and "not a regular file (a FIFO)" in err, f"{rc} {err}")
+    return "exit 3, `not a regular file (a FIFO)` (a runway is a regular file; never opened)"
 
 
 def c_fifo_member(rc, doc, err):
