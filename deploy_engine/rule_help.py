@@ -56,6 +56,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW155": ("a root's `members` lists more than 1,000 distinct member folders", "split the product, or list only the folders that are members"),
     "RW156": ("`environments` names more than 50 environments, or more than 5,000 / (resources + workloads)", "split the product, or remove environments nobody deploys"),
     "RW157": ("`resources` and `workloads` hold more than 2,500 entries together", "split the product into several roots"),
+    "RW158": ("a `runway.yml` opened in the editor (root or member) whose folder also holds a `runway.yaml`", "move what you need into `runway.yaml` and delete the `.yml`"),
     "RW160": ("a `region:` that is an AWS region the catalogue has no prices for", "use a priced region, or `runway-deploy catalog refresh --region <region>`"),
     "RW161": ("a plan item whose unit price the region lacks, in an environment without a cap", "accept the lower bound, or refresh the catalogue for the region"),
     "RW162": ("an environment with a cap whose estimate misses a unit price for the region", "`runway-deploy catalog refresh --region <region>` and plan with `--catalog`"),

@@ -96,6 +96,7 @@ CODES: dict[str, tuple[str, str]] = {
     "RW155": ("error", "more than 1,000 members: the rest are not read"),
     "RW156": ("error", "more environments than the product may price: the rest are not read"),
     "RW157": ("error", "more than 2,500 resources and workloads: the rest are not read"),
+    "RW158": ("warning", "a `runway.yml` that is not read: its folder also holds `runway.yaml`"),
     "RW160": ("warning", "region unknown to the catalogue"),
     "RW161": ("warning", "unit price missing for the region (estimate incomplete)"),
     "RW162": ("error", "cannot check a cap: unit prices missing for the region (plan refused)"),

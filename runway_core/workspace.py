@@ -232,6 +232,18 @@ def _is_file(f: str) -> bool:
         return False
 
 
+def shadowed_by(path: str) -> str | None:
+    """The ``runway.yaml`` that shadows ``path``, or None: a ``runway.yml`` whose folder also
+    holds a ``runway.yaml`` (a regular file, or a link to one) is never read by the CLI or a
+    deploy (docs/format.md "Files"; docs/diagnostics.md RW158), so the editor does not analyse
+    it as a product either. Costs one ``stat`` for a ``.yml``, none for any other name."""
+    folder, name = os.path.split(path)
+    if name != ROOT_NAMES[1]:
+        return None
+    other = os.path.join(folder, ROOT_NAMES[0])
+    return other if _is_file(other) else None
+
+
 def find_root(start: str, read: Reader | None = None) -> str | None:
     """Walk up from ``start`` (a file or folder) to the nearest root runway: a runway file with
     a top-level ``product`` key. Returns its path; when none is found above, the first runway
@@ -408,6 +420,7 @@ __all__ = [
     "loads_json",
     "read_json",
     "find_root",
+    "shadowed_by",
     "is_lone_member",
     "member_folder",
     "member_runway",

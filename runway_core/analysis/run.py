@@ -23,7 +23,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, SourceFile
 from ..planner import plan_environment
 from ..positions import Position, Range
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, is_lone_member, read_disk, root_link_escapes
+from ..workspace import ROOT_NAMES, MAX_FILE_CHARS, FileTooLarge, Reader, is_lone_member, read_disk, root_link_escapes, shadowed_by
 from ..yamlsrc import ParsedYaml, YMap, YNode, find_path, parse_yaml
 from . import cache
 from .members import _analyze_lone_member, _analyze_members
@@ -118,6 +118,14 @@ def analysis_steps(root_file: str, catalog: Catalog, read: Reader | None = None,
     if text is None:
         parsed.diagnostics = []
     an.files[root_file] = SourceFile(root_file, "root", parsed)
+    shadow = shadowed_by(root_file) if escapes is None else None
+    if shadow is not None:
+        # The CLI and a deploy read the runway.yaml beside it, never this file: its costs,
+        # caps and errors are nobody's, so the only diagnostic is that (docs/diagnostics.md
+        # RW158). Its tree stays for outline and hover.
+        an.add(_shadowed(root_file, parsed))
+        finish(an)
+        return an
     for d in parsed.diagnostics:
         an.add(d)
     yield
@@ -153,6 +161,21 @@ def analysis_steps(root_file: str, catalog: Catalog, read: Reader | None = None,
             an.add(d)
     finish(an)
     return an
+
+
+def _shadowed(path: str, parsed: ParsedYaml) -> Diagnostic:
+    """RW158 at the file's first key (1:1 when it has none): ``path`` is a ``runway.yml``
+    whose folder also holds ``runway.yaml``."""
+    root = parsed.root
+    first = root.entries[0][0].range if isinstance(root, YMap) and root.entries else Range(Position(0, 0), Position(0, 0))
+    return Diagnostic(
+        path,
+        first,
+        Severity.WARNING,
+        "RW158",
+        f"this file is not read: its folder also holds {ROOT_NAMES[0]}, which `runway-deploy` and the deploy read instead; "
+        f"move what you need into {ROOT_NAMES[0]} and delete this file",
+    )
 
 
 def node_at_path(parsed: ParsedYaml, path: tuple[str | int, ...]) -> YNode | None:

@@ -56,6 +56,11 @@ EXCLUDED = {
         "1,001 resources and workloads would bury the faults the example is for. The golden "
         "case rw157_too_many_entries shows it."
     ),
+    "RW158": (
+        "A `runway.yml` beside a `runway.yaml` is never read, so an analysis of the example's root "
+        "cannot meet one. The golden case rw158_shadowed_yml analyses such a `.yml` (as the editor "
+        "opens it), and tests/lsp/test_shadowed_yml.py opens one in the real server."
+    ),
     "RW190": (
         "RW190-RW193 compare the runway with the plan last deployed, which an example in git has "
         "not got. test_changes_against_a_deployed_plan shows the four on the same example against "

@@ -11,8 +11,8 @@ A few cases need files that cannot live in git (bytes that are not UTF-8, a syml
 the case folder, a runway over the 1 MiB size limit); :data:`SETUP` writes them into the
 case's temporary copy at run time (an oversized file is its committed small version, padded).
 
-Each case is analysed as ``analyze(<case>/runway.yaml)``: a case whose runway.yaml is a member
-runway (rw154_*) is a lone member folder, with no root above it. A case holding a
+Each case is analysed as ``analyze(<case>/runway.yaml)`` (or the file :data:`ANALYSED` names): a
+case whose runway.yaml is a member runway (rw154_*) is a lone member folder, with no root above it. A case holding a
 ``prices.csv`` is analysed with that price table (and the packaged sizes): the packaged
 catalogue prices every key in each of its regions, so a missing price needs its own table.
 
@@ -140,6 +140,10 @@ SETUP: dict[str, Callable[[Path], None]] = {
 }
 
 
+#: Cases whose analysed file is not ``runway.yaml``: case name -> the file (relative to the case).
+#: rw158: the editor opens the `runway.yml` that the `runway.yaml` beside it shadows.
+ANALYSED: dict[str, str] = {"rw158_shadowed_yml": "runway.yml"}
+
 #: Cases analysed by a copy of the packages whose registry declares one more kind
 #: (tests/kindtree.py), in a fresh interpreter: case name -> the declaration.
 KIND_CASES: dict[str, str] = {"rw122_kind_without_price": STREAM_ALONE}
@@ -194,7 +198,7 @@ def _run(case: Path, tmp_path: Path, catalog) -> list[str]:
         done = run_python(tree, _ANALYSE, str(work))
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()
-    an = analyze(str(work / "runway.yaml"), catalog)
+    an = analyze(str(work / ANALYSED.get(case.name, "runway.yaml")), catalog)
     # As `check` and the editor do: the changes AWS refuses against the product's .runway/ records.
     with_recorded_changes(an)
     return format_diagnostics(an, work)
