@@ -136,12 +136,18 @@ async def test_a_request_that_needs_the_analysis_finishes_the_steps_made(setup, 
 async def test_nothing_is_published_after_stop_during_the_analysis(setup):
     path, _doc, analyses, session, schedule, order = setup
 
+    stopped = asyncio.Event()
+
     def stop() -> None:
         session.stopped = True
         schedule.stop()
+        stopped.set()
 
     hook_steps(analyses, order, 2, stop)
     schedule.touch(path)
+    # Await the stop itself (a loaded machine may take longer than any fixed sleep to reach
+    # the second step), then give a publication that should not come time to show up.
+    await asyncio.wait_for(stopped.wait(), 30)
     await asyncio.sleep(0.3)
     assert session.published == [] and order.count("step") == 2
 
