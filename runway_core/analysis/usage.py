@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..facts import Analysis, SourceFile
 from ..positions import Position, Range
 from ..text import suggest
-from ..usage import NETWORK, USAGE_FILE_NAME, UsageEntry, UsageKey, UsageValue, parse_usage, usage_keys
+from ..usage import NETWORK, NETWORK_KEYS, USAGE_FILE_NAME, USAGE_KEYS, UsageEntry, UsageKey, UsageValue, parse_usage, usage_keys
 from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, usage_link_escapes
 from ..yamlsrc.nodes import resolve_plain
 from .report import _not_utf8, _too_large
@@ -189,7 +189,7 @@ def usage_template(an: Analysis) -> str:
             key = yaml_key(entry.name)
             out.append(f"      {key}:{' ' * max(1, 35 - len(key))}# {entry.kind}, {entry.size_in(env.name)}")
             out.extend(_key_lines(rows))
-        out.append(f"    network:{' ' * 30}# the environment's network: NAT data processed, data out to the internet")
+        out.append(f"    network:{' ' * 30}{_NETWORK_NOTE}")
         out.extend(_key_lines(key_rows(an, env.name, NETWORK)))
     return "\n".join(out) + "\n"
 
@@ -213,123 +213,235 @@ def _key_lines(rows: list[tuple[UsageKey, Decimal | None, UsageValue | None]]) -
     for k, assumed, given in rows:
         if given is not None:
             body = f"{k.key}: {quantity_text(given.quantity)}"
-            lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}")
+            lines.append(f"        {body}{' ' * max(1, 34 - len(body))}{_note(k)}")
             continue
-        value = quantity_text(assumed) if assumed is not None else "0"
-        why = "catalogue assumption" if assumed is not None else "not estimated without a usage file"
-        body = f"# {k.key}: {value}"
-        lines.append(f"        {body}{' ' * max(1, 34 - len(body))}# {k.unit}: {k.what}; {why}")
+        lines.append(f"        {_commented(k, assumed)}")
     return lines
+
+
+def _note(k: UsageKey, commented: bool = False, assumed: Decimal | None = None) -> str:
+    """The end-of-line comment ``usage init`` writes on key ``k``: ``# unit: what`` on a value
+    given; on the key ``commented`` out, ``; catalogue assumption`` added (``assumed`` a
+    quantity) or ``; not estimated without a usage file`` (``assumed`` None)."""
+    if not commented:
+        return f"# {k.unit}: {k.what}"
+    why = "catalogue assumption" if assumed is not None else "not estimated without a usage file"
+    return f"# {k.unit}: {k.what}; {why}"
+
+
+def _commented(k: UsageKey, assumed: Decimal | None) -> str:
+    """Key ``k`` commented out at its assumption (``0`` when there is none), as ``usage init``
+    writes it (no indentation): ``# storage_gb: 50                  # GB-month: ...``."""
+    body = f"# {k.key}: {quantity_text(assumed) if assumed is not None else '0'}"
+    return f"{body}{' ' * max(1, 34 - len(body))}{_note(k, True, assumed)}"
+
+
+#: The end-of-line comment of an environment's ``network:`` line.
+_NETWORK_NOTE = "# the environment's network: NAT data processed, data out to the internet"
+
+#: A key's path from the top of a usage file: ``("environments", "dev", "items", "invoices", "storage_gb")``.
+KeyPath = tuple[str, ...]
+
+
+def assumption_lines(an: Analysis) -> dict[KeyPath, str]:
+    """Each usage key of ``an`` (every environment, item and the network) commented out at its
+    assumption, as :func:`usage_template` writes it when the usage file gives no value, by the
+    key's path from the top (``("environments", "dev", "items", "invoices", "storage_gb")``,
+    ``("environments", "dev", "network", "nat_processed_gb")``). What :func:`carry_comments`
+    takes as written by ``usage init`` for a key whose value the file gives. Requires
+    ``an.spec``."""
+    spec = an.spec
+    assert spec is not None
+    out: dict[KeyPath, str] = {}
+    for env in spec.environments:
+        for entry in spec.entries.values():
+            for k, assumed, _given in key_rows(an, env.name, entry.name):
+                out[("environments", env.name, "items", entry.name, k.key)] = _commented(k, assumed)
+        for k, assumed, _given in key_rows(an, env.name, NETWORK):
+            out[("environments", env.name, "network", k.key)] = _commented(k, assumed)
+    return out
 
 
 #: A block-style mapping line of a usage file: indentation, key (plain or double-quoted), the
 #: rest, and an end-of-line comment (`` #`` after the value; usage values are numbers and
 #: names, so a ``#`` in a quoted value is the one case read as no comment).
 _KEY_LINE = re.compile(r'^(?P<indent> *)(?P<key>"(?:[^"\\]|\\.)*"|[^\s#"][^:#]*?)\s*:(?:\s+(?P<value>[^#\s][^#]*?))?\s*(?P<comment>#.*)?$')
-#: A comment ``usage init`` writes itself: a key commented out at its assumption
-#: (``# storage_gb: 25   # GB: ...``), or an item's ``# kind, size``. Never carried from an
-#: earlier file: the new template writes its own, with today's assumption.
-_GENERATED_COMMENT = re.compile(r"^#\s*(?:[A-Za-z0-9_]+:\s*\S+\s+#|[a-z_]+, \S+$)")
+#: Every usage key name of every kind and of the network.
+_ALL_KEYS = {k.key: k for keys in (*USAGE_KEYS.values(), NETWORK_KEYS) for k in keys}
+#: An item's ``# kind, size`` as ``usage init`` writes it at the end of the item's line.
+_KIND_SIZE = re.compile(r"# (?P<kind>[a-z_]+), \S+")
 
 
-def _comment_anchors(text: str) -> tuple[list[str], dict[tuple[str, ...], list[str]], dict[tuple[str, ...], str], list[tuple[tuple[str, ...], str]]]:
-    """(comment lines before the first key, full-line comments before each key path, the
-    end-of-line comment of each key path, every (path, line) in order) of a usage file's text;
-    paths are the tuple of keys from the top (``("environments", "production", "items",
-    "invoices", "storage_gb")``)."""
-    header: list[str] = []
-    before: dict[tuple[str, ...], list[str]] = {}
-    eol: dict[tuple[str, ...], str] = {}
-    order: list[tuple[tuple[str, ...], str]] = []
+def _key_text(key: str) -> str:
+    if key.startswith('"'):
+        try:
+            return json.loads(key)
+        except ValueError:
+            pass
+    return key
+
+
+def _figure_path(path: KeyPath) -> bool:
+    """Whether ``path`` is where a usage quantity goes: ``environments.<env>.items.<item>.<key>``
+    or ``environments.<env>.network.<key>``, ``<key>`` a usage key of some kind."""
+    if not path or path[-1] not in _ALL_KEYS or path[0] != "environments":
+        return False
+    return (len(path) == 5 and path[2] == "items") or (len(path) == 4 and path[2] == "network")
+
+
+def _parts(commented: str) -> tuple[str, str, str | None] | None:
+    """(key, value, end-of-line comment or None) of a key commented out (``# storage_gb: 75
+    # a note``, indentation stripped or not), or None when it is no ``key: value`` line."""
+    body = commented.strip()[1:].strip()
+    m = _KEY_LINE.match(body)
+    if m is None or m.group("value") is None:
+        return None
+    comment = m.group("comment")
+    return _key_text(m.group("key")), m.group("value"), comment.rstrip() if comment else None
+
+
+def _walk(text: str) -> list[tuple[str, KeyPath, str]]:
+    """Each line of a usage file's text as (what, path, line): ``key`` (a block mapping key;
+    path: the keys from the top), ``figure`` (a usage key commented out, ``# storage_gb: 75
+    # a note``, where a usage quantity goes: path the key it would be, by its indentation),
+    ``comment`` (any other comment line), ``blank`` or ``other`` (neither: path ``()``)."""
     stack: list[tuple[int, str]] = []
-    pending: list[str] = []
-    seen_key = False
+    out: list[tuple[str, KeyPath, str]] = []
     for line in text.split("\n"):
         stripped = line.strip()
-        if stripped.startswith("#"):
-            pending.append(stripped)
-            continue
+        indent = len(line) - len(line.lstrip(" "))
         if not stripped:
-            continue
-        m = _KEY_LINE.match(line)
-        if m is None:
-            pending = []
-            continue
-        indent = len(m.group("indent"))
-        key = m.group("key")
-        if key.startswith('"'):
-            try:
-                key = json.loads(key)
-            except ValueError:
-                pass
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        stack.append((indent, key))
-        path = tuple(k for _i, k in stack)
-        if not seen_key:
-            header, pending = pending, []
-            seen_key = True
-        if pending:
-            before.setdefault(path, []).extend(pending)
-            pending = []
-        if m.group("comment"):
-            eol[path] = m.group("comment")
-        order.append((path, line))
-    if pending:
-        before.setdefault((), []).extend(pending)  # after the last key: kept at the end
-    return header, before, eol, order
+            out.append(("blank", (), line))
+        elif stripped.startswith("#"):
+            parts = _parts(stripped)
+            path = tuple(k for i, k in stack if i < indent) + (parts[0],) if parts is not None else ()
+            out.append(("figure", path, line) if _figure_path(path) else ("comment", (), line))
+        elif (m := _KEY_LINE.match(line)) is None:
+            out.append(("other", (), line))
+        else:
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            stack.append((indent, _key_text(m.group("key"))))
+            out.append(("key", tuple(k for _i, k in stack), line))
+    return out
 
 
-def carry_comments(template: str, previous: str) -> str:
+def _eol(line: str) -> str | None:
+    m = _KEY_LINE.match(line)
+    return m.group("comment").rstrip() if m is not None and m.group("comment") else None
+
+
+def carry_comments(template: str, previous: str, assumptions: dict[KeyPath, str] | None = None) -> str:
     """``template`` (:func:`usage_template`, whose values are those ``previous`` gives) with
     the comments the team wrote in ``previous`` (the usage file it replaces, ``usage init
-    --force``) carried over: a comment line before a key goes before the same key, an
-    end-of-line comment on a key replaces the generated one, comments above the first key go
-    under the template's header, and those whose key is gone are kept at the end under a
-    line saying so. Comments ``usage init`` writes itself (:data:`_GENERATED_COMMENT`, and any
-    line of the template) are not carried. The file is the team's record of where each figure
-    comes from ("figures from Cost Explorer, ticket FIN-123"): ``--force`` dropped every such
-    note (eighth adversary F5). Block-style files only are read for anchors; a comment whose
-    key cannot be placed is kept at the end, never dropped."""
-    generated = {line.strip() for line in template.split("\n") if line.strip().startswith("#")} | {_GONE}
+    --force``) carried over: a key the team commented out (``# storage_gb: 75   # March
+    figure``) goes just above the line the template writes for the same key; a comment line
+    before a key (or before such a commented key) goes before the same key; an end-of-line
+    comment on a key replaces the generated one; comments above the first key go under the
+    template's header, those after the last key at the end; and those whose key is gone are
+    kept at the end under a line saying so (a commented key prefixed with where it was).
+    ``assumptions`` (:func:`assumption_lines`): each key commented out at its assumption, for
+    the keys ``template`` writes with a value.
 
-    def own(comment: str) -> bool:
-        return comment not in generated and _GENERATED_COMMENT.match(comment) is None
+    A line ``usage init`` writes itself is not carried (the template writes its own, with
+    today's assumption); a line is that only when it is exactly what ``usage init`` writes at
+    that place: a key commented out with the template's value there (its assumption) and the
+    generated note or none; the template's header lines; on a key's line the generated note
+    (``# GB-month: S3 Standard storage``, with ``; catalogue assumption`` or not), on an item's
+    line ``# <its kind>, <a size>``. Anything else is the team's: a figure other than the
+    assumption, or a note of their own after it, was dropped whole (ninth adversary C4). The
+    file is the team's record of where each figure comes from ("figures from Cost Explorer,
+    ticket FIN-123"): ``--force`` dropped every such note before (eighth adversary F5). Block
+    style files only are read for anchors; a comment whose key cannot be placed is kept at the
+    end, never dropped. ``carry_comments(carry_comments(t, p), ...)`` again over its own
+    output gives that output (a second ``--force`` changes nothing)."""
+    t_lines = _walk(template)
+    header_lines = {line.strip() for what, _p, line in t_lines if what == "comment"} | {_GONE}
+    written: dict[KeyPath, tuple[str, str, str | None]] = {}
+    for path, line in (assumptions or {}).items():
+        if (parts := _parts(line)) is not None:
+            written[path] = parts
+    kinds_of: dict[KeyPath, str] = {}
+    for what, path, line in t_lines:
+        if what == "figure" and (parts := _parts(line)) is not None:
+            written[path] = parts
+        elif what == "key" and (eol := _eol(line)) is not None and (m := _KIND_SIZE.fullmatch(eol)):
+            kinds_of[path] = m.group("kind")
+    t_eol = {path: _eol(line) for what, path, line in t_lines if what == "key"}
 
-    old_header, old_before, old_eol, _old_order = _comment_anchors(previous)
-    _h, _b, new_eol, new_order = _comment_anchors(template)
-    placed: set[tuple[str, ...]] = set()
+    def generated_figure(path: KeyPath, line: str) -> bool:
+        want, got = written.get(path), _parts(line)
+        return want is not None and got is not None and got[1] == want[1] and got[2] in (None, want[2])
+
+    def generated_eol(path: KeyPath, comment: str) -> bool:
+        if comment == t_eol.get(path):
+            return True
+        if _figure_path(path):
+            k = _ALL_KEYS[path[-1]]
+            return comment in (_note(k), _note(k, True, None), _note(k, True, Decimal(0)))
+        if len(path) == 4 and path[0] == "environments" and path[2] == "items" and (m := _KIND_SIZE.fullmatch(comment)):
+            return m.group("kind") == kinds_of[path] if path in kinds_of else m.group("kind") in USAGE_KEYS
+        return len(path) == 3 and path[0] == "environments" and path[2] == "network" and comment == _NETWORK_NOTE
+
+    # The previous file's comments by where they go: (text, whether it is a key commented out).
+    header: list[str] = []
+    before: dict[KeyPath, list[tuple[str, bool]]] = {}
+    eol: dict[KeyPath, str] = {}
+    pending: list[str] = []
+    gone_at: int | None = None  # where the earlier "kept at the end" section starts in pending
+    seen_key = False
+    for what, path, line in _walk(previous):
+        stripped = line.strip()
+        if what == "comment":
+            if stripped == _GONE:
+                gone_at = len(pending)
+            elif stripped not in header_lines:
+                pending.append(stripped)
+        elif what == "figure":
+            # A note just above a key the team commented out is about it: the two stay together.
+            own = not generated_figure(path, stripped)
+            before.setdefault(path, []).extend([(c, False) for c in pending] + ([(stripped, True)] if own else []))
+            pending, gone_at = [], None
+        elif what == "key":
+            if not seen_key:
+                header, pending, seen_key = pending, [], True
+            before.setdefault(path, []).extend((c, False) for c in pending)
+            pending, gone_at = [], None
+            comment = _eol(line)
+            if comment is not None and not generated_eol(path, comment):
+                eol[path] = comment
+    if not seen_key:
+        header, pending = pending, []
+    tail, kept = (pending, []) if gone_at is None else (pending[:gone_at], pending[gone_at:])
+
+    placed: set[KeyPath] = set()
     out: list[str] = []
-    lines = template.split("\n")
-    order = iter(new_order)
-    next_key = next(order, None)
     header_done = False
-    for line in lines:
-        if next_key is not None and line == next_key[1]:
-            path = next_key[0]
+    for what, path, line in t_lines:
+        if what in ("key", "figure"):
             indent = line[:len(line) - len(line.lstrip(" "))]
             if not header_done:
-                out.extend(c for c in old_header if own(c))
+                out.extend(header)
                 header_done = True
-            out.extend(indent + c for c in old_before.get(path, ()) if own(c))
+            out.extend(indent + c for c, _figure in before.get(path, ()))
             placed.add(path)
-            comment = old_eol.get(path)
-            if comment is not None and own(comment) and comment != new_eol.get(path):
+            comment = eol.get(path)
+            if what == "key" and comment is not None and comment != t_eol.get(path):
                 m = _KEY_LINE.match(line)
                 assert m is not None
                 body = line[:m.start("comment")].rstrip() if m.group("comment") else line.rstrip()
                 line = f"{body}   {comment}"
-            out.append(line)
-            next_key = next(order, None)
-            continue
         out.append(line)
-    left = [c for path, comments in old_before.items() if path and path not in placed for c in comments if own(c)]
-    left += [f"# {'.'.join(path)}: {c}" for path, c in old_eol.items() if path not in placed and own(c)]
-    tail = [c for c in old_before.get((), ()) if own(c)]
-    if left or tail:
+    if not header_done:
+        out[:0] = header
+    left = [f"# {'.'.join(path[:-1])}: {c}" if figure else c
+            for path, comments in before.items() if path not in placed for c, figure in comments]
+    left += [f"# {'.'.join(path)}: {c}" for path, c in eol.items() if path not in placed]
+    kept += left
+    if kept or tail:
         while out and out[-1] == "":
             out.pop()
-        out += tail + (["", _GONE, *left] if left else []) + [""]
+        out += tail + (["", _GONE, *kept] if kept else []) + [""]
     return "\n".join(out)
 
 

@@ -21,7 +21,7 @@ from deploy_engine.cli.inputs import load
 from deploy_engine.cli.output import open_regular_for_writing, refuse_input_as_output, refuse_runway_as_output
 from deploy_engine.context import Context
 from deploy_engine.exits import EXIT_INVALID, EXIT_OK, InputError
-from runway_core.analysis.usage import carry_comments, usage_path, usage_template
+from runway_core.analysis.usage import assumption_lines, carry_comments, usage_path, usage_template
 from runway_core.catalog import PRICES_FILE, SIZES_FILE
 from runway_core.diagnostics import Severity
 from runway_core.workspace import MAX_FILE_CHARS, ROOT_NAMES
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     text = usage_template(an)
     if os.path.isfile(current):
         # The values kept are those of the current usage file: the team's comments on them too.
-        text = carry_comments(text, _previous_text(current))
+        text = carry_comments(text, _previous_text(current), assumption_lines(an))
     if args.output == "-":
         ctx.stdout.write(text)
         return EXIT_OK
