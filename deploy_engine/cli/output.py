@@ -11,7 +11,11 @@ FILE that is one of the files the command read (the runway itself, a member, a p
 a catalogue file) is refused too (exit 3), the file untouched: ``check DIR --output
 DIR/runway.yaml`` would otherwise replace the user's runway with its diagnostics. A regular
 FILE, or a symlink to one, is written as a temporary file beside it renamed over the name:
-the link itself replaced, its target never written (issue 23). The same rule keeps
+the link itself replaced, its target never written (issue 23). When the folder refuses that
+(a folder this user may not write; a sticky folder and a file of another user, whose rename
+the kernel refuses: ninth adversary C3), a writable regular FILE is written in place once the
+report is complete (:func:`write_in_place`: not atomic, the old content kept on failure), except
+a file of a third user in a sticky folder (:func:`_in_place_refusal`). The same rule keeps
 ``usage init --output`` off the runways and catalogue files it read, and
 ``$GITHUB_STEP_SUMMARY`` off every input of the run (:func:`same_input`, round 5)."""
 
@@ -109,9 +113,12 @@ def open_regular_for_writing(path: str, *, append: bool, label: str) -> IO[str]:
         except OSError as exc:
             if mode is None or os.path.islink(path) or exc.errno not in (errno.EACCES, errno.EPERM):
                 raise
-            # A writable file in a folder that is not: truncated in place, as before. Only
-            # then: a temporary file refused for another reason (ENOSPC, no inode left) is
-            # the error, never the user's file truncated before a write that fails too.
+            # A writable file in a folder that is not: written in place when closed (never
+            # truncated before the report is complete). Only then: a temporary file refused
+            # for another reason (ENOSPC, no inode left) is the error.
+            fh = _InPlaceOnClose(newline="\n")
+            fh._target = path
+            return fh
     if mode is not None and not _writable_kind(mode):
         raise refuse("not a regular file, character device or FIFO (a socket or a folder)")
     if append and mode is None and os.path.islink(path):
@@ -182,7 +189,20 @@ class _ReplaceOnClose(io.TextIOWrapper):
             self.flush()
             os.fsync(self.fileno())
             super().close()
-            os.replace(self._tmp, self._target)
+            try:
+                os.replace(self._tmp, self._target)
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EACCES):
+                    raise
+                # The rename is refused although the temporary file could be made beside the
+                # target: a sticky folder (/tmp-like) and a file of another user, which this
+                # user may still write (ninth adversary C3). Written in place, or refused
+                # saying why (_in_place_refusal); the target untouched until then.
+                _in_place_refusal(self._target, exc)
+                with open(self._tmp, "rb") as fh:
+                    data = fh.read()
+                write_in_place(self._target, data)
+                _unlink(self._tmp)
         except BaseException:
             self._discard()
             raise
@@ -196,6 +216,116 @@ class _ReplaceOnClose(io.TextIOWrapper):
             pass
         finally:
             _unlink(self._tmp)
+
+
+class _InPlaceOnClose(io.StringIO):
+    """The report held in memory and written over ``target`` in place when closed without an
+    exception (:func:`write_in_place`); nothing written when the ``with`` block raised."""
+
+    _target: str
+
+    def __exit__(self, kind, value, tb):  # type: ignore[no-untyped-def]
+        if kind is None:
+            self.close()
+        else:
+            super().close()
+        return False
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        data = self.getvalue().encode("utf-8", FALLBACK_ERRORS)
+        super().close()
+        write_in_place(self._target, data)
+
+
+def _in_place_refusal(path: str, exc: OSError) -> None:
+    """Raise ``exc``, or an OSError naming the cause, when ``path`` may not be written in place
+    after its replacement was refused: it is no regular file (a symlink is replaced, never
+    written through), or it lies in a sticky folder and belongs to another user than this one
+    and the folder's owner. The last is the kernel's own rule for opening such a file
+    (``fs.protected_regular``): a file another user made in a shared ``/tmp`` is theirs to
+    read and change after the run, so a report is never written into it (CWE-377); a file
+    of the folder's owner (a CI runner's pre-made report) is written."""
+    try:
+        st = os.lstat(path)
+        folder = os.stat(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        raise exc from None
+    if not stat.S_ISREG(st.st_mode):
+        raise exc
+    if folder.st_mode & stat.S_ISVTX and st.st_uid not in (os.geteuid(), folder.st_uid):
+        shown = os.path.dirname(path) or "."
+        raise OSError(exc.errno, f"the folder {shown} is sticky and {os.path.basename(path)} belongs to another user (uid {st.st_uid}): "
+                      "the replacement cannot be renamed over it, and a file another user owns there is never written into; "
+                      "remove it or name another file", path) from None
+
+
+def write_in_place(path: str, data: bytes) -> None:
+    """Write ``data`` over the existing regular file ``path`` in place: opened without
+    following a symlink, never created, the file kept (owner, mode, inode: hard links see the
+    new content). Not atomic: a reader meanwhile, or a run killed in the middle, sees part
+    of it. The old content is kept when it fails: the space the new content needs is reserved
+    first (``posix_fallocate``: a full disk or quota is refused before any byte changes), and
+    when a write fails after that (EIO) the old bytes are written back when the file could
+    be read. Raises OSError (ELOOP a symlink, ENOENT gone, EACCES not writable, ENOSPC, ...)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        readable = True
+    except PermissionError:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        readable = False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        old = _read_all(fd, st.st_size) if readable else None
+        if len(data) > st.st_size and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(data))
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    _restore_size(fd, st.st_size)
+                    raise
+        try:
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        except BaseException:
+            if old is not None:
+                try:
+                    _write_all(fd, old)
+                    os.ftruncate(fd, len(old))
+                    os.fsync(fd)
+                except OSError:
+                    pass
+            raise
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks, pos = [], 0
+    while True:
+        chunk = os.pread(fd, max(size - pos, 1 << 16), pos)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        pos += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view, pos = memoryview(data), 0
+    while pos < len(data):
+        pos += os.pwrite(fd, view[pos:], pos)
+
+
+def _restore_size(fd: int, size: int) -> None:
+    try:
+        if os.fstat(fd).st_size > size:
+            os.ftruncate(fd, size)
+    except OSError:
+        pass
 
 
 def _unlink(path: str) -> None:
@@ -336,4 +466,4 @@ def refuse_runway_as_output(path: str, label: str = "--output") -> None:
 
 __all__ = ["STDIN_INPUT", "Output", "open_regular_for_writing", "own_descriptor", "refuse_input_as_output", "refuse_runway_as_output",
            "refuse_step_summary_as_output",
-           "same_input", "shown_input"]
+           "same_input", "shown_input", "write_in_place"]
