@@ -383,43 +383,84 @@ def carry_comments(template: str, previous: str, assumptions: dict[KeyPath, str]
             return m.group("kind") == kinds_of[path] if path in kinds_of else m.group("kind") in USAGE_KEYS
         return len(path) == 3 and path[0] == "environments" and path[2] == "network" and comment == _NETWORK_NOTE
 
-    # The previous file's comments by where they go: (text, whether it is a key commented out).
+    # The previous file's comments by where they go: before a key (text, whether it is a key
+    # commented out), after the last line of a key's block (a note indented under it that
+    # ends it: it stays there, never before the next key, which the template may write
+    # elsewhere), at the end of an item's key line.
     header: list[str] = []
     before: dict[KeyPath, list[tuple[str, bool]]] = {}
+    after: dict[KeyPath, list[str]] = {}
     eol: dict[KeyPath, str] = {}
-    pending: list[str] = []
+    pending: list[tuple[str, int, KeyPath | None]] = []  # (text, indentation, the block it is under)
+    blocks: list[tuple[int, KeyPath]] = []  # the open keys: (indentation, path)
     gone_at: int | None = None  # where the earlier "kept at the end" section starts in pending
     seen_key = False
+
+    def settle(indent: int) -> list[str]:
+        """The pending comments that go before a line at ``indent``: those indented deeper,
+        under an open block, go after that block instead."""
+        here = []
+        for c, ci, blk in pending:
+            if ci > indent and blk is not None:
+                after.setdefault(blk, []).append(c)
+            else:
+                here.append(c)
+        return here
+
     for what, path, line in _walk(previous):
         stripped = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
         if what == "comment":
             if stripped == _GONE:
                 gone_at = len(pending)
             elif stripped not in header_lines:
-                pending.append(stripped)
+                under = [p for i, p in blocks if i < indent]
+                pending.append((stripped, indent, under[-1] if under else None))
         elif what == "figure":
             # A note just above a key the team commented out is about it: the two stay together.
             own = not generated_figure(path, stripped)
-            before.setdefault(path, []).extend([(c, False) for c in pending] + ([(stripped, True)] if own else []))
+            before.setdefault(path, []).extend([(c, False) for c, _i, _b in pending] + ([(stripped, True)] if own else []))
             pending, gone_at = [], None
         elif what == "key":
             if not seen_key:
-                header, pending, seen_key = pending, [], True
-            before.setdefault(path, []).extend((c, False) for c in pending)
+                header, pending, seen_key = [c for c, _i, _b in pending], [], True
+            before.setdefault(path, []).extend((c, False) for c in settle(indent))
             pending, gone_at = [], None
+            while blocks and blocks[-1][0] >= indent:
+                blocks.pop()
+            blocks.append((indent, path))
             comment = _eol(line)
             if comment is not None and not generated_eol(path, comment):
                 eol[path] = comment
     if not seen_key:
-        header, pending = pending, []
-    tail, kept = (pending, []) if gone_at is None else (pending[:gone_at], pending[gone_at:])
+        header, pending = [c for c, _i, _b in pending], []
+    if gone_at is not None:
+        kept = [c for c, _i, _b in pending[gone_at:]]
+        pending = pending[:gone_at]
+    else:
+        kept = []
+    tail = settle(0)
 
     placed: set[KeyPath] = set()
     out: list[str] = []
     header_done = False
-    for what, path, line in t_lines:
+    t_blocks: list[tuple[int, KeyPath]] = []
+    last = max((i for i, (what, _p, _l) in enumerate(t_lines) if what != "blank"), default=-1)
+
+    def close(indent: int) -> None:
+        """End the template's blocks at ``indent`` or deeper: the comments after each."""
+        while t_blocks and t_blocks[-1][0] >= indent:
+            bi, bpath = t_blocks.pop()
+            if bpath in after:
+                out.extend(" " * (bi + 2) + c for c in after[bpath])
+                placed.add(bpath)
+
+    for n, (what, path, line) in enumerate(t_lines):
         if what in ("key", "figure"):
             indent = line[:len(line) - len(line.lstrip(" "))]
+            if what == "key":
+                close(len(indent))
+                t_blocks.append((len(indent), path))
             if not header_done:
                 out.extend(header)
                 header_done = True
@@ -432,10 +473,13 @@ def carry_comments(template: str, previous: str, assumptions: dict[KeyPath, str]
                 body = line[:m.start("comment")].rstrip() if m.group("comment") else line.rstrip()
                 line = f"{body}   {comment}"
         out.append(line)
+        if n == last:
+            close(0)
     if not header_done:
         out[:0] = header
     left = [f"# {'.'.join(path[:-1])}: {c}" if figure else c
             for path, comments in before.items() if path not in placed for c, figure in comments]
+    left += [c for path, comments in after.items() if path not in placed for c in comments]
     left += [f"# {'.'.join(path)}: {c}" for path, c in eol.items() if path not in placed]
     kept += left
     if kept or tail:

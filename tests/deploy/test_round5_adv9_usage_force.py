@@ -91,15 +91,13 @@ environments:
     assert [line for line in lines if "storage_gb" in line] == [
         "        # storage_gb: 50                  # GB-month: S3 Standard storage; catalogue assumption"]
     # The assumption's value with a note of the team's, a figure other than the assumption
-    # with the generated note: the team's, each kept above its key; a free comment after
-    # them stays before the key that follows it (order-events, which the template writes
-    # before invoices: the runway's order).
+    # with the generated note: the team's, each kept above its key; a note under the item
+    # after them stays at the end of the item (never moved before the next key, order-events,
+    # which the template writes before invoices: the runway's order).
     assert "        # put_requests_thousands: 100   # GB-month from the access logs, not the assumption" in lines
     at = lines.index("        # get_requests_thousands: 7       # k requests/month: GET and other requests; catalogue assumption")
-    assert lines[at + 1:] == ["        # get_requests_thousands: 1000    # k requests/month: GET and other requests; catalogue assumption"]
-    dev = text.split("\n")
-    at = dev.index("      order-events:                       # topic, small")
-    assert dev[at - 1] == "      # note: figures checked by finance"
+    assert lines[at + 1:] == ["        # get_requests_thousands: 1000    # k requests/month: GET and other requests; catalogue assumption",
+                              "        # note: figures checked by finance"]
     # A value uncommented with the generated note left on it: the note is usage init's.
     assert "        publishes_millions: 3             # M publishes/month: SNS publishes" in text
     # A key usage init does not write (a Standard topic's payload is not billed): the
