@@ -252,13 +252,14 @@ def _in_place_refusal(path: str, exc: OSError) -> None:
         folder = os.stat(os.path.dirname(os.path.abspath(path)))
     except OSError:
         raise exc from None
-    if not stat.S_ISREG(st.st_mode):
-        raise exc
     if folder.st_mode & stat.S_ISVTX and st.st_uid not in (os.geteuid(), folder.st_uid):
         shown = os.path.dirname(path) or "."
-        raise OSError(exc.errno, f"the folder {shown} is sticky and {os.path.basename(path)} belongs to another user (uid {st.st_uid}): "
+        what = "" if stat.S_ISREG(st.st_mode) else " (a symbolic link)" if stat.S_ISLNK(st.st_mode) else " (not a regular file)"
+        raise OSError(exc.errno, f"the folder {shown} is sticky and {os.path.basename(path)}{what} belongs to another user (uid {st.st_uid}): "
                       "the replacement cannot be renamed over it, and a file another user owns there is never written into; "
                       "remove it or name another file", path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise exc
 
 
 def write_in_place(path: str, data: bytes) -> None:

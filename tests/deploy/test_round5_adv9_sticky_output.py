@@ -132,3 +132,22 @@ def test_a_writable_report_in_a_folder_this_user_may_not_write_is_written_in_pla
     assert got.returncode in (0, 1, 2) and "cannot write" not in got.stderr, (got.returncode, got.stderr)
     assert isinstance(json.loads(out.read_text(encoding="utf-8")), dict)
     assert sorted(p.name for p in ro.iterdir()) == ["out.json"]
+
+
+def test_a_symlink_of_a_third_user_in_a_sticky_folder_is_refused_never_followed(unprivileged):
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the link must belong to a third user")
+    o = product(unprivileged)
+    st = unprivileged / "st"
+    st.mkdir()
+    st.chmod(0o1777)
+    target = unprivileged / "elsewhere.json"
+    target.write_text("kept\n", encoding="utf-8")
+    target.chmod(0o666)
+    (st / "out.json").symlink_to(target)
+    os.lchown(st / "out.json", UID - 1, UID - 1)
+    got = run_as_nobody([sys.executable, "-m", "deploy_engine", "check", str(o), "--format", "json", "--output", "st/out.json"], unprivileged)
+    assert got.returncode == 3, (got.returncode, got.stderr)
+    assert "the folder st is sticky and out.json (a symbolic link) belongs to another user" in got.stderr, got.stderr
+    assert target.read_text(encoding="utf-8") == "kept\n"
+    assert sorted(p.name for p in st.iterdir()) == ["out.json"]
