@@ -234,6 +234,37 @@ def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, wri
     return written if written in REFUSED_VERDICTS and verdict not in REFUSED_VERDICTS else verdict
 
 
+#: The longest ``capacity.engine_version`` a plan document may hold (the planner writes "16",
+#: "8.0"): a record is evidence, and a version of 5,000 digits is none (ninth adversary C6).
+MAX_VERSION_CHARS = 32
+
+
+def _capacity(capacity: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``capacity`` of a plan document, its fields the refused changes read (RW191-RW193:
+    ``flavor``, ``storage_gb``, ``engine_version``) checked strictly: a record is evidence,
+    never an instruction, and one whose fields do not fit is no plan (ninth adversary C6).
+    ``storage_gb`` a JSON number (``true`` is none), finite and non-negative;
+    ``engine_version`` a string of 1 to :data:`MAX_VERSION_CHARS` printable ASCII characters
+    (``"²"`` or ``"١٧"`` is no version the planner writes); ``flavor`` a string. Raises
+    :class:`PlanDocumentError` naming the field."""
+    out = dict(capacity)
+    if "storage_gb" in out:
+        gb = out["storage_gb"]
+        if isinstance(gb, bool) or not isinstance(gb, (int, float, Decimal)):
+            raise PlanDocumentError(f"{where}.storage_gb: expected a number of GB, got {type(gb).__name__}")
+        if not Decimal(gb if not isinstance(gb, float) else str(gb)).is_finite() or gb < 0:
+            raise PlanDocumentError(f"{where}.storage_gb: {gb!r} is not a non-negative finite number of GB")
+    if "engine_version" in out:
+        v = out["engine_version"]
+        if not isinstance(v, str) or not 0 < len(v) <= MAX_VERSION_CHARS or not all("!" <= c <= "~" for c in v):
+            shown = f"{len(v):,} characters" if isinstance(v, str) and len(v) > MAX_VERSION_CHARS else repr(v) if isinstance(v, str) else type(v).__name__
+            raise PlanDocumentError(
+                f"{where}.engine_version: expected a version of at most {MAX_VERSION_CHARS} printable ASCII characters, got {shown}")
+    if "flavor" in out and not isinstance(out["flavor"], str):
+        raise PlanDocumentError(f"{where}.flavor: expected a string")
+    return out
+
+
 def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
@@ -289,7 +320,7 @@ def side_of_json(doc: Any) -> PlanSide:
             items.append(SideItem(
                 _text(i.get("name"), f"{iw}.name"), _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
                 _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
-                dict(capacity), not isinstance(line_items, list) or bool(line_items),
+                _capacity(capacity, f"{iw}.capacity"), not isinstance(line_items, list) or bool(line_items),
             ))
         cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True)
         total = _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd")
