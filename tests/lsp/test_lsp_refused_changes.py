@@ -85,3 +85,39 @@ async def test_a_malformed_deployed_record_is_skipped_and_the_server_answers(cli
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(root.as_uri()), types.Position(db_line, db.index("main-db") + 1)))
     assert hover is not None and "main-db" in str(hover.contents)
+
+
+async def test_a_malformed_record_of_a_big_product_is_skipped_on_the_analysis_thread(client: LanguageClient, tmp_path: Path):
+    """The same through the analysis thread (a root listing BIG_PRODUCT_FILES members:
+    runway_lsp/analysis_thread.py calls with_recorded_changes there): published, never silent."""
+    from runway_lsp.analysis_thread import BIG_PRODUCT_FILES
+
+    product = tmp_path.resolve() / "big"
+    product.mkdir()
+    lines = ["runway: 1", "product: big", "region: us-east-1", "members:"]
+    lines += [f"  - services/svc-{i:04d}" for i in range(BIG_PRODUCT_FILES)]
+    lines += ["environments:", "  dev: {}", "resources:", "  main-db: {kind: postgres, size: {dev: small}}"]
+    root = product / "runway.yaml"
+    root.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for i in range(BIG_PRODUCT_FILES):
+        member = product / "services" / f"svc-{i:04d}" / "runway.yaml"
+        member.parent.mkdir(parents=True)
+        member.write_text(f"runway: 1\nmember: svc-{i:04d}\nuses: [main-db]\n", encoding="utf-8")
+    an = analyze(str(root), load_catalog())
+    env = environment_json(an.plans["dev"])
+    next(i for i in env["items"] if i["name"] == "main-db")["capacity"]["engine_version"] = "\u00b2"
+    digest = "b" * 64
+    (product / ".runway/plans/dev").mkdir(parents=True)
+    (product / f".runway/plans/dev/{digest}.json").write_text(json.dumps(
+        {"format_version": 1, "plan_digest": digest, "plan": {"format_version": 1, "product": "big", "region": "us-east-1", "environment": env}}))
+    (product / ".runway/receipts/dev").mkdir(parents=True)
+    (product / ".runway/receipts/dev/20261130T091502.123456Z.json").write_text(
+        json.dumps({"command": "up", "outcome": "succeeded", "plan_digest": digest}))
+    await init(client, neovim_caps(), product)
+    did_open(client, root)
+    await until(client, lambda: root.as_uri() in client.diagnostics)
+    assert not [d for d in client.diagnostics[root.as_uri()] if str(d.code).startswith("RW19")]
+    db_line, db = line_of(root, "  main-db:")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(root.as_uri()), types.Position(db_line, db.index("main-db") + 1)))
+    assert hover is not None and "main-db" in str(hover.contents)
