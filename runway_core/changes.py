@@ -25,6 +25,7 @@ records is given the folder and reads only under ``.runway/``.
 from __future__ import annotations
 
 import os
+import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
@@ -46,10 +47,27 @@ MAX_RECEIPTS = 200
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
+#: A version compared by RW192: one to four parts of one to nine ASCII digits (``[0-9]``, never
+#: ``str.isdigit``, which takes ``²`` and ``١٧``), dot-separated.
+_VERSION = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}")
+
+
 def _version(text: Any) -> tuple[int, ...] | None:
-    """``"16"`` -> (16,), ``"7.2"`` -> (7, 2); None when not dotted digits."""
-    parts = str(text or "").split(".")
-    return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
+    """``"16"`` -> (16,), ``"7.2"`` -> (7, 2); None (not compared) for anything else: another
+    type, ``"latest"``, ``"²"`` or ``"١٧"`` (no ASCII digits: never read as 17), a part of
+    more than nine digits (ninth adversary C6: ``int()`` of 5,000 digits raised)."""
+    if not isinstance(text, str) or _VERSION.fullmatch(text) is None:
+        return None
+    return tuple(int(p) for p in text.split("."))
+
+
+def _gb(value: Any) -> Decimal | None:
+    """A capacity's ``storage_gb`` as a Decimal; None (not compared) for anything but a finite
+    number: ``True`` is no number of GB (ninth adversary C6: ``Decimal(str(True))`` raised)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return None
+    gb = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    return gb if gb.is_finite() else None
 
 
 def _anchor(an: "Analysis", name: str) -> tuple[str, Range]:
@@ -126,8 +144,8 @@ def _item_changes(an: "Analysis", env: str, disposable: bool, old: SideItem, nam
                         Severity.WARNING if disposable else None)
             return  # another database: its storage and version start afresh
         before_gb, after_gb = was.get("storage_gb"), cap.get("storage_gb")
-        if cap.get("flavor") != "aurora" and isinstance(before_gb, (int, float, Decimal)) and isinstance(after_gb, (int, float, Decimal)) \
-                and Decimal(str(after_gb)) < Decimal(str(before_gb)):
+        gb0, gb1 = _gb(before_gb), _gb(after_gb)
+        if cap.get("flavor") != "aurora" and gb0 is not None and gb1 is not None and gb1 < gb0:
             yield _diag(file, rng, "RW191",
                         f"{env}: `{name}` allocated storage {before_gb} -> {after_gb} GB (size {old.size} -> {size}, "
                         f"against {source}): RDS storage can only grow; keep the size or set `engine.storage_gb: {before_gb}`",

@@ -199,8 +199,10 @@ def side_of_plan(plan: Plan) -> PlanSide:
 def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, str)):
-        raise PlanDocumentError(f"{where}: expected an amount in USD, got {type(value).__name__}")
+    # A JSON number only: `plan` writes every amount as one; the string "126.88" is what a
+    # hand-edited document holds, and is refused as `true` is (ninth adversary C2).
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise PlanDocumentError(f"{where}: expected an amount in USD (a JSON number), got {type(value).__name__}")
     try:
         amount = Decimal(str(value))
     except InvalidOperation:
@@ -212,11 +214,12 @@ def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
     return cents(amount)
 
 
-def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, written: str) -> str:
-    """The verdict of an environment, recomputed from its cap and total as the planner decides
-    it (``runway_core.planner.plan``): never taken on the document's word. A written verdict
-    that refuses (``over-cap``, ``unpriced``) is kept when the recomputation would pass: the
-    stricter of the two (fail closed)."""
+def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, unestimated: bool, written: str) -> str:
+    """The verdict of an environment, recomputed from its cap, total, missing prices and items
+    not estimated as ``plan`` decides it (``runway_core.planner.verdict``: ``cap_verdict``, then
+    ``invalid`` when an item is not estimated and that would pass): never taken on the
+    document's word. A written verdict that refuses (``over-cap``, ``unpriced``, ``invalid``)
+    is kept when the recomputation would pass: the stricter of the two (fail closed)."""
     if written not in PLAN_JSON_VERDICTS:
         raise PlanDocumentError(f"{name}.verdict: {written!r} is not one of {', '.join(PLAN_JSON_VERDICTS)}")
     if written == "invalid":
@@ -231,7 +234,53 @@ def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, wri
         verdict = "unpriced"
     else:
         verdict = "ok"
+    if unestimated and verdict in ("ok", "no-cap"):
+        # An item not estimated counts as $0: the total is a lower bound, which proves nothing
+        # under a cap (runway_core.planner.verdict.shown_verdict; ninth adversary C2: a head
+        # whose written verdict was edited to "ok" passed `diff --max-increase 0`).
+        verdict = "invalid"
     return written if written in REFUSED_VERDICTS and verdict not in REFUSED_VERDICTS else verdict
+
+
+def _names(value: Any, where: str) -> list[str]:
+    """A list of strings (``missing_prices``, ``not_estimated``); absent is empty. Raises
+    :class:`PlanDocumentError` for anything else (``"main-db"`` alone is no list)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise PlanDocumentError(f"{where}: expected a list of strings")
+    return value
+
+
+#: The longest ``capacity.engine_version`` a plan document may hold (the planner writes "16",
+#: "8.0"): a record is evidence, and a version of 5,000 digits is none (ninth adversary C6).
+MAX_VERSION_CHARS = 32
+
+
+def _capacity(capacity: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``capacity`` of a plan document, its fields the refused changes read (RW191-RW193:
+    ``flavor``, ``storage_gb``, ``engine_version``) checked strictly: a record is evidence,
+    never an instruction, and one whose fields do not fit is no plan (ninth adversary C6).
+    ``storage_gb`` a JSON number (``true`` is none), finite and non-negative;
+    ``engine_version`` a string of 1 to :data:`MAX_VERSION_CHARS` printable ASCII characters
+    (``"²"`` or ``"١٧"`` is no version the planner writes); ``flavor`` a string. Raises
+    :class:`PlanDocumentError` naming the field."""
+    out = dict(capacity)
+    if "storage_gb" in out:
+        gb = out["storage_gb"]
+        if isinstance(gb, bool) or not isinstance(gb, (int, float, Decimal)):
+            raise PlanDocumentError(f"{where}.storage_gb: expected a number of GB, got {type(gb).__name__}")
+        if not Decimal(gb if not isinstance(gb, float) else str(gb)).is_finite() or gb < 0:
+            raise PlanDocumentError(f"{where}.storage_gb: {gb!r} is not a non-negative finite number of GB")
+    if "engine_version" in out:
+        v = out["engine_version"]
+        if not isinstance(v, str) or not 0 < len(v) <= MAX_VERSION_CHARS or not all("!" <= c <= "~" for c in v):
+            shown = f"{len(v):,} characters" if isinstance(v, str) and len(v) > MAX_VERSION_CHARS else repr(v) if isinstance(v, str) else type(v).__name__
+            raise PlanDocumentError(
+                f"{where}.engine_version: expected a version of at most {MAX_VERSION_CHARS} printable ASCII characters, got {shown}")
+    if "flavor" in out and not isinstance(out["flavor"], str):
+        raise PlanDocumentError(f"{where}.flavor: expected a string")
+    return out
 
 
 def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
@@ -259,10 +308,11 @@ def _refuse_twice(names: Sequence[str], where: str, what: str) -> None:
 def side_of_json(doc: Any) -> PlanSide:
     """A side from the JSON of ``plan --format json`` (``format_version`` 1), parsed with
     ``parse_float=Decimal`` or not. Fails closed on a forged or broken document: every amount
-    must be a non-negative finite number, each environment's total the exact sum of its items
-    (docs/cli.md, "JSON"), and its verdict is recomputed from cap, total and
-    ``missing_prices`` (:func:`_verdict`). Raises :class:`PlanDocumentError` naming the first
-    field that does not fit."""
+    must be a non-negative finite JSON number, each environment's total the exact sum of its
+    items (docs/cli.md, "JSON"), ``missing_prices`` and ``not_estimated`` lists of strings, and
+    its verdict is recomputed from cap, total, missing prices and the items not estimated
+    (:func:`_verdict`). Raises :class:`PlanDocumentError` naming the first field that does not
+    fit."""
     if not isinstance(doc, Mapping):
         raise PlanDocumentError("not a plan: the document is not a JSON object")
     version = doc.get("format_version")
@@ -278,6 +328,8 @@ def side_of_json(doc: Any) -> PlanSide:
         if not isinstance(e, Mapping) or not isinstance(e.get("items"), list):
             raise PlanDocumentError(f"{where}: expected an object with items")
         items = []
+        listed = set(_names(e.get("not_estimated"), f"{where}.not_estimated"))
+        missing_any, unestimated = False, bool(listed)
         for k, i in enumerate(e["items"]):
             iw = f"{where}.items[{k}]"
             if not isinstance(i, Mapping):
@@ -286,10 +338,19 @@ def side_of_json(doc: Any) -> PlanSide:
             if not isinstance(capacity, Mapping):
                 raise PlanDocumentError(f"{iw}.capacity: expected an object")
             line_items = i.get("line_items")
+            if line_items is not None and not isinstance(line_items, list):
+                raise PlanDocumentError(f"{iw}.line_items: expected a list")
+            item_missing = _names(i.get("missing_prices"), f"{iw}.missing_prices")
+            name = _text(i.get("name"), f"{iw}.name")
+            # Not estimated as the planner says it (verdict.not_estimated): no line item and no
+            # missing price (an unknown size), or named in the environment's `not_estimated`.
+            estimated = not (isinstance(line_items, list) and not line_items and not item_missing)
+            missing_any = missing_any or bool(item_missing)
+            unestimated = unestimated or not estimated
             items.append(SideItem(
-                _text(i.get("name"), f"{iw}.name"), _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
+                name, _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
                 _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
-                dict(capacity), not isinstance(line_items, list) or bool(line_items),
+                _capacity(capacity, f"{iw}.capacity"), (not isinstance(line_items, list) or bool(line_items)) and name not in listed,
             ))
         cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True)
         total = _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd")
@@ -299,13 +360,12 @@ def side_of_json(doc: Any) -> PlanSide:
             # docs/cli.md, "JSON": each environment total is the exact sum of its items.
             raise PlanDocumentError(f"{where}.total_monthly_usd: {total} is not the sum of its items ({added})")
         _refuse_twice([i.name for i in items], f"{where}.items", "item")
-        missing = e.get("missing_prices", [])
-        if not isinstance(missing, list):
-            raise PlanDocumentError(f"{where}.missing_prices: expected a list")
+        missing = _names(e.get("missing_prices", []), f"{where}.missing_prices")
         out.append(SideEnvironment(
             _text(e.get("name"), f"{where}.name"),  # type: ignore[arg-type]
             cap, total,
-            _verdict(where, cap, total, bool(missing), _text(e.get("verdict"), f"{where}.verdict")),  # type: ignore[arg-type]
+            _verdict(where, cap, total, bool(missing) or missing_any, unestimated,
+                     _text(e.get("verdict"), f"{where}.verdict")),  # type: ignore[arg-type]
             tuple(items),
         ))
     _refuse_twice([e.name for e in out], "environments", "environment")

@@ -73,12 +73,32 @@ def _side_of_json_text(label: str, text: Any) -> Side:
     try:
         doc = loads_json(text, parse_float=Decimal, unique_keys=True) if isinstance(text, (str, bytes)) else text
         side = side_of_json(doc)
+        errors = plan_json_errors(doc)
     except (ValueError, PlanDocumentError) as exc:
         raise InputError(f"{label}: not a valid plan JSON document (runway-deploy plan --format json): {exc}") from None
-    diags = doc.get("diagnostics") if isinstance(doc, dict) else None
-    errors = sum(1 for d in diags if isinstance(d, dict) and d.get("severity") == "error" and d.get("code") not in REFUSAL_CODES) \
-        if isinstance(diags, list) else 0
     return Side(label, side, None, errors > 0, errors=errors)
+
+
+#: A Diagnostic's ``severity`` in the JSON documents (docs/cli.md, "Diagnostic").
+_SEVERITIES = ("error", "warning", "information", "hint")
+
+
+def plan_json_errors(doc: Any) -> int:
+    """The errors (other than the refusal codes, :data:`REFUSAL_CODES`) a plan JSON document's
+    ``diagnostics`` lists: the list `plan --format json` always writes, of Diagnostic objects
+    whose ``severity`` is one of :data:`_SEVERITIES` and ``code`` a string. Anything else --
+    missing, a string, an object, ``"severity": "Error"`` -- raises
+    :class:`~runway_core.plan_diff.PlanDocumentError`: read as "no errors" it passed a head
+    with errors (ninth adversary C2; fail closed)."""
+    diags = doc.get("diagnostics") if isinstance(doc, dict) else None
+    if not isinstance(diags, list):
+        got = "nothing" if not isinstance(doc, dict) or "diagnostics" not in doc else type(diags).__name__
+        raise PlanDocumentError(f"diagnostics: expected a list of Diagnostic objects (plan --format json writes one), got {got}")
+    for n, d in enumerate(diags):
+        if not isinstance(d, dict) or d.get("severity") not in _SEVERITIES or not isinstance(d.get("code"), str):
+            raise PlanDocumentError(f"diagnostics[{n}]: expected a Diagnostic object with a severity "
+                                    f"({', '.join(_SEVERITIES)}) and a code")
+    return sum(1 for d in diags if d["severity"] == "error" and d["code"] not in REFUSAL_CODES)
 
 
 #: What a file side may be named: a runway (YAML) or a plan JSON document.

@@ -7,6 +7,7 @@ planner recognises it by identity (issue 6).
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 
 from ..facts import Analysis, Symbol
 from ..kinds import RESOURCE_KINDS
@@ -15,19 +16,35 @@ from ..names import UPPER_SNAKE
 from ..planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, default_environments, engine_defaults, scale_map, size_map
 from ..positions import Position, Range
 from ..text import secret_shape
-from ..yamlsrc import YMap, YScalar, YSeq
+from ..yamlsrc import YMap, YNode, YScalar, YSeq, exact_number
 
 
 def _secret_name_ok(name: str) -> bool:
     return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
 
 
-def _cap_written(root: YMap, env: str) -> bool:
-    """Whether ``environments.<env>.limits.monthly`` is written in the root's YAML."""
+def _cap_node(root: YMap, env: str) -> YNode | None:
+    """The node of ``environments.<env>.limits.monthly`` in the root's YAML, None when not written."""
     envs = root.get("environments")
     node = envs.get(env) if isinstance(envs, YMap) else None
     limits = node.get("limits") if isinstance(node, YMap) else None
-    return isinstance(limits, YMap) and limits.get("monthly") is not None
+    return limits.get("monthly") if isinstance(limits, YMap) else None
+
+
+def _cap_written(root: YMap, env: str) -> bool:
+    """Whether ``environments.<env>.limits.monthly`` is written in the root's YAML."""
+    return _cap_node(root, env) is not None
+
+
+def _exact_cap(root: YMap, env: str, validated: Decimal) -> Decimal:
+    """The cap as its scalar's text writes it (:func:`~runway_core.yamlsrc.exact_number`), the
+    model having validated it (range, type): ``126.879999999999999`` is below a $126.88 total,
+    while the double the YAML float holds is 126.88 (ninth adversary C1; docs/format.md: over
+    its cap by any amount is over it). ``validated`` when the text says no more."""
+    exact = exact_number(_cap_node(root, env))
+    if exact is None:
+        return validated
+    return exact.copy_abs() if exact.is_zero() else exact
 
 
 def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
@@ -52,6 +69,8 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
             m = m or Environment()
             if m.limits is not None and "monthly" in m.limits.model_fields_set:
                 cap, src = m.limits.monthly, ("set" if m.limits.monthly is not None else "none")
+                if cap is not None:
+                    cap = _exact_cap(root, name, cap)
             else:
                 cap = DEFAULT_CAPS.get(name)
                 src = "default" if cap is not None else "none"

@@ -16,7 +16,7 @@ Must not import pygls, lsprotocol or pulumi.
 """
 
 from .compose import ALIAS_EXPANSION_LIMIT, MAX_DEPTH
-from .nodes import ParsedYaml, YMap, YNode, YScalar, YSeq, find_path, iter_nodes, node_flow, node_path_at, resolve_plain, scalar_text, to_python
+from .nodes import ParsedYaml, YMap, YNode, YScalar, YSeq, exact_number, find_path, iter_nodes, node_flow, node_path_at, resolve_plain, scalar_text, to_python
 from .parse import parse_yaml
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "YNode",
     "YScalar",
     "YSeq",
+    "exact_number",
     "find_path",
     "iter_nodes",
     "node_flow",

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Iterator
 
 from ..diagnostics import Diagnostic
@@ -74,6 +75,21 @@ def resolve_plain(text: str) -> Any:
     if _NAN.match(text):
         return math.nan
     return text
+
+
+def exact_number(node: Any) -> Decimal | None:
+    """The number a plain scalar's source text writes, exactly, as a Decimal: ``126.879999999999999``
+    is that, never the binary double ``resolve_plain`` holds (126.88, which passed a cap below
+    the total: ninth adversary C1). None for anything else: not a :class:`YScalar`, quoted, a
+    bool, a string, ``.inf``/``.nan`` (the model reports those), a base-8/16 integer's text
+    (its int is exact)."""
+    if not isinstance(node, YScalar) or node.style or isinstance(node.value, bool):
+        return None
+    if isinstance(node.value, int):
+        return Decimal(node.value)
+    if isinstance(node.value, float) and math.isfinite(node.value) and _FLOAT.match(node.text):
+        return Decimal(node.text)
+    return None
 
 
 # --------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from deploy_engine.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +88,48 @@ def test_diff_of_a_monorepo_against_a_git_base_shows_it_on_the_head(tmp_path, mo
         rc, _, err = _run(*argv)
         assert rc == 1, err
         assert re.search(rf"runway\.yaml:{line}:3: error RW191: production: `main-db`", err), (argv, err)
+
+
+#: main-db capacity fields no plan holds (ninth adversary C6): each crashed `check` (exit 70).
+_MALFORMED = [("engine_version", "\u00b2"), ("engine_version", "1" * 5000), ("engine_version", "\u0661\u0667"), ("storage_gb", True)]
+
+
+def _malformed_plan(plan: str, field: str, value) -> dict:
+    doc = json.loads(plan)
+    for env in doc["environments"]:
+        for item in env["items"]:
+            if item["name"] == "main-db":
+                item["capacity"][field] = value
+    return doc
+
+
+@pytest.mark.parametrize(("field", "value"), _MALFORMED, ids=["superscript", "5000-digits", "arabic-indic", "storage-true"])
+def test_check_deployed_with_a_malformed_capacity_is_exit_3_never_70(tmp_path, field, value):
+    folder = _orders(tmp_path, "orders")
+    rc, plan, _ = _run("plan", str(folder), "--env", "dev", "--format", "json")
+    assert rc == 0
+    (tmp_path / "dep.json").write_text(json.dumps(_malformed_plan(plan, field, value)))
+    rc, _, err = _run("check", str(folder), "--deployed", str(tmp_path / "dep.json"))
+    assert rc == 3, err
+    assert "not a plan document" in err and f"capacity.{field}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("field", "value"), _MALFORMED, ids=["superscript", "5000-digits", "arabic-indic", "storage-true"])
+def test_check_skips_a_malformed_record_and_its_sarif_is_valid(tmp_path, sarif_schema, field, value):
+    """The same plan committed under `.runway/` with a succeeded `up` naming it (a pull request
+    can add both files): the record is skipped, `check` reports the runway as ever."""
+    folder = _orders(tmp_path, "orders")
+    rc, plan, _ = _run("plan", str(folder), "--env", "dev", "--format", "json")
+    digest = "a" * 64
+    (folder / ".runway/plans/dev").mkdir(parents=True)
+    (folder / f".runway/plans/dev/{digest}.json").write_text(json.dumps(_malformed_plan(plan, field, value)))
+    (folder / ".runway/receipts/dev").mkdir(parents=True)
+    (folder / ".runway/receipts/dev/20261204T183845.017955Z.json").write_text(
+        json.dumps({"command": "up", "outcome": "succeeded", "plan_digest": digest}))
+    rc, out, err = _run("check", str(folder), "--format", "sarif")
+    assert rc == 0, err
+    validate_sarif(json.loads(out), sarif_schema)
+    assert not [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"].startswith("RW19")]
+
+
+from test_ci_formats import sarif_schema, validate_sarif  # noqa: E402,F401  (same tier folder)

@@ -14,7 +14,7 @@ from ...catalog import SIZES
 from ...kinds import RESOURCE_KINDS
 from ...model import DEFAULT_CAPS, EXPOSE_VALUES, MAX_CAP_USD
 from ...planner import EntrySpec, EnvironmentPlan, EnvSpec, ItemPlan, RunwaySpec, default_environments, engine_defaults, plan_environment, scale_map, size_map
-from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, parse_yaml, to_python
+from ...yamlsrc import ParsedYaml, YMap, YNode, YScalar, exact_number, parse_yaml, to_python
 
 if TYPE_CHECKING:
     from ...facts import Analysis
@@ -83,7 +83,10 @@ class _Facts:
                     if val is None:
                         cap, src = None, "none"
                     elif isinstance(val, (int, float)) and not isinstance(val, bool) and val >= 0 and val == val and val != float("inf"):
-                        cap, src = (Decimal(str(val)), "set") if val <= MAX_CAP_USD else (None, "invalid")
+                        # The text's exact figure, as the analysis' cap (ninth adversary C1).
+                        exact = exact_number(m)
+                        cap, src = (exact if exact is not None and not exact.is_zero() else Decimal(str(abs(val))), "set") \
+                            if val <= MAX_CAP_USD else (None, "invalid")
                     else:
                         cap, src = None, "invalid"  # RW100: never the default in its place
                 sh = v.get("shared")

@@ -1,0 +1,124 @@
+"""A plan JSON side of `diff` is never taken on its word (ninth adversary C2; docs/cli.md,
+"diff"): a head whose item is not estimated is `invalid` whatever its written verdict, and a
+`diagnostics` that is not a list of Diagnostic objects, an amount written as a string or a
+`not_estimated` that is no list is "not a valid plan JSON document" (exit 3)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from deploy_engine.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), stdout=out, stderr=err, environ={"NO_COLOR": "1"}), out.getvalue(), err.getvalue()
+
+
+def _orders(tmp_path: Path, name: str, *, huge: bool = False) -> Path:
+    dest = tmp_path / name
+    shutil.copytree(ROOT / "examples" / "orders", dest)
+    text = re.sub(r"(metabase@sha256:)([0-9a-f]{63})\b", r"\g<1>\g<2>0", (dest / "runway.yaml").read_text())
+    if huge:  # main-db's dev size is no size of the catalogue: RW130, not estimated
+        text = text.replace("      staging: medium\n      production: large", "      dev: huge\n      staging: medium\n      production: large", 1)
+    (dest / "runway.yaml").write_text(text)
+    return dest
+
+
+@pytest.fixture
+def sides(tmp_path: Path) -> tuple[Path, dict]:
+    """(base.json, the head document): head's main-db in dev is not estimated."""
+    rc, base, _ = _run("plan", str(_orders(tmp_path, "b")), "--env", "dev", "--format", "json")
+    assert rc == 0
+    (tmp_path / "base.json").write_text(base)
+    rc, head, _ = _run("plan", str(_orders(tmp_path, "h", huge=True)), "--env", "dev", "--format", "json")
+    doc = json.loads(head)
+    assert rc == 1 and doc["environments"][0]["verdict"] == "invalid" and doc["environments"][0]["not_estimated"] == ["main-db"]
+    return tmp_path / "base.json", doc
+
+
+def _diff(base: Path, head: dict, *extra: str) -> tuple[int, str, str]:
+    path = base.parent / "head.json"
+    path.write_text(json.dumps(head))
+    return _run("diff", str(base), str(path), "--env", "dev", *extra)
+
+
+@pytest.mark.parametrize("listed", [True, False], ids=["not_estimated-listed", "not_estimated-dropped"])
+def test_a_head_with_an_item_not_estimated_is_invalid_whatever_its_written_verdict(sides, listed):
+    base, head = sides
+    env = head["environments"][0]
+    env["verdict"] = "ok"
+    if not listed:
+        del env["not_estimated"]  # still known: main-db has no line item and no missing price
+    head["diagnostics"] = []  # its RW130 dropped too: the figures alone say it
+    for extra in ((), ("--max-increase", "0")):
+        rc, out, err = _diff(base, head, "--format", "json", *extra)
+        assert rc == 1, (rc, err)
+        (e,) = json.loads(out)["environments"]
+        assert e["head_verdict"] == "invalid" and e["not_estimated"] == ["main-db"]
+
+
+@pytest.mark.parametrize("diagnostics", ["drop", "RW130 unknown size", {"errors": 1}, [{"severity": "Error", "code": "RW130"}],
+                                         [{"severity": "error"}], ["RW130"]],
+                         ids=["missing", "string", "object", "severity-Error", "no-code", "list-of-strings"])
+def test_a_mistyped_diagnostics_is_not_a_valid_plan_json_document(sides, diagnostics):
+    base, head = sides
+    head["environments"][0]["verdict"] = "ok"
+    if diagnostics == "drop":
+        del head["diagnostics"]
+    else:
+        head["diagnostics"] = diagnostics
+    rc, _, err = _diff(base, head)
+    assert rc == 3 and "not a valid plan JSON document" in err and "diagnostics" in err, (rc, err)
+
+
+def _mistype(doc: dict, what: str) -> None:
+    env = doc["environments"][0]
+    db = next(i for i in env["items"] if i["name"] == "main-db")
+    if what == "total":
+        env["total_monthly_usd"] = str(env["total_monthly_usd"])
+    elif what == "item":
+        db["monthly_usd"] = str(db["monthly_usd"])
+    elif what == "cap":
+        env["cap_monthly_usd"] = "1"
+    elif what == "not_estimated":
+        env["not_estimated"] = "main-db"
+    elif what == "missing_prices":
+        env["missing_prices"] = "rds:gp3"
+    elif what == "item_missing_prices":
+        db["missing_prices"] = {"rds": 1}
+    elif what == "line_items":
+        db["line_items"] = "none"
+
+
+@pytest.mark.parametrize("what", ["total", "item", "cap", "not_estimated", "missing_prices", "item_missing_prices", "line_items"])
+def test_a_mistyped_amount_or_list_is_not_a_valid_plan_json_document(sides, what):
+    base, head = sides
+    _mistype(head, what)
+    rc, _, err = _diff(base, head)
+    assert rc == 3 and "not a valid plan JSON document" in err, (rc, err)
+
+
+def test_an_item_missing_prices_makes_a_capped_environment_unpriced(sides):
+    """An item's `missing_prices` left out of its environment's list still makes the cap
+    uncheckable: `plan`'s environment list is the union of its items' (exit 2, never ok)."""
+    base, _ = sides
+    doc = json.loads(base.read_text())
+    db = next(i for i in doc["environments"][0]["items"] if i["name"] == "main-db")
+    db["missing_prices"] = ["rds:gp3:single-az"]
+    rc, out, err = _diff(base, doc, "--format", "json")
+    assert rc == 2 and json.loads(out)["environments"][0]["head_verdict"] == "unpriced", (rc, err)
+
+
+def test_plans_as_plan_writes_them_still_diff(sides):
+    base, _ = sides
+    rc, out, err = _run("diff", str(base), str(base), "--format", "json")
+    assert rc == 0 and json.loads(out)["change"] == "unchanged", err
