@@ -21,7 +21,8 @@ from runway_core.positions import LineIndex, Position
 from runway_core.workspace import read_disk
 from runway_core.yamlsrc import parse_yaml
 
-ORDERS = Path(__file__).resolve().parents[2] / "examples" / "orders"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ORDERS = EXAMPLES / "orders"
 ROOT = ORDERS / "runway.yaml"
 CHECKOUT = ORDERS / "services" / "checkout" / "runway.yaml"
 BILLING = ORDERS / "services" / "billing" / "runway.yaml"
@@ -40,11 +41,6 @@ def parses(text: str) -> str | None:
     except Exception as e:  # noqa: BLE001 - any loader error is the finding
         return f"{type(e).__name__}: {str(e).splitlines()[0]}"
     return None
-
-
-@pytest.fixture(scope="module")
-def orders(catalog):
-    return analyze(str(ROOT), catalog)
 
 
 def at(catalog, file: Path, line: int, col: int, text: str | None = None) -> tuple[str, list[CompletionCandidate]]:
@@ -177,24 +173,67 @@ def test_a_key_is_not_offered_inside_the_indentation_of_a_written_key(catalog):
     assert at(catalog, ROOT, line, 3)[1] == []
 
 
-# --- the sweep: every column of the orders root and its members ---------------------------------
+# --- flow collections (found by the sweep below over examples/broken) ------------------------------
 
 
-@pytest.mark.parametrize("file", [ROOT, CHECKOUT, BILLING], ids=["root", "checkout", "billing"])
-def test_every_item_at_every_column_leaves_a_file_that_parses(orders, file):
-    """The adversary's check (724 requests through a server), at every column: the first few
-    items applied one at a time, each result read by ruamel.yaml. The inner query is called
-    (as tests/core/test_complete.py's robustness test does), so an exception fails here too."""
-    text = file.read_text(encoding="utf-8")
-    assert parses(text) is None
+def test_a_flow_key_chosen_before_a_written_entry_gets_its_comma(catalog):
+    text = ROOT.read_text(encoding="utf-8").replace("    kind: topic\n", "    kind: topic\n    engine: { fifo: true }\n", 1)
+    text = text.replace("  order-events:\n    kind: topic\n    engine: { fifo: true }", "  order-events:\n    kind: queue\n    engine: { fifo: true }", 1)
+    line = line_of(text, "    engine: { fifo: true }")
+    text, items = at(catalog, ROOT, line, len("    engine: {"), text)
+    assert items, "the queue's other engine keys"
+    first = items[0]
+    assert apply(text, first).split("\n")[line] == f"    engine: {{{first.label}: , fifo: true }}"  # was `{dlq:  fifo: true }`
+    assert first.snippet == f"{first.label}: $0,"
+    assert parses(apply(text, first)) is None
+
+
+def test_a_flow_value_chosen_after_the_colon_replaces_the_written_one(catalog):
+    text = ROOT.read_text(encoding="utf-8").replace('      flavor: rds\n      version: "16"\n', "      flavor: rds\n", 1)
+    text = text.replace("    engine:\n      flavor: rds\n", "    engine: { flavor: rds, version: 13 }\n", 1)
+    line = line_of(text, "    engine: { flavor: rds, version: 13 }")
+    col = len("    engine: { flavor: rds, version:")
+    text, items = at(catalog, ROOT, line, col, text)
+    assert accepted(text, items, "17").split("\n")[line] == '    engine: { flavor: rds, version: "17" }'  # was `"17" 13 }`
+
+
+def test_nothing_after_a_closed_flow_entry_nor_on_a_document_marker(catalog):
+    text = CHECKOUT.read_text(encoding="utf-8").replace("requires: [queue, cache]", "requires: [[queue], cache]")
+    assert at(catalog, CHECKOUT, 3, len("requires: [[queue]"), text)[1] == []  # was `[[queue]postgres, cache]`
+    text = "---\n" + CHECKOUT.read_text(encoding="utf-8")
+    assert at(catalog, CHECKOUT, 0, 0, text)[1] == []  # was `uses: ` over the `---`
+
+
+# --- the sweep: every column of every example -----------------------------------------------------
+
+
+def _examples() -> list[Path]:
+    """Every example runway ruamel.yaml reads (examples/broken holds some it refuses)."""
+    return [p for p in sorted(EXAMPLES.glob("**/runway.y*ml")) if parses(p.read_bytes().decode("utf-8", "replace")) is None]
+
+
+@pytest.fixture(scope="module")
+def analyses(catalog):
+    """The analysis of each example product, by its root's path."""
+    return {str(root): analyze(str(root), catalog) for root in sorted(EXAMPLES.glob("*/runway.yaml"))}
+
+
+@pytest.mark.parametrize("file", _examples(), ids=lambda p: str(p.relative_to(EXAMPLES)))
+def test_every_item_at_every_column_leaves_a_file_that_parses(analyses, file):
+    """The adversary's check (724 requests through a server, on the orders root and checkout)
+    at every column of every example: the first few items applied one at a time, each result
+    read by ruamel.yaml. The inner query is called (as tests/core/test_complete.py's robustness
+    test does), so an exception fails here too."""
+    text = file.read_bytes().decode("utf-8", "replace")
     parsed = parse_yaml(text, str(file))
+    an = analyses[str(EXAMPLES / file.relative_to(EXAMPLES).parts[0] / "runway.yaml")]
     broken: dict[str, tuple[int, int, str]] = {}
     checked: set[str] = set()
     requests = 0
     for line in range(parsed.lines.line_count):
         for col in range(len(parsed.lines.line_text(line)) + 1):
             requests += 1
-            for c in complete_mod._complete(orders, str(file), Position(line, col), parsed)[:FIRST]:
+            for c in complete_mod._complete(an, str(file), Position(line, col), parsed)[:FIRST]:
                 after = apply(text, c)
                 if after in checked:
                     continue
@@ -202,5 +241,11 @@ def test_every_item_at_every_column_leaves_a_file_that_parses(orders, file):
                 why = parses(after)
                 if why is not None:
                     broken[after.split("\n")[line]] = (line, col, c.label)
-    assert requests == len(text) + 1 and len(checked) >= 5  # every column (and the end of the file)
+    assert requests == len(text) + 1  # every column (and the end of the file)
     assert broken == {}, "\n".join(f"{ln}:{col} {label!r} -> {t!r}" for t, (ln, col, label) in broken.items())
+
+
+def test_the_sweep_covers_the_orders_root_and_its_members():
+    swept = {str(p.relative_to(EXAMPLES)) for p in _examples()}
+    assert {"orders/runway.yaml", "orders/services/checkout/runway.yaml", "orders/services/billing/runway.yaml"} <= swept
+    assert len(swept) >= 10  # and examples/broken: 13 files when written

@@ -47,7 +47,7 @@ from ...yamlsrc import ParsedYaml
 from ._scan import _indent_step
 from .candidate import CANDIDATE_KINDS, GROUND_SUMMARIES, KIND_SUMMARIES, CompletionCandidate
 from .candidates import _Candidates
-from .context import _add_present, _after_colon, _text_context, _tree_context
+from .context import _add_present, _after_colon, _prev_char, _text_context, _tree_context
 from .facts import _Facts
 
 if TYPE_CHECKING:
@@ -100,7 +100,11 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
     if ctx.slot != "key" or ctx.flow:
         if before.endswith((":", ",")) or (ctx.slot == "item" and not ctx.flow and before.strip() == "-" and before.endswith("-")):
             ctx.lead = " "
-    if ctx.slot == "value" and not ctx.flow and not ctx.quote and ctx.range.start == ctx.range.end and before.rstrip(" \t").endswith(":"):
+    if cur.startswith(("---", "...")) and cur[3:4] in ("", " ", "\t"):
+        return []  # a document marker's line: a key written there ends the directives or the document
+    if ctx.flow and ctx.slot in ("key", "item") and not ctx.word and not ctx.quote and _prev_char(texts, ctx.range.start) not in ("[", "{", ","):
+        return []  # `[[a]]‸]`: after a closed entry, before its comma (`[[a]]x]` would not parse)
+    if ctx.slot == "value" and not ctx.quote and ctx.range.start == ctx.range.end and before.rstrip(" \t").endswith(":"):
         # `kind:| postgres`, `uses:| [main-db]`, `env:|` over its variables: the cursor right
         # after the colon, a value already written. The choice replaces that value or goes
         # into its list instead of landing before it (`kind: queue postgres`,
@@ -112,8 +116,8 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
         # The cursor in the indentation before a written key (`  ‸  shared:`), or before more
         # text: a key inserted there shares the line with it (`disposable:  shared:`).
         return []
-    if ctx.flow and ctx.slot == "item" and not ctx.quote and after and after[0] not in ",]}#":
-        ctx.trail = ","
+    if ctx.flow and ctx.slot in ("item", "key") and not ctx.quote and not ctx.colon_follows and after and after[0] not in ",]}#":
+        ctx.trail = ","  # `[a,‸ b]`, `{‸ cache: tiny}`: a comma before the entry that follows
     return _Candidates(ctx, facts, _indent_step(texts)).build()
 
 

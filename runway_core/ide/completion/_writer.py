@@ -66,7 +66,8 @@ class _Writer:
             self.add(name, kind, ctx.lead + name, detail=detail, documentation=documentation, sort=sort)
             return
         if ctx.flow:
-            self.add(name, kind, f"{ctx.lead}{name}: ", detail=detail, documentation=documentation, sort=sort)
+            snippet = f"{_esc(ctx.lead)}{name}: $0{ctx.trail}" if ctx.trail else None  # the value typed before the comma
+            self.add(name, kind, f"{ctx.lead}{name}: {ctx.trail}", snippet=snippet, detail=detail, documentation=documentation, sort=sort)
             return
         child = " " * (ctx.indent + self.step)
         plain, snippet = f"{name}: ", None

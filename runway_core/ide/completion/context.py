@@ -38,6 +38,8 @@ class _Ctx:
 
 #: A plain value written after `key:` and the spaces that separate it (then only a comment).
 _WRITTEN_VALUE = re.compile(r"[ \t]*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)(?:[ \t]+#.*)?[ \t]*$")
+#: The same inside a flow collection, where `,`, `}` or `]` (or the line's end) follows it.
+_WRITTEN_FLOW_VALUE = re.compile(r"[ \t]*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)[ \t]*(?=[,}\]]|[ \t]#|$)")
 
 
 def _word_range(cur: str, line: int, start: int, cursor: int, quote: str = "") -> Range:
@@ -215,14 +217,17 @@ def _after_colon(ctx: _Ctx, tree: YNode | None, texts: list[str], pos: Position)
     body = rest.lstrip(" \t")
     at = pos.character + len(rest) - len(body)  # where the written value starts
     if not body or body.startswith("#"):
-        return not _block_value_below(texts, pos.line, cur[: ctx.range.start.character])
-    written = _WRITTEN_VALUE.match(cur, pos.character)
+        return ctx.flow or not _block_value_below(texts, pos.line, cur[: ctx.range.start.character])
+    if ctx.flow and body[0] in ",}]":
+        return True  # `{dev:‸}`: nothing written
+    written = (_WRITTEN_FLOW_VALUE if ctx.flow else _WRITTEN_VALUE).match(cur, pos.character)
     if written is not None:
         ctx.range = Range(ctx.range.start, Position(pos.line, written.end(1)))
     elif body[0] in "\"'":
         end = _closing_quote(cur, at)
-        tail = cur[end:] if end is not None else ""
-        if end is None or tail.strip() and not (tail[0] in " \t" and tail.lstrip().startswith("#")):
+        tail = cur[end:].lstrip(" \t") if end is not None else ""
+        glued = end is not None and tail and cur[end] not in " \t"
+        if end is None or (tail and not (ctx.flow and tail[0] in ",}]") and (glued or not tail.startswith("#"))):
             return False  # a quote closed on a later line, or more written after it
         ctx.range = Range(ctx.range.start, Position(pos.line, end))
     elif body[0] == "[":
