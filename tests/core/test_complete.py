@@ -561,9 +561,12 @@ def test_a_choice_right_after_the_colon_replaces_the_written_value(catalog, tmp_
     assert s.accept("queue").splitlines()[4] == after
 
 
-def test_a_flow_value_after_the_colon_is_left_alone(catalog, tmp_path):
-    s = lone(catalog, tmp_path, "runway: 1\nproduct: shop\nresources:\n  db: {kind: postgres}\nworkloads:\n  api:\n    image: x\n    uses:‸ [db]\n")
-    assert all(c.range.end.character <= len("    uses:") + 1 for c in s.items)  # `[db]` is never replaced
+def test_a_flow_list_after_the_colon_takes_the_choice_first_never_a_second_list(catalog, tmp_path):
+    """Ninth adversary L2: `uses:‸ [db]` gave `uses: [q] [db]` (RW001); now `[db]` is kept and
+    the name goes in first (tests/core/test_completion_applied.py has the rest)."""
+    s = lone(catalog, tmp_path, "runway: 1\nproduct: shop\nresources:\n  db: {kind: postgres}\n  q: {kind: queue}\nworkloads:\n  api:\n    image: x\n    uses:‸ [db]\n")
+    assert "db" not in s.labels
+    assert s.accept("q").splitlines()[-1] == "    uses: [q, db]"
 
 
 def test_region_values_priced_first_then_every_commercial_aws_region(catalog):

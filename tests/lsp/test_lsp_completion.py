@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import TIMEOUT, did_change, did_open, files, init, last_version, neovim_caps, vscode_caps
+from lspclient import TIMEOUT, did_change, did_close, did_open, files, init, last_version, neovim_caps, vscode_caps
 from mdtables import flat
 
 MARK = "‸"
@@ -245,6 +245,43 @@ async def test_member_uses_and_requires(client: LanguageClient, orders: Path, ca
     invoices = item(result, "invoices")
     assert invoices.detail == "bucket · $2.05/mo in dev"
     assert apply(text, invoices, enc) == marked.replace(MARK, "").replace("uses: [main-db, order-events]", "uses: [main-db, invoices, order-events]")
+
+
+# --- right after `uses:` with a list written (ninth adversary L2) ---------------------------------
+
+
+@pytest.mark.parametrize(("caps", "enc"), CLIENTS)
+async def test_a_name_chosen_right_after_uses_goes_into_the_written_list(client: LanguageClient, orders: Path, caps, enc):
+    """L2: at 59:9 of the root (`    uses: [main-db]`, the cursor right after the colon) the
+    server sent an empty range with ` [order-events]`: `uses: [order-events] [main-db]`, RW001
+    for the whole file, and offered `main-db` itself. The choice now goes into the list; the
+    edit, sent back as the client's didChange, is a file the server parses (no RW001)."""
+    from lspclient import pull, until
+
+    root = files(orders)[0]
+    text = root.read_text(encoding="utf-8")
+    await init(client, caps(), orders)
+    did_open(client, root, text)
+    line = text.split("\n").index("    uses: [main-db]")
+    assert line == 59
+    result = await complete(client, root, text, line, len("    uses:"), enc)
+    labels = ordered(result)
+    assert "main-db" not in labels and "metabase" not in labels and "order-events" in labels
+    chosen = item(result, "order-events")
+    after = apply(text, chosen, enc)
+    assert after.split("\n")[line] == "    uses: [order-events, main-db]"
+    r = chosen.text_edit.range
+    did_change(client, root, 2, (r.start.line, r.start.character), (r.end.line, r.end.character), chosen.text_edit.new_text)
+    # Reopened (as after a save and :e): its diagnostics at once, none held back as on a line
+    # being typed on (runway_lsp/typing_pause.py), so a file that no longer parses shows RW001.
+    did_close(client, root)
+    did_open(client, root, after, version=3)
+    if caps is vscode_caps:  # pulls its diagnostics
+        found = [d.code for d in await pull(client, root)]
+    else:
+        await until(client, lambda: last_version(client, root) == 3)
+        found = [d.code for d in client.diagnostics[root.as_uri()]]
+    assert "RW001" not in found and "RW152" not in found, found
 
 
 # --- robustness and a sanity check of responsiveness (no clock) -------------------------------------

@@ -24,8 +24,10 @@ maps, ``uses`` items (resources and workloads, with kind and cost; not the workl
 environment.
 
 Edits replace the half-typed word at the cursor (one line, the cursor inside it), so the
-line's indentation is kept; multi-line texts carry their own indentation (the server sends
-them "as is"). Positions are the core's code points (docs/architecture.md §4). Money is USD per month.
+line's indentation is kept; right after ``key:`` they replace the value written there or go
+into its flow list, and where neither would leave a file that parses nothing is offered
+(:func:`.context._after_colon`, docs/features.md "Completion"); multi-line texts carry their
+own indentation (the server sends them "as is"). Positions are the core's code points (docs/architecture.md §4). Money is USD per month.
 
 Must not import pygls, lsprotocol or pulumi.
 
@@ -45,7 +47,7 @@ from ...yamlsrc import ParsedYaml
 from ._scan import _indent_step
 from .candidate import CANDIDATE_KINDS, GROUND_SUMMARIES, KIND_SUMMARIES, CompletionCandidate
 from .candidates import _Candidates
-from .context import _WRITTEN_VALUE, _add_present, _text_context, _tree_context
+from .context import _add_present, _after_colon, _prev_char, _text_context, _tree_context
 from .facts import _Facts
 
 if TYPE_CHECKING:
@@ -98,17 +100,24 @@ def _complete(an: "Analysis", file: str, pos: Position, parsed: ParsedYaml | Non
     if ctx.slot != "key" or ctx.flow:
         if before.endswith((":", ",")) or (ctx.slot == "item" and not ctx.flow and before.strip() == "-" and before.endswith("-")):
             ctx.lead = " "
-    if ctx.slot == "value" and not ctx.flow and not ctx.quote and ctx.range.start == ctx.range.end and before.endswith(":"):
-        # `kind:| postgres`: the cursor right after the colon, a value already written. The
-        # choice replaces that value instead of landing before it (`kind: queue postgres`,
-        # yaml-language-server#363).
-        written = _WRITTEN_VALUE.match(cur, ctx.range.end.character)
-        if written is not None:
-            ctx.range = Range(ctx.range.start, Position(pos.line, written.end(1)))
-            ctx.replaced = cur[ctx.range.start.character : ctx.range.end.character]
+    if cur.startswith(("---", "...")) and cur[3:4] in ("", " ", "\t"):
+        return []  # a document marker's line: a key written there ends the directives or the document
+    if ctx.flow and ctx.slot in ("key", "item") and not ctx.word and not ctx.quote and _prev_char(texts, ctx.range.start) not in ("[", "{", ","):
+        return []  # `[[a]]‸]`: after a closed entry, before its comma (`[[a]]x]` would not parse)
+    if ctx.slot == "value" and not ctx.quote and ctx.range.start == ctx.range.end and before.rstrip(" \t").endswith(":"):
+        # `kind:| postgres`, `uses:| [main-db]`, `env:|` over its variables: the cursor right
+        # after the colon, a value already written. The choice replaces that value or goes
+        # into its list instead of landing before it (`kind: queue postgres`,
+        # yaml-language-server#363); where neither keeps the file parsing, nothing is offered.
+        if not _after_colon(ctx, facts.tree, texts, pos):
+            return []
     after = cur[ctx.range.end.character :].lstrip()
-    if ctx.flow and ctx.slot == "item" and not ctx.quote and after and after[0] not in ",]}#":
-        ctx.trail = ","
+    if ctx.slot == "key" and not ctx.flow and not ctx.colon_follows and after and not after.startswith("#"):
+        # The cursor in the indentation before a written key (`  ‸  shared:`), or before more
+        # text: a key inserted there shares the line with it (`disposable:  shared:`).
+        return []
+    if ctx.flow and ctx.slot in ("item", "key") and not ctx.quote and not ctx.colon_follows and after and after[0] not in ",]}#":
+        ctx.trail = ","  # `[a,‸ b]`, `{‸ cache: tiny}`: a comma before the entry that follows
     return _Candidates(ctx, facts, _indent_step(texts)).build()
 
 

@@ -35,6 +35,8 @@ class _Writer:
 
     def add(self, label: str, kind: str, new_text: str, *, snippet: str | None = None, detail: str | None = None,
             documentation: str | None = None, sort: str | None = None, filter_text: str | None = None, volatile: bool = False) -> None:
+        if self.ctx.into_list and not new_text.startswith(f"{self.ctx.lead}["):
+            return  # `uses:| [a]`: the range ends inside the written list, only its items fit there
         self.out.append(CompletionCandidate(label, kind, self.ctx.range, new_text, snippet, detail, documentation, sort, filter_text, volatile))
 
     def value(self, label: str, kind: str, text: str | None = None, **kw: Any) -> None:
@@ -51,7 +53,9 @@ class _Writer:
         text = label if self.ctx.quote else scalar_text(label)
         if text != label:
             kw.setdefault("filter_text", label)
-        if self.ctx.slot == "value" and not self.ctx.quote:
+        if self.ctx.into_list:  # the range ends after the written `[`: first in that list
+            self.add(label, kind, f"{self.ctx.lead}[{text}{self.ctx.trail}", **kw)
+        elif self.ctx.slot == "value" and not self.ctx.quote:
             self.add(label, kind, f"{self.ctx.lead}[{text}]", **kw)
         else:
             self.value(label, kind, text, **kw)
@@ -62,7 +66,8 @@ class _Writer:
             self.add(name, kind, ctx.lead + name, detail=detail, documentation=documentation, sort=sort)
             return
         if ctx.flow:
-            self.add(name, kind, f"{ctx.lead}{name}: ", detail=detail, documentation=documentation, sort=sort)
+            snippet = f"{_esc(ctx.lead)}{name}: $0{ctx.trail}" if ctx.trail else None  # the value typed before the comma
+            self.add(name, kind, f"{ctx.lead}{name}: {ctx.trail}", snippet=snippet, detail=detail, documentation=documentation, sort=sort)
             return
         child = " " * (ctx.indent + self.step)
         plain, snippet = f"{name}: ", None

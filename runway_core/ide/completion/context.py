@@ -33,10 +33,13 @@ class _Ctx:
     lead: str = ""  # prepended to inserted values right after `:`, `,` or a `-` indicator
     trail: str = ""  # appended to a flow item written before another item (`[a,| b]`)
     replaced: str = ""  # the text the range covers now (the value written, when there is one)
+    into_list: bool = False  # `uses:| [a]`: the range ends after the written `[`, items go first in it
 
 
 #: A plain value written after `key:` and the spaces that separate it (then only a comment).
-_WRITTEN_VALUE = re.compile(r"[ \t]+([A-Za-z0-9_][A-Za-z0-9_.\-/]*)[ \t]*(?:#.*)?$")
+_WRITTEN_VALUE = re.compile(r"[ \t]*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)(?:[ \t]+#.*)?[ \t]*$")
+#: The same inside a flow collection, where `,`, `}` or `]` (or the line's end) follows it.
+_WRITTEN_FLOW_VALUE = re.compile(r"[ \t]*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)[ \t]*(?=[,}\]]|[ \t]#|$)")
 
 
 def _word_range(cur: str, line: int, start: int, cursor: int, quote: str = "") -> Range:
@@ -81,6 +84,8 @@ def _tree_context(root: YNode, texts: list[str], pos: Position) -> _Ctx | None:
         start = r.start.character + (1 if quote else 0)
         if quote and pos.character < start:
             return None
+        if quote and pos.character >= r.end.character:
+            return None  # after the closing quote: the text decides (a closed scalar: nothing)
         typed = cur[start : pos.character]
         if any(ch.isspace() for ch in typed):
             return None  # free text (a reason being written): nothing to complete
@@ -191,3 +196,88 @@ def _add_present(ctx: _Ctx, tree: YNode | None, texts: list[str], pos: Position)
                     elif ctx.slot == "item" and info.dash and info.key is None and info.value:
                         ctx.present.add(info.value.strip("\"'"))
             i += step
+
+
+def _after_colon(ctx: _Ctx, tree: YNode | None, texts: list[str], pos: Position) -> bool:
+    """Settle a value about to be inserted right after ``key:`` (the cursor on the colon's end
+    or on the spaces after it, nothing typed) against the value already written there, so
+    that an accepted choice leaves a file that still parses (docs/features.md, "Completion").
+
+    A plain scalar on the line is replaced whole (``kind:| postgres``, yaml-language-server#363)
+    and so is a quoted one closed on the line (``reason:| "residency: …"``); a flow list goes
+    into the list, first (``uses:| [main-db]`` → ``uses: [order-events, main-db]``: the range
+    ends after its ``[``, ``ctx.into_list``), the names it holds counted as present. Returns
+    False where nothing may be offered: a block map or list on the lines below (``env:`` over
+    its variables: ``env: true`` would not parse), or any other value written on the line (a
+    flow map, an anchor, an alias, a tag, a block scalar's header, a quote not closed here).
+    Mutates ``ctx`` (its range, ``replaced``, ``present``, ``into_list``, ``trail``).
+    """
+    cur = texts[pos.line]
+    rest = cur[pos.character :]
+    body = rest.lstrip(" \t")
+    at = pos.character + len(rest) - len(body)  # where the written value starts
+    if not body or body.startswith("#"):
+        return ctx.flow or not _block_value_below(texts, pos.line, cur[: ctx.range.start.character])
+    if ctx.flow and body[0] in ",}]":
+        return True  # `{dev:‸}`: nothing written
+    written = (_WRITTEN_FLOW_VALUE if ctx.flow else _WRITTEN_VALUE).match(cur, pos.character)
+    if written is not None:
+        ctx.range = Range(ctx.range.start, Position(pos.line, written.end(1)))
+    elif body[0] in "\"'":
+        end = _closing_quote(cur, at)
+        tail = cur[end:].lstrip(" \t") if end is not None else ""
+        glued = end is not None and tail and cur[end] not in " \t"
+        if end is None or (tail and not (ctx.flow and tail[0] in ",}]") and (glued or not tail.startswith("#"))):
+            return False  # a quote closed on a later line, or more written after it
+        ctx.range = Range(ctx.range.start, Position(pos.line, end))
+    elif body[0] == "[":
+        node, _k, depth = find_path(tree, ctx.path) if tree is not None else (None, None, 0)
+        inside = cur[at + 1 :]
+        if depth == len(ctx.path) and isinstance(node, YSeq) and node.flow and node.range.start == Position(pos.line, at):
+            names = {str(i.value) for i in node.items if isinstance(i, YScalar) and i.value is not None}
+            empty = not node.items
+        else:  # a file cut short: the names written on this line
+            names = _suffix_names(inside, keys=False)
+            empty = not names and inside.lstrip(" \t").startswith("]")
+        ctx.present |= names
+        ctx.into_list = True
+        ctx.trail = "" if empty else ", "
+        ctx.range = Range(ctx.range.start, Position(pos.line, at + 1))
+    else:
+        return False
+    ctx.replaced = cur[ctx.range.start.character : ctx.range.end.character]
+    return True
+
+
+def _closing_quote(cur: str, at: int) -> int | None:
+    """The column after the quote closing the scalar opened at ``cur[at]``, None when it does
+    not close on this line (YAML 1.2 §7.3: ``''`` inside single quotes, ``\\`` escapes in double)."""
+    q = cur[at]
+    i = at + 1
+    while i < len(cur):
+        c = cur[i]
+        if q == '"' and c == "\\":
+            i += 2
+            continue
+        if c == q:
+            if q == "'" and cur[i + 1 : i + 2] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return None
+
+
+def _block_value_below(texts: list[str], line: int, before: str) -> bool:
+    """Whether the key ending ``before`` (``    env:``) has a block value on the lines below:
+    the next line holding more than a comment is indented deeper than the key, or is a ``-``
+    item at the key's own column (YAML 1.2 §8.2.1 allows that for a map's value)."""
+    head = before.rstrip(" \t")[:-1]
+    column = len(head) - len(head.lstrip(" -"))
+    for text in texts[line + 1 :]:
+        body = text.lstrip(" ")
+        if not body.strip() or body.startswith("#"):
+            continue
+        indent = len(text) - len(body)
+        return indent > column or (indent == column and (body == "-" or body.startswith(("- ", "-\t"))))
+    return False
