@@ -122,7 +122,29 @@ _TOP_LEVEL = ("hours_per_month", *KINDS, "environment")
 
 
 class CatalogError(Exception):
-    """Invalid catalogue data; the message names the file and the line (CSV) or key (TOML)."""
+    """Invalid catalogue data; the message names the file and the line (CSV) or key (TOML), and
+    quotes a bad value through :func:`_cell` (at most :data:`_CELL_CHARS` of it). A catalogue is
+    input someone else may have written (a mirror, a pull request): one 100,000-character cell
+    put 100 KB on stderr (ninth adversary M5), so the whole message is bounded too."""
+
+    def __init__(self, message: str) -> None:
+        if len(message) > _MESSAGE_CHARS:
+            message = message[:_MESSAGE_CHARS] + f"… ({len(message):,} characters, cut)"
+        super().__init__(message)
+
+
+#: Most characters of a catalogue value a message quotes, and of a whole message.
+_CELL_CHARS = 60
+_MESSAGE_CHARS = 1_000
+
+
+def _cell(value: object) -> str:
+    """``repr(value)`` for a message, cut to :data:`_CELL_CHARS` with its length said."""
+    shown = repr(value)
+    if len(shown) <= _CELL_CHARS:
+        return shown
+    length = len(value) if isinstance(value, (str, bytes, list, dict, tuple)) else len(shown)
+    return f"{shown[:_CELL_CHARS]}… ({length:,} characters)"
 
 
 @dataclass(frozen=True)
@@ -360,7 +382,7 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
             raise CatalogError(f"{name}: line 1: missing column(s) {', '.join(missing)} in the header")
         dupes = sorted({h for h in header if header.count(h) > 1})
         if dupes:
-            raise CatalogError(f"{name}: line 1: duplicate column(s) {', '.join(dupes)} in the header")
+            raise CatalogError(f"{name}: line 1: duplicate column(s) {', '.join(_cell(d) for d in dupes)} in the header")
         index = {c: header.index(c) for c in _PRICE_COLUMNS}
         # Optional: the stated uncertainty of a derived or unverified price (docs/catalog.md).
         u_index = header.index("uncertainty") if "uncertainty" in header else None
@@ -378,18 +400,18 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
 
             key = cell["key"]
             if key and not _KEY_RE.match(key):
-                raise CatalogError(f"{where}: invalid key {key!r} (lower-case letters, digits and . : _ - only)")
+                raise CatalogError(f"{where}: invalid key {_cell(key)} (lower-case letters, digits and . : _ - only)")
             regions = [r.strip() for r in cell["region"].split(";")]
             for region in regions:
                 if not _REGION_RE.match(region):
-                    raise CatalogError(f"{where}: invalid region {region!r} in {cell['region']!r} (expected e.g. us-east-1; several separated by ';')")
+                    raise CatalogError(f"{where}: invalid region {_cell(region)} in {_cell(cell['region'])} (expected e.g. us-east-1; several separated by ';')")
             if len(set(regions)) != len(regions):
-                raise CatalogError(f"{where}: region listed twice in {cell['region']!r}")
+                raise CatalogError(f"{where}: region listed twice in {_cell(cell['region'])}")
             if not cell["unit"]:
                 raise CatalogError(f"{where}: empty unit")
             usd = _parse_usd(cell["usd"], where)
             if cell["confidence"] not in CONFIDENCE_LEVELS:
-                raise CatalogError(f"{where}: unknown confidence {cell['confidence']!r}; expected one of {', '.join(CONFIDENCE_LEVELS)}")
+                raise CatalogError(f"{where}: unknown confidence {_cell(cell['confidence'])}; expected one of {', '.join(CONFIDENCE_LEVELS)}")
             if not cell["source"]:
                 raise CatalogError(f"{where}: empty source (every price needs one)")
             uncertainty = _parse_uncertainty(row[u_index].strip() if u_index is not None else "", cell["confidence"], where)
@@ -397,7 +419,7 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
                 continue  # reference row: validated, not indexed
             for region in regions:
                 if (key, region) in prices:
-                    raise CatalogError(f"{where}: duplicate price {key!r} for region {region} (first on line {first_line[(key, region)]})")
+                    raise CatalogError(f"{where}: duplicate price {_cell(key)} for region {region} (first on line {first_line[(key, region)]})")
                 first_line[(key, region)] = line
                 prices[(key, region)] = UnitPrice(
                     key=key,
@@ -440,7 +462,7 @@ def _parse_uncertainty(text: str, confidence: str, where: str) -> Decimal | None
     except InvalidOperation:
         value = Decimal("NaN")
     if not value.is_finite() or value < 0 or value > 100:
-        raise CatalogError(f"{where}: invalid uncertainty {text!r} (a percentage from 0 to 100, e.g. 5%)")
+        raise CatalogError(f"{where}: invalid uncertainty {_cell(text)} (a percentage from 0 to 100, e.g. 5%)")
     return value
 
 
@@ -448,13 +470,13 @@ def _parse_usd(text: str, where: str) -> Decimal:
     try:
         usd = Decimal(text)
     except InvalidOperation:
-        raise CatalogError(f"{where}: usd {text!r} is not a decimal number") from None
+        raise CatalogError(f"{where}: usd {_cell(text)} is not a decimal number") from None
     if not usd.is_finite() or usd < 0:
-        raise CatalogError(f"{where}: usd {text!r} is not a non-negative decimal number")
+        raise CatalogError(f"{where}: usd {_cell(text)} is not a non-negative decimal number")
     if usd > MAX_UNIT_USD or len(usd.as_tuple().digits) > MAX_DIGITS:
         shown = text if len(text) <= 40 else text[:37] + "..."
         raise CatalogError(
-            f"{where}: usd {shown!r} is not a plausible unit price (at most {MAX_UNIT_USD:,} USD and {MAX_DIGITS} significant digits)"
+            f"{where}: usd {_cell(shown)} is not a plausible unit price (at most {MAX_UNIT_USD:,} USD and {MAX_DIGITS} significant digits)"
         )
     return usd
 
@@ -545,11 +567,11 @@ def _fields(table: Mapping[str, Any], schema: Mapping[str, str], name: str, dott
         value = table[field_name]
         if kind == _STR:
             if not isinstance(value, str) or not value.strip():
-                raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+                raise CatalogError(f"{where}: must be {kind}, got {_cell(value)}")
             out[field_name] = value.strip()
         elif kind == _BOOL:
             if not isinstance(value, bool):
-                raise CatalogError(f"{where}: must be {kind} (true or false), got {value!r}")
+                raise CatalogError(f"{where}: must be {kind} (true or false), got {_cell(value)}")
             out[field_name] = value
         else:
             out[field_name] = _number(value, kind, where)
@@ -569,18 +591,18 @@ def _number(value: Any, kind: str, where: str) -> Decimal:
         except InvalidOperation:
             number = None
     if number is None or not number.is_finite():
-        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+        raise CatalogError(f"{where}: must be {kind}, got {_cell(value)}")
     if number < 0 or (kind in (_POS, _POSINT) and number == 0):
-        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+        raise CatalogError(f"{where}: must be {kind}, got {_cell(value)}")
     if number > MAX_CAPACITY or len(number.as_tuple().digits) > MAX_DIGITS:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise CatalogError(f"{where}: must be {kind} of at most {MAX_CAPACITY:,} ({MAX_DIGITS} significant digits), got {shown}")
     if kind in (_INT, _POSINT) and number != number.to_integral_value():
-        raise CatalogError(f"{where}: must be {kind}, got {value!r}")
+        raise CatalogError(f"{where}: must be {kind}, got {_cell(value)}")
     return number
 
 
 def _table(value: Any, where: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise CatalogError(f"{where}: must be a table, got {value!r}")
+        raise CatalogError(f"{where}: must be a table, got {_cell(value)}")
     return value

@@ -232,6 +232,14 @@ def _is_file(f: str) -> bool:
         return False
 
 
+def declares_product(text: str) -> bool:
+    """The root-or-member test (docs/format.md "Root or member"): whether ``text`` (a runway
+    file's whole text, a BOM allowed) has a line starting with ``product:``. The whole text,
+    not its first kilobytes: a root whose licence header runs past 4 KiB was taken for a
+    member by ``check svc/x``, which then passed what ``check .`` failed (ninth adversary L6)."""
+    return text.lstrip("\ufeff").startswith("product:") or "\nproduct:" in text
+
+
 def shadowed_by(path: str) -> str | None:
     """The ``runway.yaml`` that shadows ``path``, or None: a ``runway.yml`` whose folder also
     holds a ``runway.yaml`` (a regular file, or a link to one) is never read by the CLI or a
@@ -264,19 +272,19 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
             f = os.path.join(d, name)  # strings: a Path per ancestor re-parses every part (quadratic)
             if _is_file(f) or read is not None:
                 try:
-                    head = (read or read_disk)(f)[:4096]
+                    head = (read or read_disk)(f)
                 except (OSError, UnicodeDecodeError, ValueError):
                     if not _is_file(f):
                         continue
                     # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
                     # RW001 on it) from a member; never walk past a broken root to another one.
                     try:
-                        head = open_regular(f, 4096)[0].decode("utf-8", "replace")
+                        head = open_regular(f, MAX_FILE_BYTES)[0].decode("utf-8", "replace")
                     except OSError:
                         head = ""
                 if first is None:
                     first = f
-                if "\nproduct:" in "\n" + head:
+                if declares_product(head):
                     return f
                 break  # a member (or a broken file): keep walking up
     return first
@@ -420,6 +428,7 @@ __all__ = [
     "loads_json",
     "read_json",
     "find_root",
+    "declares_product",
     "shadowed_by",
     "is_lone_member",
     "member_folder",

@@ -29,7 +29,7 @@ from lsprotocol import types
 from runway_core.ide import navigation as navigate
 from runway_core.positions import LineIndex
 from runway_core.files import walk_folders
-from runway_core.workspace import ROOT_NAMES, open_regular
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, declares_product, open_regular
 
 from . import convert
 from .convert import messages
@@ -57,7 +57,7 @@ SCAN_WAIT_S = 10.0
 
 @dataclass
 class ScanResult:
-    """Runway files found (real paths, in walk order), what each one's first 4 KiB say it is
+    """Runway files found (real paths, in walk order), what each one's text says it is
     (``kinds``: path -> ``"root"``, ``"member"`` or ``"other"``: neither, or unreadable) and
     whether a bound cut the walk."""
 
@@ -68,15 +68,16 @@ class ScanResult:
 
 def _kind(path: str) -> str:
     """``root`` (a top-level ``product:``), ``member`` (``member:`` and no ``product:``) or
-    ``other``, from the file's first 4 KiB (the test of runway_core.workspace.find_root).
+    ``other``, from the file's text up to the 1 MiB limit (the test of
+    runway_core.workspace.find_root: :func:`~runway_core.workspace.declares_product`).
     Reads a regular file only (never a FIFO: runway_core.workspace.open_regular)."""
     try:
-        head = "\n" + open_regular(path, 4096)[0].decode("utf-8", "replace")
+        text = open_regular(path, MAX_FILE_BYTES)[0].decode("utf-8", "replace")
     except OSError:
         return "other"
-    if "\nproduct:" in head:
+    if declares_product(text):
         return "root"
-    return "member" if "\nmember:" in head else "other"
+    return "member" if "\nmember:" in "\n" + text.lstrip("\ufeff") else "other"
 
 
 def find_runway_files(

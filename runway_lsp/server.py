@@ -402,12 +402,14 @@ def create_server(catalog: Catalog | None = None) -> RunwayLanguageServer:
 def _register_test_hooks(server: RunwayLanguageServer) -> None:
     import hashlib
 
-    session = server.session
+    # Each hook reads ``server.session`` when it runs, never here: the session is built by
+    # `initialize` from its params (initializationOptions); built here first, it ignored them,
+    # so every test using the hooks ran a server unlike the real one (ninth adversary L14).
 
     @server.feature(DOCUMENT_TEXT_HOOK)
     def document_text(params: Any):
         uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
-        doc = session.view(uri, uri_to_path(uri)) if isinstance(uri, str) else None
+        doc = server.session.view(uri, uri_to_path(uri)) if isinstance(uri, str) else None
         if doc is None:
             return None
         digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -445,6 +447,6 @@ def _register_test_hooks(server: RunwayLanguageServer) -> None:
     @server.feature(HOLD_ANALYSES_HOOK)
     def hold_analyses(params: Any):
         hold = params.get("hold") if isinstance(params, dict) else getattr(params, "hold", None)
-        gate = session.analyses.thread.gate
+        gate = server.session.analyses.thread.gate
         gate.clear() if hold else gate.set()
         return None

@@ -195,6 +195,7 @@ class Session:
         """A didChange turned ``before`` into ``after``: the lines it changed are busy, and
         once they are left alone for :data:`~runway_lsp.typing_pause.PAUSE_S` the held
         diagnostics go out (:meth:`_pause_over`)."""
+        self.typing.moved(path, before, after)  # even for a paste: what is shown moves with it
         lines = changed_lines(before, after)
         if len(lines) > TYPED_LINES:
             return  # a paste, an applied edit: not typing, nothing to wait for

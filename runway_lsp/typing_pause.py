@@ -34,6 +34,8 @@ PAUSE_S = 0.4
 #: accepted); a paste or an edit applied across more lines (a rename, a quick fix that adds a
 #: block) is not, and holds nothing back.
 TYPED_LINES = 2
+#: Most line moves remembered between two publications of a file (each is two ints).
+MAX_SHIFTS = 1_000
 
 
 def _numbered_lines(text: str) -> list[str]:
@@ -90,13 +92,52 @@ def line_by_line(before: str, after: str) -> range:
     return range(head, max(head + 1, len(b) - tail))
 
 
+def line_shift(before: str, after: str) -> tuple[int, int]:
+    """``(line, delta)``: the lines of ``before`` below ``line`` (0-based, the line of the first
+    character that differs) are lines ``+ delta`` of ``after`` (Enter: +1; a joined line: -1;
+    0 for an edit within lines). Lines are numbered as positions number them."""
+    if before.count("\r") == before.count("\r\n") and after.count("\r") == after.count("\r\n"):
+        first = common_prefix(before, after)
+        return before.count("\n", 0, first), after.count("\n") - before.count("\n")
+    return line_by_line(before, after).start, len(_numbered_lines(after)) - len(_numbered_lines(before))
+
+
+def _shifted(d: Diagnostic, shifts: Sequence[tuple[int, int]]) -> Diagnostic:
+    """``d`` (a range of the text before ``shifts``) moved with the lines inserted or removed
+    above it; one starting on or above a shift's line stays where it is."""
+    r = d.range
+    start, end = r.start.line, r.end.line
+    for at, delta in shifts:
+        if start > at:
+            start, end = max(at + 1, start + delta), max(at + 1, end + delta)
+    if (start, end) == (r.start.line, r.end.line):
+        return d
+    return dataclasses.replace(d, range=dataclasses.replace(r, start=dataclasses.replace(r.start, line=start), end=dataclasses.replace(r.end, line=end)))
+
+
 class TypingPause:
-    """When each line of each open file was last changed (monotonic seconds)."""
+    """When each line of each open file was last changed (monotonic seconds), and how the
+    lines moved since the client was last sent its diagnostics."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, pause_s: float = PAUSE_S) -> None:
         self.clock = clock
         self.pause_s = pause_s
         self._edited: dict[str, dict[int, float]] = {}
+        #: path -> the (line, delta) of each edit since the last :meth:`split` (its ``shown``
+        #: ranges are those of the text before them).
+        self._shifts: dict[str, list[tuple[int, int]] | None] = {}
+
+    def moved(self, path: str, before: str, after: str) -> None:
+        """A change turned ``before`` into ``after``: what the client shows moves with its
+        lines until the next :meth:`split` (ninth adversary L9: a kept diagnostic stayed on
+        its old line number after an Enter above it, clipped to a zero width there)."""
+        at, delta = line_shift(before, after)
+        if delta:
+            shifts = self._shifts.setdefault(path, [])
+            if shifts is not None and len(shifts) < MAX_SHIFTS:
+                shifts.append((at, delta))
+            else:  # a publication this far behind keeps nothing shown: wrong lines are worse
+                self._shifts[path] = None
 
     def edited(self, path: str, lines: Iterable[int]) -> None:
         now = self.clock()
@@ -109,6 +150,7 @@ class TypingPause:
 
     def forget(self, path: str) -> None:
         self._edited.pop(path, None)
+        self._shifts.pop(path, None)
 
     def _busy(self, path: str, now: float) -> dict[int, float]:
         return {n: t for n, t in self._edited.get(path, {}).items() if now - t < self.pause_s}
@@ -120,7 +162,13 @@ class TypingPause:
         """``(to send now, held)``: a diagnostic on a line changed less than :data:`PAUSE_S`
         ago is held unless ``shown`` (what the client has) holds the same code on that line;
         then it is sent with the shown one's message (and held too when its own differs, so
-        the pause sends it)."""
+        the pause sends it). ``shown`` is of the text before the edits since the last split:
+        it is moved with their lines first."""
+        shifts = self._shifts.pop(path, ())
+        if shifts is None:
+            shown = ()
+        elif shifts:
+            shown = [_shifted(d, shifts) for d in shown]
         busy = self._busy(path, self.clock())
         if not busy:
             return list(diags), []

@@ -29,7 +29,7 @@ from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
 from runway_core.files import walk_folders
 from runway_core.gitcmd import git_argv, git_env
-from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, declares_product, find_root, open_regular, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
 STDIN_PATH = "-"
@@ -317,12 +317,11 @@ def discover_roots(folder: str, warn: Warn | None = None) -> list[str]:
 
 
 def _is_root(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
+    try:  # never opens a FIFO swapped in since find_root saw a file (open_regular)
+        text = open_regular(path, MAX_FILE_BYTES)[0].decode("utf-8", "replace")
     except OSError:
         return False
-    return "\nproduct:" in "\n" + head
+    return declares_product(text)
 
 
 def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = None) -> list[str]:

@@ -12,7 +12,7 @@ from ..facts import Analysis, Reference, SourceFile
 from ..model import MemberRunway
 from ..positions import Position, Range
 from ..rules import LONE_MEMBER_RULES
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, find_root, member_folder, member_runway, read_disk
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, declares_product, find_root, member_folder, member_runway, read_disk
 from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
 from . import cache
 from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
@@ -136,7 +136,7 @@ def _root_above_is_unreadable(path: str, read: Reader | None) -> bool:
         text = (read or read_disk)(root)
     except (OSError, UnicodeDecodeError, FileTooLarge):
         return False
-    if "\nproduct:" not in "\n" + text[:4096]:
+    if not declares_product(text):
         return False
     parsed = cache.parse_file(text, root)
     return parsed.root is None or parsed.partial or any(d.code == "RW001" for d in parsed.diagnostics)

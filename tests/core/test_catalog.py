@@ -551,3 +551,25 @@ def test_override_file_over_the_size_limit_is_invalid(tmp_path: Path, monkeypatc
     with pytest.raises(CatalogError) as info:
         load_catalog(folder)
     assert "over the 1,000-byte limit" in str(info.value) and "not read" in str(info.value)
+
+
+@pytest.mark.parametrize("column, value", [("usd", "9" * 100 + "x" * 100_000), ("region", "us-east-1;" + "y" * 100_000),
+                                           ("confidence", "z" * 100_000), ("key", "K" * 100_000)])
+def test_a_huge_bad_cell_is_quoted_in_at_most_60_characters(tmp_path: Path, column: str, value: str) -> None:
+    """A catalogue is input (a mirror, a pull request): one 100,000-character cell put 100 KB on
+    stderr in its CatalogError (ninth adversary M5). docs/cli.md: at most 60 characters of a bad
+    cell are quoted, and a message is at most 1,000 characters."""
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    shutil.copy(PACKAGED / "sizes.toml", folder / "sizes.toml")
+    with open(PACKAGED / "prices.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    row = rows[1][:]
+    row[rows[0].index(column)] = value
+    with open(folder / "prices.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([rows[0], row])
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(folder)
+    message = str(caught.value)
+    assert len(message) < 1_100, len(message)
+    assert value[:200] not in message

@@ -232,3 +232,18 @@ def test_lenses_price_the_usage_file(tmp_path, catalog) -> None:
     titles = [lens.title for lens in code_lenses(analyze(str(root), catalog), str(root)) if lens.range.start.line == line]
     # us-east-1 SQS Standard: assumed 1 M in dev ($0.40), 400 M from the usage file in production.
     assert titles[0] == "dev $0.40 · production $160"
+
+
+def test_a_figure_written_with_an_exponent_reads_as_its_plain_number(tmp_path, catalog) -> None:
+    """`storage_gb: 5e3` is 5000 GB, and the line item says so: it read "S3 Standard storage,
+    5E+3 GB" (and "1E+3k requests"), Decimal's scientific form leaking into the text (ninth
+    adversary M2). The quantity, the cost and the plan are those of `5000`."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = analyze(str(_write(tmp_path / "a", USAGE)), catalog)
+    sci = analyze(str(_write(tmp_path / "b", USAGE.replace("storage_gb: 5000", "storage_gb: 5e3").replace("requests_millions: 400", "requests_millions: 4.0E+2"))), catalog)
+    for key in (("media", "s3:storage"), ("orders", "sqs:standard")):
+        a, b = _lines(plain, "production")[key], _lines(sci, "production")[key]
+        assert "E+" not in b.description, b.description
+        assert (b.quantity, b.monthly_usd) == (a.quantity, a.monthly_usd)
+    assert "5000 GB" in _lines(sci, "production")[("media", "s3:storage")].description

@@ -85,6 +85,29 @@ async def test_an_error_already_shown_on_the_line_stays_while_typing(client: Lan
     assert [d.code for d in _publishes(client, root, 2)[0].diagnostics] == ["RW140"]
 
 
+async def test_an_error_kept_while_the_file_does_not_parse_moves_with_an_enter_above_it(client: LanguageClient, orders: Path):
+    """Ninth adversary L9: an unclosed quote typed above the metabase image (the file stops
+    parsing, so what the client shows is kept until the pause), then Enter on that line. The
+    kept RW140 stayed on its old line number, now the line above its text, clipped to a zero
+    width there, until the pause. It now moves with its line, whole."""
+    root, _checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: codes(client, root) == ["RW140"])
+    (shown,) = client.diagnostics[root.as_uri()]
+    image_line, _ = line_of(root, "image: metabase/")
+    assert shown.range.start.line == image_line
+    width = shown.range.end.character - shown.range.start.character
+    typed_at = line_of(root, "  dev:")[0]
+    did_change(client, root, 2, (typed_at, 2), (typed_at, 2), '"')  # `  "dev:`: no longer YAML
+    await until(client, lambda: len(_publishes(client, root, 2)) >= 1)
+    did_change(client, root, 3, (typed_at, 3), (typed_at, 3), "\n")  # Enter after the quote
+    await until(client, lambda: len(_publishes(client, root, 3)) >= 1)
+    kept = [d for d in _publishes(client, root, 3)[0].diagnostics if d.code == "RW140"]
+    assert [(d.range.start.line, d.range.end.line, d.range.end.character - d.range.start.character) for d in kept] == [
+        (image_line + 1, image_line + 1, width)]
+
+
 async def test_correcting_a_shown_error_key_by_key_sends_no_new_words_before_the_pause(client: LanguageClient, orders: Path):
     """Issue 26: fixing `smal` one key at a time (delete back to `s`, type `mall`) must not
     publish "unknown size `sma`", "`sm`", "`s`" at each key. Until the pause the client keeps
