@@ -29,7 +29,8 @@ programs git runs on its own. Reading it must run none of them:
   ``remote.origin.vcs`` naming :data:`NO_PROTOCOL` itself runs ``git remote-runway_none``: no
   alias can have that name (``_`` is not allowed in a config key) and ``-c help.autocorrect=0``
   keeps git from running the closest alias instead (``help.autocorrect=immediate`` did).
-  ``GIT_NO_LAZY_FETCH=1`` (git >= 2.44) skips the lazy fetch altogether; ``GIT_SSH_COMMAND``,
+  ``GIT_NO_LAZY_FETCH=1`` skips the lazy fetch altogether where git honours it (since the
+  2024 security releases, 2.39.4 among them; an older git ignores it, hence the list); ``GIT_SSH_COMMAND``,
   ``GIT_ASKPASS`` (``false``) and ``-c credential.helper=`` override the repository's
   ``core.sshCommand``, ``core.askPass`` and credential helpers, a second wall never reached.
   A read of a missing object then fails like any missing object: no baseline in the server,
