@@ -40,9 +40,10 @@ class _Deadline:
         self.limit: float = GIT_TIMEOUT_S
         self.error: str | None = None
         self.ends: float | None = None
+        self.armed = False  # by new_command; a call outside a command gets the whole limit alone
 
     def reset(self, environ: Mapping[str, str]) -> None:
-        self.ends, self.error, self.limit = None, None, GIT_TIMEOUT_S
+        self.ends, self.error, self.limit, self.armed = None, None, GIT_TIMEOUT_S, True
         raw = (environ.get(GIT_TIMEOUT_VARIABLE) or "").strip()
         if raw:
             parsed = seconds_value(raw)
@@ -57,6 +58,8 @@ class _Deadline:
         if self.error is not None:
             raise InputError(self.error)
         now = time.monotonic()
+        if not self.armed:
+            return self.limit  # a library call (a test), not a command: no shared clock to run down
         if self.ends is None:
             self.ends = now + self.limit
         if now >= self.ends:
@@ -122,9 +125,9 @@ class Stream:
         gitcmd.kill(self.proc)
 
     def finish(self) -> None:
-        """Wait for git to end (killed past the deadline); the timer stopped."""
+        """Wait for git to end (killed after 30 s, or at the deadline); the timer stopped."""
         try:
-            self.proc.wait(timeout=max(0.0, (_DEADLINE.ends or time.monotonic()) - time.monotonic()) + 1)
+            self.proc.wait(timeout=30)  # its pipes closed, git ends at once; the deadline's timer still runs
         except subprocess.TimeoutExpired:
             gitcmd.kill(self.proc)
             self.proc.wait()
