@@ -56,7 +56,8 @@ def _iso(t: datetime) -> str:
 
 
 def git_commit(root: Path | str, run: Runner = subprocess.run) -> str | None:
-    """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree or git is missing."""
+    """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree, git is missing, or
+    the repository holds a file git would wait on (:func:`runway_core.gitcmd.blocking_file`)."""
     try:
         # runway_core.gitcmd: no program of the product repository runs (core.fsmonitor, a lazy
         # fetch's transport), no prompt; a repository holding a FIFO git would wait on is not read.
