@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import unquote
 
-from runway_core.gitcmd import git_argv, git_env
+from runway_core.gitcmd import blocking_file, git_argv, git_env
 from runway_core.money import usd
 from runway_core.planner import VERDICTS, EnvironmentPlan, plan_digest
 from runway_core.workspace import JsonDocumentError, loads_json
@@ -56,9 +56,13 @@ def _iso(t: datetime) -> str:
 
 
 def git_commit(root: Path | str, run: Runner = subprocess.run) -> str | None:
-    """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree or git is missing."""
+    """``git rev-parse HEAD`` in ``root``; None when it is not a git work tree, git is missing, or
+    the repository holds a file git would wait on (:func:`runway_core.gitcmd.blocking_file`)."""
     try:
-        # runway_core.gitcmd: no core.fsmonitor of the product repository runs, no prompt.
+        # runway_core.gitcmd: no program of the product repository runs (core.fsmonitor, a lazy
+        # fetch's transport), no prompt; a repository holding a FIFO git would wait on is not read.
+        if blocking_file(str(root)) is not None:
+            return None
         proc = run(git_argv("-C", str(root), "rev-parse", "--verify", "HEAD"), capture_output=True, text=True, timeout=30, check=False,
                    env=git_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):

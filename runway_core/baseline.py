@@ -36,7 +36,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .analysis import analyze
-from .gitcmd import git_argv, git_env
+from . import gitcmd
+from .files import open_regular
 from .planner import EnvironmentPlan
 from .workspace import MAX_FILE_BYTES, read_disk
 
@@ -103,18 +104,16 @@ def cost_deltas(current_plans: Mapping[str, EnvironmentPlan], baseline_plans: Ma
 
 
 def run_git(args: Sequence[str], cwd: str) -> tuple[int, bytes]:
-    """Run ``git *args`` in ``cwd``: (exit status, stdout). -1 when git cannot run or times out.
+    """Run ``git *args`` in ``cwd``: (exit status, stdout). -1 when git cannot run, times out,
+    or is not run: the repository holds a file git would wait on (a FIFO its config includes,
+    ninth adversary C5).
 
-    Never prompts for credentials (``GIT_TERMINAL_PROMPT=0``), takes no optional locks
-    (``GIT_OPTIONAL_LOCKS=0``), so it never competes with the user's own git commands, and
-    runs no file-system monitor a repository's config may name (``core.fsmonitor``: opening
-    a folder in an editor must not run a program from it): :mod:`runway_core.gitcmd`, shared
-    with the CLI.
+    Runs no program the repository names (``core.fsmonitor``, a promisor remote's lazy fetch
+    and its ``core.sshCommand``: opening a folder in an editor must not run a program from it),
+    never prompts, takes no optional lock: :mod:`runway_core.gitcmd`, shared with the CLI.
     """
     try:
-        done = subprocess.run(
-            git_argv(*args), cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False
-        )
+        done = gitcmd.run(args, cwd, GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError) as exc:
         log.debug("git %s in %s failed: %s", " ".join(args), cwd, exc)
         return -1, b""
@@ -123,9 +122,11 @@ def run_git(args: Sequence[str], cwd: str) -> tuple[int, bytes]:
 
 class GitRunner:
     """A :data:`Runner` like :func:`run_git` that can be stopped: :meth:`stop` kills every git
-    it started that has not finished (a git waiting on a FIFO its repository's config
-    includes waits until its timeout, and a process that exits leaves it behind otherwise),
-    and it starts none after that. Safe to call from any thread."""
+    it started that has not finished (a git waiting on a file :func:`runway_core.gitcmd.
+    blocking_file` does not look at waits until its timeout, and a process that exits leaves it
+    behind otherwise), and it starts none after that. A repository holding a file git would wait
+    on (a FIFO its config includes: seventh adversary F5, ninth C5) runs no git at all: -1 at
+    once. Safe to call from any thread."""
 
     def __init__(self, timeout: float = GIT_TIMEOUT_S) -> None:
         self.timeout = timeout
@@ -138,17 +139,16 @@ class GitRunner:
             if self.stopped:
                 return -1, b""
             try:
-                proc = subprocess.Popen(git_argv(*args), cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                proc = gitcmd.start(args, cwd, stderr=subprocess.DEVNULL)
             except (OSError, ValueError) as exc:
-                log.debug("git %s in %s failed: %s", " ".join(args), cwd, exc)
+                log.debug("git %s in %s not run: %s", " ".join(args), cwd, exc)
                 return -1, b""
             self._live.add(proc)
         try:
             out, _ = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             log.debug("git %s in %s: no answer in %ss; killed", " ".join(args), cwd, self.timeout)
-            proc.kill()
+            gitcmd.kill(proc)
             proc.communicate()
             return -1, b""
         finally:
@@ -162,10 +162,7 @@ class GitRunner:
             self.stopped = True
             live = list(self._live)
         for proc in live:
-            try:
-                proc.kill()
-            except OSError:
-                pass
+            gitcmd.kill(proc)
 
 
 def plans_of(root_file: str, catalog: "Catalog", read: Callable[[str], str]) -> Plans | None:
@@ -294,9 +291,8 @@ class BaselineStore:
         """What changes on disk when HEAD moves: size and mtime of git's own files."""
         paths = [os.path.join(repo.git_dir, n) for n in ("HEAD", os.path.join("logs", "HEAD"), "index")]
         paths.append(os.path.join(repo.common_dir, "packed-refs"))
-        try:
-            with open(os.path.join(repo.git_dir, "HEAD"), encoding="utf-8", errors="replace") as fh:
-                head = fh.read(4096).strip()
+        try:  # never blocking: a HEAD swapped for a FIFO since git read it is not waited on
+            head = open_regular(os.path.join(repo.git_dir, "HEAD"), 4096)[0].decode("utf-8", "replace").strip()
         except OSError:
             head = ""
         if head.startswith("ref: "):

@@ -16,7 +16,9 @@ until its timeout (10 s), and the loop answered nothing meanwhile. So:
   job no request waited for lands with other baselines, the :attr:`BaselineJobs.landed`
   listeners run (the cost view asks the client to refresh its lenses).
 - Git runs bounded (:class:`runway_core.baseline.GitRunner`: its timeout, and killed when the
-  session stops, so none is left behind the server), and never while
+  session stops, so none is left behind the server), starts no transport and runs nothing the
+  repository's config names (:mod:`runway_core.gitcmd`), never on a repository holding a file
+  git would wait on (a FIFO its config includes: no HEAD baseline), and never while
   ``runway.costDelta.enabled`` is false or before the client's settings are in force (the
   first ``initialized`` settings applied, no pull in flight; seventh adversary F7).
 

@@ -36,6 +36,7 @@ import traceback
 from datetime import datetime
 from typing import IO, Any, Callable, Mapping, Sequence
 
+from deploy_engine.cli import gitrun
 from deploy_engine.cli.formats.github import diagnostic_github, github_escape_data, github_escape_property
 from deploy_engine.cli.formats.json import diagnostic_json
 from deploy_engine.cli.formats.markdown import plan_markdown
@@ -144,6 +145,7 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
         # SIGTERM (CI's cancel or timeout) raises Terminated in every command, so what a run
         # made is removed on the way out (a `diff --base` tree the size of the product, a
         # refresh's staging folder: sixth adversary F10), then exit 143 below.
+        gitrun.new_command(ctx.environ)  # the command's git calls share one deadline (RUNWAY_GIT_TIMEOUT_S)
         with SigtermRaises():
             return args.func(args, ctx)
     except UsageError as exc:

@@ -15,11 +15,11 @@ import argparse
 import errno
 import os
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Sequence
 
+from deploy_engine.cli import gitrun
 from deploy_engine.exits import PROG, InputError, UsageError
 from deploy_engine.terminal import printable
 from runway_core.diagnostics import Severity
@@ -28,7 +28,6 @@ from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, 
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
 from runway_core.files import walk_folders
-from runway_core.gitcmd import git_argv, git_env
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, declares_product, find_root, open_regular, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
@@ -234,15 +233,16 @@ def _git_runway_files(folder: Path, warn: Warn | None = None) -> list[Path] | No
     and planned (it was silently left out: fourth adversary, F05). A gitlink it leaves as one
     entry (mode 160000: a submodule not checked out, not active, or a repository added inside
     without ``.gitmodules``) holds files runway cannot read from here: one ``warn`` line names
-    each."""
+    each.
+
+    git runs through :mod:`deploy_engine.cli.gitrun`: a repository holding a file git would wait
+    on (a FIFO its ``.git/config`` includes) is refused at once, and git past the command's git
+    deadline ends the command; both exit 3 (InputError), never a silent walk instead (the walk
+    would read untracked runways the tracked listing leaves out)."""
     try:
-        proc = subprocess.run(
-            git_argv("-C", str(folder), "ls-files", "-z", "--stage", "--recurse-submodules", "--full-name"),
-            capture_output=True, timeout=60, env=git_env(), stdin=subprocess.DEVNULL,
-        )
-        top = subprocess.run(git_argv("-C", str(folder), "rev-parse", "--show-toplevel"), capture_output=True, timeout=60,
-                             env=git_env(), stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
+        proc = gitrun.run(["ls-files", "-z", "--stage", "--recurse-submodules", "--full-name"], str(folder))
+        top = gitrun.run(["rev-parse", "--show-toplevel"], str(folder)) if proc.returncode == 0 else proc
+    except gitrun.GitMissing:
         return None
     if proc.returncode != 0 or top.returncode != 0:
         return None

@@ -24,13 +24,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from deploy_engine.cli import gitrun
 from deploy_engine.cli.inputs import Loaded, load_path, refuse_folder_link, resolve_root
 from deploy_engine.exits import REFUSAL_CODES, InputError
 from deploy_engine.folders import TemporaryFolder, make_folders
 from deploy_engine.terminal import printable
 from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
-from runway_core.gitcmd import git_argv, git_env
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
@@ -113,12 +113,9 @@ def _refuse_odd_file(label: str, name: str) -> None:
 
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(git_argv("-C", cwd, *args), capture_output=True, timeout=300, env=git_env(), stdin=subprocess.DEVNULL)
-    except OSError as exc:
-        raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
-    except subprocess.TimeoutExpired:
-        raise InputError(f"git {args[0]}: timed out") from None
+    """``git *args`` in ``cwd`` (:func:`deploy_engine.cli.gitrun.run`: the command's one git
+    deadline, a repository holding a FIFO git would wait on refused, exit 3)."""
+    return gitrun.run(args, cwd)
 
 
 def git_refusal(stderr: bytes) -> str | None:
@@ -207,11 +204,8 @@ class _Blobs:
 
     def __init__(self, top: str, label: str) -> None:
         self.label = label
-        try:
-            self.proc = subprocess.Popen(git_argv("-C", top, "cat-file", "--batch"), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
-        except OSError as exc:
-            raise InputError(f"git: {exc.strerror or exc} (REV:PATH and --base read the runway from git)") from None
+        self.git = gitrun.Stream(["cat-file", "--batch"], top)  # killed past the command's git deadline
+        self.proc = self.git.proc
 
     def _feed(self, oids: list[str]) -> None:
         """Write ``oids`` to git's stdin (in a thread: git answers while it reads, and a pipe
@@ -236,14 +230,16 @@ class _Blobs:
             if not done:
                 # Left midway (a refused entry, a failed write): git may be blocked writing
                 # answers nobody reads, the feeder blocked writing to git; end git so both return.
-                self.proc.kill()
+                self.git.kill()
             feeder.join()
 
     def _header(self, oid: str) -> int:
         assert self.proc.stdout is not None
         header = self.proc.stdout.readline(256).split()
+        self.git.check()
         if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
-            raise InputError(f"{self.label}: git cat-file could not read object {oid}")
+            raise InputError(f"{self.label}: git cat-file could not read object {oid} (missing from the repository: runway never "
+                             f"fetches an object from a remote, a partial clone's promisor included)")
         return int(header[2])
 
     def _stream(self, oid: str, size: int, out: IO[bytes] | None) -> None:
@@ -253,6 +249,7 @@ class _Blobs:
         while left:
             chunk = self.proc.stdout.read(min(left, 1 << 20))
             if not chunk:
+                self.git.check()
                 raise InputError(f"{self.label}: git cat-file ended inside object {oid}")
             if out is not None:
                 out.write(chunk)
@@ -280,11 +277,7 @@ class _Blobs:
             with contextlib.suppress(OSError):
                 if pipe is not None:
                     pipe.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        self.git.finish()
 
 
 def write_tree(entries: list[tuple[str, str, str, str]], blobs: _Blobs, dest: str, label: str, rev: str) -> None:

@@ -14,6 +14,7 @@ read is bounded by a deadline that only guards against a hang, never a timing as
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -135,34 +136,93 @@ def _release_every_reader(fifo: Path) -> None:
         os.close(fd)
 
 
-def test_requests_are_answered_while_git_waits_on_a_fifo_its_config_includes(tmp_path: Path):
+def _nobody_reads(fifo: Path) -> bool:
+    """True when no process has ``fifo`` open for reading (no git waits on it)."""
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        return exc.errno == errno.ENXIO
+    os.close(fd)
+    return False
+
+
+def test_requests_are_answered_and_no_git_waits_on_a_fifo_its_config_includes(tmp_path: Path):
+    """F5, then the ninth adversary's C5: the repository's files are checked before git
+    starts (runway_core.gitcmd.blocking_file), so no git ever opens the FIFO (before: each git
+    waited on it until its 10 s timeout, on the worker)."""
     ws, root = _repo(tmp_path)
     fifo = tmp_path / "config.fifo"
     os.mkfifo(fifo)
     with open(ws / ".git" / "config", "a", encoding="utf-8") as fh:
         fh.write(f"[include]\n\tpath = {fifo}\n")
-    srv = RawServer(ws)
+    env, log_file = _recording_git(tmp_path)
+    srv = RawServer(ws, env=env)
     try:
         _start(srv, ws, CAPS, None)
         srv.open(root.as_uri(), root.read_text(encoding="utf-8"))
         dev_line, _ = line_of(root, "  dev:")
-        for n in range(3):  # each wants the HEAD baseline: git reads the config, the FIFO
+        for n in range(3):  # each wants the HEAD baseline
             _hover(srv, f"h{n}", root, dev_line, 4)
             _symbols(srv, f"s{n}", root)
         for n in range(3):
             hover = srv.response(f"h{n}", timeout=20)["result"]
-            assert hover is not None and "dev" in hover["contents"]["value"]
+            assert hover is not None and "dev" in hover["contents"]["value"] and "vs HEAD" not in hover["contents"]["value"]
             assert "main-db" in _names(srv.response(f"s{n}", timeout=20)["result"])
-        # git is still waiting on the FIFO: the answers did not wait for it (before: the
-        # first hover held the loop until git's timeout killed it; nobody read the FIFO after).
-        assert _write_to(fifo, 20), "the answers waited for git"
-        _symbols(srv, "after", root)
-        assert "main-db" in _names(srv.response("after", timeout=20)["result"])
+        _lenses(srv, "l", root)
+        assert srv.response("l", timeout=20)["result"] is not None
+        assert _nobody_reads(fifo), "a git waits on the FIFO"
     finally:
         _release_every_reader(fifo)
         rc, log = srv.close()
         _release_every_reader(fifo)
     assert rc == 0 and "Traceback" not in log, log[-3000:]
+    assert not log_file.exists(), "git ran on a repository holding a FIFO it would wait on"
+
+
+# --- L1: a promisor remote's lazy fetch ------------------------------------------------------------
+
+
+def test_a_missing_blob_is_not_fetched_from_a_promisor_remote(tmp_path: Path):
+    """The ninth adversary's L1 (repro L1.py): HEAD's runway.yaml missing from .git/objects, a
+    promisor remote whose ``core.sshCommand`` (or ``ext::`` URL) makes a file. Hover and lenses
+    ask the HEAD baseline: ``git show`` fails (no baseline), nothing runs."""
+    ws, root = _repo(tmp_path)
+    mark, mark2 = tmp_path / "PWNED", tmp_path / "PWNED2"
+    blob = subprocess.run([GIT, "-C", str(ws), "rev-parse", "HEAD:orders/runway.yaml"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (ws / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for key, value in [("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true"), ("remote.origin.url", "ssh://example.invalid/x"),
+                       ("core.sshCommand", f"touch {mark}; false"), ("remote.other.promisor", "true"),
+                       ("remote.other.url", f"ext::sh -c touch% {mark2}"), ("protocol.ext.allow", "always")]:
+        _git(ws, "config", key, value)
+    bin_dir, log = tmp_path / "bin", tmp_path / "git-calls.log"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"  # logs each call's start and end: the test waits for the `show` to end
+    fake.write_text(f'#!/bin/sh\nprintf "start %s\\n" "$*" >> "{log}"\n"{GIT}" "$@"\nrc=$?\n'
+                    f'printf "end %s\\n" "$*" >> "{log}"\nexit $rc\n', encoding="utf-8")
+    fake.chmod(0o755)
+    srv = RawServer(ws, env={"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    try:
+        _start(srv, ws, CAPS, None)
+        text = root.read_text(encoding="utf-8")
+        srv.open(root.as_uri(), text)
+        srv.change(root.as_uri(), 2, text + "\n")  # an unsaved change, as in the repro
+        for n in range(60):  # until the `git show` of the HEAD baseline has ended (a hang guard)
+            _hover(srv, f"h{n}", root, line_of(root, "  dev:")[0], 4)
+            hover = srv.response(f"h{n}", timeout=20)["result"]
+            assert hover is not None and "vs HEAD" not in hover["contents"]["value"]
+            if log.exists() and any(line.startswith("end ") and " show " in line for line in log.read_text().splitlines()):
+                break
+            threading.Event().wait(0.5)  # let the worker run git; not a timing assert
+        else:
+            raise AssertionError("the HEAD baseline's git show never ended")
+        _lenses(srv, "l", root)
+        assert srv.response("l", timeout=20)["result"] is not None
+    finally:
+        rc, out = srv.close()
+    assert rc == 0 and "Traceback" not in out, out[-3000:]
+    assert not mark.exists() and not mark2.exists(), "a program of the repository's config ran"
 
 
 # --- F7: costDelta.enabled false runs no git ------------------------------------------------------
@@ -213,4 +273,4 @@ def test_cost_delta_disabled_in_initialization_options_runs_no_git(tmp_path: Pat
 
 def test_cost_delta_enabled_runs_git(tmp_path: Path):
     calls = _session(tmp_path, CAPS, {"runway": {"costDelta": {"enabled": True}}}, "unasked")
-    assert any(c.startswith("-c core.fsmonitor=false rev-parse") for c in calls), calls
+    assert any(c.startswith("-c core.fsmonitor=false") and " rev-parse " in c for c in calls), calls
