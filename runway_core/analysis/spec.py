@@ -19,7 +19,7 @@ from ..yamlsrc import YMap, YScalar, YSeq
 
 
 def _secret_name_ok(name: str) -> bool:
-    return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
+    return bool(UPPER_SNAKE.fullmatch(name)) and secret_shape("", name) is None
 
 
 def _cap_written(root: YMap, env: str) -> bool:

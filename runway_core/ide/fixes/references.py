@@ -63,7 +63,7 @@ def _uses_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
         f = ctx.fix(f"Change `{name}` to `{c}`", diag, [(ctx.path, src.replace_scalar(node, c))], preferred=c == sug)
         if f:
             out.append(f)
-    if NAME_LABEL.match(name) and not (name.startswith("shared-") and name[7:] in RESOURCE_KINDS):
+    if NAME_LABEL.fullmatch(name) and not (name.startswith("shared-") and name[7:] in RESOURCE_KINDS):
         kind = guess_kind(name)
         # Without a hint in the name, postgres is a guess: the title says so.
         note = "" if kind_hint(name) else " — change as needed"

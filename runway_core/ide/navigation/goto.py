@@ -213,7 +213,7 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     old = occ.name
     if new_name == old:
         return {}
-    if not NAME_LABEL.match(new_name):  # the rule RW110 applies to resource and workload names
+    if not NAME_LABEL.fullmatch(new_name):  # the rule RW110 applies to resource and workload names
         return (
             f"`{new_name}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
             "digits and `-`, starting with a letter and ending with a letter or digit"
@@ -313,7 +313,7 @@ def rename_impact(an: "Analysis", file: str, pos: Position, new_name: str) -> Re
     if _unread_refusal(an) is not None:
         return None
     _file, occs, occ = _lookup(an, file, pos)
-    if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.match(new_name):
+    if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.fullmatch(new_name):
         return None
     sym = an.symbols.get(occ.name)
     if sym is None:
