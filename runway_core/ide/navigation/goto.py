@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diagnostics import Severity
-from ...names import NAME_LABEL
+from ...names import NAME_LABEL, shown
 from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position, Range
 from ...yamlsrc import YMap, YScalar, YSeq, scalar_text
@@ -213,9 +213,11 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     old = occ.name
     if new_name == old:
         return {}
-    if not NAME_LABEL.fullmatch(new_name):  # the rule RW110 applies to resource and workload names
+    # The rule RW110 applies to resource and workload names, to the whole name: a client's
+    # `newName` with its line break ("primary\n") is no name (ninth adversary L11).
+    if not NAME_LABEL.fullmatch(new_name):
         return (
-            f"`{new_name}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
+            f"`{shown(new_name)}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
             "digits and `-`, starting with a letter and ending with a letter or digit"
         )
     if _is_implicit_name(new_name):
