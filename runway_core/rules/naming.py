@@ -8,8 +8,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..kinds import RESOURCE_KINDS
-from ..names import DNS_LABEL, NAME_LABEL, shown
+from ..names import DNS_LABEL, ENVIRONMENT_ITEM_NAMES, NAME_LABEL, reserved_name, shown
 from ..yamlsrc import YMap, YScalar
 from ._common import _d, _root, _section
 
@@ -57,10 +56,6 @@ def names(an: "Analysis") -> Iterator[Diagnostic]:
                      f"member name `{shown(f.member_name)}` (the folder's name; `member:` is not set) must be a DNS label; set e.g. `member: {fix}`")
 
 
-#: Names of the per-environment plan items (planner: the ALB, the Cloud Map namespace): RW111.
-ENVIRONMENT_ITEM_NAMES = {"alb": "the environment's load balancer", "service-discovery": "the environment's service discovery namespace"}
-
-
 def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
     """RW111: no declared resource or workload may be named `shared-<kind>`, `alb` or
     `service-discovery` (the implicit items every plan may add)."""
@@ -69,12 +64,15 @@ def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
         if s is None:
             continue
         for k, _v in an.read_entries(sect, s):
-            if k.text.startswith("shared-") and k.text[7:] in RESOURCE_KINDS:
+            what = reserved_name(k.text)  # the one list of reserved names (rename and fixes ask it too)
+            if what is None:
+                continue
+            if k.text not in ENVIRONMENT_ITEM_NAMES:
                 yield _d(an, an.root_file, k.range, "RW111",
-                         f"`{k.text}` is the name of the implicit shared {k.text[7:]} pool (from members' `requires` and environments' `shared`); choose another name")
-            elif k.text in ENVIRONMENT_ITEM_NAMES:
+                         f"`{k.text}` is the name of {what} (from members' `requires` and environments' `shared`); choose another name")
+            else:
                 yield _d(an, an.root_file, k.range, "RW111",
-                         f"`{k.text}` is the name of {ENVIRONMENT_ITEM_NAMES[k.text]}, an implicit item of every plan that needs one "
+                         f"`{k.text}` is the name of {what}, an implicit item of every plan that needs one "
                          "(the plan and the deploy would hold two items of that name); choose another name")
 
 

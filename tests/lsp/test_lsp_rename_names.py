@@ -50,3 +50,24 @@ async def test_a_new_name_with_a_line_break_is_refused(client: LanguageClient, o
     # The same name without the break renames, one line each: nothing was held back.
     edit = await _rename(client, root, "primary")
     assert {e.new_text for change in edit.document_changes for e in change.edits} == {"primary"}
+
+
+@pytest.mark.parametrize(
+    ("new_name", "what"),
+    [
+        ("alb", "the environment's load balancer"),
+        ("service-discovery", "the environment's service discovery namespace"),
+        ("shared-cache", "the implicit shared cache pool"),
+        ("shared-postgres", "the implicit shared postgres pool"),
+    ],
+)
+async def test_a_name_rw111_reserves_is_refused(client: LanguageClient, orders: Path, new_name: str, what: str):
+    """Ninth adversary L12: `alb` and `service-discovery` were accepted (RW111 afterwards) while
+    `shared-cache` was refused; every name RW111 reserves is refused now, from its one list."""
+    root, _checkout, _billing = files(orders)
+    await init(client, vscode_caps(), orders)
+    did_open(client, root)
+    with pytest.raises(JsonRpcException, match=rf"`{new_name}` is the name of {what} \(RW111\); choose another name"):
+        await _rename(client, root, new_name)
+    edit = await _rename(client, root, "albs")  # a name that is only close to one is fine
+    assert {e.new_text for change in edit.document_changes for e in change.edits} == {"albs"}
