@@ -45,3 +45,23 @@ def test_a_rename_is_refused_exactly_for_the_reserved_names(catalog, name):
         assert isinstance(got, dict) and got, got
     else:
         assert isinstance(got, str) and f"`{name}` is the name of {reserved_name(name)} (RW111)" in got
+
+
+@pytest.mark.parametrize("name", RESERVED + FREE)
+def test_create_resource_is_offered_exactly_for_the_free_names(catalog, name):
+    """Ninth adversary L10: "Create resource `alb`" for `uses: [alb]` made a resource RW111
+    refuses; no create fix is offered for a reserved name, as none is for `My_DB`."""
+    from runway_core.ide.fixes import fixes_for
+
+    text = (
+        "runway: 1\nproduct: shop\nenvironments:\n  dev: {}\nresources:\n  jobs:\n    kind: queue\n"
+        "workloads:\n  api:\n    image: registry.example.com/api@sha256:" + "0" * 64 + "\n"
+        f"    port: 8080\n    health: {{path: /health}}\n    uses: [jobs, {name}]\n    reason: \"no-managed-fit: our API\"\n"
+    )
+    an = analyse(text, catalog)
+    found = [d for d in diags(an, "RW150") if (d.data or {}).get("name") == name]
+    if not found:
+        assert name.startswith("shared-") and reserved_name(name), [(d.code, d.message) for d in an.all_diagnostics()]
+        return  # a use of an implicit pool by its name: nothing unknown, no fix asked
+    creates = [f.title for f in fixes_for(an, ROOT, found) if f.title.startswith("Create resource")]
+    assert bool(creates) == (reserved_name(name) is None), creates
