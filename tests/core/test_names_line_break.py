@@ -116,7 +116,7 @@ def test_the_deploy_and_catalogue_checks_refuse_a_trailing_line_break(brk):
     for host in ("https://vault.example.com" + brk, "https://vault.example.com/x" + brk, "https://vault" + brk + ".example.com"):
         with pytest.raises(InfisicalConfigError):
             check_host(host)
-    assert own_descriptor("/dev/fd/1" + brk) is None or brk == ""  # a file of that name, not descriptor 1
+    assert own_descriptor("/dev/fd/1") == 1 and own_descriptor("/dev/fd/1" + brk) is None  # a file of that name, not descriptor 1
     good = dict(vpc_id="vpc-0123abcd", private_subnet_ids=("subnet-0123abcd", "subnet-4567abcd"))
     NetworkSettings(**good)
     for field, value in (
