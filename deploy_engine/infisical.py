@@ -55,7 +55,7 @@ ENV_SLUG_PREFIX = "INFISICAL_ENVIRONMENT_"
 #: Hosts that may be reached over plain ``http://`` (a local server).
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-_HOST = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>\[[0-9A-Fa-f:.]+\]|[^/:?#@\[\]]+)(?::\d{1,5})?(?:/[^?#]*)?$")
+_HOST = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>\[[0-9A-Fa-f:.]+\]|[^/:?#@\[\]\s]+)(?::\d{1,5})?(?:/[^?#\s]*)?$")
 
 
 class InfisicalConfigError(Exception):
@@ -77,7 +77,7 @@ def slug_variable(environment: str) -> str:
 def check_host(host: str) -> str:
     """``host`` without a trailing ``/``; raises :class:`InfisicalConfigError` unless it is an
     ``https://`` origin, or ``http://`` to 127.0.0.1, localhost or [::1]."""
-    m = _HOST.match(host)
+    m = _HOST.fullmatch(host)
     if m is None:
         raise InfisicalConfigError((ENV_HOST,), f"{ENV_HOST}: not a URL of the form https://<host>[:<port>][/<path>]")
     scheme, name = m.group("scheme").lower(), m.group("host").lower()
@@ -120,7 +120,7 @@ class InfisicalConfig:
             value = (environ.get(var) or "").strip()
             if not value:
                 continue
-            if not _SLUG.match(value):
+            if not _SLUG.fullmatch(value):
                 raise InfisicalConfigError((var,), f"{var}: {value!r} is not an Infisical environment slug (letters, digits, - and _)")
             slugs[env] = value
         return cls(

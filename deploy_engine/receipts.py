@@ -204,6 +204,8 @@ def endpoint_secrets(environ: Mapping[str, str]) -> list[str]:
     the endpoint URL", ``EndpointResolutionError``)."""
     out: list[str] = []
     for name, value in environ.items():
+        # `.match` on purpose: it finds more variables to redact (a name ending in a line
+        # break too), the safe side for a redaction; a validation uses `.fullmatch`.
         if _ENDPOINT_VARIABLE.match(name) and value:
             out += url_secrets(value)
     return list(dict.fromkeys(out))

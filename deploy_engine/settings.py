@@ -135,13 +135,13 @@ class NetworkSettings:
 
 def _problems(s: NetworkSettings) -> list[str]:
     out: list[str] = []
-    if not _VPC_ID.match(s.vpc_id or ""):
+    if not _VPC_ID.fullmatch(s.vpc_id or ""):
         out.append(f"{ENV_VARS['vpc_id']}: {s.vpc_id!r} is not a VPC id (vpc-<hex>)")
     for field, ids, minimum in (
         ("private_subnet_ids", s.private_subnet_ids, 2),
         ("public_subnet_ids", s.public_subnet_ids, 0),
     ):
-        bad = [i for i in ids if not _SUBNET_ID.match(i)]
+        bad = [i for i in ids if not _SUBNET_ID.fullmatch(i)]
         if bad:
             out.append(f"{ENV_VARS[field]}: {', '.join(repr(b) for b in bad)} not a subnet id (subnet-<hex>)")
         if len(set(ids)) != len(ids):
@@ -161,20 +161,20 @@ def _problems(s: NetworkSettings) -> list[str]:
         else:
             if net.version != 4 or net.prefixlen == 0:
                 out.append(f"{ENV_VARS['allowed_cidr']}: {s.allowed_cidr!r} must be an IPv4 range narrower than /0")
-    if s.public_domain is not None and not _DOMAIN.match(s.public_domain):
+    if s.public_domain is not None and not _DOMAIN.fullmatch(s.public_domain):
         out.append(f"{ENV_VARS['public_domain']}: {s.public_domain!r} is not a lowercase DNS domain")
-    if s.certificate_arn is not None and not _CERTIFICATE_ARN.match(s.certificate_arn):
+    if s.certificate_arn is not None and not _CERTIFICATE_ARN.fullmatch(s.certificate_arn):
         out.append(f"{ENV_VARS['certificate_arn']}: {s.certificate_arn!r} is not an ACM certificate ARN "
                    "(arn:aws:acm:<region>:<account>:certificate/<id>)")
     if s.hosted_zone_id is not None:
-        if not _HOSTED_ZONE_ID.match(s.hosted_zone_id):
+        if not _HOSTED_ZONE_ID.fullmatch(s.hosted_zone_id):
             out.append(f"{ENV_VARS['hosted_zone_id']}: {s.hosted_zone_id!r} is not a Route 53 hosted zone id (Z<letters and digits>)")
         if s.public_domain is None:
             out.append(f"{ENV_VARS['hosted_zone_id']} needs {ENV_VARS['public_domain']} (the records are <workload>.<domain>)")
-    bad_accounts = [a for a in s.allowed_account_ids if not _ACCOUNT_ID.match(a)]
+    bad_accounts = [a for a in s.allowed_account_ids if not _ACCOUNT_ID.fullmatch(a)]
     if bad_accounts:
         out.append(f"{ENV_VARS['allowed_account_ids']}: {', '.join(repr(a) for a in bad_accounts)} not a 12-digit AWS account id")
-    if s.health_probe_image is not None and not _PINNED_IMAGE.match(s.health_probe_image):
+    if s.health_probe_image is not None and not _PINNED_IMAGE.fullmatch(s.health_probe_image):
         out.append(f"{ENV_VARS['health_probe_image']}: {s.health_probe_image!r} is not an image pinned by digest "
                    "(name@sha256:<64 hex>); it must offer wget (BusyBox's or GNU's) on the task's platform")
     return out

@@ -399,11 +399,11 @@ def _parse_prices(data: bytes, name: str) -> dict[tuple[str, str], UnitPrice]:
             where = f"{name}: line {line}"
 
             key = cell["key"]
-            if key and not _KEY_RE.match(key):
+            if key and not _KEY_RE.fullmatch(key):
                 raise CatalogError(f"{where}: invalid key {_cell(key)} (lower-case letters, digits and . : _ - only)")
             regions = [r.strip() for r in cell["region"].split(";")]
             for region in regions:
-                if not _REGION_RE.match(region):
+                if not _REGION_RE.fullmatch(region):
                     raise CatalogError(f"{where}: invalid region {_cell(region)} in {_cell(cell['region'])} (expected e.g. us-east-1; several separated by ';')")
             if len(set(regions)) != len(regions):
                 raise CatalogError(f"{where}: region listed twice in {_cell(cell['region'])}")
@@ -543,7 +543,7 @@ def _size_tables(value: Any, schema_id: tuple[str, str | None], name: str, dotte
         if size not in table:
             raise CatalogError(f"{name}: missing table [{dotted}.{size}] (every kind needs {', '.join(SIZES)})")
     for size in table:
-        if not _SIZE_NAME_RE.match(size):
+        if not _SIZE_NAME_RE.fullmatch(size):
             raise CatalogError(f"{name}: {dotted}.{size}: invalid size name")
     ordered = [*SIZES, *(s for s in table if s not in SIZES)]
     schema = _CAPACITY_SCHEMAS[schema_id]

@@ -140,7 +140,7 @@ def docs_web_url(environ: Mapping[str, str]) -> str | None:
     ``helpUri`` and the server's code links name no credential (round 5 A04). (No import of
     :mod:`runway_core.text` here: it imports this module, and the layer table forbids the cycle.)"""
     value = (environ.get(DOCS_URL_VARIABLE) or "").strip()
-    m = re.match(r"^(https?://)(?:[^\s/?#]*@)?([^\s/?#@]+(?:/[^\s?#]*)?)$", value)
+    m = re.fullmatch(r"^(https?://)(?:[^\s/?#]*@)?([^\s/?#@]+(?:/[^\s?#]*)?)$", value)
     if m is None:
         return None
     url = (m.group(1) + m.group(2)).rstrip("/")

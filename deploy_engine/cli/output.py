@@ -52,7 +52,7 @@ def own_descriptor(path: str) -> int | None:
     shell's redirection already holds)."""
     p = os.path.abspath(path)
     for _hop in range(40):  # the kernel's own bound on a symlink chain (MAXSYMLINKS)
-        m = _FD_PATH.match(p)
+        m = _FD_PATH.fullmatch(p)
         if m is not None and (m.group("pid") is None or int(m.group("pid")) == os.getpid()):
             return int(m.group("fd"))
         try:

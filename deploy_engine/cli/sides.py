@@ -440,7 +440,7 @@ def resolve_side(spec: str, catalog: Catalog, role: str = "base") -> Side:
     """The side ``spec`` names (module docstring); ``role`` base or head (what an absent
     ``REV:PATH`` means: :func:`git_side`)."""
     cwd = os.getcwd()
-    match = _GIT_SPEC.match(spec)
+    match = _GIT_SPEC.fullmatch(spec)
     if match and not os.path.exists(spec):
         rel = _top_relative(match["path"], cwd)
         return git_side(match["rev"], "" if rel == "." else rel, catalog, spec, cwd, role)

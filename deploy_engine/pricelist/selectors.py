@@ -60,7 +60,7 @@ def usage_location(usagetype: str) -> str | None:
     """The location code a usage type starts with (``EU``, ``EUC1``, ``LAX1``), or None when it
     names none (``InstanceUsage:db.t4g.micro``, ``Requests-Tier1``, ``DNS-Queries``)."""
     head, sep, _rest = usagetype.partition("-")
-    return head if sep and _LOCATION_RE.match(head) else None
+    return head if sep and _LOCATION_RE.fullmatch(head) else None
 
 
 def in_region(product_region: str | None, usagetype: str, region: str) -> bool:
@@ -138,7 +138,7 @@ def usage_matches(usagetype: str, usage: str) -> bool:
     if usagetype == usage:
         return True
     prefix, sep, rest = usagetype.partition("-")
-    return bool(sep) and rest == usage and bool(_PREFIX_RE.match(prefix))
+    return bool(sep) and rest == usage and bool(_PREFIX_RE.fullmatch(prefix))
 
 
 def _units(names: tuple[str, ...], factor: Decimal = Decimal(1)) -> dict[str, Decimal]:

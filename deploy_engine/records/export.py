@@ -64,7 +64,7 @@ def key_problem(key: str, prefix: str) -> str | None:
     if any(seg in ("", ".", "..") for seg in key.split("/")):
         return "leaves its prefix"
     name = key[len(prefix):]
-    if "/" in name or not _NAME.match(name) or ".." in name:
+    if "/" in name or not _NAME.fullmatch(name) or ".." in name:
         return "not a record name"
     return None
 

@@ -88,7 +88,7 @@ def timed_name_problem(key: str) -> str | None:
     listed by the time its name holds: a name without one (``zzz-junk.json``, ``latest.json``)
     would sort among them anywhere."""
     name = key.rsplit("/", 1)[-1]
-    if _RECEIPT_NAME.match(name) and parse_stamp(name) is not None:
+    if _RECEIPT_NAME.fullmatch(name) and parse_stamp(name) is not None:
         return None
     return "name is not a UTC time (<YYYYMMDD>T<HHMMSS>.<microseconds>Z[-n].json, as runway names a receipt)"
 
@@ -99,7 +99,7 @@ def record_order(key: str) -> tuple[int, str, int, str]:
     a stamp sorts before every stamped one (it has no time; ``zzz-junk.json`` sorted after them
     and so passed for the newest)."""
     name = key.rsplit("/", 1)[-1]
-    m = re.match(r"^(\d{8}T\d{6}\.\d{6}Z)(.*?)(?:-(\d+))?\.json$", name)
+    m = re.fullmatch(r"^(\d{8}T\d{6}\.\d{6}Z)(.*?)(?:-(\d+))?\.json$", name)
     if m is None or parse_stamp(name) is None:
         return (0, name, 0, key)
     return (1, m.group(1) + m.group(2), int(m.group(3) or 0), key)

@@ -75,7 +75,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 def _segment(value: str, what: str) -> str:
     """A product, environment or record name as one key segment: no ``/``, no ``..``."""
-    if not _SAFE.match(value) or ".." in value:
+    if not _SAFE.fullmatch(value) or ".." in value:
         raise ValueError(f"{what} {value!r} cannot be part of a record key")
     return value
 

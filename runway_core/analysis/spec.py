@@ -20,7 +20,7 @@ from ..yamlsrc import YMap, YNode, YScalar, YSeq, exact_number
 
 
 def _secret_name_ok(name: str) -> bool:
-    return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
+    return bool(UPPER_SNAKE.fullmatch(name)) and secret_shape("", name) is None
 
 
 def _cap_node(root: YMap, env: str) -> YNode | None:

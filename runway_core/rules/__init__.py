@@ -15,10 +15,11 @@ its family's module and a line here.
 
 from __future__ import annotations
 
+from ..names import ENVIRONMENT_ITEM_NAMES
 from ._common import Rule
 from .costs import caps, region, verdict_margin
 from .kinds import kinds, sizes, undeclared_environments, unpriced_kinds
-from .naming import ENVIRONMENT_ITEM_NAMES, format_version, name_clash, names, shared_collision
+from .naming import format_version, name_clash, names, shared_collision
 from .references import unused, uses
 from .secrets import secret_looking_env, secret_looking_sizes, variable_names
 from .workloads import duplicate_entries, env_and_secrets, health_limits, image_digest, injected_collisions, reasons

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..diagnostics import CODES, Diagnostic, Severity
+from ..names import shown
 from ..positions import Position, Range
 from ..yamlsrc import YMap, YNode, YScalar
 
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
 
 def _d(an: "Analysis", file: str, rng: Range, code: str, msg: str, data: dict | None = None, severity: Severity | None = None, tags: tuple[int, ...] = ()) -> Diagnostic:
     sev = severity if severity is not None else Severity[CODES[code][0].upper()]
-    return Diagnostic(file, rng, sev, code, msg, data, tags)
+    # A name quoted in a message may hold a line break (`"dev\n"`: RW110 says so); each message
+    # stays one line (a CLI line, a SARIF result, a PR annotation), the break written `\n`.
+    return Diagnostic(file, rng, sev, code, shown(msg), data, tags)
 
 
 def _item_place(an: "Analysis", name: str) -> tuple[str, Range] | None:

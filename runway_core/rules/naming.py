@@ -8,8 +8,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..kinds import RESOURCE_KINDS
-from ..names import DNS_LABEL, NAME_LABEL
+from ..names import DNS_LABEL, ENVIRONMENT_ITEM_NAMES, NAME_LABEL, reserved_name, shown
 from ..yamlsrc import YMap, YScalar
 from ._common import _d, _root, _section
 
@@ -35,30 +34,26 @@ def names(an: "Analysis") -> Iterator[Diagnostic]:
     if r is None:
         return
     p = r.get("product")
-    if isinstance(p, YScalar) and isinstance(p.value, str) and not DNS_LABEL.match(p.value):
-        yield _d(an, path, p.range, "RW110", f"product `{p.value}` must be a DNS label: lowercase letters, digits and `-`, 2 to 32 characters, starting with a letter")
+    if isinstance(p, YScalar) and isinstance(p.value, str) and not DNS_LABEL.fullmatch(p.value):
+        yield _d(an, path, p.range, "RW110", f"product `{shown(p.value)}` must be a DNS label: lowercase letters, digits and `-`, 2 to 32 characters, starting with a letter")
     for sect, what in (("resources", "resource"), ("workloads", "workload"), ("environments", "environment")):
         s = _section(an, sect)
         if s is None:
             continue
         for k, _v in an.read_entries(sect, s):
-            if not NAME_LABEL.match(k.text):
-                yield _d(an, path, k.range, "RW110", f"{what} name `{k.text}` must be a DNS label: lowercase letters, digits and `-`, starting with a letter", {"name": k.text})
+            if not NAME_LABEL.fullmatch(k.text):
+                yield _d(an, path, k.range, "RW110", f"{what} name `{shown(k.text)}` must be a DNS label: lowercase letters, digits and `-`, starting with a letter", {"name": k.text})
     for f in an.files.values():
         if f.role != "member" or not isinstance(f.parsed.root, YMap):
             continue
         m = f.parsed.root.get("member")
-        if isinstance(m, YScalar) and isinstance(m.value, str) and not NAME_LABEL.match(m.value):
-            yield _d(an, f.path, m.range, "RW110", f"member name `{m.value}` must be a DNS label")
-        elif m is None and f.member_name and not NAME_LABEL.match(f.member_name) and f.parsed.root.entries:
+        if isinstance(m, YScalar) and isinstance(m.value, str) and not NAME_LABEL.fullmatch(m.value):
+            yield _d(an, f.path, m.range, "RW110", f"member name `{shown(m.value)}` must be a DNS label")
+        elif m is None and f.member_name and not NAME_LABEL.fullmatch(f.member_name) and f.parsed.root.entries:
             # The default name is the folder's name (docs/format.md, "Member runway"): same rule.
             fix = re.sub(r"[^a-z0-9]+", "-", f.member_name.lower()).strip("-")
             yield _d(an, f.path, f.parsed.root.entries[0][0].range, "RW110",
-                     f"member name `{f.member_name}` (the folder's name; `member:` is not set) must be a DNS label; set e.g. `member: {fix}`")
-
-
-#: Names of the per-environment plan items (planner: the ALB, the Cloud Map namespace): RW111.
-ENVIRONMENT_ITEM_NAMES = {"alb": "the environment's load balancer", "service-discovery": "the environment's service discovery namespace"}
+                     f"member name `{shown(f.member_name)}` (the folder's name; `member:` is not set) must be a DNS label; set e.g. `member: {fix}`")
 
 
 def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
@@ -69,12 +64,15 @@ def shared_collision(an: "Analysis") -> Iterator[Diagnostic]:
         if s is None:
             continue
         for k, _v in an.read_entries(sect, s):
-            if k.text.startswith("shared-") and k.text[7:] in RESOURCE_KINDS:
+            what = reserved_name(k.text)  # the one list of reserved names (rename and fixes ask it too)
+            if what is None:
+                continue
+            if k.text not in ENVIRONMENT_ITEM_NAMES:
                 yield _d(an, an.root_file, k.range, "RW111",
-                         f"`{k.text}` is the name of the implicit shared {k.text[7:]} pool (from members' `requires` and environments' `shared`); choose another name")
-            elif k.text in ENVIRONMENT_ITEM_NAMES:
+                         f"`{k.text}` is the name of {what} (from members' `requires` and environments' `shared`); choose another name")
+            else:
                 yield _d(an, an.root_file, k.range, "RW111",
-                         f"`{k.text}` is the name of {ENVIRONMENT_ITEM_NAMES[k.text]}, an implicit item of every plan that needs one "
+                         f"`{k.text}` is the name of {what}, an implicit item of every plan that needs one "
                          "(the plan and the deploy would hold two items of that name); choose another name")
 
 

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..diagnostics import Diagnostic
-from ..names import ENV_NAME, UPPER_SNAKE
+from ..names import ENV_NAME, UPPER_SNAKE, shown
 from ..text import secret_shape
 from ..yamlsrc import YMap, YNode, YScalar, YSeq
 from ._common import _d, _scalar_str, _section, _workloads
@@ -41,8 +41,8 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
                              f"this `secrets` item looks like a secret value ({shape}), not a name: `secrets` lists the names of "
                              "Infisical secrets (e.g. `DB_PASSWORD`); write the name, keep the value in Infisical, and rotate it "
                              "if this file was ever committed")
-                elif not UPPER_SNAKE.match(s):
-                    if _NAME_LIKE.match(s):
+                elif not UPPER_SNAKE.fullmatch(s):
+                    if _NAME_LIKE.fullmatch(s):
                         yield _d(an, an.root_file, it.range, "RW144", f"secret name `{s}` must be UPPER_SNAKE (e.g. `{re.sub(r'[^A-Za-z0-9]', '_', re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', s)).upper()}`)")
                     else:
                         yield _d(an, an.root_file, it.range, "RW144",
@@ -51,8 +51,8 @@ def variable_names(an: "Analysis") -> Iterator[Diagnostic]:
         env = v.get("env")
         if isinstance(env, YMap):
             for ek, _ev in env.entries:
-                if not ENV_NAME.match(ek.text):
-                    yield _d(an, an.root_file, ek.range, "RW144", f"`{ek.text}` is not a valid environment variable name (letters, digits, `_`; not starting with a digit)")
+                if not ENV_NAME.fullmatch(ek.text):
+                    yield _d(an, an.root_file, ek.range, "RW144", f"`{shown(ek.text)}` is not a valid environment variable name (letters, digits, `_`; not starting with a digit)")
 
 
 def secret_looking_sizes(an: "Analysis") -> Iterator[Diagnostic]:

@@ -25,9 +25,12 @@ def image_digest(an: "Analysis") -> Iterator[Diagnostic]:
     """RW140: `image` is pinned by digest (`name@sha256:<64 hex>`)."""
     for k, v in _workloads(an):
         img = v.get("image")
-        if isinstance(img, YScalar) and isinstance(img.value, str) and not DIGEST.match(img.value):
+        if isinstance(img, YScalar) and isinstance(img.value, str) and not DIGEST.fullmatch(img.value):
             _name, sep, digest = img.value.partition("@sha256:")
-            if sep and re.fullmatch(r"[0-9a-fA-F]*", digest):
+            if img.value != img.value.strip():
+                # `image: |` keeps the block's final line break: `…@sha256:<64 hex>\n`.
+                why = "it starts or ends with a space or a line break"
+            elif sep and re.fullmatch(r"[0-9a-fA-F]*", digest):
                 why = f"its sha256 digest has {len(digest)} hex digits, not 64" if len(digest) != 64 else "a digest is lowercase hex"
             else:
                 why = "a tag alone can change under you"

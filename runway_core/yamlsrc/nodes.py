@@ -42,7 +42,7 @@ def scalar_text(value: str, style: str = "") -> str:
     it: a rename to ``null`` wrote ``uses: [null]`` (fifth adversary)."""
     if style == "'":
         return "'" + value.replace("'", "''") + "'"
-    if style == '"' or not _PLAIN_SAFE.match(value) or resolve_plain(value) != value:
+    if style == '"' or not _PLAIN_SAFE.fullmatch(value) or resolve_plain(value) != value:
         return json.dumps(value, ensure_ascii=False)
     return value
 
@@ -51,28 +51,28 @@ def resolve_plain(text: str) -> Any:
     """Resolve a plain scalar by the YAML 1.2 core schema (yaml.org/spec/1.2.2 §10.3.2)."""
     if text and text[0] not in _SPECIAL_FIRST:
         return text  # fast path: most scalars are names
-    if _NULL.match(text):
+    if _NULL.fullmatch(text):
         return None
-    if _BOOL_TRUE.match(text):
+    if _BOOL_TRUE.fullmatch(text):
         return True
-    if _BOOL_FALSE.match(text):
+    if _BOOL_FALSE.fullmatch(text):
         return False
-    if _INT10.match(text):
+    if _INT10.fullmatch(text):
         try:
             return int(text)
         except ValueError:
             # Past Python's limit on decimal digits (4,300 by default): a number no runway
             # value can hold; as a float it is ±inf, which the model reports at its position.
             return float(text)
-    if _INT8.match(text):
+    if _INT8.fullmatch(text):
         return int(text[2:], 8)
-    if _INT16.match(text):
+    if _INT16.fullmatch(text):
         return int(text[2:], 16)
-    if _FLOAT.match(text):
+    if _FLOAT.fullmatch(text):
         return float(text)
-    if _INF.match(text):
+    if _INF.fullmatch(text):
         return -math.inf if text.startswith("-") else math.inf
-    if _NAN.match(text):
+    if _NAN.fullmatch(text):
         return math.nan
     return text
 

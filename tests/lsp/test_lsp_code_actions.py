@@ -356,3 +356,26 @@ async def test_add_reason_keeps_the_blank_lines_of_a_keep_block_scalar(client: L
     assert fixed == KEPT.replace("\n  worker:", '\n    reason: "residency: "\n  worker:')
     send_edits(client, f, 2, text_edits)
     await gone(client, f, "RW141", 2, pulls)
+
+
+# --- no "Create resource" of a name RW111 reserves (ninth adversary L10) --------------------------
+
+
+async def test_no_create_fix_for_a_reserved_name(client: LanguageClient, orders: Path):
+    """`uses: [alb, service-discovery, shared-topic, payments-queue]` in a member: RW152 at each
+    of the first three offers no "Create resource" (the new resource would be RW111); the last one
+    still does."""
+    _root, checkout, _billing = files(orders)
+    await init(client, neovim_caps(), orders)
+    did_open(client, checkout)
+    await until(client, lambda: last_version(client, checkout) == 1)
+    line_no, line = line_of(checkout, "uses: [main-db, order-events]")
+    did_change(client, checkout, 2, (line_no, 0), (line_no, len(line)), "uses: [alb, service-discovery, shared-topic, payments-queue]")
+    await until(client, lambda: last_version(client, checkout) == 2)
+    found = await diagnostics_of(client, checkout, "RW152", False)
+    assert [x.data["name"] for x in found] == ["alb", "service-discovery", "shared-topic", "payments-queue"]
+    for d in found[:3]:
+        titles = [a.title for a in await actions(client, checkout, d.range, [d])]
+        assert not [t for t in titles if t.startswith("Create resource")], (d.data["name"], titles)
+    titles = [a.title for a in await actions(client, checkout, found[3].range, [found[3]])]
+    assert titles == ["Create resource `payments-queue` (kind: queue)"]

@@ -30,7 +30,8 @@ What each code gets:
 - RW150/RW152 unknown ``uses`` item: the closest names (difflib, up to three; the rule's
   suggestion preferred) and "Create resource `NAME`" (a skeleton at the end of the root's
   ``resources``, kind guessed from the name, see :func:`guess_kind`; without a hint in the
-  name it is postgres, and the title says "(kind: postgres — change as needed)").
+  name it is postgres, and the title says "(kind: postgres — change as needed)"); none for a
+  name that is no DNS label (RW110) or that RW111 reserves (`alb`, `shared-queue`…).
 - RW141 missing reason: "Add reason: GROUND" for each of the three grounds.
 - RW142 reason without a ground: "Prefix reason with GROUND" for each ground.
 - RW102 unknown key: rename to the suggested key (preferred) and other close keys, never to a

@@ -78,7 +78,7 @@ def _undeclared_env_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
     sug = data.get("suggestion")
     if sug and sug not in mp:
         out.extend(_rename_fixes(ctx, diag, [sug], lambda old, new: f"Rename `{old}` to `{new}`", sug))
-    if NAME_LABEL.match(env):
+    if NAME_LABEL.fullmatch(env):
         f = ctx.fix(f"Declare environment `{env}`", diag, [(ctx.path, _declare_environment(src, an, env))])
         if f:
             out.append(f)

@@ -7,8 +7,8 @@ import difflib
 import re
 
 from ...diagnostics import Diagnostic
-from ...kinds import DEFAULT_GUESS, HINT_ORDER, RESOURCE_KINDS
-from ...names import NAME_LABEL
+from ...kinds import DEFAULT_GUESS, HINT_ORDER
+from ...names import NAME_LABEL, reserved_name
 from ...yamlsrc import YMap, YScalar, YSeq
 from .._edit import TextEdit
 from ._context import CLOSE_NAMES, Fix, _Ctx, _new_section, _scalar_at
@@ -63,7 +63,9 @@ def _uses_fixes(ctx: _Ctx, diag: Diagnostic) -> list[Fix]:
         f = ctx.fix(f"Change `{name}` to `{c}`", diag, [(ctx.path, src.replace_scalar(node, c))], preferred=c == sug)
         if f:
             out.append(f)
-    if NAME_LABEL.match(name) and not (name.startswith("shared-") and name[7:] in RESOURCE_KINDS):
+    # No resource of a name that is none (RW110) or that RW111 reserves (`alb`, `shared-queue`…):
+    # the fix would trade this error for that one (ninth adversary L10).
+    if NAME_LABEL.fullmatch(name) and reserved_name(name) is None:
         kind = guess_kind(name)
         # Without a hint in the name, postgres is a guess: the title says so.
         note = "" if kind_hint(name) else " — change as needed"

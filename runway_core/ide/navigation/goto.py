@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diagnostics import Severity
-from ...names import NAME_LABEL
+from ...names import NAME_LABEL, reserved_name, shown
 from ...planner import injected_variables
 from ...positions import ZERO_RANGE, Position, Range
 from ...yamlsrc import YMap, YScalar, YSeq, scalar_text
@@ -198,7 +198,8 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     only the name's characters so quoting and comments stay), or a message saying why the
     rename is refused: a file of the runway read only in part (a syntax error: see
     :func:`_unread_refusal`), not on a name, an implicit resource, ``new_name`` not a DNS
-    label (RW110), a ``shared-<kind>`` name (RW111) or a name already taken (RW112).
+    label (RW110), a name RW111 reserves (``shared-<kind>``, ``alb``, ``service-discovery``:
+    :func:`runway_core.names.reserved_name`) or a name already taken (RW112).
     Renaming to the current name returns no edits.
     """
     unread = _unread_refusal(an)
@@ -213,13 +214,16 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     old = occ.name
     if new_name == old:
         return {}
-    if not NAME_LABEL.match(new_name):  # the rule RW110 applies to resource and workload names
+    # The rule RW110 applies to resource and workload names, to the whole name: a client's
+    # `newName` with its line break ("primary\n") is no name (ninth adversary L11).
+    if not NAME_LABEL.fullmatch(new_name):
         return (
-            f"`{new_name}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
+            f"`{shown(new_name)}` is not a valid name: use a DNS label of 1 to 63 characters, lowercase letters, "
             "digits and `-`, starting with a letter and ending with a letter or digit"
         )
-    if _is_implicit_name(new_name):
-        return f"`{new_name}` is the name of the implicit shared {new_name[len('shared-'):]} pool (RW111); choose another name"
+    reserved = reserved_name(new_name)  # what RW111 would say once the rename is applied
+    if reserved is not None:
+        return f"`{new_name}` is the name of {reserved} (RW111); choose another name"
     taken = _declarations(occs, new_name)
     if taken:
         what = "resource" if taken[0].owner == "resources" else "workload"
@@ -313,7 +317,7 @@ def rename_impact(an: "Analysis", file: str, pos: Position, new_name: str) -> Re
     if _unread_refusal(an) is not None:
         return None
     _file, occs, occ = _lookup(an, file, pos)
-    if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.match(new_name):
+    if occ is None or _refusal(occs, occ) is not None or new_name == occ.name or not NAME_LABEL.fullmatch(new_name):
         return None
     sym = an.symbols.get(occ.name)
     if sym is None:
