@@ -87,7 +87,7 @@ def exact_number(node: Any) -> Decimal | None:
         return None
     if isinstance(node.value, int):
         return Decimal(node.value)
-    if isinstance(node.value, float) and math.isfinite(node.value) and _FLOAT.match(node.text):
+    if isinstance(node.value, float) and math.isfinite(node.value) and _FLOAT.fullmatch(node.text):
         return Decimal(node.text)
     return None
 
