@@ -5,8 +5,9 @@ A side is a runway path (a folder or a runway file: analysed and planned here), 
 file (``plan --format json`` output, ending in ``.json``), or ``REV:PATH``, a runway or plan
 file at a git revision (``origin/main:products/orders``; PATH relative to the repository's top
 unless it starts with ``./`` or ``../``). A revision's runway is read from the committed tree
-of its folder (``git ls-tree``, ``git cat-file --batch``) into a temporary folder (members live inside the root's folder, so that is the whole
-runway); a PATH absent at that revision is an empty plan (a product this change adds). Raises
+of its root's folder (``git ls-tree``, ``git cat-file --batch``) into a temporary folder (members live inside the root's folder, so that is the whole
+runway; a member PATH resolves to its root in the revision's tree); a base PATH absent at that
+revision is an empty plan (a product this change adds), a head PATH absent is exit 3. Raises
 :class:`~deploy_engine.exits.InputError` (exit 3) for an unreadable side or an unknown revision.
 """
 
@@ -33,7 +34,7 @@ from runway_core.diagnostics import Severity
 from runway_core.gitcmd import git_argv, git_env
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
-from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
+from runway_core.workspace import MAX_JSON_BYTES, ROOT_NAMES, JsonDocumentError, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -63,7 +64,13 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
     spec = an.spec
     plan = Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin)  # type: ignore[arg-type]
     errors = sum(1 for d in an.all_diagnostics() if d.severity == Severity.ERROR and d.code not in REFUSAL_CODES)
-    if spec is None and an.files[an.root_file].role != "member":
+    if an.files[an.root_file].role == "member":
+        # A lone member (no root lists it, in the working tree or at REV) has no plan: compared,
+        # it was an empty product, every environment "removed" and exit 0 past any gate (ninth
+        # adversary C7). Refused as `plan` refuses it (docs/cli.md, PATH).
+        raise InputError(f"{label}: no plan: a member runway alone has none (no root runway above it lists it); "
+                         "diff the root runway that lists it")
+    if spec is None:
         errors = max(errors, 1)
     return Side(label, side_of_plan(plan), loaded, errors > 0, errors=errors)
 
@@ -363,11 +370,60 @@ def refuse_submodule(label: str, rev: str, path: str, commit: str) -> InputError
                       f"from this repository; diff it inside the submodule: cd {path} && runway-deploy diff . --base {commit[:12]}")
 
 
+def root_folder_at(rev: str, folder: str, top: str, label: str) -> str:
+    """The folder (relative to the repository's top, ``''`` the top) of the root runway that
+    ``folder`` at ``rev`` belongs to: walking up REV's tree as
+    :func:`runway_core.workspace.find_root` walks folders. In each folder the first runway file
+    of :data:`~runway_core.workspace.ROOT_NAMES` decides: a top-level ``product:`` in its first
+    4,096 bytes is the root; anything else (a member, a broken file, a symlink) walks on up.
+    None found above: ``folder`` itself (its runway is then analysed alone, a lone member
+    refused by :func:`_side_of_analysis`, a broken root reported)."""
+    parts = [p for p in folder.split("/") if p]
+    chain = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # folder first, the top last
+    wanted = {posixpath.join(d, name): (d, name) for d in chain for name in ROOT_NAMES}
+    proc = _git(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *wanted], top)
+    if proc.returncode != 0:
+        raise InputError(f"{label}: git ls-tree failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
+    found: dict[str, tuple[str, str]] = {}  # path -> (mode, oid) of each runway file in the chain
+    for raw in proc.stdout.split(b"\0"):
+        m = _TREE_ENTRY.match(raw) if raw else None
+        if m is not None and m.group(2) == b"blob":
+            found[m.group(4).decode("utf-8", "surrogateescape")] = (m.group(1).decode("ascii"), m.group(3).decode("ascii"))
+    firsts = [(d, posixpath.join(d, name)) for d in chain
+              for name in [next((n for n in ROOT_NAMES if posixpath.join(d, n) in found), None)] if name is not None]
+    readable = [(d, path) for d, path in firsts if found[path][0] != "120000"]  # a link is no root here: walk on
+    if not readable:
+        return folder
+    blobs = _Blobs(top, label)
+    try:
+        for (oid, size), (d, _path) in zip(blobs.batch([found[path][1] for _d, path in readable]), readable):
+            head = _Head(4096)
+            blobs.copy_sized(oid, size, head)  # type: ignore[arg-type]
+            if "\nproduct:" in "\n" + head.data.decode("utf-8", "replace"):
+                return d
+    finally:
+        blobs.close()
+    return folder
+
+
+class _Head:
+    """A writable that keeps the first ``limit`` bytes written to it (the rest is dropped)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.data = limit, b""
+
+    def write(self, chunk: bytes) -> int:
+        if len(self.data) < self.limit:
+            self.data += chunk[: self.limit - len(self.data)]
+        return len(chunk)
+
+
 def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: str = "base") -> Side:
     """The side at ``rev`` of ``rel`` (a path relative to the repository's top, ``/``
-    separators): a plan JSON file, a runway file or a folder holding one. Absent at ``rev``: an
-    empty side (``present`` False), whose items count as added (``role`` base) or removed
-    (``role`` head)."""
+    separators): a plan JSON file, a runway file or a folder holding one; a member resolves to
+    its root in ``rev``'s tree (:func:`root_folder_at`). Absent at ``rev``: an empty side
+    (``present`` False) whose items count as added (``role`` base), InputError (``role`` head:
+    a typo must never pass a gate as the whole product removed)."""
     top = repository_top(cwd)
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).returncode != 0:
         raise InputError(f"{label}: unknown revision {rev!r}")
@@ -385,9 +441,13 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
         gitlink = submodule_at(rev, rel, top)
         if gitlink is not None:
             raise refuse_submodule(label, rev, *gitlink)
+        if role == "head":
+            # `diff orders HEAD:ordrs`: a typo read as "product removed" passed every gate
+            # (ninth adversary C7). A deleted product is `diff PATH --base REV` of the gone PATH.
+            raise InputError(f"{label}: no such file or folder at {rev}; a head side must exist (a product the change "
+                             f"deletes: runway-deploy diff PATH --base REV, PATH gone from the working tree, is `removed`)")
         # A product (or runway) this change adds: nothing at the base, every item added.
-        return Side(label, PlanSide(None, None, (), present=False),
-                    note=f"{label}: absent at {rev}; every item counts as {'added' if role == 'base' else 'removed'}")
+        return Side(label, PlanSide(None, None, (), present=False), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
         blob = _git(["show", f"{rev}:{rel}"], top).stdout
         if len(blob) > MAX_JSON_BYTES:
@@ -396,7 +456,9 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
     if kind.stdout.strip() == b"blob":
         _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
-    tmp = archive_folder(rev, folder, top, label)
+    # A member at REV resolves to its root in REV's tree, as a working-tree PATH and --base do;
+    # read alone it had no plan and was compared as an empty product (ninth adversary C7).
+    tmp = archive_folder(rev, root_folder_at(rev, folder, top, label), top, label)
     try:
         local = Path(tmp.name, *([p for p in rel.split("/") if p] or ["."]))
         side = _side_of_analysis(label, load_path(str(local), catalog))

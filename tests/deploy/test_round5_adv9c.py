@@ -1,0 +1,108 @@
+"""The ninth fresh adversary's CLI findings (issue 23, round 5; /work/adv9c-report).
+
+- C7: a ``REV:PATH`` side naming a member folder was read alone (RW154, no plan) and compared
+  as an empty product: exit 0 past a cap and ``--max-increase 0``; a typo'd head ``REV:PATH``
+  was "product removed", exit 0. A member at REV now resolves to its root in REV's tree, a lone
+  member is refused (exit 3) as ``plan`` refuses it, and an absent head side is exit 3.
+- C8: a lease file whose ``taken_at`` or ``expires_at`` is a valid ISO time at the edge of
+  datetime's range (``0001-01-01T00:00:00+14:00``: ``astimezone(timezone.utc)`` raises
+  OverflowError) made ``destroy``/``up`` exit 70; it is a malformed lease (LeaseError).
+- M9: ``RUNWAY_LEASE_SECONDS`` (and an RDS engine version, a stack output's port,
+  ``GITHUB_RUN_ID``) took non-ASCII digits (``٣٠``, ``²``) through ``str.isdigit``.
+- M11: ``receipts --env prodd`` (undeclared, no receipts) was exit 0 "0 receipt(s)".
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from deploy_engine.cli import main
+from deploy_engine.leases import LeaseError, acquire, lease_path, lease_ttl, read_lease
+
+REPO = Path(__file__).resolve().parents[2]
+ORDERS = REPO / "examples" / "orders"
+SHORT_DIGEST = "4b7e5b1a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccdd"
+T0 = datetime(2026, 12, 4, 19, 0, tzinfo=timezone.utc)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(list(argv), stdout=out, stderr=err, environ={})
+    return rc, out.getvalue(), err.getvalue()
+
+
+def git(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(folder), *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+# --------------------------------------------------------------------------------------
+# C7
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def overcap_repo(tmp_path, monkeypatch) -> Path:
+    """A git work tree holding ``orders/`` (the example: a root and two members); HEAD~1 as
+    the example, HEAD with production's cap at $25 (over it)."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    git(ws, "init", "-q", "-b", "main")
+    shutil.copytree(ORDERS, ws / "orders")
+    root = ws / "orders" / "runway.yaml"
+    root.write_text(root.read_text(encoding="utf-8").replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "base")
+    root.write_text(root.read_text(encoding="utf-8").replace("      monthly: 2500\n", "      monthly: 25\n", 1), encoding="utf-8")
+    git(ws, "commit", "-qam", "production over its cap")
+    monkeypatch.chdir(ws)
+    return ws
+
+
+def test_a_rev_member_side_resolves_to_its_root_in_the_revisions_tree(overcap_repo):
+    expected = run("diff", "HEAD~1:orders", "HEAD:orders", "--format", "json", "--max-increase", "0")
+    assert expected[0] == 2
+    for base, head in [("HEAD~1:orders/services/billing", "HEAD:orders/services/billing"),
+                       ("HEAD~1:orders/services/billing/runway.yaml", "HEAD:orders/services/checkout"),
+                       ("HEAD~1:orders", "HEAD:orders/services/billing")]:
+        rc, out, err = run("diff", base, head, "--format", "json", "--max-increase", "0")
+        assert rc == 2, (base, head, err)
+        doc, want = json.loads(out), json.loads(expected[1])
+        assert doc["environments"] == want["environments"] and doc["head_region"] == "us-east-1", (base, head)
+    # The working tree's root against the member at HEAD: the same product, no change at all.
+    rc, out, err = run("diff", "orders", "HEAD:orders/services/billing", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 2 and doc["head_region"] == doc["base_region"] == "us-east-1", err
+    assert all(e["delta_monthly_usd"] == 0 and e["head_verdict"] for e in doc["environments"]), doc["environments"]
+    # --base and the working-tree member agree with it.
+    assert run("diff", "orders/services/billing", "--base", "HEAD~1", "--max-increase", "0")[0] == 2
+
+
+def test_a_rev_member_with_no_root_above_is_refused_as_plan_refuses_it(overcap_repo):
+    ws = overcap_repo
+    lone = ws / "lone"
+    lone.mkdir()
+    shutil.copy(ORDERS / "services" / "billing" / "runway.yaml", lone / "runway.yaml")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "a member no root lists")
+    assert run("plan", "lone")[0] == 3
+    for argv in (["HEAD:lone", "HEAD:orders"], ["HEAD:orders", "HEAD:lone"], ["orders", "lone"]):
+        rc, out, err = run("diff", *argv, "--max-increase", "0")
+        assert rc == 3 and "no plan: a member runway alone has none" in err, (argv, rc, out, err)
+
+
+def test_a_head_rev_path_that_does_not_exist_is_exit_3_never_a_removal(overcap_repo):
+    rc, out, err = run("diff", "orders", "HEAD:ordrs", "--max-increase", "0")
+    assert rc == 3 and "HEAD:ordrs: no such file or folder at HEAD" in err and out == "", (rc, out, err)
+    # The base role keeps its documented meaning: a product the change adds.
+    rc, out, err = run("diff", "HEAD:ordrs", "HEAD:orders", "--format", "json")
+    assert rc == 2 and "counts as added" in err and json.loads(out)["change"] == "added"
