@@ -74,7 +74,14 @@ def _iso(t: datetime) -> str:
 
 
 def _parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+    """An ISO 8601 time of a lease file in UTC. ValueError for one that is no time, and for a
+    valid one that UTC cannot hold (``0001-01-01T00:00:00+14:00``: ``astimezone`` raises
+    OverflowError past year 1 or 9999), so that such a file is a malformed lease (LeaseError),
+    never an internal error (ninth adversary C8)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError("a time outside the years 1 to 9999 in UTC") from None
 
 
 class LeaseError(Exception):
@@ -135,7 +142,7 @@ class Lease:
                 expires_at=_parse_time(doc["expires_at"]),
                 takeover=doc.get("takeover"),
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise LeaseError(f"{path}: not a lease file ({type(exc).__name__}); delete it if no deploy is running") from None
 
     def describe(self) -> str:

@@ -106,3 +106,73 @@ def test_a_head_rev_path_that_does_not_exist_is_exit_3_never_a_removal(overcap_r
     # The base role keeps its documented meaning: a product the change adds.
     rc, out, err = run("diff", "HEAD:ordrs", "HEAD:orders", "--format", "json")
     assert rc == 2 and "counts as added" in err and json.loads(out)["change"] == "added"
+
+
+# --------------------------------------------------------------------------------------
+# C8
+# --------------------------------------------------------------------------------------
+
+
+EDGE_TIMES = ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00.000001+00:01"]
+
+
+def _lease_doc(**times: str) -> dict:
+    doc = {"format_version": 1, "product": "orders", "environment": "dev", "holder": "someone", "pid": 1, "host": "vm",
+           "token": "362ddb74adaf4ca0b44754f191be3981", "taken_at": "2026-12-04T18:49:44.209710Z",
+           "expires_at": "2026-12-04T19:49:44.209710Z", "takeover": None}
+    doc.update(times)
+    return doc
+
+
+@pytest.mark.parametrize("field", ["expires_at", "taken_at"])
+@pytest.mark.parametrize("when", EDGE_TIMES)
+def test_a_lease_time_utc_cannot_hold_is_a_malformed_lease_never_an_overflow(tmp_path, field, when):
+    path = lease_path(tmp_path, "orders", "dev")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_lease_doc(**{field: when})))
+    with pytest.raises(LeaseError, match="not a lease file .*delete it if no deploy is running"):
+        read_lease(path)
+    with pytest.raises(LeaseError, match="not a lease file"):
+        acquire(tmp_path, "orders", "dev", holder="bob", clock=lambda: T0)
+    assert json.loads(path.read_text())[field] == when  # never taken over blindly
+
+
+def test_a_lease_at_the_last_utc_second_is_still_a_lease(tmp_path):
+    path = lease_path(tmp_path, "orders", "dev")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_lease_doc(expires_at="9999-12-31T23:59:59Z")))
+    lease = read_lease(path)
+    assert lease is not None and lease.expires_at == datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+
+
+NETWORK = {
+    "RUNWAY_VPC_ID": "vpc-0123456789abcdef0",
+    "RUNWAY_PRIVATE_SUBNET_IDS": "subnet-0123456789abcdef0,subnet-0123456789abcdef1",
+    "RUNWAY_PUBLIC_SUBNET_IDS": "subnet-0123456789abcdef2,subnet-0123456789abcdef3",
+}
+INFISICAL_OK = {"INFISICAL_CLIENT_ID": "id", "INFISICAL_CLIENT_SECRET": "client-secret-value-1", "INFISICAL_PROJECT_ID": "p1"}
+
+
+@pytest.mark.usefixtures("account_checks_pass")
+@pytest.mark.parametrize("command", ["up", "destroy"])
+def test_up_and_destroy_refuse_an_edge_time_lease_as_not_a_lease_never_exit_70(capsys, tmp_path, monkeypatch, command):
+    from deploy_engine import automation
+
+    root = tmp_path / "orders"
+    shutil.copytree(ORDERS, root)
+    text = (root / "runway.yaml").read_text(encoding="utf-8")
+    (root / "runway.yaml").write_text(text.replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+    path = lease_path(root, "orders", "dev")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_lease_doc(expires_at="0001-01-01T00:00:00+14:00")))
+
+    def must_not_run(*a, **k):
+        raise AssertionError("Pulumi must not run past a lease that cannot be read")
+
+    monkeypatch.setattr(automation, command, must_not_run)
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK}
+    rc = main([command, str(root), "--env", "dev"], environ=environ, clock=lambda: T0,
+              which=lambda name, path=None: "/opt/pulumi/bin/pulumi")
+    _, err = capsys.readouterr()
+    assert rc == 6 and "internal error" not in err, err  # refused as a lease that cannot be read, never 70
+    assert "not a lease file" in err and "delete it if no deploy is running" in err, err
