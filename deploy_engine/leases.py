@@ -344,7 +344,9 @@ def lease_ttl(environ: Any) -> timedelta:
     raw = str(environ.get(TTL_VARIABLE) or "").strip()
     if not raw:
         return DEFAULT_TTL
-    if not raw.isdigit() or not 1 <= int(raw) <= 86_400:
+    # ASCII digits only, as RUNWAY_STORE_TIMEOUT_S and --timeout: str.isdigit takes `٣٠` and
+    # `³` (int() reads the first, raises on the second; ninth adversary M9).
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 86_400:
         raise ValueError(f"{TTL_VARIABLE} must be a whole number of seconds from 1 to 86400 (got {raw[:40]!r})")
     return timedelta(seconds=int(raw))
 

@@ -176,3 +176,32 @@ def test_up_and_destroy_refuse_an_edge_time_lease_as_not_a_lease_never_exit_70(c
     _, err = capsys.readouterr()
     assert rc == 6 and "internal error" not in err, err  # refused as a lease that cannot be read, never 70
     assert "not a lease file" in err and "delete it if no deploy is running" in err, err
+
+
+# --------------------------------------------------------------------------------------
+# M9
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", ["\u0663\u0660", "\uff13\uff10", "\u00b3", "3\u0660"])
+def test_lease_seconds_take_ascii_digits_only(raw):
+    with pytest.raises(ValueError, match="RUNWAY_LEASE_SECONDS must be a whole number of seconds"):
+        lease_ttl({"RUNWAY_LEASE_SECONDS": raw})
+    assert lease_ttl({"RUNWAY_LEASE_SECONDS": " 30 "}) == timedelta(seconds=30)
+
+
+def test_other_digit_tests_on_input_take_ascii_digits_only():
+    """M9's audit: an RDS engine version, a stack output's ``host:port`` and ``GITHUB_RUN_ID``
+    read through ``str.isdigit`` took ``²`` (then int() raised) or ``٣``."""
+    from deploy_engine.engine_versions import _key
+    from deploy_engine.stack_outputs import POSTGRES_PORT, postgres_endpoint
+
+    assert _key("16.\u00b2") == (16, -1) and _key("\u0661\u0666.1") == (-1, 1) and _key("16.4") == (16, 4)
+    outputs = {"resources": {"main-db": {"endpoint": "db.example:\u00b2"}}}
+    assert postgres_endpoint(outputs, "main-db") == ("db.example", POSTGRES_PORT)
+    outputs = {"resources": {"main-db": {"endpoint": "db.example:6543"}}}
+    assert postgres_endpoint(outputs, "main-db") == ("db.example", 6543)
+    from deploy_engine.cli.formats.sarif import sarif_log
+
+    ids = [sarif_log([], {"GITHUB_RUN_ID": rid})["runs"][0].get("automationDetails", {}).get("id", "") for rid in ("\u0663", "42")]
+    assert not ids[0].endswith("\u0663") and ids[1].endswith("/42"), ids
