@@ -205,3 +205,30 @@ def test_other_digit_tests_on_input_take_ascii_digits_only():
 
     ids = [sarif_log([], {"GITHUB_RUN_ID": rid})["runs"][0].get("automationDetails", {}).get("id", "") for rid in ("\u0663", "42")]
     assert not ids[0].endswith("\u0663") and ids[1].endswith("/42"), ids
+
+
+# --------------------------------------------------------------------------------------
+# M11
+# --------------------------------------------------------------------------------------
+
+
+def test_receipts_of_an_undeclared_env_are_64_unless_it_has_receipts_then_listed_with_a_warning(tmp_path):
+    root = tmp_path / "orders"
+    shutil.copytree(ORDERS, root)
+    text = (root / "runway.yaml").read_text(encoding="utf-8")
+    (root / "runway.yaml").write_text(text.replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+    for env, hint in (("prodd", "did you mean production?"), ("DEV", "did you mean dev?")):
+        for argv in (["receipts", str(root)], ["receipts", "export", "--to", str(tmp_path / "mirror"), str(root)]):
+            rc, out, err = run(*argv, "--env", env)
+            assert rc == 64 and f"--env {env}: no such environment in runway.yaml (declared: dev, staging, production)" in err, err
+            assert hint in err and "0 receipt(s)" not in out
+    assert not (tmp_path / "mirror").exists()
+    rc, out, _ = run("receipts", str(root), "--env", "dev")
+    assert rc == 0 and "0 receipt(s)" in out  # declared, none yet: nothing to say
+    # An environment since removed from the runway: its receipts stay listable (7 years).
+    folder = root / ".runway" / "receipts" / "qa"
+    folder.mkdir(parents=True)
+    (folder / "20260101T000000.000000Z.json").write_text("{}", encoding="utf-8")
+    rc, out, err = run("receipts", str(root), "--env", "qa")
+    assert rc == 0 and "1 receipt(s) of orders" in out, (out, err)
+    assert "warning: --env qa is not declared in runway.yaml (declared: dev, staging, production)" in err
