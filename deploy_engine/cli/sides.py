@@ -34,7 +34,7 @@ from runway_core.diagnostics import Severity
 from runway_core.gitcmd import git_argv, git_env
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
-from runway_core.workspace import MAX_JSON_BYTES, ROOT_NAMES, JsonDocumentError, loads_json, read_json
+from runway_core.workspace import MAX_FILE_BYTES, MAX_JSON_BYTES, ROOT_NAMES, JsonDocumentError, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -138,6 +138,8 @@ def repository_top(cwd: str) -> str:
 
 #: A tree entry of ``git ls-tree -r -z --full-tree``: ``<mode> SP <type> SP <object> TAB <path>``.
 _TREE_ENTRY = re.compile(rb"^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64})\t(.+)$", re.DOTALL)
+#: An entry of ``git ls-tree -l -z``: mode, type, object, size (``-`` for a tree), path.
+_LONG_TREE_ENTRY = re.compile(rb"^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64}) +([0-9]+|-)\t(.+)$", re.DOTALL)
 #: Longest symlink target read (Linux's PATH_MAX); a longer "link" is refused, never followed.
 _MAX_LINK_BYTES = 4096
 #: Most entries read from one revision's folder (a monorepo of 200,000 files is refused with
@@ -375,47 +377,33 @@ def root_folder_at(rev: str, folder: str, top: str, label: str) -> str:
     ``folder`` at ``rev`` belongs to: walking up REV's tree as
     :func:`runway_core.workspace.find_root` walks folders. In each folder the first runway file
     of :data:`~runway_core.workspace.ROOT_NAMES` decides: a top-level ``product:`` in its first
-    4,096 bytes is the root; anything else (a member, a broken file, a symlink) walks on up.
-    None found above: ``folder`` itself (its runway is then analysed alone, a lone member
-    refused by :func:`_side_of_analysis`, a broken root reported)."""
+    4,096 bytes is the root; a member (or a symlink) walks on up; a file over the 1 MiB limit
+    of a runway stops the walk there (analysed, RW011: never past a broken file to a root
+    above). None found above: ``folder`` itself (its runway is then analysed alone, a lone
+    member refused by :func:`_side_of_analysis`, a broken root reported). One ``git ls-tree``
+    of every candidate, then one ``git cat-file blob`` per runway file met, nearest first."""
     parts = [p for p in folder.split("/") if p]
     chain = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # folder first, the top last
-    wanted = {posixpath.join(d, name): (d, name) for d in chain for name in ROOT_NAMES}
-    proc = _git(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *wanted], top)
+    wanted = [posixpath.join(d, name) for d in chain for name in ROOT_NAMES]
+    proc = _git(["--literal-pathspecs", "ls-tree", "-z", "-l", "--full-tree", rev, "--", *wanted], top)
     if proc.returncode != 0:
         raise InputError(f"{label}: git ls-tree failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
-    found: dict[str, tuple[str, str]] = {}  # path -> (mode, oid) of each runway file in the chain
+    found: dict[str, tuple[str, str, int]] = {}  # path -> (mode, oid, size) of each runway file in the chain
     for raw in proc.stdout.split(b"\0"):
-        m = _TREE_ENTRY.match(raw) if raw else None
+        m = _LONG_TREE_ENTRY.match(raw) if raw else None
         if m is not None and m.group(2) == b"blob":
-            found[m.group(4).decode("utf-8", "surrogateescape")] = (m.group(1).decode("ascii"), m.group(3).decode("ascii"))
-    firsts = [(d, posixpath.join(d, name)) for d in chain
-              for name in [next((n for n in ROOT_NAMES if posixpath.join(d, n) in found), None)] if name is not None]
-    readable = [(d, path) for d, path in firsts if found[path][0] != "120000"]  # a link is no root here: walk on
-    if not readable:
-        return folder
-    blobs = _Blobs(top, label)
-    try:
-        for (oid, size), (d, _path) in zip(blobs.batch([found[path][1] for _d, path in readable]), readable):
-            head = _Head(4096)
-            blobs.copy_sized(oid, size, head)  # type: ignore[arg-type]
-            if "\nproduct:" in "\n" + head.data.decode("utf-8", "replace"):
-                return d
-    finally:
-        blobs.close()
+            found[m.group(5).decode("utf-8", "surrogateescape")] = (m.group(1).decode("ascii"), m.group(3).decode("ascii"), int(m.group(4)))
+    for d in chain:
+        path = next((posixpath.join(d, n) for n in ROOT_NAMES if posixpath.join(d, n) in found), None)
+        if path is None or found[path][0] == "120000":
+            continue  # no runway file here, or a link (never followed in a tree): walk on up
+        _mode, oid, size = found[path]
+        if size > MAX_FILE_BYTES:
+            return d
+        head = _git(["cat-file", "blob", oid], top).stdout[:4096]
+        if "\nproduct:" in "\n" + head.decode("utf-8", "replace"):
+            return d
     return folder
-
-
-class _Head:
-    """A writable that keeps the first ``limit`` bytes written to it (the rest is dropped)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.data = limit, b""
-
-    def write(self, chunk: bytes) -> int:
-        if len(self.data) < self.limit:
-            self.data += chunk[: self.limit - len(self.data)]
-        return len(chunk)
 
 
 def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: str = "base") -> Side:

@@ -232,3 +232,14 @@ def test_receipts_of_an_undeclared_env_are_64_unless_it_has_receipts_then_listed
     rc, out, err = run("receipts", str(root), "--env", "qa")
     assert rc == 0 and "1 receipt(s) of orders" in out, (out, err)
     assert "warning: --env qa is not declared in runway.yaml (declared: dev, staging, production)" in err
+
+
+def test_a_rev_member_over_the_size_limit_stops_the_walk_and_never_passes(overcap_repo):
+    """find_root never walks past a broken file to a root above; neither does the tree walk:
+    a member runway of 1 MiB and more at REV is analysed itself (RW011), an invalid side."""
+    ws = overcap_repo
+    big = ws / "orders" / "services" / "billing" / "runway.yaml"
+    big.write_text(big.read_text(encoding="utf-8") + "# " + "x" * (1024 * 1024) + "\n", encoding="utf-8")
+    git(ws, "commit", "-qam", "a member over 1 MiB")
+    rc, out, err = run("diff", "HEAD~1:orders", "HEAD:orders/services/billing", "--max-increase", "0")
+    assert rc in (1, 3) and "removed" not in out, (rc, out, err)
