@@ -33,7 +33,8 @@ ENGINES = {"rds": "postgres", "aurora": "aurora-postgresql"}
 
 
 def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
+    # ASCII digits only: str.isdigit is true for `²`, which int() refuses (ninth adversary M9).
+    return tuple(int(p) if p.isascii() and p.isdigit() else -1 for p in version.split("."))
 
 
 def current_version(rds: Any, flavor: str, identifier: str) -> str | None:

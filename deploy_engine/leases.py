@@ -74,7 +74,14 @@ def _iso(t: datetime) -> str:
 
 
 def _parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+    """An ISO 8601 time of a lease file in UTC. ValueError for one that is no time, and for a
+    valid one that UTC cannot hold (``0001-01-01T00:00:00+14:00``: ``astimezone`` raises
+    OverflowError past year 1 or 9999), so that such a file is a malformed lease (LeaseError),
+    never an internal error (ninth adversary C8)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError("a time outside the years 1 to 9999 in UTC") from None
 
 
 class LeaseError(Exception):
@@ -135,7 +142,7 @@ class Lease:
                 expires_at=_parse_time(doc["expires_at"]),
                 takeover=doc.get("takeover"),
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise LeaseError(f"{path}: not a lease file ({type(exc).__name__}); delete it if no deploy is running") from None
 
     def describe(self) -> str:
@@ -337,7 +344,9 @@ def lease_ttl(environ: Any) -> timedelta:
     raw = str(environ.get(TTL_VARIABLE) or "").strip()
     if not raw:
         return DEFAULT_TTL
-    if not raw.isdigit() or not 1 <= int(raw) <= 86_400:
+    # ASCII digits only, as RUNWAY_STORE_TIMEOUT_S and --timeout: str.isdigit takes `٣٠` and
+    # `³` (int() reads the first, raises on the second; ninth adversary M9).
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 86_400:
         raise ValueError(f"{TTL_VARIABLE} must be a whole number of seconds from 1 to 86400 (got {raw[:40]!r})")
     return timedelta(seconds=int(raw))
 

@@ -138,7 +138,7 @@ def postgres_endpoint(outputs: Mapping[str, Any], resource: str) -> tuple[str, i
     port = get("port")
     if ":" in host:
         host, _, tail = host.rpartition(":")
-        if port in (None, "") and tail.isdigit():
+        if port in (None, "") and tail.isascii() and tail.isdigit():  # `²` is a digit int() refuses
             port = int(tail)
     try:
         return host, int(port) if port not in (None, "") else POSTGRES_PORT

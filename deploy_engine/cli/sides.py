@@ -5,8 +5,9 @@ A side is a runway path (a folder or a runway file: analysed and planned here), 
 file (``plan --format json`` output, ending in ``.json``), or ``REV:PATH``, a runway or plan
 file at a git revision (``origin/main:products/orders``; PATH relative to the repository's top
 unless it starts with ``./`` or ``../``). A revision's runway is read from the committed tree
-of its folder (``git ls-tree``, ``git cat-file --batch``) into a temporary folder (members live inside the root's folder, so that is the whole
-runway); a PATH absent at that revision is an empty plan (a product this change adds). Raises
+of its root's folder (``git ls-tree``, ``git cat-file --batch``) into a temporary folder (members live inside the root's folder, so that is the whole
+runway; a member PATH resolves to its root in the revision's tree); a base PATH absent at that
+revision is an empty plan (a product this change adds), a head PATH absent is exit 3. Raises
 :class:`~deploy_engine.exits.InputError` (exit 3) for an unreadable side or an unknown revision.
 """
 
@@ -33,7 +34,7 @@ from runway_core.catalog import Catalog
 from runway_core.diagnostics import Severity
 from runway_core.plan_diff import PlanDocumentError, PlanSide, side_of_json, side_of_plan
 from runway_core.planner import Plan
-from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json, read_json
+from runway_core.workspace import MAX_FILE_BYTES, MAX_JSON_BYTES, ROOT_NAMES, JsonDocumentError, declares_product, loads_json, read_json
 
 _GIT_SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>.*)$")
 
@@ -63,7 +64,13 @@ def _side_of_analysis(label: str, loaded: Loaded) -> Side:
     spec = an.spec
     plan = Plan(spec.product if spec else None, spec.region if spec else None, tuple(an.plans.values()), an.catalog.origin)  # type: ignore[arg-type]
     errors = sum(1 for d in an.all_diagnostics() if d.severity == Severity.ERROR and d.code not in REFUSAL_CODES)
-    if spec is None and an.files[an.root_file].role != "member":
+    if an.files[an.root_file].role == "member":
+        # A lone member (no root lists it, in the working tree or at REV) has no plan: compared,
+        # it was an empty product, every environment "removed" and exit 0 past any gate (ninth
+        # adversary C7). Refused as `plan` refuses it (docs/cli.md, PATH).
+        raise InputError(f"{label}: no plan: a member runway alone has none (no root runway above it lists it); "
+                         "diff the root runway that lists it")
+    if spec is None:
         errors = max(errors, 1)
     return Side(label, side_of_plan(plan), loaded, errors > 0, errors=errors)
 
@@ -148,6 +155,8 @@ def repository_top(cwd: str) -> str:
 
 #: A tree entry of ``git ls-tree -r -z --full-tree``: ``<mode> SP <type> SP <object> TAB <path>``.
 _TREE_ENTRY = re.compile(rb"^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64})\t(.+)$", re.DOTALL)
+#: An entry of ``git ls-tree -l -z``: mode, type, object, size (``-`` for a tree), path.
+_LONG_TREE_ENTRY = re.compile(rb"^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64}) +([0-9]+|-)\t(.+)$", re.DOTALL)
 #: Longest symlink target read (Linux's PATH_MAX); a longer "link" is refused, never followed.
 _MAX_LINK_BYTES = 4096
 #: Most entries read from one revision's folder (a monorepo of 200,000 files is refused with
@@ -376,11 +385,46 @@ def refuse_submodule(label: str, rev: str, path: str, commit: str) -> InputError
                       f"from this repository; diff it inside the submodule: cd {path} && runway-deploy diff . --base {commit[:12]}")
 
 
+def root_folder_at(rev: str, folder: str, top: str, label: str) -> str:
+    """The folder (relative to the repository's top, ``''`` the top) of the root runway that
+    ``folder`` at ``rev`` belongs to: walking up REV's tree as
+    :func:`runway_core.workspace.find_root` walks folders. In each folder the first runway file
+    of :data:`~runway_core.workspace.ROOT_NAMES` decides: a top-level ``product:`` anywhere in it
+    (:func:`~runway_core.workspace.declares_product`) is the root; a member (or a symlink) walks on up; a file over the 1 MiB limit
+    of a runway stops the walk there (analysed, RW011: never past a broken file to a root
+    above). None found above: ``folder`` itself (its runway is then analysed alone, a lone
+    member refused by :func:`_side_of_analysis`, a broken root reported). One ``git ls-tree``
+    of every candidate, then one ``git cat-file blob`` per runway file met, nearest first."""
+    parts = [p for p in folder.split("/") if p]
+    chain = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # folder first, the top last
+    wanted = [posixpath.join(d, name) for d in chain for name in ROOT_NAMES]
+    proc = _git(["--literal-pathspecs", "ls-tree", "-z", "-l", "--full-tree", rev, "--", *wanted], top)
+    if proc.returncode != 0:
+        raise InputError(f"{label}: git ls-tree failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
+    found: dict[str, tuple[str, str, int]] = {}  # path -> (mode, oid, size) of each runway file in the chain
+    for raw in proc.stdout.split(b"\0"):
+        m = _LONG_TREE_ENTRY.match(raw) if raw else None
+        if m is not None and m.group(2) == b"blob":
+            found[m.group(5).decode("utf-8", "surrogateescape")] = (m.group(1).decode("ascii"), m.group(3).decode("ascii"), int(m.group(4)))
+    for d in chain:
+        path = next((posixpath.join(d, n) for n in ROOT_NAMES if posixpath.join(d, n) in found), None)
+        if path is None or found[path][0] == "120000":
+            continue  # no runway file here, or a link (never followed in a tree): walk on up
+        _mode, oid, size = found[path]
+        if size > MAX_FILE_BYTES:
+            return d
+        text = _git(["cat-file", "blob", oid], top).stdout  # at most MAX_FILE_BYTES (above)
+        if declares_product(text.decode("utf-8", "replace")):  # the whole text, as find_root reads it (L6)
+            return d
+    return folder
+
+
 def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: str = "base") -> Side:
     """The side at ``rev`` of ``rel`` (a path relative to the repository's top, ``/``
-    separators): a plan JSON file, a runway file or a folder holding one. Absent at ``rev``: an
-    empty side (``present`` False), whose items count as added (``role`` base) or removed
-    (``role`` head)."""
+    separators): a plan JSON file, a runway file or a folder holding one; a member resolves to
+    its root in ``rev``'s tree (:func:`root_folder_at`). Absent at ``rev``: an empty side
+    (``present`` False) whose items count as added (``role`` base), InputError (``role`` head:
+    a typo must never pass a gate as the whole product removed)."""
     top = repository_top(cwd)
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).returncode != 0:
         raise InputError(f"{label}: unknown revision {rev!r}")
@@ -398,9 +442,13 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
         gitlink = submodule_at(rev, rel, top)
         if gitlink is not None:
             raise refuse_submodule(label, rev, *gitlink)
+        if role == "head":
+            # `diff orders HEAD:ordrs`: a typo read as "product removed" passed every gate
+            # (ninth adversary C7). A deleted product is `diff PATH --base REV` of the gone PATH.
+            raise InputError(f"{label}: no such file or folder at {rev}; a head side must exist (a product the change "
+                             f"deletes: runway-deploy diff PATH --base REV, PATH gone from the working tree, is `removed`)")
         # A product (or runway) this change adds: nothing at the base, every item added.
-        return Side(label, PlanSide(None, None, (), present=False),
-                    note=f"{label}: absent at {rev}; every item counts as {'added' if role == 'base' else 'removed'}")
+        return Side(label, PlanSide(None, None, (), present=False), note=f"{label}: absent at {rev}; every item counts as added")
     if kind.stdout.strip() == b"blob" and rel.endswith(".json"):
         blob = _git(["show", f"{rev}:{rel}"], top).stdout
         if len(blob) > MAX_JSON_BYTES:
@@ -409,7 +457,9 @@ def git_side(rev: str, rel: str, catalog: Catalog, label: str, cwd: str, role: s
     if kind.stdout.strip() == b"blob":
         _refuse_odd_file(label, rel)
     folder = rel if kind.stdout.strip() == b"tree" else os.path.dirname(rel)
-    tmp = archive_folder(rev, folder, top, label)
+    # A member at REV resolves to its root in REV's tree, as a working-tree PATH and --base do;
+    # read alone it had no plan and was compared as an empty product (ninth adversary C7).
+    tmp = archive_folder(rev, root_folder_at(rev, folder, top, label), top, label)
     try:
         local = Path(tmp.name, *([p for p in rel.split("/") if p] or ["."]))
         side = _side_of_analysis(label, load_path(str(local), catalog))

@@ -317,7 +317,11 @@ def test_every_git_form_of_diff_keeps_a_link_inside_the_folder(mono):
     assert run("diff", "products", "--base", "HEAD", "--format", "json")[0] == 0
     assert run("diff", "products/orders", "--base", "main")[0] == 0
     assert run("diff", "main:products/orders", "pr:products/orders")[0] == 0
-    assert run("diff", "main:products/billing", "pr:products/billing", "--format", "json")[0] == 0
+    # billing is gone at pr: a head REV:PATH that does not exist is exit 3, never "removed" (ninth
+    # adversary C7); the deleted product's diff is PATH --base REV, PATH gone.
+    rc, _, err = run("diff", "main:products/billing", "pr:products/billing", "--format", "json")
+    assert rc == 3 and "no such file or folder at pr" in err, err
+    assert run("diff", "products/billing", "--base", "main", "--format", "json")[0] == 0
 
 
 def test_the_base_is_the_committed_tree_whatever_its_gitattributes_say(mono):

@@ -14,6 +14,7 @@ field, a duplicate key) is listed as ``unreadable`` with the reason; the listing
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import os
 import re
@@ -68,6 +69,29 @@ def _words(args: argparse.Namespace) -> tuple[bool, str]:
     return False, args.path
 
 
+def _check_env(env: str | None, declared: list[str], root_file: str, keys: list[str], store: Any, product: str,
+               export: bool, ctx: Context) -> None:
+    """``--env ENV`` that the runway does not declare (ninth adversary M11): with no receipts of
+    it a usage error (64: a typo, ``prodd`` or ``DEV``, never "0 receipt(s)" and a passed audit
+    step), naming the declared environments and the closest one; with receipts (an environment
+    since removed from the runway, whose receipts stay 7 years) listed, after a warning on
+    stderr saying it is not declared."""
+    if not env or env in declared:
+        return
+    lowered = {d.lower(): d for d in declared}
+    close = [lowered[m] for m in difflib.get_close_matches(env.lower(), list(lowered), n=1, cutoff=0.5)]  # `prodd` is 0.53 of `production`
+    hint = f"; did you mean {close[0]}?" if close else ""
+    known = ", ".join(declared) or "none"
+    command = "receipts export" if export else "receipts"
+    scrub = ctx.redactor.scrub if ctx.redactor is not None else str  # the store's location may hold a URL's secret
+    if not keys:
+        raise UsageError(scrub(printable(f"{PROG} {command}: error: --env {env}: no such environment in {Path(root_file).name} "
+                                         f"(declared: {known}) and no receipts of it in "
+                                         f"{store.location(store.key('receipts', product, env))}{hint}")))
+    print(scrub(printable(f"{PROG} {command}: warning: --env {env} is not declared in {Path(root_file).name} (declared: {known}){hint}; "
+                    f"listing the {len(keys)} receipt(s) kept of it")), file=ctx.stderr)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from deploy_engine.backend import DeployConfigError, check_backend_scheme
     from deploy_engine.receipts import endpoint_secrets, list_receipts, url_secrets
@@ -100,6 +124,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             check_backend_scheme(url)
         store = open_store(url, root, ctx.environ, redactor)
         keys = list_receipts(store, product, args.env, list(an.plans))
+        _check_env(args.env, list(an.plans), an.root_file, keys, store, product, export, ctx)
         if export:
             return _export(ctx, store, product, args.env or None, list(an.plans), keys, Path(args.to), redactor)
         envs = [args.env] if args.env else list(an.plans)

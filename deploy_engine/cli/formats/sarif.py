@@ -151,7 +151,7 @@ def sarif_log(
     if failure is not None:
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": failure}}]
     run_id = (environ.get("GITHUB_RUN_ID") or "").strip()
-    run_id = run_id if run_id.isdigit() else ""
+    run_id = run_id if run_id.isascii() and run_id.isdigit() else ""  # `٣` is no run id
     # upload-sarif's `category` is used only for a run with no automationDetails (github/codeql-
     # action, src/upload-lib.ts, populateRunAutomationDetails): the category is ours to write.
     # Code scanning reads the id's part before its last "/" as the category.
