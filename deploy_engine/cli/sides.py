@@ -403,7 +403,7 @@ def root_folder_at(rev: str, folder: str, top: str, label: str) -> str:
         raise InputError(f"{label}: git ls-tree failed: {proc.stderr.decode('utf-8', 'replace').strip().splitlines()[:1]}")
     found: dict[str, tuple[str, str, int]] = {}  # path -> (mode, oid, size) of each runway file in the chain
     for raw in proc.stdout.split(b"\0"):
-        m = _LONG_TREE_ENTRY.match(raw) if raw else None
+        m = _LONG_TREE_ENTRY.fullmatch(raw) if raw else None
         if m is not None and m.group(2) == b"blob":
             found[m.group(5).decode("utf-8", "surrogateescape")] = (m.group(1).decode("ascii"), m.group(3).decode("ascii"), int(m.group(4)))
     for d in chain:
