@@ -260,26 +260,49 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
         folder = os.path.dirname(os.path.abspath(start))
     first: str | None = None
     for d in _ancestors(folder):
-        for name in ROOT_NAMES:
-            f = os.path.join(d, name)  # strings: a Path per ancestor re-parses every part (quadratic)
-            if _is_file(f) or read is not None:
-                try:
-                    head = (read or read_disk)(f)[:4096]
-                except (OSError, UnicodeDecodeError, ValueError):
-                    if not _is_file(f):
-                        continue
-                    # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
-                    # RW001 on it) from a member; never walk past a broken root to another one.
-                    try:
-                        head = open_regular(f, 4096)[0].decode("utf-8", "replace")
-                    except OSError:
-                        head = ""
-                if first is None:
-                    first = f
-                if "\nproduct:" in "\n" + head:
-                    return f
-                break  # a member (or a broken file): keep walking up
+        found = runway_head(d, read)
+        if found is None:
+            continue
+        f, head = found
+        if first is None:
+            first = f
+        if declares_product(head):
+            return f
+        # a member (or a broken file): keep walking up
     return first
+
+
+#: How much of a runway file's text tells a root from a member (docs/format.md, "Root or member").
+ROOT_TEST_CHARS = 4096
+
+
+def declares_product(text: str) -> bool:
+    """The root-or-member test on a runway file's text (docs/format.md, "Root or member"): a
+    line starting with ``product:`` in its first :data:`ROOT_TEST_CHARS` characters. True for
+    a root runway, even one with schema errors."""
+    return "\nproduct:" in "\n" + text[:ROOT_TEST_CHARS]
+
+
+def runway_head(folder: str, read: Reader | None = None) -> tuple[str, str] | None:
+    """The runway file of ``folder`` (``runway.yaml``, else ``runway.yml``) and the start of
+    its text that :func:`declares_product` reads, or None when the folder holds neither.
+    ``read`` (default :func:`read_disk`) supplies file text, open buffers included; a file
+    too large or not UTF-8 is classified by its first bytes (it then gets RW011 or RW001),
+    so that no walk goes past a broken root to another one."""
+    for name in ROOT_NAMES:
+        f = os.path.join(folder, name)  # strings: a Path per ancestor re-parses every part (quadratic)
+        if _is_file(f) or read is not None:
+            try:
+                head = (read or read_disk)(f)[:ROOT_TEST_CHARS]
+            except (OSError, UnicodeDecodeError, ValueError):
+                if not _is_file(f):
+                    continue
+                try:
+                    head = open_regular(f, ROOT_TEST_CHARS)[0].decode("utf-8", "replace")
+                except OSError:
+                    head = ""
+            return f, head
+    return None
 
 
 _ROOT_ONLY_KEYS = frozenset({"product", "region", "members", "environments", "resources", "workloads"})
@@ -420,6 +443,9 @@ __all__ = [
     "loads_json",
     "read_json",
     "find_root",
+    "declares_product",
+    "runway_head",
+    "ROOT_TEST_CHARS",
     "shadowed_by",
     "is_lone_member",
     "member_folder",

@@ -12,7 +12,7 @@ from typing import Any
 
 from runway_core.analysis import Analysis
 from runway_core.usage import USAGE_FILE_NAME
-from runway_core.workspace import find_root
+from runway_core.workspace import declares_product, find_root
 
 from .documents import Buffers
 from .uris import resolved_path
@@ -60,10 +60,10 @@ class Grouping:
                 if read is not False:
                     return beside if read else path
         try:
-            head = self.buffers.read_live(path)[:4096]
+            head = self.buffers.read_live(path)
         except (OSError, UnicodeDecodeError):
             head = ""
-        if "\nproduct:" in "\n" + head:
+        if declares_product(head):
             return path
         folder = os.path.dirname(os.path.dirname(path))  # start above the file's own folder
         for _ in range(64):  # bounded: one step per root found above

@@ -29,7 +29,7 @@ from lsprotocol import types
 from runway_core.ide import navigation as navigate
 from runway_core.positions import LineIndex
 from runway_core.files import walk_folders
-from runway_core.workspace import ROOT_NAMES, open_regular
+from runway_core.workspace import ROOT_NAMES, ROOT_TEST_CHARS, declares_product, open_regular
 
 from . import convert
 from .convert import messages
@@ -68,15 +68,15 @@ class ScanResult:
 
 def _kind(path: str) -> str:
     """``root`` (a top-level ``product:``), ``member`` (``member:`` and no ``product:``) or
-    ``other``, from the file's first 4 KiB (the test of runway_core.workspace.find_root).
+    ``other``, from the file's first 4 KiB (:func:`runway_core.workspace.declares_product`, the test of find_root).
     Reads a regular file only (never a FIFO: runway_core.workspace.open_regular)."""
     try:
-        head = "\n" + open_regular(path, 4096)[0].decode("utf-8", "replace")
+        head = open_regular(path, ROOT_TEST_CHARS)[0].decode("utf-8", "replace")
     except OSError:
         return "other"
-    if "\nproduct:" in head:
+    if declares_product(head):
         return "root"
-    return "member" if "\nmember:" in head else "other"
+    return "member" if "\nmember:" in "\n" + head else "other"
 
 
 def find_runway_files(

@@ -29,7 +29,7 @@ from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
 from runway_core.files import walk_folders
 from runway_core.gitcmd import git_argv, git_env
-from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, find_root, read_disk
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, ROOT_TEST_CHARS, FileTooLarge, declares_product, find_root, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
 STDIN_PATH = "-"
@@ -319,10 +319,10 @@ def discover_roots(folder: str, warn: Warn | None = None) -> list[str]:
 def _is_root(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
+            head = fh.read(ROOT_TEST_CHARS).decode("utf-8", "replace")
     except OSError:
         return False
-    return "\nproduct:" in "\n" + head
+    return declares_product(head)
 
 
 def files_read(loaded: Iterable[Loaded | None], catalog_folder: str | None = None) -> list[str]:
