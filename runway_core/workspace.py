@@ -283,12 +283,16 @@ def declares_product(text: str) -> bool:
     return "\nproduct:" in "\n" + text[:ROOT_TEST_CHARS]
 
 
-def runway_head(folder: str, read: Reader | None = None) -> tuple[str, str] | None:
+def runway_head(folder: str, read: Reader | None = None, on_disk: bool = False) -> tuple[str, str] | None:
     """The runway file of ``folder`` (``runway.yaml``, else ``runway.yml``) and the start of
     its text that :func:`declares_product` reads, or None when the folder holds neither.
     ``read`` (default :func:`read_disk`) supplies file text, open buffers included; a file
     too large or not UTF-8 is classified by its first bytes (it then gets RW011 or RW001),
-    so that no walk goes past a broken root to another one."""
+    so that no walk goes past a broken root to another one. With ``on_disk``, None unless
+    one of the two is a file on disk (a ``stat`` each), so that a reader that costs a process
+    per file (``git show``: the cost baseline at HEAD) is never asked for a file not there."""
+    if on_disk and not any(_is_file(os.path.join(folder, name)) for name in ROOT_NAMES):
+        return None
     for name in ROOT_NAMES:
         f = os.path.join(folder, name)  # strings: a Path per ancestor re-parses every part (quadratic)
         if _is_file(f) or read is not None:

@@ -158,13 +158,16 @@ def _nearer_root(folder: str, base: str, rel: str, read: Reader, memo: dict[str,
     belongs to that nearer root, the one a walk up from its folder finds (docs/format.md,
     "Root or member"), as ``runway-deploy check`` of its folder and the editor find it: read by
     this root too, CI would check it in a product the editor does not put it in (ninth
-    adversary L4). ``memo`` (folder -> its root runway, or None) keeps one read per folder for
+    adversary L4). Only a runway file on disk is read (through ``read``: an open buffer's text
+    wins): the folders between hold none most of the time, and the HEAD baseline's ``read``
+    runs ``git show`` per file; a new root not saved yet counts once it is (the CLI reads
+    the disk). ``memo`` (folder -> its root runway, or None) keeps one look per folder for
     every member under it."""
     prefix = base if base.endswith(os.sep) else base + os.sep
     d = os.path.dirname(folder)
     while d.startswith(prefix) and len(d) > len(prefix):
         if d not in memo:
-            found = runway_head(d, read)
+            found = runway_head(d, read, on_disk=True)
             memo[d] = found[0] if found is not None and declares_product(found[1]) else None
         hit = memo[d]
         if hit is not None:
