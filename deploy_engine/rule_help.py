@@ -49,7 +49,7 @@ RULE_HELP: dict[str, tuple[str, str]] = {
     "RW148": ("`health.path` with `timeout_s` >= `interval_s` (defaults 5 and 30)", "make `timeout_s` smaller than `interval_s`"),
     "RW149": ("`health.command`, or `health.path` of an internal workload (its health probe), with `timeout_s` over 60", "`timeout_s: 60` or less"),
     "RW150": ("an unknown name in a workload's `uses`", "name a declared resource or workload"),
-    "RW151": ("a `members` entry that cannot be read safely", "fix the path; keep members inside the root's folder"),
+    "RW151": ("a `members` entry that cannot be read safely, or whose folder is another product's (its runway has `product:`, or another root's folder holds it)", "fix the path; keep members inside the root's folder, out of another root's"),
     "RW152": ("an unknown name in a member's `uses`", "name a resource of the root"),
     "RW153": ("a workload listing its own name in `uses`", "remove it"),
     "RW154": ("a member runway (`member`, `requires` or `uses`, no `product`) analysed with no root above that lists it", "list the folder in a root's `members` (or add `product:` if it is meant to be a root)"),

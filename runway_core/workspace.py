@@ -268,26 +268,43 @@ def find_root(start: str, read: Reader | None = None) -> str | None:
         folder = os.path.dirname(os.path.abspath(start))
     first: str | None = None
     for d in _ancestors(folder):
-        for name in ROOT_NAMES:
-            f = os.path.join(d, name)  # strings: a Path per ancestor re-parses every part (quadratic)
-            if _is_file(f) or read is not None:
-                try:
-                    head = (read or read_disk)(f)
-                except (OSError, UnicodeDecodeError, ValueError):
-                    if not _is_file(f):
-                        continue
-                    # Too large or not UTF-8: its first bytes still tell a root (then RW011 or
-                    # RW001 on it) from a member; never walk past a broken root to another one.
-                    try:
-                        head = open_regular(f, MAX_FILE_BYTES)[0].decode("utf-8", "replace")
-                    except OSError:
-                        head = ""
-                if first is None:
-                    first = f
-                if declares_product(head):
-                    return f
-                break  # a member (or a broken file): keep walking up
+        found = runway_head(d, read)
+        if found is None:
+            continue
+        f, head = found
+        if first is None:
+            first = f
+        if declares_product(head):
+            return f
+        # a member (or a broken file): keep walking up
     return first
+
+
+def runway_head(folder: str, read: Reader | None = None, on_disk: bool = False) -> tuple[str, str] | None:
+    """The runway file of ``folder`` (``runway.yaml``, else ``runway.yml``) and the start of
+    its text that :func:`declares_product` reads (all of it, up to the 1 MiB limit), or None
+    when the folder holds neither.
+    ``read`` (default :func:`read_disk`) supplies file text, open buffers included; a file
+    too large or not UTF-8 is classified by its first bytes (it then gets RW011 or RW001),
+    so that no walk goes past a broken root to another one. With ``on_disk``, None unless
+    one of the two is a file on disk (a ``stat`` each), so that a reader that costs a process
+    per file (``git show``: the cost baseline at HEAD) is never asked for a file not there."""
+    if on_disk and not any(_is_file(os.path.join(folder, name)) for name in ROOT_NAMES):
+        return None
+    for name in ROOT_NAMES:
+        f = os.path.join(folder, name)  # strings: a Path per ancestor re-parses every part (quadratic)
+        if _is_file(f) or read is not None:
+            try:
+                head = (read or read_disk)(f)
+            except (OSError, UnicodeDecodeError, ValueError):
+                if not _is_file(f):
+                    continue
+                try:
+                    head = open_regular(f, MAX_FILE_BYTES)[0].decode("utf-8", "replace")
+                except OSError:
+                    head = ""
+            return f, head
+    return None
 
 
 _ROOT_ONLY_KEYS = frozenset({"product", "region", "members", "environments", "resources", "workloads"})
@@ -429,6 +446,7 @@ __all__ = [
     "read_json",
     "find_root",
     "declares_product",
+    "runway_head",
     "shadowed_by",
     "is_lone_member",
     "member_folder",

@@ -31,7 +31,6 @@ from runway_core.diagnostics import Diagnostic, Severity
 from . import convert
 from .convert import actions
 from .session import Session
-from .uris import uri_to_path
 
 if TYPE_CHECKING:
     from runway_core.ide.fixes import Fix
@@ -43,7 +42,9 @@ def code_actions(session: Session, params: types.CodeActionParams) -> list[types
     """The quick fixes for ``params`` (see the module docstring); an empty list when none."""
     if not actions.wants_quickfix(params.context.only) or not actions.literal_support(session.capabilities):
         return []
-    path = uri_to_path(params.text_document.uri)
+    path = session.documents.request_path(params.text_document.uri)
+    if path is None:
+        return []  # never read (runway_lsp.documents.Buffers.request_path)
     an = session.analysis_for(path)
     src = an.files.get(path)
     if src is None:

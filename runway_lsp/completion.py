@@ -20,14 +20,15 @@ from runway_core.yamlsrc import parse_yaml
 from . import convert
 from .convert.completion import TRIGGER_CHARACTERS, CompletionSupport, empty_list, to_item, to_list
 from .session import Session
-from .uris import uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
 
 def complete(session: Session, params: types.CompletionParams) -> types.CompletionList:
     """The completion list at ``params.position`` (empty when nothing fits)."""
-    path = uri_to_path(params.text_document.uri)
+    path = session.documents.request_path(params.text_document.uri)
+    if path is None:
+        return empty_list()  # never read (runway_lsp.documents.Buffers.request_path)
     an, parsed = session.analysis_while_typing(path)
     src = an.files.get(path)
     if src is None and parsed is None:

@@ -301,10 +301,12 @@ class CostView:
 
     def show_cost(self, uri: Any, data: Any) -> Any:
         """The :data:`SHOW_COST` command: plan JSON of an environment, or an item in every
-        environment; None for arguments it does not understand, and for a ``uri`` that is not
+        environment; None for arguments it does not understand, for a ``uri`` that is not
         an absolute ``file:`` URI (the rule of the custom requests,
         :func:`runway_lsp.uris.request_file_uri`) or whose path is past PATH_MAX/NAME_MAX
-        (no folder is walked for it: eighth adversary F4, ~20 s of the message loop)."""
+        (no folder is walked for it: eighth adversary F4, ~20 s of the message loop), and for a
+        document never read (neither open nor named like a runway:
+        :meth:`runway_lsp.documents.Buffers.request_path`)."""
         if not isinstance(uri, str) or not isinstance(data, dict):
             return None
         try:
@@ -315,7 +317,10 @@ class CostView:
         if unopenable_uri(uri):
             log.warning("runway.showCost: the document's path is longer than the OS opens (PATH_MAX 4096, NAME_MAX 255); answered with null")
             return None
-        return cost_json(self.view(self.session.group_of(uri_to_path(uri))).an, data)
+        path = self.session.documents.request_path(uri)
+        if path is None:
+            return None  # never read (runway_lsp.documents.Buffers.request_path)
+        return cost_json(self.view(self.session.group_of(path)).an, data)
 
     # --- refresh ----------------------------------------------------------------------------
 
@@ -409,7 +414,9 @@ class CostView:
     @degrades("textDocument/hover")
     async def hover_request(self, params: types.HoverParams) -> types.Hover | None:
         ls = self.session
-        path = uri_to_path(params.text_document.uri)
+        path = ls.documents.request_path(params.text_document.uri)
+        if path is None:
+            return None  # never read (runway_lsp.documents.Buffers.request_path)
         # The deltas' baselines off the loop (git, the product as saved): waited for a bounded
         # time, other messages served meanwhile (runway_lsp/baselines.py).
         await self.deltas.fresh(ls.group_of(path))
@@ -426,14 +433,17 @@ class CostView:
         current = await self.settings.ready()
         if not current.code_lens_enabled:
             return []
-        await self.deltas.fresh(self.session.group_of(uri_to_path(params.text_document.uri)))
+        path = self.session.documents.request_path(params.text_document.uri)
+        if path is None:
+            return []  # never read (runway_lsp.documents.Buffers.request_path)
+        await self.deltas.fresh(self.session.group_of(path))
         return self.code_lenses(params.text_document.uri)
 
     @degrades("textDocument/inlayHint", list)
     async def inlay_hint_request(self, params: types.InlayHintParams) -> list[types.InlayHint]:
         current = await self.settings.ready()
-        if not current.inlay_hints_enabled:
-            return []
+        if not current.inlay_hints_enabled or self.session.documents.request_path(params.text_document.uri) is None:
+            return []  # off, or never read (runway_lsp.documents.Buffers.request_path)
         return self.inlay_hints(params.text_document.uri, params.range)
 
     @degrades(SHOW_COST)

@@ -33,13 +33,11 @@ deploy_engine.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from runway_core.analysis import Analysis
-from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Severity
 from runway_core.money import cap_percent
 from runway_core.planner import Plan, plan_json, shown_fields, shown_verdict
@@ -49,7 +47,7 @@ from .guard import degrades
 from .held import UNKNOWN_SIZE, Held
 from .session import Session
 from .settings import COST_NOTIFICATIONS_OPTION, SettingsManager
-from .uris import NotAFileUri, path_to_uri, request_file_uri, unopenable, uri_to_path
+from .uris import NotAFileUri, path_to_uri, request_file_uri
 
 log = logging.getLogger("runway_lsp.custom")
 
@@ -88,10 +86,8 @@ def _analysis(session: Session, uri: Any) -> Held | None:
     give us)."""
     if not isinstance(uri, str) or not uri:
         return None
-    path = uri_to_path(uri)
-    if unopenable(path) and path not in session.documents:
-        return None
-    if os.path.basename(path) not in ROOT_NAMES and path not in session.documents:
+    path = session.documents.request_path(uri)  # the one read rule of every request
+    if path is None:
         return None
     an = session.analysis_for(path)
     return session.held(session.group_of(path), an)

@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator, NamedTuple
 
-from runway_core.workspace import read_disk
+from runway_core.workspace import ROOT_NAMES, read_disk
 
-from .uris import real_path
+from .uris import real_path, unopenable, uri_to_path
 
 
 class Stamp(NamedTuple):
@@ -88,6 +88,23 @@ class Buffers:
 
     def has_view(self, uri: str, path: str) -> bool:
         return uri in self._views.get(path, {})
+
+    def request_path(self, uri: str) -> str | None:
+        """The real path of the document ``uri`` that a request about it may read, or None: a
+        document that is neither open nor named ``runway.yaml``/``runway.yml`` is never read
+        (docs/protocol.md). Every request about one document (``runway/costs``,
+        ``runway/plan``, hover, outline, lenses, hints, links, navigation, completion, code
+        actions, pull diagnostics, ``runway.showCost``) asks here first and answers its empty
+        result for None: a file the client did not give us is read by none of them (ninth
+        adversary L5: hover, outline, lenses and ``runway.showCost`` read ``notes.txt`` from
+        disk while ``runway/costs`` answered nothing). A path no system call can open
+        (:func:`~runway_lsp.uris.unopenable`) is None unless open."""
+        path = uri_to_path(uri)
+        if path in self._active:
+            return path
+        if os.path.basename(path) not in ROOT_NAMES or unopenable(path):
+            return None
+        return path
 
     def read_live(self, path: str) -> str:
         """Text of ``path``: the open buffer if any, else the disk (may raise OSError)."""

@@ -32,7 +32,6 @@ from .convert import navigation as convert_nav
 from .convert import redacted
 from .guard import degrades
 from .session import Session
-from .uris import uri_to_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -87,7 +86,9 @@ def _flat_symbols(ls: Session, an: Analysis, path: str, symbols: list[navigate.D
 
 def _request(ls: Session, uri: str, position: types.Position) -> tuple[Analysis, str, Position] | None:
     """The analysis, path and core position of a request, or None for a file outside it."""
-    path = uri_to_path(uri)
+    path = ls.documents.request_path(uri)
+    if path is None:
+        return None  # never read (runway_lsp.documents.Buffers.request_path)
     an = ls.analysis_for(path)
     src = an.files.get(path)
     if src is None:
@@ -263,7 +264,9 @@ def rename(ls: Session, params: types.RenameParams) -> types.WorkspaceEdit | Non
 
 @degrades("textDocument/documentSymbol")
 def document_symbol(ls: Session, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
-    path = uri_to_path(params.text_document.uri)
+    path = ls.documents.request_path(params.text_document.uri)
+    if path is None:
+        return []  # never read (runway_lsp.documents.Buffers.request_path)
     an = ls.analysis_for(path)
     symbols = navigate.document_symbols(an, path)
     caps = ls.capabilities
@@ -276,7 +279,9 @@ def document_symbol(ls: Session, params: types.DocumentSymbolParams) -> list[typ
 
 @degrades("textDocument/documentLink")
 def document_link(ls: Session, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
-    path = uri_to_path(params.text_document.uri)
+    path = ls.documents.request_path(params.text_document.uri)
+    if path is None:
+        return []  # never read (runway_lsp.documents.Buffers.request_path)
     an = ls.analysis_for(path)
     root_dir = os.path.dirname(an.root_file)
     caps = ls.capabilities.text_document

@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from typing import Any
 
 from lsprotocol import types
 
 from runway_core.analysis import Analysis
-from runway_core.workspace import ROOT_NAMES
 from runway_core.diagnostics import Diagnostic
 from runway_core.positions import LineIndex
 
 from . import convert
 from .analysis_thread import DISK
 from .documents import lsp_version
-from .uris import path_to_uri, uri_to_path
+from .uris import path_to_uri
 
 log = logging.getLogger("runway_lsp")
 
@@ -253,8 +251,8 @@ class Publisher:
     def pull_diagnostics(self, uri: str) -> list[types.Diagnostic]:
         """The answer to ``textDocument/diagnostic`` for ``uri``."""
         s = self.session
-        path = uri_to_path(uri)
-        if os.path.basename(path) not in ROOT_NAMES and path not in s.documents:
+        path = s.documents.request_path(uri)
+        if path is None:
             return []  # not a runway: never read a file the client did not give us
         active = s.documents.get(path)
         if active is not None and active.uri != uri and s.documents.has_view(uri, path):

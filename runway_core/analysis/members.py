@@ -12,7 +12,7 @@ from ..facts import Analysis, Reference, SourceFile
 from ..model import MemberRunway
 from ..positions import Position, Range
 from ..rules import LONE_MEMBER_RULES
-from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, declares_product, find_root, member_folder, member_runway, read_disk
+from ..workspace import MAX_FILE_CHARS, FileTooLarge, Reader, declares_product, find_root, member_folder, member_runway, read_disk, runway_head
 from ..yamlsrc import ParsedYaml, YMap, YScalar, YSeq, to_python
 from . import cache
 from .report import MAX_DIAGNOSTICS_PER_FILE, _not_utf8, _too_large, finish
@@ -42,6 +42,7 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
     past_cap, past_cap_errors = 0, 0
     reported: set[int] = set()  # id() of the items given a diagnostic, built or counted
     capped_at = None  # the first item past MAX_MEMBERS, and how many items were left out
+    nearer: dict[str, str | None] = {}  # folder -> the root runway it holds, or None (_nearer_root)
     left_out = 0
     for item in members.items:
         if not isinstance(item, YScalar) or not isinstance(item.value, str):
@@ -61,7 +62,7 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                 continue
             built += 1
             if folder is None:
-                shown = rel if rel.isprintable() else rel.encode("unicode_escape").decode("ascii")
+                shown = _shown(rel)
                 msg = f"member `{shown}`: {why}" if rel.strip() else f"member `{shown}`: {why}; remove the item or write the folder's path"
                 an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", msg, {"member": shown}))
             else:
@@ -74,6 +75,8 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
             continue
         seen.add(folder)
         path, problem = member_runway(folder, rel, base, root_real)
+        if problem is None:
+            problem = _nearer_root(folder, base, rel, read, nearer)
         if problem is not None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", problem[0], problem[1]))
             continue
@@ -93,6 +96,14 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
             an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151", f"member `{rel}`: cannot read runway.yaml ({exc.strerror or exc})", {"member": rel}))
             continue
         mp = cache.parse_file(text, path)
+        if declares_product(text):
+            # A root runway is a product of its own, the root its folder's walk up finds (the
+            # editor's too): read as a member it would be three unknown keys in CI while the
+            # editor analyses it as its own product (ninth adversary L4).
+            an.add(Diagnostic(parsed.path, item.range, Severity.ERROR, "RW151",
+                              f"member `{_shown(rel)}` holds a root runway ({_product_of(mp)}): a member runway has no `product`; "
+                              "list it in no root's `members`, or remove its `product:`", {"member": _shown(rel), "root": _shown(os.path.relpath(path, base))}))
+            continue
         name = os.path.basename(folder)
         src = SourceFile(path, "member", mp, name, rel)
         an.files[path] = src
@@ -123,6 +134,49 @@ def _analyze_members(an: Analysis, parsed: ParsedYaml, read: Reader) -> None:
                           {"member": capped_at.value, "max_members": MAX_MEMBERS, "not_read": left_out}))
     if past_cap:
         an.uncounted[parsed.path] = (past_cap, past_cap_errors)
+
+
+def _shown(rel: str) -> str:
+    return rel if rel.isprintable() else rel.encode("unicode_escape").decode("ascii")
+
+
+def _product_of(parsed: ParsedYaml) -> str:
+    """``product: <name>`` of a root runway's parse, as a message shows it: the name when it is
+    a short printable string (a product name is a DNS label of at most 63 characters), else
+    ``a top-level product:``."""
+    root = parsed.root
+    node = root.get("product") if isinstance(root, YMap) else None
+    value = node.value if isinstance(node, YScalar) else None
+    if isinstance(value, str) and 0 < len(value) <= 63 and value.isprintable() and "`" not in value:
+        return f"`product: {value}`"
+    return "a top-level `product:`"
+
+
+def _nearer_root(folder: str, base: str, rel: str, read: Reader, memo: dict[str, str | None]) -> tuple[str, dict[str, str]] | None:
+    """RW151's message and data when a folder between the member ``folder`` and ``base`` (both
+    resolved; the root's own folder excluded) holds a root runway, else None. The member then
+    belongs to that nearer root, the one a walk up from its folder finds (docs/format.md,
+    "Root or member"), as ``runway-deploy check`` of its folder and the editor find it: read by
+    this root too, CI would check it in a product the editor does not put it in (ninth
+    adversary L4). Only a runway file on disk is read (through ``read``: an open buffer's text
+    wins): the folders between hold none most of the time, and the HEAD baseline's ``read``
+    runs ``git show`` per file; a new root not saved yet counts once it is (the CLI reads
+    the disk). ``memo`` (folder -> its root runway, or None) keeps one look per folder for
+    every member under it."""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    d = os.path.dirname(folder)
+    while d.startswith(prefix) and len(d) > len(prefix):
+        if d not in memo:
+            found = runway_head(d, read, on_disk=True)
+            memo[d] = found[0] if found is not None and declares_product(found[1]) else None
+        hit = memo[d]
+        if hit is not None:
+            where = _shown(os.path.relpath(hit, base))
+            return (f"member `{_shown(rel)}` is inside the folder of another root runway, `{where}`: a member belongs to the nearest "
+                    f"root above it (as `runway-deploy check` of its folder and the editor find it); list it in that root's `members` "
+                    f"only, or move it out of that folder", {"member": _shown(rel), "root": where})
+        d = os.path.dirname(d)
+    return None
 
 
 def _root_above_is_unreadable(path: str, read: Reader | None) -> bool:
