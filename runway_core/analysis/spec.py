@@ -30,6 +30,65 @@ def _cap_written(root: YMap, env: str) -> bool:
     return isinstance(limits, YMap) and limits.get("monthly") is not None
 
 
+#: The sections whose entries are priced (resources and workloads).
+_PRICED_SECTIONS = ("resources", "workloads")
+
+
+def _dropped(an: Analysis, root: YMap) -> list[tuple[str, str]]:
+    """``(name, why)`` of every resource or workload written in a priced section (and read:
+    RW157) that has no model: its validation failed (RW100/RW101/RW102) or it is empty
+    (RW101). The planner never sees it, so it is counted as not estimated."""
+    out = []
+    for sect, models, what in (("resources", an.resource_models, "resource"), ("workloads", an.workload_models, "workload")):
+        node = root.get(sect)
+        if not isinstance(node, YMap):
+            continue
+        for k, _v in an.read_entries(sect, node):
+            if k.text not in models:
+                out.append((k.text, f"the {what} has errors (its diagnostics say which): it is not planned"))
+    return out
+
+
+def _hidden_by_duplicates(an: Analysis, root: YMap) -> list[tuple[str, str]]:
+    """``(label, why)`` of every definition in a priced section that a duplicate key hides
+    (RW002: YAML keeps the first value, docs/format.md "Files"): a second ``resources:`` or
+    ``workloads:`` section, a second entry of one name, a key written twice inside an entry.
+    What the hidden text would cost is not known, so it is not estimated.
+
+    The hidden text is not in the tree (nor in its parent's range): where a duplicate is is
+    read from its key's position, as the nearest key at or above it of the top level and then
+    of the section, and its column (deeper than the entry's key: inside that entry)."""
+    if not root.entries:
+        return []
+    top_col = root.entries[0][0].range.start.character
+    dups = [d for d in an.files[an.root_file].parsed.diagnostics if d.code == "RW002"]
+    # A duplicate top-level key starts a section of its own, hidden whole.
+    top_dups = {d.range.start for d in dups
+                if d.range.start.character == top_col and not any(v.range.start <= d.range.start <= v.range.end for _k, v in root.entries)}
+    tops = sorted([(k.range.start, k.text, v) for k, v in root.entries] + [(pos, None, None) for pos in top_dups], key=lambda t: t[0])
+    out = []
+    for d in dups:
+        key = str((d.data or {}).get("key", ""))
+        pos, line = d.range.start, d.range.start.line + 1
+        if pos in top_dups:
+            if key in _PRICED_SECTIONS:
+                out.append((f"the second `{key}:` section (line {line})", f"a second `{key}:` section is ignored (RW002)"))
+            continue
+        above = [t for t in tops if t[0] < pos]
+        if not above:
+            continue
+        _start, sect, node = above[-1]
+        if sect not in _PRICED_SECTIONS or not isinstance(node, YMap):
+            continue  # another section, or inside a hidden section (named whole above)
+        entries = [k for k, _v in node.entries if k.range.start < pos]
+        if not entries or (pos.line != entries[-1].range.start.line and pos.character <= entries[-1].range.start.character):
+            out.append((f"{key} (second definition, line {line})", f"a second definition of `{key}` is ignored (RW002)"))
+        else:
+            entry = entries[-1].text
+            out.append((f"{entry} (duplicate key `{key}`, line {line})", f"a second `{key}` of `{entry}` is ignored (RW002)"))
+    return out
+
+
 def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     parsed = an.root.parsed
     root = parsed.root
@@ -69,8 +128,12 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
         old_entries = dict(previous.spec.entries)
 
     entries: dict[str, EntrySpec] = {}
+    # What is written but cannot be priced is named in every plan as not estimated, never
+    # left out as if it cost $0 (fail closed: ninth adversary L7).
+    unpriced = _dropped(an, root)
     for name, r in an.resource_models.items():
         if r.kind not in RESOURCE_KINDS:
+            unpriced.append((name, f"kind `{r.kind}` is not a resource kind the planner prices (RW120/RW121)"))
             continue
         old = old_entries.get(name)
         if old is not None and not old.implicit and previous.resource_models.get(name) is r:  # type: ignore[union-attr]
@@ -108,6 +171,7 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     consumers: list[ConsumerSpec] = []
     for name, w in an.workload_models.items():
         if name in entries:
+            unpriced.append((name, "the workload is named like a resource, which keeps the name (RW112/RW111): it is not planned"))
             continue
         old = old_entries.get(name)
         if old is not None and old.kind == "workload" and previous.workload_models.get(name) is w:  # type: ignore[union-attr]
@@ -139,4 +203,5 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
         src = an.files[m_path]
         uses = tuple(m.uses) + tuple(f"shared-{k}" for k in m.requires if k in RESOURCE_KINDS)
         consumers.append(ConsumerSpec(src.member_name or os.path.basename(os.path.dirname(m_path)), "member", uses))
-    an.spec = RunwaySpec(product, region, environments, entries, tuple(consumers))
+    unpriced.extend(_hidden_by_duplicates(an, root))
+    an.spec = RunwaySpec(product, region, environments, entries, tuple(consumers), unpriced=tuple(dict.fromkeys(unpriced)))

@@ -188,6 +188,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         missing_prices=tuple(pricer.missing),
         notes=(NETWORK_NOTE_USAGE if network else NETWORK_NOTE, "free tiers are ignored: estimates are conservative"),
         disposable=envspec.is_disposable,
+        unpriced=spec.unpriced,
     )
 
 
