@@ -10,24 +10,64 @@ import os
 
 from ..facts import Analysis, Symbol
 from ..kinds import RESOURCE_KINDS
-from ..model import DEFAULT_CAPS, Environment
+from pydantic import ValidationError
+
+from ..model import DEFAULT_CAPS, Environment, Limits
 from ..names import UPPER_SNAKE
 from ..planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, default_environments, engine_defaults, scale_map, size_map
 from ..positions import Position, Range
 from ..text import secret_shape
-from ..yamlsrc import YMap, YScalar, YSeq
+from ..yamlsrc import YMap, YScalar, YSeq, to_python
 
 
 def _secret_name_ok(name: str) -> bool:
     return bool(UPPER_SNAKE.match(name)) and secret_shape("", name) is None
 
 
-def _cap_written(root: YMap, env: str) -> bool:
-    """Whether ``environments.<env>.limits.monthly`` is written in the root's YAML."""
+def _monthly_error(env: str) -> tuple[str, str]:
+    return "RW100", f"`environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000"
+
+
+def _salvaged(root: YMap, name: str) -> EnvSpec:
+    """Environment ``name`` whose model failed validation (the diagnostics say where), read
+    key by key from its YAML, so that a bad sibling (``disposable: maybe``, a typo in
+    ``shared``) never takes a valid cap with it (ninth adversary L8): ``limits`` is read by
+    itself, as the model reads it; ``shared`` keeps its entries that name a kind and a size;
+    ``disposable`` is read when it is a boolean.
+
+    The cap is ``invalid`` (no cap, no verdict against it: fail closed) when ``limits`` itself
+    fails: ``monthly`` not a valid cap (RW100), ``limits`` not a mapping (RW100), or a key
+    ``limits`` does not know (RW102: ``currency: EUR`` leaves in doubt what the number means,
+    docs/format.md "Environments"); ``cap_error`` blames that key."""
     envs = root.get("environments")
-    node = envs.get(env) if isinstance(envs, YMap) else None
-    limits = node.get("limits") if isinstance(node, YMap) else None
-    return isinstance(limits, YMap) and limits.get("monthly") is not None
+    node = envs.get(name) if isinstance(envs, YMap) else None
+    raw = to_python(node) if node is not None else None
+    raw = raw if isinstance(raw, dict) else {}
+    disposable = raw.get("disposable") if isinstance(raw.get("disposable"), bool) else None
+    shared_raw = raw.get("shared")
+    shared = ({k: v for k, v in shared_raw.items() if isinstance(k, str) and k in RESOURCE_KINDS and isinstance(v, str)}
+              if isinstance(shared_raw, dict) else {})
+    limits_raw = raw.get("limits")
+    if limits_raw is None or limits_raw == {}:
+        cap = DEFAULT_CAPS.get(name)  # `limits: {}`, `limits: null` or none: the default cap
+        return EnvSpec(name, cap, "default" if cap is not None else "none", shared, disposable)
+    try:
+        limits = Limits.model_validate(limits_raw)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        if not loc:
+            why = ("RW100", f"`environments.{name}.limits` must be a mapping (`limits: {{monthly: N}}`)")
+        elif err["type"] == "extra_forbidden":
+            why = ("RW102", f"`environments.{name}.limits.{loc}` is not a key of `limits`, so what `monthly` means is in doubt "
+                            "(a currency? a period?) and the cap is not read")
+        else:
+            why = _monthly_error(name)
+        return EnvSpec(name, None, "invalid", shared, disposable, why)
+    if "monthly" in limits.model_fields_set:
+        return EnvSpec(name, limits.monthly, "set" if limits.monthly is not None else "none", shared, disposable)
+    cap = DEFAULT_CAPS.get(name)
+    return EnvSpec(name, cap, "default" if cap is not None else "none", shared, disposable)
 
 
 #: The sections whose entries are priced (resources and workloads).
@@ -103,10 +143,11 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
         envs = []
         for name in an.environment_names:
             m = env_models.get(name)
-            if m is None and _cap_written(root, name):
-                # `limits.monthly` is written but invalid (RW100: NaN, negative, a string, over
-                # the maximum): no cap and no verdict against it, never the default in its place.
-                envs.append(EnvSpec(name, None, "invalid", {}, m.disposable if m is not None else None))
+            if m is None and name in an.env_keys:
+                # Its entry has an error somewhere: each key read by itself. An invalid
+                # `limits` (RW100: NaN, negative, a string, over the maximum; RW102 inside it)
+                # is no cap and no verdict against it, never the default in its place.
+                envs.append(_salvaged(root, name))
                 continue
             m = m or Environment()
             if m.limits is not None and "monthly" in m.limits.model_fields_set:

@@ -370,7 +370,8 @@ def _environment(an: "Analysis", env: str) -> str | None:
     total = usd(plan.total)
     if plan.cap is None and plan.cap_source == "invalid":
         # RW100 on the cap: never the default in its place (docs/format.md "Cap maximum").
-        out.append(f"**{total}/month**, cap invalid (RW100): `environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000.")
+        code, why = plan.cap_error or ("RW100", f"`environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000")
+        out.append(f"**{total}/month**, cap invalid ({code}): {why}.")
     elif plan.cap is None:
         out.append(f"**{total}/month**, no cap. Set `environments.{env}.limits.monthly` to cap it.")
     else:

@@ -183,7 +183,8 @@ def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, E
     tip = [f"{env}: {usd(plan.total)} per month"]
     if plan.cap is None and plan.cap_source == "invalid":
         parts[0] += " · cap invalid"
-        tip.append("cap invalid (RW100): limits.monthly must be a number from 0 to 1,000,000,000")
+        code, why = plan.cap_error or ("RW100", "limits.monthly must be a number from 0 to 1,000,000,000")
+        tip.append(f"cap invalid ({code}): {why}")
     elif plan.cap is None:
         parts[0] += " · no cap"
         tip.append("no cap (set limits.monthly to cap it)")

@@ -182,6 +182,7 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         name=env,
         cap=envspec.cap,
         cap_source=envspec.cap_source,
+        cap_error=envspec.cap_error,
         items=tuple(items),
         total=total,
         verdict=verdict,

@@ -47,6 +47,9 @@ class EnvSpec:
     shared: Mapping[str, str] = field(default_factory=dict)
     #: ``environments.<env>.disposable``; None: by name (:data:`DISPOSABLE_BY_DEFAULT`).
     disposable: bool | None = None
+    #: With ``cap_source`` ``invalid``: ``(code, why)``, the diagnostic that makes the cap
+    #: unreadable and the key it blames (``("RW102", "`environments.dev.limits.currency` ...")``).
+    cap_error: tuple[str, str] | None = None
 
     @property
     def is_disposable(self) -> bool:
