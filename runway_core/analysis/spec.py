@@ -70,8 +70,10 @@ def _salvaged(root: YMap, name: str) -> EnvSpec:
     return EnvSpec(name, cap, "default" if cap is not None else "none", shared, disposable)
 
 
-#: The sections whose entries are priced (resources and workloads).
+#: The sections whose entries are priced (resources and workloads), and with the
+#: environments (a cap, shared pools) the sections a duplicate key may hide a price or a cap in.
 _PRICED_SECTIONS = ("resources", "workloads")
+_DUPLICATE_SECTIONS = (*_PRICED_SECTIONS, "environments")
 
 
 def _dropped(an: Analysis, root: YMap) -> list[tuple[str, str]]:
@@ -90,10 +92,11 @@ def _dropped(an: Analysis, root: YMap) -> list[tuple[str, str]]:
 
 
 def _hidden_by_duplicates(an: Analysis, root: YMap) -> list[tuple[str, str]]:
-    """``(label, why)`` of every definition in a priced section that a duplicate key hides
-    (RW002: YAML keeps the first value, docs/format.md "Files"): a second ``resources:`` or
-    ``workloads:`` section, a second entry of one name, a key written twice inside an entry.
-    What the hidden text would cost is not known, so it is not estimated.
+    """``(label, why)`` of every definition in a priced section, or in ``environments``, that a
+    duplicate key hides (RW002: YAML keeps the first value, docs/format.md "Files"): a second
+    ``resources:``, ``workloads:`` or ``environments:`` section, a second entry of one name, a
+    key written twice inside an entry (a second ``monthly:``, a second ``size:``). What the
+    hidden text would cost, or which cap was meant, is not known, so it is not estimated.
 
     The hidden text is not in the tree (nor in its parent's range): where a duplicate is is
     read from its key's position, as the nearest key at or above it of the top level and then
@@ -111,14 +114,14 @@ def _hidden_by_duplicates(an: Analysis, root: YMap) -> list[tuple[str, str]]:
         key = str((d.data or {}).get("key", ""))
         pos, line = d.range.start, d.range.start.line + 1
         if pos in top_dups:
-            if key in _PRICED_SECTIONS:
+            if key in _DUPLICATE_SECTIONS:
                 out.append((f"the second `{key}:` section (line {line})", f"a second `{key}:` section is ignored (RW002)"))
             continue
         above = [t for t in tops if t[0] < pos]
         if not above:
             continue
         _start, sect, node = above[-1]
-        if sect not in _PRICED_SECTIONS or not isinstance(node, YMap):
+        if sect not in _DUPLICATE_SECTIONS or not isinstance(node, YMap):
             continue  # another section, or inside a hidden section (named whole above)
         entries = [k for k, _v in node.entries if k.range.start < pos]
         if not entries or (pos.line != entries[-1].range.start.line and pos.character <= entries[-1].range.start.character):

@@ -113,6 +113,12 @@ DUPLICATES = {
     "second key in a flow entry": (HEAD + "resources:\n  db: {kind: postgres, size: small, size: large}\n",
                                    "db (duplicate key `size`, line 6)"),
     "second workloads section": (_workload(scale="{dev: 0}") + "workloads:\n  web: {}\n", "the second `workloads:` section (line 13)"),
+    # which cap is meant is not known either: a second `dev:`, a second `monthly:`
+    "second environment": (HEAD + "  dev: {limits: {monthly: 1}}\nresources:\n  q: {kind: queue}\n", "dev (second definition, line 5)"),
+    "second monthly": (HEAD.replace("{monthly: 100}", "{monthly: 100, monthly: 1}") + "resources:\n  q: {kind: queue}\n",
+                       "dev (duplicate key `monthly`, line 4)"),
+    "second environments section": (HEAD + "resources:\n  q: {kind: queue}\nenvironments:\n  dev: {limits: {monthly: 1}}\n",
+                                    "the second `environments:` section (line 7)"),
 }
 
 
