@@ -132,6 +132,35 @@ def _hidden_by_duplicates(an: Analysis, root: YMap) -> list[tuple[str, str]]:
     return out
 
 
+def _member_requires(an: Analysis, unpriced: list[tuple[str, str]]) -> list[tuple[str, list[object]]]:
+    """``(member path, the kinds its `requires` names)`` of every member read: from its model,
+    or, when its model failed (an error elsewhere in the member), from its `requires` list
+    itself, so that a bad sibling never drops a shared pool from the plan (ninth adversary L7).
+    What cannot be priced is added to ``unpriced``: a kind that is no resource kind (RW120/
+    RW121), a `requires` that is not a list."""
+    out: list[tuple[str, list[object]]] = []
+    for m_path, src in an.files.items():
+        if src.role != "member" or not isinstance(src.parsed.root, YMap):
+            continue
+        member = src.member_name or os.path.basename(os.path.dirname(m_path))
+        m = an.member_models.get(m_path)
+        seq = src.parsed.root.get("requires")
+        if m is not None:
+            required: list[object] = list(m.requires)
+        elif isinstance(seq, YSeq):
+            required = [it.value if isinstance(it, YScalar) else None for it in seq.items]
+        else:
+            required = []
+            if seq is not None and not (isinstance(seq, YScalar) and seq.value is None):
+                unpriced.append((f"the `requires` of member `{member}`", "it is not a list of kinds (RW100): its shared pools are not planned"))
+        for kind in required:
+            if kind not in RESOURCE_KINDS:
+                what = f"`{kind}`" if isinstance(kind, str) else "an item that is no kind name"
+                unpriced.append((f"{what} required by member `{member}`", "not a resource kind the planner prices (RW120/RW121/RW100)"))
+        out.append((m_path, required))
+    return out
+
+
 def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
     parsed = an.root.parsed
     root = parsed.root
@@ -187,9 +216,9 @@ def _build_spec(an: Analysis, previous: Analysis | None = None) -> None:
         entries[name] = EntrySpec(name, r.kind, {k: v for k, v in sizes.items() if k in env_names}, default, engine=engine_defaults(r.kind, r.engine))
     # Implicit shared-<kind> resources (docs/format.md, "Implicit resources").
     shared_kinds: dict[str, list[tuple[str, Range]]] = {}
-    for m_path, m in an.member_models.items():
+    for m_path, kinds_required in _member_requires(an, unpriced):
         seq = an.files[m_path].parsed.root.get("requires")  # type: ignore[union-attr]
-        for i, kind in enumerate(m.requires):
+        for i, kind in enumerate(kinds_required):
             if kind in RESOURCE_KINDS:
                 rng = seq.items[i].range if isinstance(seq, YSeq) and i < len(seq.items) else Range(Position(0, 0), Position(0, 0))
                 shared_kinds.setdefault(kind, []).append((m_path, rng))

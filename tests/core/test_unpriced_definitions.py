@@ -142,3 +142,26 @@ def test_over_cap_stays_over_cap_with_a_definition_not_estimated(tmp_path: Path)
     text = HEAD + "resources:\n  db: {kind: postgres, size: large}\n  x: {kind: postgress}\n"
     _an, dev = _dev(tmp_path, text)
     assert not_estimated(dev) == ("x",) and shown_verdict(dev) == "over-cap"
+
+
+#: A member's `requires` (each kind an implicit shared-<kind> pool): member text -> (the shared
+#: pool planned, the label not estimated).
+MEMBERS = {
+    # an error beside `requires` dropped the member's model and its pool with it ($0 "ok")
+    "a bad sibling": ("runway: 1\nrequires: [postgres]\nshared_typo: 1\n", "shared-postgres", None),
+    "a kind typo": ("runway: 1\nrequires: [postgress]\n", None, "`postgress` required by member `svc`"),
+    "requires not a list": ("runway: 1\nrequires: postgres\n", None, "the `requires` of member `svc`"),
+}
+
+
+@pytest.mark.parametrize("case", list(MEMBERS))
+def test_what_a_member_requires_is_planned_or_not_estimated(tmp_path: Path, case: str) -> None:
+    text, pool, label = MEMBERS[case]
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "runway.yaml").write_text(text, encoding="utf-8")
+    an, dev = _dev(tmp_path, HEAD + "members: [svc]\n")
+    assert [d for d in an.all_diagnostics() if d.severity == 1]  # the member's error fails the run
+    if pool is not None:
+        assert dev.item(pool) is not None and dev.total > 0 and not_estimated(dev) == ()
+    else:
+        assert label in not_estimated(dev) and shown_verdict(dev) == "invalid", not_estimated(dev)
