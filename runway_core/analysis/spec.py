@@ -2,16 +2,21 @@
 environments with their caps, declared entries, implicit ``shared-<kind>`` pools and every
 consumer. An entry whose model is the previous analysis' very object keeps its spec, so the
 planner recognises it by identity (issue 6).
+
+What is written but cannot be priced (an entry validation dropped, an unknown kind, a
+definition a duplicate key hides) is named in :attr:`RunwaySpec.unpriced`, never left out as
+$0; an environment whose entry fails validation is read key by key, so a bad sibling never
+takes its cap (ninth adversary L7, L8; docs/format.md "Plan" and "Environments").
 """
 
 from __future__ import annotations
 
 import os
 
-from ..facts import Analysis, Symbol
-from ..kinds import RESOURCE_KINDS
 from pydantic import ValidationError
 
+from ..facts import Analysis, Symbol
+from ..kinds import RESOURCE_KINDS
 from ..model import DEFAULT_CAPS, Environment, Limits
 from ..names import UPPER_SNAKE
 from ..planner import ConsumerSpec, EntrySpec, EnvSpec, RunwaySpec, default_environments, engine_defaults, scale_map, size_map
