@@ -328,7 +328,7 @@ class CostView:
         view = self.view(key)
         an = view.an
         plans = tuple(
-            (p.name, p.total, p.cap, p.verdict, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
+            (p.name, p.total, p.cap, p.verdict, p.unpriced, tuple((i.name, i.size, i.monthly_usd, i.consumers) for i in p.items)) for p in an.plans.values()
         )
         b = self.baselines(key)
         totals = None

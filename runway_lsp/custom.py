@@ -187,7 +187,7 @@ def _signature(an: Analysis) -> tuple:
     :func:`environment_json` renders; it costs a comparison, not a JSON rendering and a hash
     of every line item after each keystroke (issue 6), and unchanged items compare by
     identity (the planner reuses them)."""
-    return (an.root_file, tuple((p.name, p.cap, p.cap_source, p.total, p.verdict, p.missing_prices, p.notes, p.items) for p in an.plans.values()))
+    return (an.root_file, tuple((p.name, p.cap, p.cap_source, p.total, p.verdict, p.missing_prices, p.notes, p.items, p.unpriced) for p in an.plans.values()))
 
 
 class CostsNotifier:

@@ -37,7 +37,7 @@ from .. import kinds
 from ..kinds import RESOURCE_KINDS
 from ..model import EXPOSE_VALUES, REASON_GROUNDS, RESERVED_KINDS, MemberRunway, Resource, RootRunway, Workload, field_doc, model_for
 from ..money import cap_percent, usd, usd_over
-from ..planner import EnvironmentPlan, ItemPlan, injected_variables, refresh_command
+from ..planner import EnvironmentPlan, ItemPlan, injected_variables, not_estimated, refresh_command, shown_verdict
 from ..positions import Position, Range
 from ..whatif import smallest_total
 from ..yamlsrc import YMap, YNode, YScalar
@@ -370,7 +370,8 @@ def _environment(an: "Analysis", env: str) -> str | None:
     total = usd(plan.total)
     if plan.cap is None and plan.cap_source == "invalid":
         # RW100 on the cap: never the default in its place (docs/format.md "Cap maximum").
-        out.append(f"**{total}/month**, cap invalid (RW100): `environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000.")
+        code, why = plan.cap_error or ("RW100", f"`environments.{env}.limits.monthly` must be a number from 0 to 1,000,000,000")
+        out.append(f"**{total}/month**, cap invalid ({code}): {why}.")
     elif plan.cap is None:
         out.append(f"**{total}/month**, no cap. Set `environments.{env}.limits.monthly` to cap it.")
     else:
@@ -387,7 +388,11 @@ def _environment(an: "Analysis", env: str) -> str | None:
                     f"so the plan is refused (run `{refresh_command(an.spec.region) if an.spec else 'runway-deploy catalog refresh'}`).",
         "no-cap": "✗ the cap is invalid: nothing is checked against it until it is fixed." if plan.cap_source == "invalid"
                   else "⚠ no cap: the plan proceeds with a warning.",
-    }.get(plan.verdict, plan.verdict)
+        # The verdict every view shows (runway_core/planner/verdict.py): a total that leaves
+        # something out is a lower bound, which proves nothing under a cap (ninth adversary L7).
+        "invalid": f"✗ not estimated: {', '.join(not_estimated(plan))}; the total is a lower bound, so nothing is proven "
+                   f"against the cap: fix the errors first.",
+    }.get(shown_verdict(plan), plan.verdict)
     out.append(verdict)
     out.append("")
     out.append(confidence_line(plan))

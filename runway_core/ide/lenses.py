@@ -22,6 +22,10 @@ Conventions (what a user sees):
   A cap that is a whole number of dollars shows without cents (``$150``). Percentages are
   rounded half up to a whole percent.
 - A total that misses a unit price for the region is a lower bound and is prefixed ``≥``.
+- A capped total under its cap with an entry not estimated (an unknown size, RW130; a
+  definition the analysis dropped: a schema error, a kind typo, a duplicate key) ends in
+  ``not estimated: fix the errors``: a lower bound proves nothing (the shown verdict
+  ``invalid``, runway_core/planner/verdict.py).
 - A negative delta uses the minus sign U+2212 (``−$3.00``); a delta that is zero to the cent
   is left out of a lens (the hover says "no change").
 - Implicit ``shared-<kind>`` resources get their lens on the first ``environments.<env>.
@@ -47,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..baseline import Baselines
 from ..money import cap_percent, cap_usd, usd, usd_over, whole_usd
-from ..planner import EnvironmentPlan, ItemPlan
+from ..planner import EnvironmentPlan, ItemPlan, not_estimated, shown_verdict
 from ..positions import Position, Range
 from ..yamlsrc import YMap, YNode, YScalar
 from ._deltas import delta_parts
@@ -179,7 +183,8 @@ def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, E
     tip = [f"{env}: {usd(plan.total)} per month"]
     if plan.cap is None and plan.cap_source == "invalid":
         parts[0] += " · cap invalid"
-        tip.append("cap invalid (RW100): limits.monthly must be a number from 0 to 1,000,000,000")
+        code, why = plan.cap_error or ("RW100", "limits.monthly must be a number from 0 to 1,000,000,000")
+        tip.append(f"cap invalid ({code}): {why}")
     elif plan.cap is None:
         parts[0] += " · no cap"
         tip.append("no cap (set limits.monthly to cap it)")
@@ -192,9 +197,14 @@ def _env_lens(env: str, plan: EnvironmentPlan, rng: Range, plans: Mapping[str, E
             parts.append(f"over cap by {usd_over(plan.total - plan.cap)}")
         elif plan.verdict == "unpriced":
             parts.append("cap unchecked: prices missing")
+        elif shown_verdict(plan) == "invalid":
+            # A lower bound under the cap proves nothing (runway_core/planner/verdict.py).
+            parts.append("not estimated: fix the errors")
         tip[0] += f" of a {usd(plan.cap)} {'default ' if plan.cap_source == 'default' else ''}cap"
     if plan.missing_prices:
         tip.append(f"a lower bound: no price for {', '.join(plan.missing_prices)}")
+    if (unknown := not_estimated(plan)):
+        tip.append(f"a lower bound: not estimated: {', '.join(unknown)}")
     parts.extend(delta_parts(env, plans, baseline))
     if baseline is not None:
         for base, what in ((baseline.head, "at git HEAD"), (baseline.saved, "as last saved")):

@@ -83,6 +83,14 @@ class EnvironmentPlan:
     notes: tuple[str, ...]
     #: Whether the environment is disposable (docs/format.md, "Disposable environments").
     disposable: bool = False
+    #: With ``cap_source`` ``invalid``: ``(code, why)`` naming the key that makes the cap
+    #: unreadable (:attr:`~runway_core.planner.spec.EnvSpec.cap_error`). Not in the plan JSON.
+    cap_error: tuple[str, str] | None = None
+    #: ``(label, why)`` of every definition the analysis could not price and that is not an
+    #: item (:attr:`RunwaySpec.unpriced`: a workload or resource dropped by validation, an
+    #: unknown kind, a definition a duplicate key hides): not estimated, so the total is a
+    #: lower bound (:func:`~runway_core.planner.verdict.not_estimated`). Not in the plan JSON.
+    unpriced: tuple[tuple[str, str], ...] = ()
 
     def item(self, name: str) -> ItemPlan | None:
         # An index built on first use (completion and hovers ask for every item by name).

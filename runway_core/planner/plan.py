@@ -182,12 +182,14 @@ def plan_environment(spec: RunwaySpec, catalog: Catalog, env: str, previous: tup
         name=env,
         cap=envspec.cap,
         cap_source=envspec.cap_source,
+        cap_error=envspec.cap_error,
         items=tuple(items),
         total=total,
         verdict=verdict,
         missing_prices=tuple(pricer.missing),
         notes=(NETWORK_NOTE_USAGE if network else NETWORK_NOTE, "free tiers are ignored: estimates are conservative"),
         disposable=envspec.is_disposable,
+        unpriced=spec.unpriced,
     )
 
 

@@ -47,6 +47,9 @@ class EnvSpec:
     shared: Mapping[str, str] = field(default_factory=dict)
     #: ``environments.<env>.disposable``; None: by name (:data:`DISPOSABLE_BY_DEFAULT`).
     disposable: bool | None = None
+    #: With ``cap_source`` ``invalid``: ``(code, why)``, the diagnostic that makes the cap
+    #: unreadable and the key it blames (``("RW102", "`environments.dev.limits.currency` ...")``).
+    cap_error: tuple[str, str] | None = None
 
     @property
     def is_disposable(self) -> bool:
@@ -126,6 +129,12 @@ class RunwaySpec:
     #: The usage file's quantities: env -> item (or ``runway_core.usage.NETWORK``) -> usage
     #: key -> value (docs/format.md, "Usage file"); empty without one.
     usage: Mapping[str, Mapping[str, Mapping[str, UsageValue]]] = field(default_factory=dict)
+    #: ``(label, why)`` of every resource or workload written in the runway that the analysis
+    #: cannot price: dropped by validation (RW100/RW101/RW102), of an unknown or reserved kind
+    #: (RW120/RW121), a workload named like a resource (RW112), or a definition hidden by a
+    #: duplicate key (RW002). Every environment's plan counts them as not estimated (the
+    #: total a lower bound, the shown verdict ``invalid``, never ``ok``: fail closed).
+    unpriced: tuple[tuple[str, str], ...] = ()
 
     def usage_of(self, env: str, item: str) -> Mapping[str, UsageValue]:
         """The usage file's quantities for ``item`` in ``env`` (empty: the catalogue's assumptions)."""

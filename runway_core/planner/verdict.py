@@ -11,7 +11,8 @@ and ``runway/plan`` once said ``ok`` where ``runway-deploy plan`` said ``invalid
   by the editor's held costs (runway_lsp/held.py), which re-total a plan.
 - :func:`shown_verdict`: what every view shows (``plan`` in every format, ``runway/plan``,
   ``runway/costs``, the status bar): the planner's, except ``invalid`` when an item is not
-  estimated (:func:`not_estimated`: an unknown size, RW130, counts as $0) and the planner's
+  estimated (:func:`not_estimated`: an unknown size, RW130, counts as $0; so does a definition
+  the analysis dropped, such as a workload with a schema error or a kind typo) and the planner's
   would pass (``ok``, ``no-cap``): a lower bound under the cap proves nothing. A refusal
   (``over-cap``, ``unpriced``) stays: it holds for a lower bound.
 
@@ -47,9 +48,12 @@ def cap_verdict(cap: Decimal | None, total: Decimal, missing_prices: bool, items
 def not_estimated(p: "EnvironmentPlan") -> tuple[str, ...]:
     """The names of the items of ``p`` the planner could not estimate at all: no line item and
     no missing price (an unknown size, RW130: "not in the catalogue; not estimated"), or a kind
-    with no price (``estimated`` False, RW122). They count as $0: the total is a lower bound
-    (as ``diff``'s ``not_estimated``, docs/cli.md)."""
-    return tuple(i.name for i in p.items if not i.estimated or (not i.line_items and not i.missing_prices))
+    with no price (``estimated`` False, RW122); then the labels of the definitions the analysis
+    could not price (:attr:`EnvironmentPlan.unpriced`: a workload with a schema error, an
+    unknown kind, a definition a duplicate key hides). They count as $0: the total is a lower
+    bound (as ``diff``'s ``not_estimated``, docs/cli.md)."""
+    items = tuple(i.name for i in p.items if not i.estimated or (not i.line_items and not i.missing_prices))
+    return items + tuple(label for label, _why in p.unpriced) if p.unpriced else items
 
 
 def shown_verdict(p: "EnvironmentPlan") -> str:

@@ -54,12 +54,11 @@ def region(an: "Analysis") -> Iterator[Diagnostic]:
                  f"region `{reg}` has no prices in the catalogue ({_partition(known, reg)}; priced regions: "
                  f"{', '.join(sorted(an.catalog.regions))}); `{refresh}` prices it from the AWS Price List",
                  {"region": reg, "command": refresh})
-    env_models = an.env_models
     refused: dict[str, list[str]] = {}  # missing key -> capped environments it leaves unchecked
     lower: dict[str, list[str]] = {}  # missing key -> environments where the total is only a lower bound
     for env, plan in an.plans.items():
-        if env in an.env_keys and env not in env_models:
-            continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
+        if plan.cap_source == "invalid":
+            continue  # its `limits` is invalid (RW100/RW102): the cap is unknown until it is fixed
         target = refused if plan.verdict == "unpriced" else lower
         for key in plan.missing_prices:
             target.setdefault(key, []).append(env)
@@ -153,10 +152,9 @@ def _env_anchor(an: "Analysis", env: str, prefer_limit: bool) -> Range:
 def caps(an: "Analysis") -> Iterator[Diagnostic]:
     """RW170 (over cap: error naming the top contributors) and RW171 (no cap: warning with the
     estimate, once per environment). ADR 0493 §3: over cap is refused before anything is created."""
-    env_models = an.env_models
     for env, plan in an.plans.items():
-        if env in an.env_keys and env not in env_models:
-            continue  # its entry is invalid (RW100/RW102): the cap is unknown until it is fixed
+        if plan.cap_source == "invalid":
+            continue  # its `limits` is invalid (RW100/RW102): the cap is unknown until it is fixed
         top = plan.top_contributors(3)
         top_txt = ", ".join(f"{i.name} {usd(i.monthly_usd)}" for i in top) or "nothing priced"
         data = {
@@ -187,10 +185,9 @@ def verdict_margin(an: "Analysis") -> Iterator[Diagnostic]:
     its derived and unverified prices (``EnvironmentPlan.verdict_could_flip``; each price's
     uncertainty is its catalogue row's, docs/catalog.md "Uncertainty"). A warning naming the
     prices to refresh, largest possible error first."""
-    env_models = an.env_models
     reg = an.spec.region if an.spec is not None else ""
     for env, plan in an.plans.items():
-        if env in an.env_keys and env not in env_models:
+        if plan.cap_source == "invalid":
             continue
         if not plan.verdict_could_flip():
             continue

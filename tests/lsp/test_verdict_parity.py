@@ -1,8 +1,8 @@
 """Issue 23: the language server's plan verdict (``runway/plan``, ``runway/costs``: the status
 bar and the plan view) is the CLI's (``runway-deploy plan --format json``), computed by one
 function (:func:`runway_core.planner.shown_verdict`). For runways within their caps, over one,
-unprovable (a price missing for the region, an item whose size the catalogue lacks), and an
-environment without a cap, each environment's verdict from the real server equals the CLI's.
+unprovable (a price missing for the region, an item whose size the catalogue lacks, a workload
+with a schema error, a resource kind typo), and an environment without a cap, each environment's verdict from the real server equals the CLI's.
 
 Before, the server showed the planner's verdict alone: an item not estimated (an unknown size,
 RW130) counted as $0 and the server said ``ok`` where ``plan`` says ``invalid``."""
@@ -31,6 +31,11 @@ VARIANTS = {
     "unknown size": (lambda t: t.replace("      production: large\n", "      production: largish\n", 1), set(), {"production": "invalid"}),
     "unknown size, no cap": (lambda t: t.replace("      production: large\n", "      production: largish\n", 1)
                              .replace("  production:\n    limits:\n      monthly: 2500\n", "  production:\n"), set(), {"production": "invalid"}),
+    # ninth adversary L7: a workload dropped by validation, a kind typo, a definition a
+    # duplicate key hides: not estimated in every environment, never "ok"
+    "workload schema error": (lambda t: t.replace("    port: 3000\n", '    port: "3000"\n', 1), set(),
+                              {"dev": "invalid", "staging": "invalid", "production": "invalid"}),
+    "kind typo": (lambda t: t.replace("    kind: topic\n", "    kind: topicc\n", 1), set(), {"dev": "invalid", "production": "invalid"}),
 }
 
 

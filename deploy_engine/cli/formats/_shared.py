@@ -128,7 +128,14 @@ def footnotes(plan: Plan, plans: Sequence[EnvironmentPlan], esc: Callable[[str],
     if missing:
         notes.append(("!", f"missing prices for {esc(plan.region)}: {', '.join(esc(k) for k in missing)}; those items are not fully estimated"
                       " (the total is a lower bound), and no other region's price is used."))
-    unknown = [f"{esc(name)} ({esc(p.name)})" for p in plans for name in not_estimated(p)]
+    dropped = {label for p in plans for label, _why in p.unpriced}
+    unknown = [f"{esc(name)} ({esc(p.name)})" for p in plans for name in not_estimated(p) if name not in dropped]
+    # A definition the analysis could not price (a schema error, a kind typo, a duplicate key:
+    # runway_core/analysis/spec.py) is named once, with why (ninth adversary L7).
+    reasons = {label: why for p in plans for label, why in p.unpriced}
+    if reasons:
+        notes.append(("", "not estimated: " + "; ".join(f"{esc(label)}: {esc(why)}" for label, why in reasons.items())
+                      + "; the totals are lower bounds and no environment is ok (`runway-deploy check` lists the errors)."))
     if unknown:
         notes.append(("", f"not estimated: {', '.join(unknown)} (a size the catalogue lacks has no price); those totals are lower bounds"
                       " and no such environment is ok (`runway-deploy check` lists the errors)."))

@@ -48,7 +48,11 @@ def plan_markdown(plan: Plan, details: bool) -> str:
             out.append(f"Verdict: **cannot check the cap — refused** (no {md(plan.region)} price for "
                        f"{md(', '.join(p.missing_prices))}; run `runway-deploy catalog refresh --region {md(plan.region)}`).")
         elif p.verdict == "no-cap" and p.cap_source == "invalid":
-            out.append("Verdict: **cap invalid** (RW100: `limits.monthly` is not a valid cap; not checked).")
+            if p.cap_error is not None and p.cap_error[0] != "RW100":
+                # the key that makes the cap unreadable (`limits.currency`: RW102), not `monthly`
+                out.append(f"Verdict: **cap invalid** ({p.cap_error[0]}: {md(p.cap_error[1])}; not checked).")
+            else:
+                out.append("Verdict: **cap invalid** (RW100: `limits.monthly` is not a valid cap; not checked).")
         elif p.verdict == "no-cap":
             out.append("Verdict: **no cap** (estimate only; set `limits.monthly` to cap it).")
         else:

@@ -59,7 +59,7 @@ def _verdict_text(p: EnvironmentPlan) -> str:
             return f"REFUSED: cannot check the cap ({', '.join(unestimated)} not estimated: RW122)"
         return "REFUSED: cannot check the cap (unit prices missing)"
     if p.verdict == "no-cap":
-        return "cap invalid (RW100): not checked" if p.cap_source == "invalid" else "no cap"
+        return f"cap invalid ({p.cap_error[0] if p.cap_error else 'RW100'}): not checked" if p.cap_source == "invalid" else "no cap"
     return "ok"
 
 
