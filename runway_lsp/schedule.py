@@ -161,6 +161,8 @@ class PublishSchedule:
                         self._dirty |= dirty
                         return
             self._since = None if not self._dirty else loop.time()
+            if session.stopped:  # stopped during steps run in one go (no turn was given)
+                return
             with analyses.memoised():
                 for key in groups:
                     try:

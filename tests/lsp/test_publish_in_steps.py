@@ -139,8 +139,14 @@ async def test_a_request_that_needs_the_analysis_finishes_the_steps_made(setup, 
     assert whole == [] and len(started) == 1  # analysed once, in steps and then to the end
 
 
-async def test_nothing_is_published_after_stop_during_the_analysis(setup):
+async def test_nothing_is_published_after_stop_during_the_analysis(setup, monkeypatch):
+    import runway_lsp.schedule as schedule_module
+
     path, _doc, analyses, session, schedule, order = setup
+    # The hook stops the session inside a step, which a real shutdown (a message, handled
+    # between steps) never does; past PATIENCE_S the steps run on in one go with no turn for a
+    # message, so on a loaded machine they would reach the publication: keep patience out of reach.
+    monkeypatch.setattr(schedule_module, "PATIENCE_S", 3600.0)
 
     stopped = asyncio.Event()
 
