@@ -23,7 +23,7 @@ import time
 from typing import Callable, Collection, Iterable, Sequence
 
 from runway_core.diagnostics import Diagnostic
-from runway_core.positions import common_prefix, common_suffix, split_lines
+from runway_core.positions import Position, common_prefix, common_suffix, split_lines
 
 #: Codes of a file that cannot be read as YAML at all (docs/diagnostics.md "Loader codes").
 UNREADABLE = frozenset({"RW001", "RW003", "RW004", "RW006"})
@@ -92,27 +92,54 @@ def line_by_line(before: str, after: str) -> range:
     return range(head, max(head + 1, len(b) - tail))
 
 
-def line_shift(before: str, after: str) -> tuple[int, int]:
-    """``(line, delta)``: the lines of ``before`` below ``line`` (0-based, the line of the first
-    character that differs) are lines ``+ delta`` of ``after`` (Enter: +1; a joined line: -1;
-    0 for an edit within lines). Lines are numbered as positions number them."""
+#: How an edit moved positions: ``(line, column, new line, new column)``. A position of the text
+#: before it at or after ``(line, column)`` (code points), below the text the edit replaced,
+#: is at ``(new line, new column)`` plus its distance on that line, or ``new line - line``
+#: lines further down on a later line. ``column`` None: whole lines moved (a lone-CR text).
+Shift = tuple[int, int | None, int, int | None]
+
+
+def line_shift(before: str, after: str) -> Shift | None:
+    """How the edit that turned ``before`` into ``after`` moved what follows it, or None when
+    no line moved (most keystrokes: the hot path costs a few counts). The text after the edit
+    is the common suffix of the two; its start in each text gives the shift (Enter at the end
+    of line 1 moves line 2 to 3; Enter inside a line moves the rest of it to the next line).
+    Lines and columns are numbered as positions number them (code points; a lone CR ends a
+    line too: then whole lines, by :func:`line_by_line`)."""
     if before.count("\r") == before.count("\r\n") and after.count("\r") == after.count("\r\n"):
+        if after.count("\n") == before.count("\n"):
+            return None
         first = common_prefix(before, after)
-        return before.count("\n", 0, first), after.count("\n") - before.count("\n")
-    return line_by_line(before, after).start, len(_numbered_lines(after)) - len(_numbered_lines(before))
+        tail = common_suffix(before, after, min(len(before), len(after)) - first)
+        b_at, a_at = len(before) - tail, len(after) - tail
+        b_line, a_line = before.count("\n", 0, b_at), after.count("\n", 0, a_at)
+        return b_line, b_at - (before.rfind("\n", 0, b_at) + 1), a_line, a_at - (after.rfind("\n", 0, a_at) + 1)
+    a, b = _numbered_lines(before), _numbered_lines(after)
+    if len(a) == len(b):
+        return None
+    changed = line_by_line(before, after)
+    tail = len(b) - changed.stop  # lines after the change, the same in both
+    return len(a) - tail - 1, None, len(b) - tail - 1, None
 
 
-def _shifted(d: Diagnostic, shifts: Sequence[tuple[int, int]]) -> Diagnostic:
-    """``d`` (a range of the text before ``shifts``) moved with the lines inserted or removed
-    above it; one starting on or above a shift's line stays where it is."""
-    r = d.range
-    start, end = r.start.line, r.end.line
-    for at, delta in shifts:
-        if start > at:
-            start, end = max(at + 1, start + delta), max(at + 1, end + delta)
-    if (start, end) == (r.start.line, r.end.line):
+def _moved(pos: Position, shift: Shift) -> Position:
+    line, column, new_line, new_column = shift
+    if pos.line > line:
+        return dataclasses.replace(pos, line=pos.line + new_line - line)
+    if pos.line == line and column is not None and new_column is not None and pos.character >= column:
+        return dataclasses.replace(pos, line=new_line, character=pos.character - column + new_column)
+    return pos
+
+
+def _shifted(d: Diagnostic, shifts: Sequence[Shift]) -> Diagnostic:
+    """``d`` (a range of the text before ``shifts``) moved with the text after each edit; a
+    range before an edit stays where it is."""
+    start, end = d.range.start, d.range.end
+    for shift in shifts:
+        start, end = _moved(start, shift), _moved(end, shift)
+    if (start, end) == (d.range.start, d.range.end):
         return d
-    return dataclasses.replace(d, range=dataclasses.replace(r, start=dataclasses.replace(r.start, line=start), end=dataclasses.replace(r.end, line=end)))
+    return dataclasses.replace(d, range=dataclasses.replace(d.range, start=start, end=end))
 
 
 class TypingPause:
@@ -123,19 +150,19 @@ class TypingPause:
         self.clock = clock
         self.pause_s = pause_s
         self._edited: dict[str, dict[int, float]] = {}
-        #: path -> the (line, delta) of each edit since the last :meth:`split` (its ``shown``
-        #: ranges are those of the text before them).
-        self._shifts: dict[str, list[tuple[int, int]] | None] = {}
+        #: path -> the :data:`Shift` of each edit since the last :meth:`split` that moved a
+        #: line (its ``shown`` ranges are those of the text before them); None: too many.
+        self._shifts: dict[str, list[Shift] | None] = {}
 
     def moved(self, path: str, before: str, after: str) -> None:
         """A change turned ``before`` into ``after``: what the client shows moves with its
         lines until the next :meth:`split` (ninth adversary L9: a kept diagnostic stayed on
         its old line number after an Enter above it, clipped to a zero width there)."""
-        at, delta = line_shift(before, after)
-        if delta:
+        shift = line_shift(before, after)
+        if shift is not None:
             shifts = self._shifts.setdefault(path, [])
             if shifts is not None and len(shifts) < MAX_SHIFTS:
-                shifts.append((at, delta))
+                shifts.append(shift)
             else:  # a publication this far behind keeps nothing shown: wrong lines are worse
                 self._shifts[path] = None
 

@@ -176,3 +176,26 @@ def test_the_lines_typed_on_count_a_lone_cr_as_positions_do():
     assert changed_lines(before, before.replace("c: 3", "c: 33")) == range(4, 5)
     assert changed_lines("a: 1\rb: 2\n", "a: 1\rb: 22\n") == range(1, 2)
     assert changed_lines("a: 1\r\nb: 2\r\n", "a: 1\r\nb: 22\r\n") == range(1, 2)
+
+
+def test_line_shift_says_where_the_text_after_an_edit_went():
+    """The shift is the start of the common suffix in each text (line, column: code points)."""
+    from runway_core.diagnostics import Diagnostic, Severity
+    from runway_core.positions import Position, Range
+    from runway_lsp.typing_pause import _shifted, line_shift
+
+    text = "a: 1\nb: 2\nc: 3\n"
+    assert line_shift(text, text.replace("b: 2", "b: 22")) is None  # within a line: nothing moves
+    assert line_shift(text, text.replace("b: 2\n", "b: 2\n\n")) == (2, 0, 3, 0)  # Enter at the end of line 1
+    assert line_shift(text, text.replace("a: 1\nb", "a: 1b")) == (1, 0, 0, 4)  # line 1 joined to line 0
+    assert line_shift(text, text.replace("b: 2", "b:\n 2")) == (1, 2, 2, 0)  # Enter inside line 1
+    lone = text.replace("\n", "\r")  # a lone CR ends a line too, as positions count them
+    assert line_shift(lone, lone.replace("b: 2\r", "b: 2\r\r")) == (1, None, 2, None)  # whole lines below line 1: +1
+
+    def at(line: int, c0: int, c1: int) -> Diagnostic:
+        return Diagnostic("f", Range(Position(line, c0), Position(line, c1)), Severity.ERROR, "RW100", "m")
+
+    moved = _shifted(at(1, 3, 4), [line_shift(text, text.replace("b: 2", "b:\n 2"))])  # `2` went to line 2, column 1
+    assert (moved.range.start.line, moved.range.start.character, moved.range.end.character) == (2, 1, 2)
+    assert _shifted(at(0, 0, 1), [(2, 0, 3, 0)]) == at(0, 0, 1)  # above the edit: unmoved
+    assert _shifted(at(2, 0, 4), [(2, 0, 3, 0)]).range.start.line == 3
