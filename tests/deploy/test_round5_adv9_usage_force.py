@@ -106,3 +106,18 @@ environments:
     assert tail == ["# Comments of the earlier file whose key usage init no longer writes:",
                     "# environments.dev.items.order-events: # payload_gb: 4   # once the topic is FIFO"], tail
     assert usage_init_force(folder) == text
+
+
+def test_a_crlf_usage_file_stays_crlf_through_force(tmp_path):
+    """Ninth adversary M3: `--force` over a CRLF usage file (a Windows checkout) wrote a file
+    of mixed endings (the carried team lines kept their CR). Every line now ends as the file's
+    did; the team's lines and values are kept, and a second `--force` changes nothing."""
+    folder = product(tmp_path, TEAM_FIGURES.replace("\n", "\r\n"))
+    usage_init_force(folder)
+    data = (folder / "runway.usage.yaml").read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") > 20  # every line CRLF, none LF alone
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    assert "# storage_gb: 75   # March figure, before the archive job; FIN-123 keep for the audit" in text
+    assert "storage_gb: 12   # measured in November" in text
+    usage_init_force(folder)
+    assert (folder / "runway.usage.yaml").read_bytes() == data

@@ -82,7 +82,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     text = usage_template(an)
     if os.path.isfile(current):
         # The values kept are those of the current usage file: the team's comments on them too.
-        text = carry_comments(text, _previous_text(current), assumption_lines(an))
+        previous = _previous_text(current)
+        text = carry_comments(text, previous, assumption_lines(an))
+        if previous.count("\r\n") * 2 > previous.count("\n"):
+            # A CRLF file stays CRLF (a Windows checkout, core.autocrlf): a rewrite to LF would
+            # change every line in the team's diff (ninth adversary M3: carried lines kept a CR).
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     if args.output == "-":
         ctx.stdout.write(text)
         return EXIT_OK
