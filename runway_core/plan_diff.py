@@ -207,11 +207,26 @@ def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
         amount = Decimal(str(value))
     except InvalidOperation:
         raise PlanDocumentError(f"{where}: {value!r} is not an amount") from None
-    if not amount.is_finite() or amount < 0:
-        # A plan never holds a negative, NaN or infinite amount: such a document is forged or
-        # broken, and a verdict against it means nothing (fail closed).
-        raise PlanDocumentError(f"{where}: {value!r} is not a non-negative finite amount in USD")
+    if not amount.is_finite() or amount < 0 or amount > MAX_PLAN_USD:
+        # A plan never holds a negative, NaN or infinite amount, nor one past any total a plan
+        # can reach: such a document is forged or broken, and a verdict against it means
+        # nothing (fail closed). `1e99999999` is finite as a Decimal, and rounding it to cents
+        # raised InvalidOperation: exit 70 (tenth adversary C2, C3).
+        raise PlanDocumentError(f"{where}: {_shown_number(value)} is not an amount in USD from 0 to {MAX_PLAN_USD:,}")
     return cents(amount)
+
+
+#: The largest amount in USD a plan document may hold: far past any total (caps stop at
+#: $1,000,000,000, runway_core.model.MAX_CAP_USD), short of what money formatting overflows on.
+MAX_PLAN_USD = Decimal(10) ** 15
+#: The largest ``storage_gb`` a plan document may hold (RDS gp3: 65,536 GB, runway_core.model).
+MAX_PLAN_STORAGE_GB = 65_536
+
+
+def _shown_number(value: Any) -> str:
+    """A number from a document for a message: at most 40 characters of it."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:24]}… ({len(text):,} characters)"
 
 
 def _verdict(name: str, cap: Decimal | None, total: Decimal, unpriced: bool, unestimated: bool, written: str) -> str:
@@ -270,8 +285,9 @@ def _capacity(capacity: Mapping[str, Any], where: str) -> dict[str, Any]:
         gb = out["storage_gb"]
         if isinstance(gb, bool) or not isinstance(gb, (int, float, Decimal)):
             raise PlanDocumentError(f"{where}.storage_gb: expected a number of GB, got {type(gb).__name__}")
-        if not Decimal(gb if not isinstance(gb, float) else str(gb)).is_finite() or gb < 0:
-            raise PlanDocumentError(f"{where}.storage_gb: {gb!r} is not a non-negative finite number of GB")
+        amount = Decimal(gb if not isinstance(gb, float) else str(gb))
+        if not amount.is_finite() or amount < 0 or amount > MAX_PLAN_STORAGE_GB:
+            raise PlanDocumentError(f"{where}.storage_gb: {_shown_number(gb)} is not a number of GB from 0 to {MAX_PLAN_STORAGE_GB:,}")
     if "engine_version" in out:
         v = out["engine_version"]
         if not isinstance(v, str) or not 0 < len(v) <= MAX_VERSION_CHARS or not all("!" <= c <= "~" for c in v):

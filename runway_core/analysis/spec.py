@@ -43,6 +43,10 @@ def _cap_written(root: YMap, env: str) -> bool:
     return _cap_node(root, env) is not None
 
 
+#: The smallest positive cap the analysis keeps as written (USD per month); see _exact_cap.
+TINY_CAP_USD = Decimal("1E-8")
+
+
 def _exact_cap(root: YMap, env: str, validated: Decimal) -> Decimal:
     """The cap as its scalar's text writes it (:func:`~runway_core.yamlsrc.exact_number`), the
     model having validated it (range, type): ``126.879999999999999`` is below a $126.88 total,
@@ -51,7 +55,12 @@ def _exact_cap(root: YMap, env: str, validated: Decimal) -> Decimal:
     exact = exact_number(_cap_node(root, env))
     if exact is None:
         return validated
-    return exact.copy_abs() if exact.is_zero() else exact
+    if exact.is_zero():
+        return exact.copy_abs()
+    # A positive cap below a millionth of a cent is, against totals made of cents, the same as
+    # one of 1E-8: `1e-9999` kept its exponent, and its percentage (10,000 digits) or
+    # `total * 100 / 1e-99999999` (an Overflow) was exit 70 (tenth adversary C1).
+    return max(exact, TINY_CAP_USD)
 
 
 def _monthly_error(env: str) -> tuple[str, str]:

@@ -62,3 +62,26 @@ def test_exact_number_reads_the_source_text():
     doc = parse_yaml("a: 126.879999999999999\nb: '1.5'\nc: true\nd: .inf\ne: 0x10\nf: 7\ng: 1e-3\n", "/x.yaml")
     got = {k.text: exact_number(v) for k, v in doc.root.entries}
     assert got == {"a": Decimal("126.879999999999999"), "b": None, "c": None, "d": None, "e": Decimal(16), "f": Decimal(7), "g": Decimal("0.001")}
+
+
+@pytest.mark.parametrize("cap", ["1e-9999", "1e-99999999", "0.000000000000000000000000000000000000000001"])
+def test_a_tiny_positive_cap_refuses_in_every_format_and_never_crashes(tmp_path, catalog, cap):
+    """Tenth adversary C1: the exact text of `1e-9999` kept its exponent, so the text plan's
+    percentage had 10,000 digits (ValueError past Python's int-str limit) and `1e-99999999`
+    overflowed `total * 100 / cap`: exit 70. A positive cap below TINY_CAP_USD is read as that
+    (against totals made of cents the verdict is the same: over by any priced cent)."""
+    import io
+
+    from deploy_engine.cli import main
+
+    path = _orders(tmp_path, cap)
+    an = analyze(str(path), catalog)
+    assert an.plans["dev"].verdict == "over-cap" and Decimal(0) < an.plans["dev"].cap <= Decimal("1E-8")
+    for fmt in ("text", "markdown", "json"):
+        out, err = io.StringIO(), io.StringIO()
+        rc = main(["plan", str(path.parent), "--env", "dev", "--format", fmt], stdout=out, stderr=err, environ={"NO_COLOR": "1"})
+        assert rc == 2, (fmt, rc, err.getvalue())
+        assert not re.search(r"[0-9]{200}", out.getvalue())  # no number of hundreds of digits
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["diff", str(ROOT / "examples" / "orders"), str(path.parent), "--env", "dev"], stdout=out, stderr=err, environ={}) in (0, 1, 2)
+    assert "internal error" not in err.getvalue()

@@ -122,3 +122,28 @@ def test_plans_as_plan_writes_them_still_diff(sides):
     base, _ = sides
     rc, out, err = _run("diff", str(base), str(base), "--format", "json")
     assert rc == 0 and json.loads(out)["change"] == "unchanged", err
+
+
+@pytest.mark.parametrize(("field", "value"), [("cap", "1e99999999"), ("cap", "1e20"), ("total", "1e400"), ("storage", "1e99999999"),
+                                             ("storage", "70000")])
+def test_a_number_past_what_a_plan_can_hold_is_not_a_valid_plan_json_document(sides, field, value):
+    """Tenth adversary C2, C3: `"cap_monthly_usd": 1e99999999` (finite as a Decimal) was exit 70
+    from rounding it to cents, `1e20` was taken as a cap, and `"storage_gb": 1e99999999` was exit
+    70 in `diff` and an RW191 fix suggesting it in `check --deployed`. Amounts are bounded by
+    MAX_PLAN_USD and storage by RDS's 65,536 GB: exit 3 for `diff` and `check --deployed`."""
+    base, head = sides
+    env = head["environments"][0]
+    text = json.dumps(head)
+    if field == "cap":
+        text = text.replace(f'"cap_monthly_usd": {json.dumps(env["cap_monthly_usd"])}', f'"cap_monthly_usd": {value}', 1)
+    elif field == "total":
+        text = text.replace(f'"total_monthly_usd": {json.dumps(env["total_monthly_usd"])}', f'"total_monthly_usd": {value}', 1)
+    else:  # the base's main-db is estimated: its capacity has storage_gb
+        text = re.sub(r'"storage_gb": [0-9.]+', f'"storage_gb": {value}', base.read_text(), count=1)
+    assert value in text
+    path = base.parent / "head.json"
+    path.write_text(text)
+    rc, _, err = _run("diff", str(base), str(path), "--env", "dev")
+    assert rc == 3 and "not a valid plan JSON document" in err and "internal error" not in err, (rc, err)
+    rc, _, err = _run("check", str(ROOT / "examples" / "orders"), "--deployed", str(path))
+    assert rc == 3 and "internal error" not in err, (rc, err)
