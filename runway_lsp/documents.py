@@ -107,11 +107,19 @@ class Buffers:
         return path
 
     def read_live(self, path: str) -> str:
-        """Text of ``path``: the open buffer if any, else the disk (may raise OSError)."""
+        """Text of ``path``: the open buffer if any, else the disk without a leading BOM (may
+        raise OSError)."""
         # Analyses ask by real path (the buffers' keys): one dict lookup, no realpath (its
         # lstat per path component cost ~3 ms per keystroke's analysis on the benchmark).
         doc = self._active.get(path) or self._active.get(real_path(path))
-        return doc.text if doc is not None else read_disk(path)
+        if doc is not None:
+            return doc.text
+        # A file not open is read as an editor will open it: without its byte-order mark.
+        # VS Code decodes a UTF-8 BOM as the `utf8bom` encoding and keeps it out of the
+        # document (src/vs/workbench/services/textfile/common/encoding.ts), Neovim sets
+        # 'bomb' instead (:help 'bomb'): counted here, every position on its first line, a
+        # rename's edit included, landed one character to the right (tenth adversary L1).
+        return read_disk(path).removeprefix("\ufeff")
 
     # --- changing -----------------------------------------------------------------------------
 
