@@ -39,5 +39,28 @@ rank  modules
   what they share (``ide/_*``).
 """
 
+import os as _os
+import sys as _sys
+
 __all__ = ["__version__"]
 __version__ = "0.1.0"
+
+
+def _leave_the_workspace_off_sys_path() -> None:
+    """``python -m runway_lsp`` (or ``-m deploy_engine``) puts the current folder first on
+    ``sys.path`` (the Python docs, command line, "-m": "prepend the current working directory"),
+    and an editor starts the server in the workspace: a workspace's own ``catalog/``,
+    ``lsprotocol/`` or ``yaml.py`` would be imported instead of ours, and run (tenth adversary
+    L2). This package is imported first by both; while the module of ``-m`` is being found
+    (``sys.argv[0]`` is then ``"-m"``) the entry is dropped, unless these packages come from
+    that very folder (a source checkout run in place). ``-P``/``-I`` and the console scripts
+    never add it."""
+    if _sys.flags.safe_path or not _sys.argv or _sys.argv[0] != "-m" or not _sys.path:
+        return
+    here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    first = _os.path.abspath(_sys.path[0] or _os.curdir)
+    if first == _os.path.abspath(_os.curdir) and first != here:
+        del _sys.path[0]
+
+
+_leave_the_workspace_off_sys_path()

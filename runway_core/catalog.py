@@ -38,7 +38,6 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -269,8 +268,7 @@ def _table_id(kind: str, flavor: str | None) -> tuple[str, str | None]:
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """Load and validate a catalogue.
 
-    ``path=None`` loads the packaged default (the ``catalog`` package, read with
-    ``importlib.resources``). Otherwise ``path`` is a folder holding ``sizes.toml`` and
+    ``path=None`` loads the packaged default (:data:`PACKAGED_FOLDER`). Otherwise ``path`` is a folder holding ``sizes.toml`` and
     ``prices.csv`` (the settings "catalogue override path"); both files are required.
 
     Raises ``CatalogError`` (message names the file and the CSV line or TOML key) when the
@@ -281,7 +279,7 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     Nothing is cached: every call reads the files again.
     """
     if path is None:
-        root = resources.files("catalog")
+        root = PACKAGED_FOLDER
         origin = PACKAGED_ORIGIN
         sizes_name = f"catalog/{SIZES_FILE} ({PACKAGED_ORIGIN})"
         prices_name = f"catalog/{PRICES_FILE} ({PACKAGED_ORIGIN})"
@@ -316,7 +314,7 @@ def aws_regions() -> Mapping[str, str]:
     botocore's ``data/endpoints.json``, ``partitions[].regions``; the file names the botocore
     version). Read once. Raises ``CatalogError`` when the file is missing or malformed."""
     name = f"catalog/{AWS_REGIONS_FILE} ({PACKAGED_ORIGIN})"
-    raw = _read(resources.files("catalog").joinpath(AWS_REGIONS_FILE), name)
+    raw = _read(PACKAGED_FOLDER.joinpath(AWS_REGIONS_FILE), name)
     try:
         doc = json.loads(raw.decode("utf-8"))
         out = {str(r): str(part) for part, regions in doc["partitions"].items() for r in regions}
@@ -335,6 +333,14 @@ def _read(resource: Any, name: str) -> bytes:
     except OSError as exc:
         raise CatalogError(f"{name}: cannot read: {exc}") from None
 
+
+#: The packaged catalogue's folder: ``catalog/`` beside ``runway_core/`` (in site-packages, as
+#: the wheel installs it, or in a source checkout). Found by path, never imported:
+#: ``importlib.resources.files("catalog")`` imported a top-level package named ``catalog``,
+#: and under ``python -m`` the current folder comes first on ``sys.path``, so a workspace's own
+#: ``catalog/`` (a Django app, say) ran its ``__init__.py`` and priced with its files, or the
+#: server exited (tenth adversary L2).
+PACKAGED_FOLDER = Path(__file__).resolve().parent.parent / "catalog"
 
 #: Largest catalogue file read, in bytes (docs/catalog.md). The packaged prices.csv is ~40 KB
 #: and a refresh of every region a few MB; past this the catalogue is invalid (CLI exit 3),

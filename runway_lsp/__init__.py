@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
+import runway_core  # noqa: F401 - imported first: it leaves the workspace off sys.path under -m
+
 
 def _installed_version(dist: str = "runway_tooling") -> str | None:
     """The version in the first ``<dist>-<version>.dist-info`` (or egg-info) on ``sys.path``,

@@ -28,11 +28,10 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PRICES_FILE, SIZES_FILE, is_region_code, load_catalog
+from runway_core.catalog import MAX_DIGITS, MAX_UNIT_USD, PACKAGED_FOLDER, PRICES_FILE, SIZES_FILE, is_region_code, load_catalog
 from runway_core.workspace import MAX_JSON_BYTES, JsonDocumentError, loads_json
 
 from ..folders import make_folders
@@ -240,7 +239,7 @@ def _about(url: str, exc: Exception) -> str:
 
 def _sizes_bytes(catalog_dir: Path | None) -> bytes:
     if catalog_dir is None:
-        return resources.files("catalog").joinpath(SIZES_FILE).read_bytes()
+        return PACKAGED_FOLDER.joinpath(SIZES_FILE).read_bytes()
     return (Path(catalog_dir) / SIZES_FILE).read_bytes()
 
 
