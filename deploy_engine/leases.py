@@ -129,15 +129,20 @@ class Lease:
 
     @classmethod
     def from_json(cls, path: Path | str, doc: Any) -> "Lease":
+        """The lease in ``doc`` (a JSON object read from ``path``), every field of its own type:
+        strings, and ``pid`` a JSON integer of a process id (1 to 2**31 - 1). Anything else
+        raises :class:`LeaseError`, so a lease nobody can prove gone is never taken over (a
+        string pid was coerced and taken over; a pid of 2**70 reached ``os.kill``: exit 70,
+        tenth adversary C4)."""
         try:
             return cls(
                 path=path,
-                product=str(doc["product"]),
-                environment=str(doc["environment"]),
-                holder=str(doc["holder"]),
-                pid=int(doc["pid"]),
-                host=str(doc["host"]),
-                token=str(doc["token"]),
+                product=_field(doc, "product"),
+                environment=_field(doc, "environment"),
+                holder=_field(doc, "holder"),
+                pid=_pid(doc["pid"]),
+                host=_field(doc, "host"),
+                token=_field(doc, "token"),
                 taken_at=_parse_time(doc["taken_at"]),
                 expires_at=_parse_time(doc["expires_at"]),
                 takeover=doc.get("takeover"),
@@ -147,6 +152,23 @@ class Lease:
 
     def describe(self) -> str:
         return f"{self.holder} (pid {self.pid} on {self.host}) since {_iso(self.taken_at)}, until {_iso(self.expires_at)}"
+
+
+def _field(doc: Any, key: str) -> str:
+    value = doc[key]
+    if not isinstance(value, str):
+        raise TypeError(key)
+    return value
+
+
+#: The largest process id a lease may name (a signed 32-bit int; Linux's pid_max is at most 2**22).
+MAX_PID = 2**31 - 1
+
+
+def _pid(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_PID:
+        raise ValueError("pid")
+    return value
 
 
 class LeaseHeld(Exception):
@@ -172,7 +194,7 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    except OSError:
+    except (OSError, OverflowError):  # not a pid this kernel has: never treated as gone
         return True
     return True
 

@@ -243,3 +243,30 @@ def test_a_rev_member_over_the_size_limit_stops_the_walk_and_never_passes(overca
     git(ws, "commit", "-qam", "a member over 1 MiB")
     rc, out, err = run("diff", "HEAD~1:orders", "HEAD:orders/services/billing", "--max-increase", "0")
     assert rc in (1, 3) and "removed" not in out, (rc, out, err)
+
+
+# --------------------------------------------------------------------------------------
+# Tenth adversary C4: a lease's fields are of their own type, its pid one the kernel can have
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, value", [("pid", 2**70), ("pid", "4000000"), ("pid", True), ("pid", 4000000.7), ("pid", 0), ("pid", -5),
+                                          ("host", None), ("host", 123), ("token", ["t"]), ("holder", {"a": 1})])
+def test_a_lease_field_of_another_type_is_not_a_lease_never_coerced_or_exit_70(tmp_path, field, value):
+    """`"pid": 2**70` reached `os.kill` (OverflowError: exit 70 in `up`/`destroy`); a string pid
+    of a gone process was coerced and taken over before its expiry; `host: null` became the host
+    "None". docs/deploy.md "Lease": a field missing or mistyped is never taken over."""
+    path = lease_path(tmp_path, "orders", "dev")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_lease_doc(**{field: value})))
+    with pytest.raises(LeaseError, match="not a lease file .*delete it if no deploy is running"):
+        read_lease(path)
+    with pytest.raises(LeaseError, match="not a lease file"):
+        acquire(tmp_path, "orders", "dev", holder="bob", clock=lambda: T0)
+    assert json.loads(path.read_text())[field] == value  # never taken over
+
+
+def test_pid_alive_never_raises_for_a_pid_the_kernel_cannot_have():
+    from deploy_engine.leases import pid_alive
+
+    assert pid_alive(2**70) is True  # not provably gone: never taken over on its word
