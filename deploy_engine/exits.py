@@ -77,19 +77,45 @@ class InputError(Exception):
 
 
 class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM during any command (:class:`SigtermRaises`): like
-    Ctrl-C, the run ends cleanly (``up``: receipt, lease released; ``diff``, ``catalog refresh``:
-    their temporary folders removed) with :data:`EXIT_TERMINATED`."""
+    """Raised in the main thread by SIGTERM (or SIGHUP, SIGQUIT) during any command
+    (:class:`SigtermRaises`): like Ctrl-C, the run ends cleanly (``up``: receipt, lease
+    released; ``diff``, ``catalog refresh``: their temporary folders removed) with exit 128 +
+    the signal's number (:data:`EXIT_TERMINATED` for SIGTERM)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
+
+    @property
+    def name(self) -> str:
+        """``"SIGTERM"``, ``"SIGHUP"``, ``"SIGQUIT"``."""
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+#: The signals that end a command cleanly (:class:`Terminated`): SIGTERM (CI's cancel or
+#: timeout), SIGHUP (the terminal or ssh session closed), SIGQUIT (Ctrl-\). Their default
+#: actions killed the process on the spot, leaving a `diff --base` tree of the product's size in
+#: $TMPDIR (tenth adversary C5).
+ENDING_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
 
 
 class SigtermRaises:
-    """``with SigtermRaises():`` SIGTERM raises :class:`~deploy_engine.exits.Terminated` (once;
-    a second SIGTERM during the cleanup is ignored, so the receipt and the lease release
-    complete). Only in the main thread, where Python runs signal handlers; the previous handler
-    is restored on exit."""
+    """``with SigtermRaises():`` SIGTERM, SIGHUP or SIGQUIT raises
+    :class:`~deploy_engine.exits.Terminated` and Ctrl-C (SIGINT) KeyboardInterrupt, once: any
+    of them arriving during the cleanup that follows is ignored, so the receipt, the lease
+    release and the removal of temporary folders complete (a second Ctrl-C 20 ms after the
+    first killed the cleanup of a `diff --base` tree: tenth adversary C5). Only in the main
+    thread, where Python runs signal handlers; the previous handlers are restored on exit."""
 
     def __init__(self) -> None:
-        self.previous: Any = None
+        self.previous: dict[int, Any] = {}
         self.installed = False
         self.fired = False
 
@@ -97,20 +123,35 @@ class SigtermRaises:
         if self.fired:
             return
         self.fired = True
-        raise Terminated()
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated(signum)
 
     def __enter__(self) -> "SigtermRaises":
         if threading.current_thread() is threading.main_thread():
             try:
-                self.previous = signal.signal(signal.SIGTERM, self._handler)
+                for signum in (*ENDING_SIGNALS, signal.SIGINT):
+                    current = signal.getsignal(signum)
+                    if signum == signal.SIGINT and current is not signal.default_int_handler:
+                        continue  # Ctrl-C ignored by the parent (`nohup`, `&` in a script): keep it so
+                    if signum == getattr(signal, "SIGHUP", None) and current == signal.SIG_IGN:
+                        continue  # `nohup runway-deploy ...`: a closed terminal must not end the run
+                    self.previous[signum] = signal.signal(signum, self._handler)
                 self.installed = True
             except (ValueError, OSError):
+                self.__exit__()
                 self.installed = False
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.installed:
-            signal.signal(signal.SIGTERM, self.previous)
+        if self.fired:
+            # The command is ending on a signal: a second one (a Ctrl-C 20 ms after the first)
+            # must not kill the process between its cleanup and its exit status.
+            self.previous = {}
+            return
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        self.previous = {}
 
 
 __all__ = [

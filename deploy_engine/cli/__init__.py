@@ -163,9 +163,9 @@ def _run(argv: Sequence[str] | None, ctx: Context) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return EXIT_INTERRUPTED
-    except Terminated:
-        print(f"{PROG}: terminated (SIGTERM)", file=err)
-        return EXIT_TERMINATED
+    except Terminated as exc:
+        print(f"{PROG}: terminated ({exc.name})", file=err)
+        return exc.exit_code
     except ModuleNotFoundError as exc:
         # The [deploy] extra not installed, met past the pipeline's own check: exit 3, said plainly.
         if (exc.name or "").split(".")[0] not in DEPLOY_EXTRA_MODULES:

@@ -25,7 +25,6 @@ from deploy_engine.exits import (
     EXIT_PLAN_MISMATCH,
     EXIT_PULUMI_MISSING,
     EXIT_REFUSED,
-    EXIT_TERMINATED,
     PROG,
     Terminated,
 )
@@ -94,8 +93,8 @@ def run_deploy(ctx: Context, an: Analysis, options: DeployOptions) -> int:
     except BaseException as exc:
         if not run.finished:
             if isinstance(exc, (KeyboardInterrupt, Terminated)):
-                code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
-                what = "cancelled: terminated (SIGTERM)" if isinstance(exc, Terminated) else "cancelled: interrupted (Ctrl-C)"
+                code = exc.exit_code if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+                what = f"cancelled: terminated ({exc.name})" if isinstance(exc, Terminated) else "cancelled: interrupted (Ctrl-C)"
                 run.finish(code, "cancelled", what, announce=False)
             else:
                 run.finish(EXIT_INTERNAL, "failed", f"internal error ({type(exc).__name__})", announce=False)

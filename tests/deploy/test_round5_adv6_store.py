@@ -153,3 +153,52 @@ def test_sigterm_during_diff_base_removes_the_revisions_tree_and_exits_143(tmp_p
             proc.kill()
     assert proc.returncode == 143 and "terminated (SIGTERM)" in err, (proc.returncode, err)
     assert list(temp.iterdir()) == [], list(temp.iterdir())
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(("signals", "code", "said"), [(("SIGHUP",), 129, "terminated (SIGHUP)"), (("SIGQUIT",), 131, "terminated (SIGQUIT)"),
+                                                       (("SIGINT", "SIGINT"), 130, "interrupted"), (("SIGTERM", "SIGHUP"), 143, "terminated (SIGTERM)")],
+                         ids=["hup", "quit", "int-twice", "term-then-hup"])
+def test_other_ending_signals_during_diff_base_remove_the_revisions_tree(tmp_path, signals, code, said):
+    """Tenth adversary C5: SIGHUP (a closed terminal or ssh session), SIGQUIT, or a second
+    Ctrl-C 20 ms after the first killed the run with the signal's default action, leaving the
+    product's tree at REV (196 MB in the report) in $TMPDIR. They now end it as SIGTERM does:
+    exit 128 + the signal, the tree removed; a signal during that cleanup is ignored."""
+    import signal
+    import time
+
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "orders", repo / "products" / "orders")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" cat-file --batch "*) touch "{tmp_path}/waiting"; exec sleep 30;; esac\nexec {real} "$@"\n')
+    (shim / "git").chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 50
+        while not (tmp_path / "waiting").exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert (tmp_path / "waiting").exists() and list(temp.glob("runway-diff-*")), "the run never reached the extraction"
+        for i, name in enumerate(signals):
+            if i:
+                time.sleep(0.02)
+            proc.send_signal(getattr(signal, name))
+        out, err = proc.communicate(timeout=50)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # A second signal that comes after the cleanup, while the interpreter is exiting (Python
+    # restores the default handlers as it finalizes), may still end the process by its default
+    # action: what matters is that the tree was removed and the first signal's message said.
+    late = -getattr(signal, signals[-1]) if len(signals) > 1 else None
+    assert proc.returncode in (code, late) and said in err, (proc.returncode, err)
+    assert list(temp.iterdir()) == [], list(temp.iterdir())
