@@ -29,7 +29,7 @@ from lsprotocol import types
 from runway_core.ide import navigation as navigate
 from runway_core.positions import LineIndex
 from runway_core.files import walk_folders
-from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, declares_product, open_regular
+from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, declares_product, open_regular, root_link_escapes
 
 from . import convert
 from .convert import messages
@@ -121,6 +121,12 @@ def find_runway_files(
                     continue
                 try:
                     if not entry.is_file():  # follows a symlink: only a regular file
+                        continue
+                    if entry.is_symlink() and root_link_escapes(entry.path) is not None:
+                        # A runway.yaml linked out of its folder (`-> /etc/...`, a file in the
+                        # user's home) is never read, as the CLI refuses it (RW151): the scan
+                        # published its keys and values under the target's path (tenth
+                        # adversary L7).
                         continue
                     path = resolved_path(entry.path)
                     if path in seen or (exclude and (exclude.excluded(entry.path, bases) or exclude.excluded(path, bases))):
