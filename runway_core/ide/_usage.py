@@ -83,6 +83,8 @@ def usage_completions(an: "Analysis", lines: list[str], pos: Position) -> list[U
     if text[:start].strip(" "):
         return []  # after other text on the line (`{a: 1, b‸`, `"us‸`): not a block key
     colon = rest.startswith(":")
+    if rest.startswith("#") and cur[pos.character + len(ahead) :].startswith("#"):
+        return []  # `  ‸# envs`: a key written there would take the comment as its value text
     if not colon and rest and not rest.startswith("#"):
         # The cursor in the indentation before a written key (`  ‸  items:`), or a word before
         # more text: a key written there would share the line with it (` dev:   items:`).

@@ -329,18 +329,34 @@ def test_usage_a_value_after_the_colon_replaces_the_written_one(catalog):
         assert apply(USAGE, items[0]).split("\n")[line] == f"      nat_processed_gb: {items[0].label}"  # was `: 0 5`, `:  05`
 
 
-def test_usage_every_item_at_every_column_leaves_a_file_that_parses(catalog):
+#: Comments on lines of their own and after keys and values (`  ‸# envs` offered `staging:`,
+#: giving `staging:# envs`), a blank line, an empty `network:` last.
+USAGE_COMMENTED = """# usage
+usage: 1  # v
+environments:
+  # envs
+  dev:
+    items:   # x
+      invoices:
+        storage_gb: 10  # gb
+
+    network:
+"""
+
+
+@pytest.mark.parametrize("text", [USAGE, USAGE_COMMENTED, USAGE.replace("\n", "\r\n")], ids=["adversary", "comments", "crlf"])
+def test_usage_every_item_at_every_column_leaves_a_file_that_parses(catalog, text):
     """The adversary's sweep (317 items, 132 broken): every column of the usage file, the
     first few items applied, each result read by ruamel.yaml."""
-    assert parses(USAGE) is None
-    an, parsed = usage_at(catalog, USAGE)
+    assert parses(text) is None
+    an, parsed = usage_at(catalog, text)
     broken: dict[str, tuple[int, int, str]] = {}
     tried = 0
     for line in range(parsed.lines.line_count):
         for col in range(len(parsed.lines.line_text(line)) + 1):
             for c in complete_mod._complete(an, str(USAGE_PATH), Position(line, col), None)[:FIRST]:
                 tried += 1
-                after = apply(USAGE, c)
+                after = apply(text, c)
                 why = parses(after)
                 if why is not None:
                     broken[after.split("\n")[line]] = (line, col, c.label)
