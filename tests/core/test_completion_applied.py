@@ -19,7 +19,7 @@ from runway_core.ide import completion as complete_mod
 from runway_core.ide.completion import CompletionCandidate, completions_at
 from runway_core.positions import LineIndex, Position
 from runway_core.workspace import read_disk
-from runway_core.yamlsrc import parse_yaml
+from runway_core.yamlsrc import ParsedYaml, parse_yaml
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ORDERS = EXAMPLES / "orders"
@@ -249,3 +249,116 @@ def test_the_sweep_covers_the_orders_root_and_its_members():
     swept = {str(p.relative_to(EXAMPLES)) for p in _examples()}
     assert {"orders/runway.yaml", "orders/services/checkout/runway.yaml", "orders/services/billing/runway.yaml"} <= swept
     assert len(swept) >= 10  # and examples/broken: 13 files when written
+
+
+# --- a usage file (tenth adversary L4): the same rules as a runway file ------------------------
+
+#: The adversary's usage file beside examples/orders (repro/usage_completion.py): items in block
+#: and flow style, an empty item, an empty flow value, a blank line under an item, the network,
+#: a flow `items:` and a trailing indented blank line.
+USAGE = """usage: 1
+environments:
+  dev:
+    items:
+      invoices: {storage_gb: 10, }
+      main-db:
+        io_requests_millions: 3
+      order-events:
+        
+      zitadel: {log_ingested_gb: }
+    network:
+      nat_processed_gb: 5
+  staging:
+    items: {invoices: {storage_gb: 1}}
+  
+"""
+USAGE_PATH = ORDERS / "runway.usage.yaml"
+
+
+def usage_at(catalog, text: str) -> tuple[object, ParsedYaml]:
+    """The analysis of examples/orders with ``text`` as its usage file, and that file's parse."""
+
+    def read(path: str) -> str:
+        return text if Path(path).resolve() == USAGE_PATH.resolve() else read_disk(path)
+
+    an = analyze(str(ROOT), catalog, read)
+    assert an.files[str(USAGE_PATH)].role == "usage"
+    return an, an.files[str(USAGE_PATH)].parsed
+
+
+def usage_items(catalog, text: str, line: int, col: int) -> list[CompletionCandidate]:
+    an, _parsed = usage_at(catalog, text)
+    return completions_at(an, str(USAGE_PATH), Position(line, col))
+
+
+def test_usage_a_key_the_cursor_is_inside_is_replaced_whole(catalog):
+    """L4: `usage: 1` at 0:3 gave `usage: 1ge: 1`; `      nat_processed_gb: 5` at 11:8
+    `nat_processed_gb: 0t_processed_gb: 5`. The written key is replaced, its `: value` kept."""
+    items = usage_items(catalog, USAGE, 0, 3)
+    assert [(c.label, c.new_text) for c in items] == [("usage", "usage")]
+    assert apply(USAGE, items[0]).split("\n")[0] == "usage: 1"
+    line = line_of(USAGE, "      nat_processed_gb: 5")
+    items = usage_items(catalog, USAGE, line, 8)
+    assert items and all(c.new_text == c.label for c in items)
+    after = accepted(USAGE, items, "data_transfer_out_gb")
+    assert after.split("\n")[line] == "      data_transfer_out_gb: 5"
+    assert parses(after) is None
+
+
+@pytest.mark.parametrize(("needle", "col"), [("    items:", 1), ("      main-db:", 5), ("    items:", 3)])
+def test_usage_nothing_in_the_indentation_before_a_written_key(catalog, needle, col):
+    """L4: `    items:` at column 1 gave ` dev:   items:`; `      main-db:` at 5 `     invoices: main-db:`."""
+    assert usage_items(catalog, USAGE, line_of(USAGE, needle), col) == []
+
+
+def test_usage_a_key_on_a_blank_line_only_at_its_mappings_indentation(catalog):
+    """L4: the blank line under `order-events:` at column 1 gave ` dev:` (it ends the mapping)."""
+    line = line_of(USAGE, "        ")
+    assert usage_items(catalog, USAGE, line, 1) == []
+    assert usage_items(catalog, USAGE, line, 3) == []  # between `  dev:`'s and `    items:`' columns
+    keys = usage_items(catalog, USAGE, line, 8)  # the item's own keys, as before
+    assert keys and all(c.new_text.startswith(f"{c.label}: ") for c in keys)
+    assert all(parses(apply(USAGE, c)) is None for c in keys)
+
+
+def test_usage_a_value_after_the_colon_replaces_the_written_one(catalog):
+    line = line_of(USAGE, "      nat_processed_gb: 5")
+    for col in (len("      nat_processed_gb:"), len("      nat_processed_gb: ")):
+        items = usage_items(catalog, USAGE, line, col)
+        assert len(items) == 1
+        assert apply(USAGE, items[0]).split("\n")[line] == f"      nat_processed_gb: {items[0].label}"  # was `: 0 5`, `:  05`
+
+
+#: Comments on lines of their own and after keys and values (`  ‸# envs` offered `staging:`,
+#: giving `staging:# envs`), a blank line, an empty `network:` last.
+USAGE_COMMENTED = """# usage
+usage: 1  # v
+environments:
+  # envs
+  dev:
+    items:   # x
+      invoices:
+        storage_gb: 10  # gb
+
+    network:
+"""
+
+
+@pytest.mark.parametrize("text", [USAGE, USAGE_COMMENTED, USAGE.replace("\n", "\r\n")], ids=["adversary", "comments", "crlf"])
+def test_usage_every_item_at_every_column_leaves_a_file_that_parses(catalog, text):
+    """The adversary's sweep (317 items, 132 broken): every column of the usage file, the
+    first few items applied, each result read by ruamel.yaml."""
+    assert parses(text) is None
+    an, parsed = usage_at(catalog, text)
+    broken: dict[str, tuple[int, int, str]] = {}
+    tried = 0
+    for line in range(parsed.lines.line_count):
+        for col in range(len(parsed.lines.line_text(line)) + 1):
+            for c in complete_mod._complete(an, str(USAGE_PATH), Position(line, col), None)[:FIRST]:
+                tried += 1
+                after = apply(text, c)
+                why = parses(after)
+                if why is not None:
+                    broken[after.split("\n")[line]] = (line, col, c.label)
+    assert tried >= 100  # keys, environments, items and values are still offered
+    assert broken == {}, "\n".join(f"{ln}:{col} {label!r} -> {t!r}" for t, (ln, col, label) in broken.items())

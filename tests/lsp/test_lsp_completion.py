@@ -284,6 +284,27 @@ async def test_a_name_chosen_right_after_uses_goes_into_the_written_list(client:
     assert "RW001" not in found and "RW152" not in found, found
 
 
+@pytest.mark.parametrize(("caps", "enc"), CLIENTS)
+async def test_a_key_chosen_inside_a_written_usage_key_replaces_it(client: LanguageClient, orders: Path, caps, enc):
+    """L4 (tenth adversary): in `runway.usage.yaml`, `usage: 1` at 0:3 got an edit of
+    `usa` -> `usage: 1`, leaving `usage: 1ge: 1` (no longer YAML). The written key is replaced
+    whole now, its `: 1` kept; in the indentation before `    items:` nothing is offered."""
+    from ruamel.yaml import YAML
+
+    usage = orders / "runway.usage.yaml"
+    text = "usage: 1\nenvironments:\n  dev:\n    items:\n      main-db:\n        io_requests_millions: 3\n"
+    usage.write_text(text, encoding="utf-8")
+    await init(client, caps(), orders)
+    did_open(client, orders / "runway.yaml")
+    did_open(client, usage, text)
+    result = await complete(client, usage, text, 0, 3, enc)
+    chosen = item(result, "usage")
+    after = apply(text, chosen, enc)
+    assert after.split("\n")[0] == "usage: 1"
+    YAML(typ="safe").load(after)  # raised before: `usage: 1ge: 1`
+    assert not (await complete(client, usage, text, 3, 1, enc)).items  # was ` dev:   items:`
+
+
 # --- robustness and a sanity check of responsiveness (no clock) -------------------------------------
 
 
