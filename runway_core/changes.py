@@ -211,7 +211,10 @@ def deployed_from_records(product_dir: str) -> tuple[PlanSide, list[str]] | None
             path = os.path.join(plans, env, f"{digest}.json")
             try:
                 side = side_of_deployed(_read_json(path))
-            except (OSError, ValueError, PlanDocumentError):
+            except (OSError, ValueError, ArithmeticError, PlanDocumentError):
+                # ArithmeticError: decimal's Overflow/InvalidOperation on a number no bound has
+                # caught yet (a `1e99999999` cap was exit 70 here: tenth adversary C12). A
+                # record is evidence, never an instruction: skipped.
                 break
             if len(side.environments) == 1 and side.environments[0].name == env:
                 found.append(side.environments[0])

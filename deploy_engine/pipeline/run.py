@@ -48,6 +48,12 @@ def json_error(code: int, message: str) -> dict[str, Any]:
     return {"error": {"exit_code": code, "message": printable_lines(message)}}
 
 
+#: Variables of a deploy job's environment that hold credentials: their values are scrubbed from
+#: every line any deploy command prints or records (docs/deploy.md, "Secrets").
+CREDENTIAL_VARIABLES = ("INFISICAL_CLIENT_SECRET", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_ACCESS_TOKEN", "AWS_SECRET_ACCESS_KEY",
+                        "AWS_SESSION_TOKEN")
+
+
 class DeployRun:
     """One ``preview``/``up``/``drift`` run: its redactor, its output and (for ``up``) its receipt."""
 
@@ -79,6 +85,11 @@ class DeployRun:
         url = backend_url(options.backend, ctx.environ)
         for value in url_secrets(url) + endpoint_secrets(ctx.environ):
             self.redactor.add(value)
+        # The job's credentials reach every Pulumi subprocess of every command (it inherits the
+        # environment), whatever the command reads itself: `destroy` and `drift` printed and
+        # stored the Infisical client secret, which only `up` had registered (tenth adversary C9).
+        for name in CREDENTIAL_VARIABLES:
+            self.redactor.add(ctx.environ.get(name))
         #: Why the records store of the backend cannot be opened (an AWS configuration botocore
         #: refuses, a bad RUNWAY_STORE_TIMEOUT_S), or None: a configuration problem (exit 3,
         #: :func:`deploy_engine.pipeline.guards._deploy_config`); the receipt goes to .runway/.

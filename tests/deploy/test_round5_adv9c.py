@@ -270,3 +270,39 @@ def test_pid_alive_never_raises_for_a_pid_the_kernel_cannot_have():
     from deploy_engine.leases import pid_alive
 
     assert pid_alive(2**70) is True  # not provably gone: never taken over on its word
+
+
+# --------------------------------------------------------------------------------------
+# Tenth adversary C9: the job's credentials are scrubbed by every deploy command
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("account_checks_pass")
+@pytest.mark.parametrize("command", ["destroy", "drift", "preview"])
+def test_the_infisical_client_secret_never_reaches_the_output_or_the_receipt_of_any_command(capsys, tmp_path, monkeypatch, command):
+    """Only `up` registered INFISICAL_CLIENT_SECRET with the redactor, yet every command's Pulumi
+    subprocess inherits it: a Pulumi error holding the environment's values (here the stack's
+    selection failing with it in its message) put the 64-hex secret on stderr, in the JSON
+    result and in the receipt kept 7 years."""
+    from deploy_engine import automation
+
+    secret = "9f" * 32
+    root = tmp_path / "orders"
+    shutil.copytree(ORDERS, root)
+    text = (root / "runway.yaml").read_text(encoding="utf-8")
+    (root / "runway.yaml").write_text(text.replace(SHORT_DIGEST, SHORT_DIGEST + "0"), encoding="utf-8")
+
+    def fails_saying_it(target, *a, **k):  # the stack's selection failing as Pulumi reports it, through the real scrubbing
+        raise automation._failure("stack selection", RuntimeError(f"error: provider said infisical={secret} passphrase=pp-{secret[:20]}"),
+                                  target.redactor)
+
+    monkeypatch.setattr(automation, "open_stack", fails_saying_it)
+    environ = {"RUNWAY_DEPLOY_JOB": "protected", **NETWORK, **INFISICAL_OK, "INFISICAL_CLIENT_SECRET": secret,
+               "PULUMI_CONFIG_PASSPHRASE": f"pp-{secret[:20]}"}
+    rc = main([command, str(root), "--env", "dev", "--format", "json"], environ=environ, clock=lambda: T0,
+              which=lambda name, path=None: "/opt/pulumi/bin/pulumi")
+    out, err = capsys.readouterr()
+    assert "provider said" in out + err, (rc, out, err)  # the failure reached the output, scrubbed
+    stored = "".join(p.read_text(encoding="utf-8") for p in (root / ".runway").rglob("*.json"))
+    for where, text in (("stdout", out), ("stderr", err), ("records", stored)):
+        assert secret not in text and f"pp-{secret[:20]}" not in text, where
