@@ -454,6 +454,9 @@ MAX_CAPACITY = Decimal(1_000_000_000)
 #: At most this many significant digits in a catalogue number (a price to a millionth of a cent
 #: has 14): more cannot be a figure from a price list.
 MAX_DIGITS = 20
+#: The smallest non-zero unit price a catalogue may hold (USD): AWS's smallest are about
+#: $0.000000002 (a Lambda-style per-request price); a price of 0 stays allowed.
+MIN_UNIT_USD = Decimal("1E-12")
 
 
 def _parse_uncertainty(text: str, confidence: str, where: str) -> Decimal | None:
@@ -479,10 +482,13 @@ def _parse_usd(text: str, where: str) -> Decimal:
         raise CatalogError(f"{where}: usd {_cell(text)} is not a decimal number") from None
     if not usd.is_finite() or usd < 0:
         raise CatalogError(f"{where}: usd {_cell(text)} is not a non-negative decimal number")
-    if usd > MAX_UNIT_USD or len(usd.as_tuple().digits) > MAX_DIGITS:
+    if usd > MAX_UNIT_USD or len(usd.as_tuple().digits) > MAX_DIGITS or (usd and usd < MIN_UNIT_USD) or not text.isascii():
+        # Below MIN_UNIT_USD (`1e-30`, `1E-99999999`) a price is no AWS price, and `catalog
+        # diff`'s percentage of it overflowed (exit 70: tenth adversary C6); `٣` (an
+        # Arabic-Indic digit) was priced as 3, while a refresh writes ASCII decimals only.
         shown = text if len(text) <= 40 else text[:37] + "..."
         raise CatalogError(
-            f"{where}: usd {_cell(shown)} is not a plausible unit price (at most {MAX_UNIT_USD:,} USD and {MAX_DIGITS} significant digits)"
+            f"{where}: usd {_cell(shown)} is not a plausible unit price (ASCII digits, 0 or from {MIN_UNIT_USD} to {MAX_UNIT_USD:,} USD, at most {MAX_DIGITS} significant digits)"
         )
     return usd
 

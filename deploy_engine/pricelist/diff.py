@@ -10,7 +10,7 @@ Pure comparison of two loaded catalogues and the analyses; no network, no Pulumi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from runway_core.catalog import Catalog, UnitPrice
@@ -38,7 +38,9 @@ class PriceChange:
         """(new - old) / old x 100, one decimal, half up; None when added, removed or old is 0."""
         if self.old is None or self.new is None or not self.old.usd:
             return None
-        return ((self.new.usd - self.old.usd) / self.old.usd * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+        with localcontext() as ctx:  # the loader bounds prices (1E-12 to 1,000,000 USD): 60 digits hold any ratio
+            ctx.prec = 60
+            return ((self.new.usd - self.old.usd) / self.old.usd * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)

@@ -573,3 +573,33 @@ def test_a_huge_bad_cell_is_quoted_in_at_most_60_characters(tmp_path: Path, colu
     message = str(caught.value)
     assert len(message) < 1_100, len(message)
     assert value[:200] not in message
+
+
+@pytest.mark.parametrize("usd", ["1e-30", "1E-99999999", "0.0000000000001", "\u0663", "1\u0660"])
+def test_a_unit_price_below_any_aws_price_or_in_other_digits_is_refused(tmp_path: Path, usd: str) -> None:
+    """Tenth adversary C6: `1e-30` loaded, and `catalog diff`'s percentage against it overflowed
+    decimal's context (exit 70); `٣` (an Arabic-Indic digit) was priced as 3. A non-zero price
+    is at least MIN_UNIT_USD and written in ASCII digits (a refresh writes nothing else)."""
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    shutil.copy(PACKAGED / "sizes.toml", folder / "sizes.toml")
+    with open(PACKAGED / "prices.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    rows[1][rows[0].index("usd")] = usd
+    with open(folder / "prices.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    with pytest.raises(CatalogError, match="is not a plausible unit price"):
+        load_catalog(folder)
+
+
+def test_catalog_diff_percent_of_the_smallest_price_is_a_number() -> None:
+    from deploy_engine.pricelist.diff import PriceChange
+    from runway_core.catalog import MIN_UNIT_USD
+
+    import dataclasses
+
+    price = load_catalog().prices_for("us-east-1")[0]
+
+    old = dataclasses.replace(price, usd=MIN_UNIT_USD)
+    new = dataclasses.replace(price, usd=Decimal("999999"))
+    assert PriceChange(price.key, "us-east-1", old, new).percent > 0
