@@ -62,7 +62,7 @@ class Grouping:
             src = an.files.get(path)
             if src is not None and src.role == "usage":
                 return key
-            if src is None and path == self.unread_usage(an) and not os.path.isdir(path):
+            if src is None and path in an.diagnostics and path == self.unread_usage(an) and not os.path.isdir(path):
                 # Its RW200 is published on its own URI with its product (tenth adversary L3);
                 # a folder cannot be a document: its RW200 goes on the root (runway_lsp/publish.py).
                 return key

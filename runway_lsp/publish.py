@@ -185,8 +185,10 @@ class Publisher:
         analyses = s.analyses
         if s.group_of(path) != key:
             return False  # another group claims it (a nested root, or a root that now lists it)
-        if record.get(path, DISK) != analyses.version(path):
-            return False  # never send results computed for an older text
+        if record.get(path, DISK) != analyses.version(path) and not (path not in record and path == analyses.unread_usage(an)):
+            # Never send results computed for an older text. A usage file refused before any
+            # read (a link leaving the product) has no text its RW200 was computed for.
+            return False
         diags = self.diagnostics_of(an, path)
         open_doc = path in s.documents
         refresh = open_doc and path not in changed and self._last.get(path) != diags

@@ -2,9 +2,9 @@
 runway-lsp over stdio (pytest-lsp, Neovim's push capability set). Its RW200 ("cannot read the
 usage file") is counted in ``runway/plan`` and printed by ``runway-deploy check``; the editor
 is told too: under the usage file's own URI when a client can name it (a ``usagePath`` file
-that does not exist, a FIFO, a mode-000 file the server may not read), on the root's first
-line when it cannot be a document (a folder). Either way the count the editor shows is the
-plan's. Await notifications; never sleep.
+that does not exist, a FIFO, a link leaving the product, a mode-000 file the server may not
+read), on the root's first line when it cannot be a document (a folder). Either way the count
+the editor shows is the plan's. Await notifications; never sleep.
 """
 
 from __future__ import annotations
@@ -63,6 +63,22 @@ async def test_a_fifo_is_published_at_its_uri_and_never_opened(client: LanguageC
     await until(client, lambda: usage.as_uri() in rw200(client))
     ((line, character, message),) = rw200(client)[usage.as_uri()]
     assert (line, character) == (0, 0) and message.startswith("cannot read the usage file")
+    assert shown_errors(client) == await plan_errors(client, root)
+
+
+async def test_a_link_leaving_the_product_is_published_at_its_uri(client: LanguageClient, orders: Path, tmp_path: Path) -> None:
+    """Refused before any read: no version of a text to check its RW200 against (the link's
+    target on disk has one, which the publisher took for a newer text than the analysis's)."""
+    root = orders / "runway.yaml"
+    usage = orders / "runway.usage.yaml"
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text("usage: 1\nenvironments: {}\n", encoding="utf-8")
+    usage.symlink_to(outside)
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: usage.as_uri() in rw200(client))
+    ((line, character, message),) = rw200(client)[usage.as_uri()]
+    assert (line, character) == (0, 0) and "symlink that leaves the product's folder" in message
     assert shown_errors(client) == await plan_errors(client, root)
 
 
