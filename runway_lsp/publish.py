@@ -27,7 +27,7 @@ from runway_core.positions import LineIndex
 from . import convert
 from .analysis_thread import DISK
 from .documents import lsp_version
-from .uris import path_to_uri
+from .uris import path_to_uri, real_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -185,7 +185,10 @@ class Publisher:
         analyses = s.analyses
         if s.group_of(path) != key:
             return False  # another group claims it (a nested root, or a root that now lists it)
-        if record.get(path, DISK) != analyses.version(path) and not (path not in record and path == analyses.unread_usage(an)):
+        # The version of the text the analysis read: a usage file that is a link inside the
+        # product is keyed by its own path but read (and recorded) as its target.
+        read_as = record.get(path, DISK) if path in record else record.get(real_path(path), DISK)
+        if read_as != analyses.version(path) and not (path not in record and path == analyses.unread_usage(an)):
             # Never send results computed for an older text. A usage file refused before any
             # read (a link leaving the product) has no text its RW200 was computed for.
             return False

@@ -82,6 +82,22 @@ async def test_a_link_leaving_the_product_is_published_at_its_uri(client: Langua
     assert shown_errors(client) == await plan_errors(client, root)
 
 
+async def test_a_link_inside_the_product_is_read_and_published_at_its_uri(client: LanguageClient, orders: Path) -> None:
+    """Found alongside L3: a usage file that is a link to a file inside the product is read
+    (recorded under its target's path) but keyed by the link's: its RW202 was counted by the
+    plan and taken for stale by the publisher, published nowhere."""
+    root = orders / "runway.yaml"
+    usage = orders / "runway.usage.yaml"
+    (orders / "usage").mkdir()
+    (orders / "usage" / "prod.yaml").write_text("usage: 1\nenvironments:\n  production:\n    items:\n      invoices: {storag_gb: 5}\n", encoding="utf-8")
+    usage.symlink_to("usage/prod.yaml")
+    await init(client, neovim_caps(), orders)
+    did_open(client, root)
+    await until(client, lambda: "RW202" in [d.code for d in client.diagnostics.get(usage.as_uri(), [])])
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in client.diagnostics[usage.as_uri()]] == [("RW202", 4, 17)]
+    assert shown_errors(client) == await plan_errors(client, root)
+
+
 async def test_a_folder_is_published_on_the_root(client: LanguageClient, orders: Path) -> None:
     root = orders / "runway.yaml"
     usage = orders / "runway.usage.yaml"
