@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from runway_core.analysis import Analysis
+from runway_core.analysis.usage import usage_path
 from runway_core.usage import USAGE_FILE_NAME
 from runway_core.workspace import declares_product, find_root
 
@@ -29,6 +30,15 @@ class Grouping:
     _cache: dict[str, tuple[Analysis, dict[str, Any]]]
     _group_memo: dict[str, str] | None
     _root_memo: dict[str, str | None] | None
+
+    usage_file: str | None
+
+    def unread_usage(self, an: Analysis) -> str | None:
+        """The usage file of analysis ``an`` when it holds diagnostics but was never read (a
+        folder, a FIFO, a link leaving the product, a file that does not exist or that the
+        server may not read: its RW200), else None."""
+        path = usage_path(an.root_file, self.usage_file)
+        return path if path not in an.files and path in an.diagnostics else None
 
     def group_of(self, path: str) -> str:
         """The group ``path`` belongs to: itself for a root runway (it has ``product``);
@@ -51,6 +61,10 @@ class Grouping:
         for key, (an, _record) in self._cache.items():
             src = an.files.get(path)
             if src is not None and src.role == "usage":
+                return key
+            if src is None and path in an.diagnostics and path == self.unread_usage(an) and not os.path.isdir(path):
+                # Its RW200 is published on its own URI with its product (tenth adversary L3);
+                # a folder cannot be a document: its RW200 goes on the root (runway_lsp/publish.py).
                 return key
         if os.path.basename(path) == USAGE_FILE_NAME:
             beside = self._find_root(os.path.dirname(path))

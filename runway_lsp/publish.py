@@ -13,7 +13,9 @@ Must not import pulumi or deploy_engine.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+import os
 from typing import Any
 
 from lsprotocol import types
@@ -25,7 +27,7 @@ from runway_core.positions import LineIndex
 from . import convert
 from .analysis_thread import DISK
 from .documents import lsp_version
-from .uris import path_to_uri
+from .uris import path_to_uri, real_path
 
 log = logging.getLogger("runway_lsp")
 
@@ -66,6 +68,24 @@ class Publisher:
     def last_diagnostics(self, path: str) -> tuple[Diagnostic, ...] | None:
         """The diagnostics last computed for ``path`` (pushed or pulled)."""
         return self._last.get(path)
+
+    def diagnostics_of(self, an: Analysis, path: str) -> tuple[Diagnostic, ...]:
+        """The diagnostics ``path`` shows from analysis ``an``: its own, and on the root those of
+        a usage file that cannot be a document (a folder: its RW200, at the root's 1:1, naming
+        it), so that what the editor shows adds up to ``runway/plan``'s count (tenth adversary
+        L3). A usage file the server did not read but a client can name (missing, a FIFO, a
+        link leaving the product, a file it may not read) keeps its RW200 under its own URI:
+        :meth:`runway_lsp.grouping.Grouping.group_of` gives it to its product."""
+        diags = tuple(an.diagnostics.get(path, ()))
+        if path != an.root_file:
+            return diags
+        usage = self.session.analyses.unread_usage(an)
+        if usage is None or not os.path.isdir(usage):
+            return diags
+        name = os.path.relpath(usage, os.path.dirname(an.root_file))
+        moved = tuple(dataclasses.replace(d, file=path, message=d.message if name in d.message else f"{d.message} (`{name}`)")
+                      for d in an.diagnostics[usage])
+        return diags + moved
 
     def forget_sent(self, path: str) -> None:
         """The client's buffer of ``path`` changed identity: push its diagnostics again."""
@@ -165,9 +185,14 @@ class Publisher:
         analyses = s.analyses
         if s.group_of(path) != key:
             return False  # another group claims it (a nested root, or a root that now lists it)
-        if record.get(path, DISK) != analyses.version(path):
-            return False  # never send results computed for an older text
-        diags = tuple(an.diagnostics.get(path, ()))
+        # The version of the text the analysis read: a usage file that is a link inside the
+        # product is keyed by its own path but read (and recorded) as its target.
+        read_as = record.get(path, DISK) if path in record else record.get(real_path(path), DISK)
+        if read_as != analyses.version(path) and not (path not in record and path == analyses.unread_usage(an)):
+            # Never send results computed for an older text. A usage file refused before any
+            # read (a link leaving the product) has no text its RW200 was computed for.
+            return False
+        diags = self.diagnostics_of(an, path)
         open_doc = path in s.documents
         refresh = open_doc and path not in changed and self._last.get(path) != diags
         self._last[path] = diags
@@ -222,7 +247,7 @@ class Publisher:
         for path in files:
             if s.group_of(path) != root:
                 continue  # a nested root claims it
-            diags = tuple(an.diagnostics.get(path, ()))
+            diags = self.diagnostics_of(an, path)
             src = an.files.get(path)
             lines = src.parsed.lines if src is not None else LineIndex("")
             self._owner[path] = root
@@ -258,7 +283,7 @@ class Publisher:
         if active is not None and active.uri != uri and s.documents.has_view(uri, path):
             return []  # the file's other URI holds the buffer analysed: its ranges are that text's
         an = s.analysis_for(path)
-        diags = tuple(an.diagnostics.get(path, ()))
+        diags = self.diagnostics_of(an, path)
         self._last[path] = diags
         if path in s.documents:
             diags = self._quiet(path, diags)

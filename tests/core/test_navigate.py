@@ -551,3 +551,36 @@ def test_rename_impact_names_the_injected_variables_and_their_readers(orders):
     assert impact.reads("checkout") == "checkout reads MAIN_DB_* (URL, HOST, PORT, USER, PASSWORD, DATABASE) → PRIMARY_DB_*"
     assert navigate.rename_impact(orders, str(ROOT), key, "main-db") is None  # no change
     assert navigate.rename_impact(orders, str(ROOT), key, "Bad_Name") is None  # refused
+
+
+def test_rename_renames_the_usage_files_item_keys_in_every_environment(tmp_path, catalog):
+    """Tenth adversary L5: renaming `invoices` left `environments.<env>.items.invoices:` in
+    the usage file: RW201 "unknown item" afterwards, its 90,000 GB no longer priced and
+    production's cost (and verdict) changed. The item key of every environment is renamed in
+    the same edit (quoted keys keep their quotes; other items and a same-named usage key stay)."""
+    import shutil
+
+    copy = tmp_path / "orders"
+    shutil.copytree(ROOT.parent, copy)
+    root, usage = copy / "runway.yaml", copy / "runway.usage.yaml"
+    usage.write_text(
+        "usage: 1\nenvironments:\n  production:\n    items:\n      invoices: {storage_gb: 90000}  # the archive\n"
+        "  dev:\n    items:\n      \"invoices\":\n        storage_gb: 5\n  staging:\n    items:\n      main-db: {}\n",
+        encoding="utf-8",
+    )
+    an = analyze(str(root), catalog)
+    assert [d.code for ds in an.diagnostics.values() for d in ds if d.code.startswith("RW20")] == []
+    before = {env: (plan.total, plan.verdict) for env, plan in an.plans.items()}
+    got = navigate.rename_at(an, str(root), at(root, "invoices:"), "receipts")
+    assert isinstance(got, dict)
+    assert sorted(os.path.relpath(p, copy) for p in got) == ["runway.usage.yaml", "runway.yaml", "services/billing/runway.yaml"]
+    assert got[str(usage)] == [TextEdit(span(usage, "invoices", 0), "receipts"), TextEdit(span(usage, "invoices", 1), "receipts")]
+    for path, edits in got.items():
+        Path(path).write_text(apply(Path(path).read_text(encoding="utf-8"), edits), encoding="utf-8")
+    assert "      receipts: {storage_gb: 90000}  # the archive\n" in usage.read_text(encoding="utf-8")
+    assert '      "receipts":\n' in usage.read_text(encoding="utf-8")
+    after = analyze(str(root), catalog)
+    assert [d.code for ds in after.diagnostics.values() for d in ds if d.code.startswith("RW20")] == []
+    assert {env: (plan.total, plan.verdict) for env, plan in after.plans.items()} == before
+    stored = after.plans["production"].item("receipts")
+    assert stored is not None and any(li.quantity_source == "usage file L5" for li in stored.line_items)

@@ -194,7 +194,8 @@ def prepare_rename_at(an: "Analysis", file: str, pos: Position) -> RenamePlaceho
 def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[str, list[TextEdit]] | str:
     """Rename the resource or workload at ``pos`` to ``new_name`` in every file.
 
-    Returns the edits by file (the declaring key and every ``uses`` item, each edit replacing
+    Returns the edits by file (the declaring key, every ``uses`` item and every item key of the
+    usage file naming it: :func:`_usage_items`, each edit replacing
     only the name's characters so quoting and comments stay), or a message saying why the
     rename is refused: a file of the runway read only in part (a syntax error: see
     :func:`_unread_refusal`), not on a name, an implicit resource, ``new_name`` not a DNS
@@ -232,8 +233,8 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
     if clash is not None:
         return clash
     edits: dict[str, list[TextEdit]] = {}
-    for o in occs:
-        if o.name != old or o.role not in ("declaration", "use"):
+    for o in [*occs, *_usage_items(an, old)]:
+        if o.name != old or o.role not in ("declaration", "use", "usage"):
             continue
         if o.style in ("'", '"'):
             text = new_name if o.exact else f"{o.style}{new_name}{o.style}"
@@ -241,6 +242,29 @@ def rename_at(an: "Analysis", file: str, pos: Position, new_name: str) -> dict[s
             text = scalar_text(new_name)  # `null`, `true`, `false` quoted: YAML would read no name
         edits.setdefault(o.file, []).append(TextEdit(o.name_range, text))
     return edits
+
+
+def _usage_items(an: "Analysis", name: str) -> list[Occurrence]:
+    """Each ``environments.<env>.items.<name>`` key of the usage file the analysis read (role
+    ``usage``, owner the environment), every environment's, the runway's or not: a rename that
+    left them would drop their figures (RW201 "unknown item") and change the costs and
+    verdicts silently (tenth adversary L5). Not an occurrence for references or highlights:
+    only the rename writes them."""
+    out: list[Occurrence] = []
+    for path, src in an.files.items():
+        root = src.parsed.root
+        envs = root.get("environments") if src.role == "usage" and isinstance(root, YMap) else None
+        if not isinstance(envs, YMap):
+            continue
+        for env_key, env in envs.entries:
+            items = env.get("items") if isinstance(env, YMap) else None
+            if not isinstance(items, YMap):
+                continue
+            for key, _value in items.entries:
+                if key.text == name:
+                    rng, exact = _name_range(src.parsed, key, name)
+                    out.append(Occurrence(name, path, key.range, rng, "usage", str(env_key.text), key.style, exact))
+    return out
 
 
 def _injected_clash(an: "Analysis", occs: list[Occurrence], old: str, new_name: str) -> str | None:
