@@ -196,7 +196,11 @@ def side_of_plan(plan: Plan) -> PlanSide:
     )
 
 
-def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
+def _money(value: Any, where: str, *, optional: bool = False, exact: bool = False) -> Decimal | None:
+    """An amount in USD of a plan document, rounded to cents (``exact``: as written, for a cap:
+    `126.875` is below a $126.88 total, and rounding it to $126.88 let an over-cap head pass,
+    tenth adversary C8). Raises :class:`PlanDocumentError` for anything but a JSON number from
+    0 to :data:`MAX_PLAN_USD`."""
     if value is None and optional:
         return None
     # A JSON number only: `plan` writes every amount as one; the string "126.88" is what a
@@ -213,7 +217,7 @@ def _money(value: Any, where: str, *, optional: bool = False) -> Decimal | None:
         # nothing (fail closed). `1e99999999` is finite as a Decimal, and rounding it to cents
         # raised InvalidOperation: exit 70 (tenth adversary C2, C3).
         raise PlanDocumentError(f"{where}: {_shown_number(value)} is not an amount in USD from 0 to {MAX_PLAN_USD:,}")
-    return cents(amount)
+    return amount if exact else cents(amount)
 
 
 #: The largest amount in USD a plan document may hold: far past any total (caps stop at
@@ -358,6 +362,19 @@ def side_of_json(doc: Any) -> PlanSide:
                 raise PlanDocumentError(f"{iw}.line_items: expected a list")
             item_missing = _names(i.get("missing_prices"), f"{iw}.missing_prices")
             name = _text(i.get("name"), f"{iw}.name")
+            monthly = _money(i.get("monthly_usd"), f"{iw}.monthly_usd")
+            if line_items:
+                # Each line item is one the planner writes (an object with its amount), and the
+                # item costs their sum, as `plan` computes it (runway_core.planner.plan): a
+                # `[null]` or `["x"]` counted as priced and hid an item not estimated (tenth
+                # adversary C10), and an item $36 below its own lines passed as a saving.
+                lines = ZERO
+                for m, li in enumerate(line_items):
+                    if not isinstance(li, Mapping):
+                        raise PlanDocumentError(f"{iw}.line_items[{m}]: expected an object")
+                    lines += _money(li.get("monthly_usd"), f"{iw}.line_items[{m}].monthly_usd")  # type: ignore[operator]
+                if lines != monthly:
+                    raise PlanDocumentError(f"{iw}.monthly_usd: {monthly} is not the sum of its line items ({lines})")
             # Not estimated as the planner says it (verdict.not_estimated): no line item and no
             # missing price (an unknown size), or named in the environment's `not_estimated`.
             estimated = not (isinstance(line_items, list) and not line_items and not item_missing)
@@ -365,10 +382,10 @@ def side_of_json(doc: Any) -> PlanSide:
             unestimated = unestimated or not estimated
             items.append(SideItem(
                 name, _text(i.get("kind"), f"{iw}.kind"),  # type: ignore[arg-type]
-                _text(i.get("size"), f"{iw}.size", optional=True), _money(i.get("monthly_usd"), f"{iw}.monthly_usd"),  # type: ignore[arg-type]
+                _text(i.get("size"), f"{iw}.size", optional=True), monthly,  # type: ignore[arg-type]
                 _capacity(capacity, f"{iw}.capacity"), (not isinstance(line_items, list) or bool(line_items)) and name not in listed,
             ))
-        cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True)
+        cap = _money(e.get("cap_monthly_usd"), f"{where}.cap_monthly_usd", optional=True, exact=True)
         total = _money(e.get("total_monthly_usd"), f"{where}.total_monthly_usd")
         assert total is not None
         added = sum((i.monthly_usd for i in items), ZERO)

@@ -147,3 +147,37 @@ def test_a_number_past_what_a_plan_can_hold_is_not_a_valid_plan_json_document(si
     assert rc == 3 and "not a valid plan JSON document" in err and "internal error" not in err, (rc, err)
     rc, _, err = _run("check", str(ROOT / "examples" / "orders"), "--deployed", str(path))
     assert rc == 3 and "internal error" not in err, (rc, err)
+
+
+@pytest.mark.parametrize("cap", ["126.875", "126.879999999999999"])
+def test_a_head_cap_below_its_total_by_less_than_a_cent_is_over_it(sides, cap):
+    """Tenth adversary C8: the head's cap was rounded to cents before the verdict was
+    recomputed, so `126.875` against the $126.88 total (plan exits 2) passed once the written
+    verdict was edited to ok. The cap is read as written."""
+    base, _head = sides
+    text = base.read_text().replace('"cap_monthly_usd": 150,', f'"cap_monthly_usd": {cap},', 1)
+    assert cap in text
+    path = base.parent / "head.json"
+    path.write_text(text)
+    rc, out, err = _run("diff", str(base), str(path), "--env", "dev", "--format", "json")
+    assert rc == 2 and json.loads(out)["environments"][0]["head_verdict"] == "over-cap", (rc, out, err)
+
+
+@pytest.mark.parametrize("junk", [[None], ["x"], [{}], [1], "below"])
+def test_line_items_that_are_not_the_planners_are_not_a_valid_plan_json_document(sides, junk):
+    """Tenth adversary C10: `line_items: [null]` (or `["x"]`, `[{}]`, `[1]`) counted as priced
+    and hid main-db, not estimated, behind a $36.28 "saving" (exit 0 with --max-increase 0); and
+    an item $36 below the sum of its own line items passed. Each line item is an object with
+    its amount, and an item costs their sum."""
+    base, _head = sides
+    doc = json.loads(base.read_text())
+    env = doc["environments"][0]
+    db = next(i for i in env["items"] if i["name"] == "main-db")
+    if junk == "below":
+        db["monthly_usd"] = round(db["monthly_usd"] - 36, 2)
+        env["total_monthly_usd"] = round(env["total_monthly_usd"] - 36, 2)
+    else:
+        env["total_monthly_usd"] = round(env["total_monthly_usd"] - db["monthly_usd"], 2)
+        db["monthly_usd"], db["line_items"], db["missing_prices"] = 0, junk, []
+    rc, _, err = _diff(base, doc, "--max-increase", "0")
+    assert rc == 3 and "not a valid plan JSON document" in err, (rc, err)
