@@ -81,6 +81,9 @@ GIT_ENV: Mapping[str, str] = {
     "GIT_NO_LAZY_FETCH": "1",
     "GIT_SSH_COMMAND": "false",
     "GIT_ASKPASS": "false",
+    # git's own (untranslated) messages: the CLI tells "not a git repository" from a refusal
+    # by them, and quotes them (gettext ignores LANGUAGE when LC_ALL is C).
+    "LC_ALL": "C",
 }
 #: git's own bound on nested config includes (config.c ``MAX_INCLUDE_DEPTH``).
 MAX_INCLUDE_DEPTH = 10

@@ -245,7 +245,16 @@ def _git_runway_files(folder: Path, warn: Warn | None = None) -> list[Path] | No
     except gitrun.GitMissing:
         return None
     if proc.returncode != 0 or top.returncode != 0:
-        return None
+        failed = proc if proc.returncode != 0 else top
+        said = failed.stderr.decode("utf-8", "replace").strip()
+        if "not a git repository" in said:
+            return None  # outside any work tree: the folder is walked
+        # A work tree git refuses (dubious ownership in a container job, a corrupt index, an
+        # unknown extension): walking it instead planned untracked runways while `diff` of the
+        # same job refused (tenth adversary C11); refused here too, in git's words.
+        first = said.splitlines()[0] if said else f"exit {failed.returncode}"
+        raise InputError(f"{printable(str(folder))}: git refused to list the files it tracks: {printable(first)}; "
+                         f"fix the repository (or run outside it), the folder is not walked instead")
     root = Path(os.fsdecode(top.stdout.strip()))
     names = {n.encode() for n in ROOT_NAMES}
     found: list[Path] = []

@@ -57,3 +57,30 @@ def test_the_test_reads_the_whole_text_and_a_bom():
     assert declares_product(HEADER + "product: a\n")
     assert declares_product("\ufeffproduct: a\n")
     assert not declares_product(HEADER + "  product: a\nmember: b\n")  # indented: not top-level
+
+
+def _git(folder: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(folder), *args], check=True, capture_output=True)
+
+
+def test_a_work_tree_git_refuses_is_refused_never_walked(tmp_path: Path, monkeypatch):
+    """Tenth adversary C11: when `git ls-files` failed in a work tree (dubious ownership in a
+    container job, a corrupt index, an unknown extension), `check`/`plan` walked the folder
+    instead and planned an untracked product, silently, while `diff` of the same job refused.
+    docs/cli.md, PATH: in a git work tree only the files git tracks count, never walked instead."""
+    orders = Path(__file__).resolve().parents[2] / "examples" / "orders" / "runway.yaml"
+    repo = tmp_path / "repo"
+    (repo / "products" / "a").mkdir(parents=True)
+    (repo / "products" / "u").mkdir(parents=True)
+    (repo / "products" / "a" / "runway.yaml").write_text(orders.read_text(encoding="utf-8"), encoding="utf-8")
+    (repo / "products" / "u" / "runway.yaml").write_text(orders.read_text(encoding="utf-8").replace("product: orders", "product: untracked"),
+                                                         encoding="utf-8")
+    _git(repo, "init", "-q", ".")
+    _git(repo, "add", "products/a")
+    _git(repo, "commit", "-qm", "a")
+    (repo / ".git" / "index").write_bytes(b"garbage\n")  # git: "index file smaller than expected"
+    monkeypatch.chdir(repo)
+    rc, out, err = run("plan", "products", "--format", "json")
+    assert rc == 3 and "git refused to list the files it tracks" in err and "untracked" not in out, (rc, out, err)
