@@ -26,6 +26,19 @@ class NotRegularFile(OSError):
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
+def blocking_kind(mode: int) -> str | None:
+    """``"a FIFO"``, ``"a socket"`` or ``"a device"`` for a file of ``mode`` (``st_mode``) that
+    an ``open`` could wait on or read without end; None for anything else. The one wording of
+    the messages that refuse one (the CLI's PATH, the files git would open)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return None
+
+
 def open_regular(path: str, limit: int) -> tuple[bytes, int]:
     """At most ``limit`` bytes of the regular file ``path`` and its size in bytes.
 
@@ -88,4 +101,4 @@ def walk_folders(top: str, enter: Callable[[os.DirEntry[str], int], bool],
         stack.extend((sub, depth + 1) for sub in reversed(subfolders))
 
 
-__all__ = ["NotRegularFile", "open_regular", "walk_folders"]
+__all__ = ["NotRegularFile", "blocking_kind", "open_regular", "walk_folders"]

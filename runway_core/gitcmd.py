@@ -66,7 +66,7 @@ import stat
 import subprocess
 from typing import IO, Any, Mapping, NamedTuple, Sequence
 
-from .files import open_regular
+from .files import blocking_kind, open_regular
 
 #: The one protocol ``GIT_ALLOW_PROTOCOL`` allows: a name no transport or remote helper has
 #: and no config key can spell (``_``), so nothing is allowed (module docstring).
@@ -134,13 +134,7 @@ def _kind(path: str) -> str | None:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
         return None
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return None
+    return blocking_kind(mode)
 
 
 def _read(path: str) -> bytes | None:

@@ -27,7 +27,7 @@ from runway_core.analysis import analyze
 from runway_core.catalog import PRICES_FILE, SIZES_FILE, Catalog, CatalogError, load_catalog
 from runway_core.diagnostics import Diagnostic
 from runway_core.facts import Analysis
-from runway_core.files import walk_folders
+from runway_core.files import blocking_kind, walk_folders
 from runway_core.workspace import MAX_FILE_BYTES, ROOT_NAMES, FileTooLarge, declares_product, find_root, open_regular, read_disk
 
 #: PATH ``-``: one runway read from standard input, shown under this name.
@@ -102,13 +102,7 @@ def _kind_of(path: str) -> str:
         mode = os.stat(path).st_mode
     except OSError:
         return "a symlink to nothing" if os.path.islink(path) else "unreadable"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+    return blocking_kind(mode) or ("a folder" if stat.S_ISDIR(mode) else "not a regular file")
 
 
 def refuse_odd_runway(folder: str) -> None:

@@ -117,14 +117,10 @@ def test_timeouts_are_ascii_digits_only(value):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_sigterm_during_diff_base_removes_the_revisions_tree_and_exits_143(tmp_path):
-    # Before: SIGTERM (what CI sends on cancel or timeout) killed the process with Python's
-    # default action, leaving `runway-diff-*` (the product's whole tree at REV) in $TMPDIR.
-    # A `git` on PATH that waits before `cat-file` holds the run inside the extraction.
-    import signal
-    import time
-
+def _diff_base_held_in_extraction(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A repository with the orders product committed, and (TMPDIR, environment) for a `diff
+    --base` whose `git` on PATH waits before `cat-file --batch`: the run is held inside the
+    extraction of REV's tree, with `waiting` touched in ``tmp_path`` once it is."""
     repo = tmp_path / "repo"
     shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "orders", repo / "products" / "orders")
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
@@ -139,6 +135,19 @@ def test_sigterm_during_diff_base_removes_the_revisions_tree_and_exits_143(tmp_p
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return temp, env
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_sigterm_during_diff_base_removes_the_revisions_tree_and_exits_143(tmp_path):
+    # Before: SIGTERM (what CI sends on cancel or timeout) killed the process with Python's
+    # default action, leaving `runway-diff-*` (the product's whole tree at REV) in $TMPDIR.
+    # A `git` on PATH that waits before `cat-file` holds the run inside the extraction.
+    import signal
+    import time
+
+    temp, env = _diff_base_held_in_extraction(tmp_path)
+    repo = tmp_path / "repo"
     proc = subprocess.Popen([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=repo, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -167,20 +176,8 @@ def test_other_ending_signals_during_diff_base_remove_the_revisions_tree(tmp_pat
     import signal
     import time
 
+    temp, env = _diff_base_held_in_extraction(tmp_path)
     repo = tmp_path / "repo"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "orders", repo / "products" / "orders")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(git + ["add", "-A"], check=True)
-    subprocess.run(git + ["commit", "-qm", "base"], check=True)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    real = shutil.which("git")
-    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" cat-file --batch "*) touch "{tmp_path}/waiting"; exec sleep 30;; esac\nexec {real} "$@"\n')
-    (shim / "git").chmod(0o755)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}", "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     proc = subprocess.Popen([sys.executable, "-m", "deploy_engine", "diff", "products/orders", "--base", "HEAD"], cwd=repo, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
